@@ -1,0 +1,13 @@
+import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import type { Knex } from 'knex';
+
+/** This package's migrations, in the order they run; the history lives in `knex_migrations_households`. */
+export const migrations: MigrationSet = {
+  name: 'households',
+  migrations: [],
+};
+
+/** Brings this package's tables up to date (dependencies' tables must already be there). */
+export async function migrate(knex: Knex): Promise<string[]> {
+  return runMigrations(knex, [migrations]);
+}

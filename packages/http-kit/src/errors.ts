@@ -1,0 +1,129 @@
+/**
+ * Errors that know nothing of HTTP status lines but carry a stable `code`.
+ * Code throws them; the single error middleware turns them into problem+json.
+ */
+
+/** One failing member of a request, named the way a client sees it (`payload.minimumPerWeek`). */
+export interface FieldIssue {
+  field: string;
+  message: string;
+  /** Where the field was: `body`, `query` or `path`. */
+  in?: 'body' | 'query' | 'path';
+}
+
+export interface HttpErrorOptions {
+  /** Extra response headers (Retry-After, Allow, ...). */
+  headers?: Record<string, string>;
+  /** Problem `type`; `about:blank` unless given. */
+  type?: string;
+  /** Extra members of the problem body. */
+  extensions?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class HttpError extends Error {
+  readonly headers: Record<string, string>;
+  readonly type: string;
+  readonly extensions: Record<string, unknown>;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    options: HttpErrorOptions = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.headers = options.headers ?? {};
+    this.type = options.type ?? 'about:blank';
+    this.extensions = options.extensions ?? {};
+  }
+}
+
+/** 400: the request is not in the documented shape, or a domain rule refused it. */
+export class InputError extends HttpError {
+  constructor(code: string, message: string, readonly fields: FieldIssue[] = [], options: HttpErrorOptions = {}) {
+    super(400, code, message, {
+      ...options,
+      extensions: fields.length > 0 ? { ...options.extensions, errors: fields } : options.extensions,
+    });
+  }
+}
+
+/** 401: no valid session, or the credentials / code / token were not accepted. */
+export class AuthenticationError extends HttpError {
+  constructor(code = 'unauthenticated', message = 'Sign-in required', options: HttpErrorOptions = {}) {
+    super(401, code, message, options);
+  }
+}
+
+/** 403: signed in, but this role (or this origin, or the intake policy) may not do it. */
+export class NotAllowedError extends HttpError {
+  constructor(code = 'forbidden', message = 'Not allowed', options: HttpErrorOptions = {}) {
+    super(403, code, message, options);
+  }
+}
+
+/** 404: nothing there, or nothing the caller may know exists. */
+export class NotFoundError extends HttpError {
+  constructor(code = 'not_found', message = 'Not found', options: HttpErrorOptions = {}) {
+    super(404, code, message, options);
+  }
+}
+
+/** 405: the path exists, the method does not. */
+export class MethodNotAllowedError extends HttpError {
+  constructor(allowed: string[]) {
+    super(405, 'method_not_allowed', `Method not allowed; allowed: ${allowed.join(', ')}`, {
+      headers: { Allow: allowed.join(', ') },
+    });
+  }
+}
+
+/** 409: the state of the resource does not allow it. */
+export class ConflictError extends HttpError {
+  constructor(code = 'conflict', message = 'Conflict', options: HttpErrorOptions = {}) {
+    super(409, code, message, options);
+  }
+}
+
+/** 413: the body is larger than the service accepts. */
+export class PayloadTooLargeError extends HttpError {
+  constructor(message = 'Request body too large') {
+    super(413, 'payload_too_large', message);
+  }
+}
+
+/** 423: the account is locked. */
+export class LockedError extends HttpError {
+  constructor(code = 'account_locked', message = 'Locked', options: HttpErrorOptions = {}) {
+    super(423, code, message, options);
+  }
+}
+
+/** 426: the app build is below its platform's floor. */
+export class UpgradeRequiredError extends HttpError {
+  constructor(message: string) {
+    super(426, 'app_version_unsupported', message, { type: 'app-version-unsupported' });
+  }
+}
+
+/**
+ * 429. `retryAfter` is seconds (a rate limit) or a Date (an HTTP date, e.g. AI paused until);
+ * leave it out when the limit resets by itself and no wait can be named.
+ */
+export class TooManyRequestsError extends HttpError {
+  constructor(code = 'rate_limited', message = 'Too many requests', retryAfter?: number | Date, options: HttpErrorOptions = {}) {
+    const headers: Record<string, string> = { ...options.headers };
+    if (typeof retryAfter === 'number') headers['Retry-After'] = String(Math.max(1, Math.ceil(retryAfter)));
+    else if (retryAfter instanceof Date) headers['Retry-After'] = retryAfter.toUTCString();
+    super(429, code, message, { ...options, headers });
+  }
+}
+
+/** 503: a dependency (the database) does not answer. */
+export class ServiceUnavailableError extends HttpError {
+  constructor(message = 'The service is temporarily unavailable', options: HttpErrorOptions = {}) {
+    super(503, 'service_unavailable', message, { headers: { 'Retry-After': '5', ...options.headers }, ...options });
+  }
+}

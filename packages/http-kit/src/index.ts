@@ -1,0 +1,17 @@
+export * from './errors.js';
+export * from './problem.js';
+export * from './context.js';
+export * from './knex-timing.js';
+export * from './trace.js';
+export * from './middleware.js';
+export * from './validation.js';
+export * from './api-router.js';
+export * from './openapi.js';
+export * from './fallback.js';
+export * from './rate-limit.js';
+export * from './db.js';
+export * from './clock.js';
+export * from './logger.js';
+export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './embedded-postgres.js';
+export * from './contracts.js';
+export * from './app.js';

@@ -1,0 +1,230 @@
+import { AsyncResource } from 'node:async_hooks';
+import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import onHeaders from 'on-headers';
+import type { Logger } from 'pino';
+import { diagnosticsHeader, newRequestContext, runWithContext, serverTimingHeader } from './context.js';
+import { AuthenticationError, InputError, NotAllowedError, UpgradeRequiredError } from './errors.js';
+import { toProblem } from './problem.js';
+import { newTraceId, traceIdFromTraceparent } from './trace.js';
+
+/**
+ * Wraps a callback-style middleware (body parser, express-session) so that the `next` it calls
+ * later, from a stream or socket callback, runs in the request's AsyncLocalStorage context again.
+ */
+export function keepContext(mw: RequestHandler): RequestHandler {
+  return (req, res, next) => mw(req, res, AsyncResource.bind(next));
+}
+
+/**
+ * First in the chain: the trace id (X-Trace-Id), the per-request timing context, and the
+ * Server-Timing / X-Diagnostics headers, which are written just before the head goes out so that
+ * every answer carries them, errors and 404s included.
+ */
+export function requestContext(options: { random?: (size: number) => Buffer } = {}): RequestHandler {
+  return (req, res, next) => {
+    const traceId = traceIdFromTraceparent(req.get('traceparent')) ?? newTraceId(options.random);
+    const ctx = newRequestContext(traceId);
+    req.traceId = traceId;
+    res.setHeader('X-Trace-Id', traceId);
+    const wantsDiagnostics = req.get('x-diagnostics') === '1' || /[?&]diagnostics=1(&|$)/.test(req.url);
+    onHeaders(res, () => {
+      res.setHeader('Server-Timing', serverTimingHeader(ctx));
+      if (wantsDiagnostics) res.setHeader('X-Diagnostics', diagnosticsHeader(ctx));
+    });
+    runWithContext(ctx, () => next());
+  };
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function hasBody(req: Request): boolean {
+  const length = req.get('content-length');
+  return req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+}
+
+/** Any NUL character in the path or query (raw or percent-encoded) is refused. */
+export function rejectNulInUrl(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.originalUrl.includes('\0') || /%00/i.test(req.originalUrl)) {
+      throw new InputError('validation_failed', 'The request contains a NUL character', [{ field: 'url', message: 'contains a NUL character' }]);
+    }
+    next();
+  };
+}
+
+function findNul(value: unknown, path: string, depth = 0): string | undefined {
+  if (depth > 64) return undefined;
+  if (typeof value === 'string') return value.includes('\0') ? path : undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findNul(value[i], `${path}[${i}]`, depth + 1);
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const here = path ? `${path}.${k}` : k;
+      if (k.includes('\0')) return here;
+      const hit = findNul(v, here, depth + 1);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * JSON bodies only, up to `limit`. A state-changing request that sends a body or a Content-Type
+ * other than JSON is refused with 400 before anything runs (this also closes the HTML-form route to
+ * cross-site requests). A NUL anywhere in the parsed body is refused.
+ */
+export function jsonBody(options: { limit?: string | number } = {}): RequestHandler[] {
+  const parser = keepContext(express.json({ limit: options.limit ?? '64kb', strict: true, type: ['application/json', 'application/*+json'] }));
+  const requireJson: RequestHandler = (req, _res, next) => {
+    if (STATE_CHANGING.has(req.method) && (hasBody(req) || req.get('content-type') !== undefined) && !req.is(['application/json', 'application/*+json'])) {
+      throw new InputError('validation_failed', 'The body must be application/json');
+    }
+    next();
+  };
+  const nul: RequestHandler = (req, _res, next) => {
+    const at = findNul(req.body, '');
+    if (at !== undefined) {
+      throw new InputError('validation_failed', 'The body contains a NUL character', [{ field: at || 'body', message: 'contains a NUL character' }]);
+    }
+    next();
+  };
+  return [requireJson, parser, nul];
+}
+
+export type AppVersionFloors = Partial<Record<'ios' | 'android', string>>;
+
+const APP_VERSION = /^(ios|android)\/(\d{1,9}(?:\.\d{1,9}){0,3})$/i;
+
+function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Parses `ios=2.4.0,android=2.3.1`; throws on anything else so configuration can name the variable. */
+export function parseAppVersionFloors(value: string): AppVersionFloors {
+  const floors: AppVersionFloors = {};
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const m = /^(ios|android)=(\d{1,9}(?:\.\d{1,9}){0,3})$/i.exec(part);
+    if (!m) throw new Error(`expected platform=version pairs such as ios=2.4.0,android=2.3.1, got "${part}"`);
+    floors[m[1]!.toLowerCase() as 'ios' | 'android'] = m[2]!;
+  }
+  return floors;
+}
+
+/**
+ * 426 `app-version-unsupported` when `X-App-Version: <platform>/<version>` is below that
+ * platform's floor. No header, or one not of that form, passes: callers are never turned away
+ * for what they did not say.
+ */
+export function appVersionGate(floors: AppVersionFloors): RequestHandler {
+  return (req, _res, next) => {
+    const header = req.get('x-app-version');
+    const m = header ? APP_VERSION.exec(header.trim()) : null;
+    if (m) {
+      const platform = m[1]!.toLowerCase() as 'ios' | 'android';
+      const floor = floors[platform];
+      if (floor && compareVersions(m[2]!, floor) < 0) {
+        throw new UpgradeRequiredError(`This ${platform} build (${m[2]}) is below the supported floor ${floor}; update the app from the store`);
+      }
+    }
+    next();
+  };
+}
+
+/**
+ * Cross-site request forgery guard for cookie sessions: a state-changing request that carries the
+ * session cookie and an `Origin` header must come from one of `allowedOrigins` (403 `forbidden`).
+ * JSON-only bodies (see jsonBody) close the form route; this closes the fetch route.
+ */
+export function originGuard(options: { allowedOrigins: string[]; cookieName: string }): RequestHandler {
+  const allowed = new Set(options.allowedOrigins.map((o) => new URL(o).origin));
+  const cookiePattern = new RegExp(`(?:^|;\\s*)${options.cookieName}=`);
+  return (req, _res, next) => {
+    if (STATE_CHANGING.has(req.method)) {
+      const origin = req.get('origin');
+      if (origin !== undefined && cookiePattern.test(req.get('cookie') ?? '') && !allowed.has(origin)) {
+        throw new NotAllowedError('forbidden', 'Cross-origin request refused');
+      }
+    }
+    next();
+  };
+}
+
+/**
+ * The one place a signed-in caller is required: 401 `unauthenticated` without a principal, and
+ * `Cache-Control: no-store` on what follows (a handler may set its own caching after this).
+ */
+export const requireAuth: RequestHandler = (req, res, next) => {
+  if (!req.principal) throw new AuthenticationError('unauthenticated', 'Sign-in required, or the session is no longer valid');
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+};
+
+/** The signed-in principal, or 401. For handlers behind `auth: true`. */
+export function principalOf(req: Request): Principal {
+  if (!req.principal) throw new AuthenticationError();
+  return req.principal;
+}
+
+/** One JSON log line per request: method, route pattern (never the raw URL: it may hold tokens), status, ms, traceId. */
+export function requestLogger(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({ method: req.method, route: res.locals.route ?? null, status: res.statusCode, ms: Math.round(ms * 10) / 10, traceId: req.traceId }, 'request');
+    });
+    next();
+  };
+}
+
+/** The single error middleware: everything becomes application/problem+json. */
+export function errorHandler(options: { logger?: Logger } = {}): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const answer = toProblem(err, { traceId: req.traceId ?? newTraceId(), instance: req.path });
+    if (answer.unexpected) options.logger?.error({ err, traceId: req.traceId, route: res.locals.route ?? null }, 'unhandled error');
+    else if (answer.status === 503) options.logger?.warn({ traceId: req.traceId, err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    sendProblem(res, answer.status, answer.headers, answer.body);
+  };
+}
+
+export function sendProblem(res: Response, status: number, headers: Record<string, string>, body: object): void {
+  res.status(status);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.removeHeader('ETag');
+  res.end(JSON.stringify(body));
+}
+
+/** Principal: who the session says the caller is. Set by the host's session middleware. */
+export interface Principal {
+  userId: string;
+  /** The id of the session row, when the caller signed in with a cookie session. */
+  sessionId?: string;
+}
+
+declare global {
+  // biome-ignore lint/style/noNamespace: Express's request type is extended this way.
+  namespace Express {
+    interface Request {
+      traceId?: string;
+      principal?: Principal;
+      /** Validated request parts, set by ApiRouter. */
+      input?: { body: unknown; query: unknown; params: unknown };
+    }
+  }
+}

@@ -1,0 +1,13 @@
+import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import type { Knex } from 'knex';
+
+/** This package's migrations, in the order they run; the history lives in `knex_migrations_meal_events`. */
+export const migrations: MigrationSet = {
+  name: 'meal_events',
+  migrations: [],
+};
+
+/** Brings this package's tables up to date (dependencies' tables must already be there). */
+export async function migrate(knex: Knex): Promise<string[]> {
+  return runMigrations(knex, [migrations]);
+}

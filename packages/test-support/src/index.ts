@@ -1,0 +1,3 @@
+export * from './database.js';
+export * from './smtp.js';
+export * from './app.js';

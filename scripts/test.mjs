@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// `npm test`: every package's mocha suites and the API's end-to-end suites. Against
+// TEST_DATABASE_URL when set; otherwise one embedded PostgreSQL is started here for the whole run
+// (each test file still makes a database of its own) and removed afterwards.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+let embedded;
+let tmp;
+if (!process.env.TEST_DATABASE_URL) {
+  const { startEmbeddedPostgres } = await import('../packages/http-kit/dist/src/embedded-postgres.js').catch(async () => {
+    // http-kit not built yet: build it first (a fresh clone)
+    await run('npx', ['turbo', 'run', 'build', '--filter=@svc/http-kit', '--output-logs=errors-only']);
+    return import('../packages/http-kit/dist/src/embedded-postgres.js');
+  });
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-pg-'));
+  fs.chmodSync(tmp, 0o777);
+  embedded = await startEmbeddedPostgres({ dir: path.join(tmp, 'data') });
+  process.env.TEST_DATABASE_URL = embedded.url;
+  console.log(`test database: embedded PostgreSQL on port ${embedded.port}`);
+} else {
+  console.log('test database: TEST_DATABASE_URL');
+}
+
+function run(cmd, argv) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, argv, { stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+let code = 1;
+try {
+  code = await run('npx', ['turbo', 'run', 'test', '--concurrency=2', '--output-logs=full', '--log-order=grouped', ...args]);
+} finally {
+  if (embedded) await embedded.stop().catch(() => {});
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.exit(code);

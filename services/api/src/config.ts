@@ -1,0 +1,208 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
+
+/** Everything the service reads from its environment (decisions.md §1), parsed and checked once. */
+export interface Config {
+  nodeEnv: string;
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  publicBaseUrl: string;
+  sessionSecret: string;
+  cookieSecure: boolean;
+  trustProxy: boolean | number | string | undefined;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  authRateLimit: number;
+  authRateWindowSeconds: number;
+  lockoutMaxFailures: number;
+  lockoutSeconds: number;
+  passwordBreachApi: string | undefined;
+  intakeMode: 'open' | 'invite' | 'paused';
+  inviteCodes: string[];
+  appVersionFloors: AppVersionFloors;
+  platformAdminEmails: string[];
+  aiTurnsPerMonth: number;
+  welcomeCredits: number;
+  pushDefaultProvider: string;
+  google: { clientId: string; clientSecret: string; authorizationUrl: string; tokenUrl: string; userInfoUrl: string } | undefined;
+  apple: {
+    web: { clientId: string; teamId: string; keyId: string; privateKey: string } | undefined;
+    authorizationUrl: string;
+    tokenUrl: string;
+    keysUrl: string;
+    issuer: string;
+    nativeAudiences: string[];
+  };
+  appRedirectUris: string[];
+}
+
+/** A configuration value that cannot be used; start-up prints `message` as its one line. */
+export class ConfigError extends Error {
+  constructor(readonly variable: string, reason: string) {
+    super(`${variable}: ${reason}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = str(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be from ${min} to ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, fallback: string, protocols = ['http:', 'https:']): string {
+  const raw = str(env, name) ?? fallback;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute URL, got "${raw}"`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+function list(env: Env, name: string): string[] {
+  return (str(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+}
+
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = str(env, 'TRUST_PROXY');
+  if (raw === undefined) return undefined;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw; // Express accepts subnets and names such as "loopback, 10.0.0.0/8"
+}
+
+/** The session secret: given, or in development made once and kept in DATA_DIR. */
+function sessionSecret(env: Env, nodeEnv: string, dataDir: string): string {
+  const given = str(env, 'SESSION_SECRET');
+  if (given) {
+    if (given.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters');
+    return given;
+  }
+  if (nodeEnv === 'production') throw new ConfigError('SESSION_SECRET', 'is required when NODE_ENV=production');
+  const file = path.join(dataDir, 'session-secret');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    fs.mkdirSync(dataDir, { recursive: true });
+    const secret = crypto.randomBytes(48).toString('base64url');
+    try {
+      fs.writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+      return secret;
+    } catch {
+      // another instance wrote it first
+      return fs.readFileSync(file, 'utf8').trim();
+    }
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
+  const port = int(env, 'PORT', 8080, 0, 65535);
+  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? '.data');
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const databaseUrl = str(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined) url(env, 'DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
+  const redisUrl = str(env, 'REDIS_URL');
+  if (redisUrl !== undefined) url(env, 'REDIS_URL', redisUrl, ['redis:', 'rediss:']);
+  const smtpUrl = str(env, 'SMTP_URL');
+  if (smtpUrl !== undefined) url(env, 'SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
+  const breach = str(env, 'PASSWORD_BREACH_API') ?? 'https://api.pwnedpasswords.com';
+  const intake = (str(env, 'INTAKE_MODE') ?? 'open').toLowerCase();
+  if (!['open', 'invite', 'paused'].includes(intake)) throw new ConfigError('INTAKE_MODE', `must be open, invite or paused, got "${intake}"`);
+  let floors: AppVersionFloors;
+  try {
+    floors = parseAppVersionFloors(str(env, 'APP_VERSION_FLOORS') ?? '');
+  } catch (err) {
+    throw new ConfigError('APP_VERSION_FLOORS', (err as Error).message);
+  }
+  const googleId = str(env, 'GOOGLE_CLIENT_ID');
+  const googleSecret = str(env, 'GOOGLE_CLIENT_SECRET');
+  if (Boolean(googleId) !== Boolean(googleSecret)) throw new ConfigError(googleId ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID', 'Google sign-in needs both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET');
+  const appleVars = ['APPLE_CLIENT_ID', 'APPLE_TEAM_ID', 'APPLE_KEY_ID', 'APPLE_PRIVATE_KEY'] as const;
+  const appleSet = appleVars.filter((v) => str(env, v));
+  if (appleSet.length > 0 && appleSet.length < appleVars.length) {
+    throw new ConfigError(appleVars.find((v) => !str(env, v))!, 'Apple web sign-in needs APPLE_CLIENT_ID, APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY');
+  }
+  const appRedirectUris = list(env, 'APP_REDIRECT_URIS');
+  for (const u of appRedirectUris) {
+    try {
+      new URL(u);
+    } catch {
+      throw new ConfigError('APP_REDIRECT_URIS', `"${u}" is not an absolute URI`);
+    }
+  }
+  const publicHttps = publicBaseUrl.startsWith('https:');
+  return {
+    nodeEnv,
+    port,
+    host: str(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir,
+    publicBaseUrl,
+    sessionSecret: sessionSecret(env, nodeEnv, dataDir),
+    cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
+    trustProxy: trustProxy(env),
+    redisUrl,
+    smtpUrl,
+    mailFrom: str(env, 'MAIL_FROM') ?? 'Meal Planner <no-reply@localhost>',
+    authRateLimit: int(env, 'AUTH_RATE_LIMIT', 100, 1, 1_000_000),
+    authRateWindowSeconds: int(env, 'AUTH_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+    lockoutMaxFailures: int(env, 'LOCKOUT_MAX_FAILURES', 5, 1, 1000),
+    lockoutSeconds: int(env, 'LOCKOUT_SECONDS', 300, 1, 86_400 * 7),
+    passwordBreachApi: breach.toLowerCase() === 'off' ? undefined : url(env, 'PASSWORD_BREACH_API', breach),
+    intakeMode: intake as Config['intakeMode'],
+    inviteCodes: list(env, 'INVITE_CODES'),
+    appVersionFloors: floors,
+    platformAdminEmails: list(env, 'PLATFORM_ADMIN_EMAILS').map((e) => e.toLowerCase()),
+    aiTurnsPerMonth: int(env, 'AI_TURNS_PER_MONTH', 30, 0, 1_000_000),
+    welcomeCredits: int(env, 'WELCOME_CREDITS', 20, 0, 1_000_000),
+    pushDefaultProvider: str(env, 'PUSH_DEFAULT_PROVIDER') ?? 'fcm',
+    google: googleId && googleSecret ? {
+      clientId: googleId,
+      clientSecret: googleSecret,
+      authorizationUrl: url(env, 'GOOGLE_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+      tokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+      userInfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
+    } : undefined,
+    apple: {
+      web: appleSet.length === appleVars.length ? {
+        clientId: str(env, 'APPLE_CLIENT_ID')!,
+        teamId: str(env, 'APPLE_TEAM_ID')!,
+        keyId: str(env, 'APPLE_KEY_ID')!,
+        privateKey: str(env, 'APPLE_PRIVATE_KEY')!.replace(/\\n/g, '\n'),
+      } : undefined,
+      authorizationUrl: url(env, 'APPLE_AUTHORIZATION_URL', 'https://appleid.apple.com/auth/authorize'),
+      tokenUrl: url(env, 'APPLE_TOKEN_URL', 'https://appleid.apple.com/auth/token'),
+      keysUrl: url(env, 'APPLE_KEYS_URL', 'https://appleid.apple.com/auth/keys'),
+      issuer: str(env, 'APPLE_ISSUER') ?? 'https://appleid.apple.com',
+      nativeAudiences: list(env, 'APPLE_NATIVE_AUDIENCES'),
+    },
+    appRedirectUris,
+  };
+}

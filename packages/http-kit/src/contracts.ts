@@ -45,3 +45,16 @@ export interface AccountDirectory {
 
 /** Spends one AI turn of a household, or throws 429 (`quota_exceeded`, or paused with an HTTP-date Retry-After); from @svc/households. */
 export type SpendTurn = (householdId: string) => Promise<void>;
+
+/** The household facts other packages plan around; implemented by @svc/households. */
+export interface HouseholdProfile {
+  id: string;
+  /** ISO 3166-1 alpha-2, upper case (`ZZ` when unknown). */
+  country: string;
+  timeZoneId: string;
+  /** BCP 47 tag. */
+  preferredLanguage: string;
+}
+
+/** Looks a household up (no access check: call HouseholdAccess.roleOf first). Throws NotFoundError when there is none. */
+export type HouseholdProfiles = (householdId: string) => Promise<HouseholdProfile>;

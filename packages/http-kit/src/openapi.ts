@@ -66,7 +66,8 @@ export function buildOpenApiDocument(info: { title: string; version: string; des
     if (op.auth) responses['401'] ??= problem(401, ['unauthenticated']);
     responses['426'] ??= problem(426, ['app_version_unsupported']);
     responses['429'] ??= problem(429, ['rate_limited']);
-    (paths[op.path] ??= {})[op.method] = {
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = {
       operationId: op.operationId,
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),

@@ -1,0 +1,71 @@
+import { expect } from 'chai';
+import request from 'supertest';
+import { app, demoRouter } from './helpers.js';
+
+const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+
+describe('headers on every response', () => {
+  const server = app([demoRouter()]);
+
+  for (const [name, send] of [
+    ['a 200', () => request(server).get('/api/v1/ping')],
+    ['an unknown route', () => request(server).get('/api/v1/nowhere')],
+    ['a wrong method', () => request(server).delete('/api/v1/ping')],
+    ['broken JSON', () => request(server).post('/api/v1/things').set('Content-Type', 'application/json').send('{"name":')],
+    ['a NUL in the body', () => request(server).post('/api/v1/things').send({ name: 'a\u0000b' })],
+    ['an over-large body', () => request(server).post('/api/v1/things').send({ name: 'x', note: 'y'.repeat(70_000) })],
+    ['a thrown error', () => request(server).get('/api/v1/boom')],
+  ] as const) {
+    it(`carries X-Trace-Id and Server-Timing on ${name}`, async () => {
+      const res = await send();
+      expect(res.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/);
+      expect(res.headers['server-timing']).to.match(/^total;dur=[\d.]+, db;dur=[\d.]+;desc="\d+ queries"/);
+      expect(res.headers['x-diagnostics']).to.equal(undefined);
+      if (res.status >= 400) expect(res.body.traceId).to.equal(res.headers['x-trace-id']);
+    });
+  }
+
+  it('takes the trace id from a valid traceparent', async () => {
+    const res = await request(server).get('/api/v1/ping').set('traceparent', `00-${TRACE}-00f067aa0ba902b7-01`);
+    expect(res.headers['x-trace-id']).to.equal(TRACE);
+  });
+
+  it('makes a fresh trace id when the traceparent is not valid', async () => {
+    for (const bad of [`00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, `ff-${TRACE}-00f067aa0ba902b7-01`, `00-${TRACE}-0000000000000000-01`, `00-${TRACE.toUpperCase()}-00f067aa0ba902b7-01`, 'garbage', `00-${TRACE}-00f067aa0ba902b7-01-extra`]) {
+      const res = await request(server).get('/api/v1/ping').set('traceparent', bad);
+      expect(res.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/).and.not.equal(TRACE);
+    }
+  });
+
+  it('gives each request its own trace id', async () => {
+    const a = await request(server).get('/api/v1/ping');
+    const b = await request(server).get('/api/v1/ping');
+    expect(a.headers['x-trace-id']).to.not.equal(b.headers['x-trace-id']);
+  });
+
+  it('says "0 queries" for a request that needs none', async () => {
+    const res = await request(server).get('/api/v1/ping');
+    expect(res.headers['server-timing']).to.contain('db;dur=0;desc="0 queries"');
+  });
+
+  it('adds X-Diagnostics as one-line JSON when asked by header', async () => {
+    const res = await request(server).get('/api/v1/ping').set('X-Diagnostics', '1');
+    const d = JSON.parse(res.headers['x-diagnostics'] ?? '{}');
+    expect(d).to.have.keys('traceId', 'totalMs', 'db', 'steps');
+    expect(d.traceId).to.equal(res.headers['x-trace-id']);
+    expect(d.db).to.deep.equal({ ms: 0, queries: 0 });
+    expect(d.steps).to.deep.equal([]);
+    expect(d.totalMs).to.be.a('number');
+  });
+
+  it('adds X-Diagnostics when asked by ?diagnostics=1, on errors too', async () => {
+    const res = await request(server).get('/api/v1/nowhere?diagnostics=1');
+    expect(res.status).to.equal(404);
+    expect(JSON.parse(res.headers['x-diagnostics'] ?? '{}').traceId).to.equal(res.body.traceId);
+  });
+
+  it('does not add X-Diagnostics for other values', async () => {
+    const res = await request(server).get('/api/v1/ping?diagnostics=0').set('X-Diagnostics', 'yes');
+    expect(res.headers['x-diagnostics']).to.equal(undefined);
+  });
+});

@@ -61,6 +61,8 @@ function fromBodyParser(err: unknown): HttpError | undefined {
 /** Maps anything thrown to the one problem+json answer. Never leaks a stack or an internal message. */
 export function toProblem(err: unknown, ctx: { traceId: string; instance?: string | null }): ProblemAnswer {
   let known: HttpError | undefined = err instanceof HttpError ? err : fromBodyParser(err);
+  // Express's router throws a URIError (status 400) for a path parameter with a malformed %-escape.
+  if (!known && err instanceof URIError && (err as { status?: unknown }).status === 400) known = new InputError('validation_failed', 'The path is not valid: a parameter has a malformed percent-encoding');
   let unexpected = false;
   if (!known && isDatabaseDown(err)) known = new ServiceUnavailableError();
   if (!known) {

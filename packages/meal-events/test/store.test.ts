@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { ManualClock } from '@svc/http-kit';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { KnexMealEventStore, migrations, type PageRequest } from '../src/index.js';
+
+describe('KnexMealEventStore', () => {
+  let db: TestDatabase;
+  let store: KnexMealEventStore;
+  const household = randomUUID();
+
+  before(async () => {
+    db = await createTestDatabase([migrations]);
+    store = new KnexMealEventStore(db.knex, new ManualClock());
+  });
+  after(() => db.destroy());
+
+  /** The plan PostgreSQL would pick if it could avoid sorting and full scans at all. */
+  async function plan(q: Knex.QueryBuilder): Promise<string> {
+    const { sql, bindings } = q.toSQL();
+    return db.knex.transaction(async (trx) => {
+      await trx.raw('set local enable_seqscan = off');
+      await trx.raw('set local enable_sort = off');
+      const res = await trx.raw(`explain ${sql}`, bindings as Knex.RawBinding[]);
+      return (res.rows as Record<string, string>[]).map((r) => Object.values(r)[0]).join('\n');
+    });
+  }
+
+  const position = { date: '2026-11-22', servingTime: '18:00', id: randomUUID() };
+  const requests: [string, PageRequest][] = [
+    ['the first page', { from: null, to: null, after: null, limit: 50 }],
+    ['a page after a cursor', { from: null, to: null, after: position, limit: 50 }],
+    ['a filtered page after a cursor', { from: '2026-11-01', to: '2026-12-31', after: position, limit: 100 }],
+  ];
+  for (const [name, req] of requests) {
+    it(`reads ${name} straight from the ordering index, without a sort`, async () => {
+      const text = await plan(store.pageQuery(household, req));
+      expect(text).to.match(/Index Scan using meal_events_household_order_idx/);
+      expect(text).not.to.match(/Sort|Seq Scan/);
+      if (req.after) expect(text).to.match(/Index Cond: .*ROW\(date, serving_time, id\) >/);
+    });
+  }
+
+  it('reads limit + 1 rows to know whether another page follows', async () => {
+    const { sql } = store.pageQuery(household, requests[0]![1]).toSQL();
+    expect(sql).to.match(/limit \?/);
+    expect(store.pageQuery(household, requests[0]![1]).toSQL().bindings).to.include(51);
+  });
+});

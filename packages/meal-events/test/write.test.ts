@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import { ManualClock } from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createMealEvents, migrations } from '../src/index.js';
+import { MemoryAccess } from './helpers.js';
+
+describe('meal event writes (POST, PUT, DELETE)', () => {
+  let db: TestDatabase;
+  let app: Express;
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const access = new MemoryAccess();
+  const household = randomUUID();
+  const other = randomUUID();
+  const owner = randomUUID();
+  const adult = randomUUID();
+  const junior = randomUUID();
+  const stranger = randomUUID();
+  const base = `/api/v1/households/${household}/events`;
+  const member = randomUUID();
+
+  const body = (over: Record<string, unknown> = {}) => ({
+    date: '2026-11-28',
+    eventType: 'Guests',
+    servingTime: '18:30',
+    availableCookingMinutes: 90,
+    notes: 'Grandparents visit',
+    participants: [
+      { memberId: member, name: 'Ada' },
+      { memberId: null, name: 'Grandma' },
+    ],
+    ...over,
+  });
+
+  before(async () => {
+    db = await createTestDatabase([migrations]);
+    access.set(household, owner, 'Owner').set(household, adult, 'Adult').set(household, junior, 'Junior').set(other, owner, 'Owner');
+    const { router } = createMealEvents({ knex: db.knex, clock, access, cursorSecret: 'test secret' });
+    app = buildTestApp({ routers: [router] });
+  });
+  afterEach(() => db.truncate());
+  after(() => db.destroy());
+
+  const post = (b: unknown, user = owner, path = base) => request(app).post(path).set('X-Test-User', user).send(b as object);
+  const put = (id: string, b: unknown, user = owner, path = base) => request(app).put(`${path}/${id}`).set('X-Test-User', user).send(b as object);
+  const del = (id: string, user = owner, path = base) => request(app).delete(`${path}/${id}`).set('X-Test-User', user);
+  const list = (user = owner, path = base) => request(app).get(path).set('X-Test-User', user).expect(200);
+
+  it('creates an event: 201 with every field, and it is listed', async () => {
+    const res = await post(body()).expect(201);
+    expect(res.body).to.deep.equal({
+      id: res.body.id,
+      householdId: household,
+      ...body(),
+      createdAt: '2026-11-22T09:00:00.000Z',
+      updatedAt: '2026-11-22T09:00:00.000Z',
+    });
+    expect(res.body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect((await list()).body.items).to.deep.equal([res.body]);
+  });
+
+  it('lets an Adult create, replace and delete', async () => {
+    const { id } = (await post(body(), adult).expect(201)).body;
+    await put(id, body({ notes: '' }), adult).expect(200);
+    await del(id, adult).expect(204);
+  });
+
+  it('accepts HH:mm:ss and answers HH:mm, dropping the seconds', async () => {
+    const res = await post(body({ servingTime: '07:05:59' })).expect(201);
+    expect(res.body.servingTime).to.equal('07:05');
+    expect((await list()).body.items[0].servingTime).to.equal('07:05');
+  });
+
+  it('takes an empty notes string and an empty participants list', async () => {
+    const res = await post(body({ notes: '', participants: [] })).expect(201);
+    expect(res.body).to.include({ notes: '' });
+    expect(res.body.participants).to.deep.equal([]);
+  });
+
+  it('accepts each event type and the cooking-minute bounds 0 and 1440', async () => {
+    for (const eventType of ['Guests', 'EatingOut', 'Away', 'Activity']) await post(body({ eventType })).expect(201);
+    await post(body({ availableCookingMinutes: 0 })).expect(201);
+    await post(body({ availableCookingMinutes: 1440 })).expect(201);
+  });
+
+  it('stores only memberId and name of a participant (extra members are ignored)', async () => {
+    const res = await post(body({ participants: [{ memberId: null, name: 'Bo', age: 7 }], extra: true })).expect(201);
+    expect(res.body.participants).to.deep.equal([{ memberId: null, name: 'Bo' }]);
+    expect(res.body).not.to.have.property('extra');
+    expect((await list()).body.items[0].participants).to.deep.equal([{ memberId: null, name: 'Bo' }]);
+  });
+
+  it('takes 2000 characters of notes and 50 participants, and no more', async () => {
+    await post(body({ notes: 'n'.repeat(2000), participants: Array.from({ length: 50 }, (_, i) => ({ memberId: null, name: `p${i}`.padEnd(100, 'x') })) })).expect(201);
+    expect((await post(body({ notes: 'n'.repeat(2001) })).expect(400)).body.code).to.equal('value_too_long');
+    expect((await post(body({ participants: [{ memberId: null, name: 'x'.repeat(101) }] })).expect(400)).body.code).to.equal('value_too_long');
+    expect((await post(body({ participants: Array.from({ length: 51 }, () => ({ memberId: null, name: 'p' })) })).expect(400)).body.code).to.equal('validation_failed');
+  });
+
+  const invalid: [string, Record<string, unknown>][] = [
+    ['an unknown eventType', { eventType: 'Party' }],
+    ['a lower-case eventType', { eventType: 'guests' }],
+    ['servingTime 24:00', { servingTime: '24:00' }],
+    ['servingTime 7:30', { servingTime: '7:30' }],
+    ['servingTime 18:60', { servingTime: '18:60' }],
+    ['servingTime with a zone', { servingTime: '18:30Z' }],
+    ['minutes -1', { availableCookingMinutes: -1 }],
+    ['minutes 1441', { availableCookingMinutes: 1441 }],
+    ['minutes 1.5', { availableCookingMinutes: 1.5 }],
+    ['minutes as a string', { availableCookingMinutes: '30' }],
+    ['notes null', { notes: null }],
+    ['participants null', { participants: null }],
+    ['a participant without memberId', { participants: [{ name: 'Bo' }] }],
+    ['a participant memberId that is not a uuid', { participants: [{ memberId: 'bo', name: 'Bo' }] }],
+    ['a participant with an empty name', { participants: [{ memberId: null, name: '' }] }],
+    ['a date that does not exist', { date: '2026-02-29' }],
+    ['a date-time as date', { date: '2026-11-28T00:00:00Z' }],
+    ['date null', { date: null }],
+  ];
+  for (const [name, over] of invalid) {
+    it(`answers 400 validation_failed for ${name}`, async () => {
+      const res = await post(body(over)).expect(400);
+      expect(res.body.code).to.equal('validation_failed');
+    });
+  }
+  for (const field of ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants']) {
+    it(`answers 400 validation_failed naming ${field} when it is left out, on POST and on PUT`, async () => {
+      const b: Record<string, unknown> = body();
+      delete b[field];
+      const res = await post(b).expect(400);
+      expect(res.body.code).to.equal('validation_failed');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).to.include(field);
+      const { id } = (await post(body()).expect(201)).body;
+      expect((await put(id, b).expect(400)).body.code).to.equal('validation_failed');
+    });
+  }
+  it('answers 400 validation_failed for a body that is not JSON', async () => {
+    const res = await request(app).post(base).set('X-Test-User', owner).set('Content-Type', 'text/plain').send('hello').expect(400);
+    expect(res.body.code).to.equal('validation_failed');
+  });
+
+  it('replaces every field on PUT, keeps createdAt and moves updatedAt', async () => {
+    const created = (await post(body()).expect(201)).body;
+    clock.advanceSeconds(60);
+    const replacement = body({ date: '2026-12-24', eventType: 'Away', servingTime: '17:00:00', availableCookingMinutes: 0, notes: '', participants: [] });
+    const res = await put(created.id, replacement).expect(200);
+    expect(res.body).to.deep.equal({
+      id: created.id,
+      householdId: household,
+      ...replacement,
+      servingTime: '17:00',
+      createdAt: '2026-11-22T09:00:00.000Z',
+      updatedAt: '2026-11-22T09:01:00.000Z',
+    });
+    expect((await list()).body.items).to.deep.equal([res.body]);
+    clock.set('2026-11-22T09:00:00.000Z');
+  });
+
+  it('deletes with 204; the event is gone and a second delete answers 404', async () => {
+    const { id } = (await post(body()).expect(201)).body;
+    await post(body({ date: '2026-11-29' })).expect(201);
+    const res = await del(id).expect(204);
+    expect(res.text).to.equal('');
+    const items = (await list()).body.items;
+    expect(items.map((e: { id: string }) => e.id)).not.to.include(id);
+    expect(items).to.have.length(1);
+    expect((await del(id).expect(404)).body.code).to.equal('not_found');
+  });
+
+  it('answers 404 for an unknown event on PUT and DELETE', async () => {
+    expect((await put(randomUUID(), body()).expect(404)).body.code).to.equal('not_found');
+    expect((await del(randomUUID()).expect(404)).body.code).to.equal('not_found');
+  });
+
+  it("answers 404 for another household's event, and leaves it alone", async () => {
+    const theirs = (await post(body(), owner, `/api/v1/households/${other}/events`).expect(201)).body;
+    await put(theirs.id, body({ notes: 'hijack' })).expect(404);
+    await del(theirs.id).expect(404);
+    expect((await list(owner, `/api/v1/households/${other}/events`)).body.items).to.deep.equal([theirs]);
+  });
+
+  it('answers 400 validation_failed for an eventId that is not a uuid', async () => {
+    expect((await put('nope', body()).expect(400)).body.code).to.equal('validation_failed');
+    expect((await del('nope').expect(400)).body.code).to.equal('validation_failed');
+  });
+
+  it('answers 403 forbidden to a Junior on POST, PUT and DELETE, and changes nothing', async () => {
+    const created = (await post(body()).expect(201)).body;
+    expect((await post(body(), junior).expect(403)).body.code).to.equal('forbidden');
+    expect((await put(created.id, body({ notes: 'x' }), junior).expect(403)).body.code).to.equal('forbidden');
+    expect((await del(created.id, junior).expect(403)).body.code).to.equal('forbidden');
+    expect((await list(junior)).body.items).to.deep.equal([created]);
+  });
+
+  it('answers 404 not_found to a non-member on POST, PUT and DELETE', async () => {
+    const created = (await post(body()).expect(201)).body;
+    expect((await post(body(), stranger).expect(404)).body.code).to.equal('not_found');
+    expect((await put(created.id, body(), stranger).expect(404)).body.code).to.equal('not_found');
+    expect((await del(created.id, stranger).expect(404)).body.code).to.equal('not_found');
+    expect((await list()).body.items).to.have.length(1);
+  });
+
+  it('answers 401 without a session', async () => {
+    await request(app).post(base).send(body()).expect(401);
+    await request(app).delete(`${base}/${randomUUID()}`).expect(401);
+  });
+});

@@ -1,0 +1,269 @@
+import { randomUUID } from 'node:crypto';
+import { ManualClock } from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createPush, migrations, type PushKind } from '../src/index.js';
+
+describe('push devices: /api/v1/me/devices', () => {
+  let db: TestDatabase;
+  let app: Express;
+  let devicesFor: (userId: string, kind: PushKind) => Promise<{ token: string }[]>;
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const ada = randomUUID();
+  const bo = randomUUID();
+  // FCM-style: base64url characters and a colon.
+  const fcm = 'dGhpcyBpcyBub3QgYSByZWFs:APA91bH-x_9zQ0Kk3yLw';
+  // Standard base64 characters that must be percent-encoded in a path: '/', '+', '='.
+  const b64 = 'ab/cd+ef==';
+
+  before(async () => {
+    db = await createTestDatabase([migrations]);
+    const push = createPush({ knex: db.knex, clock, config: { defaultProvider: 'fcm' } });
+    devicesFor = push.devicesFor;
+    app = buildTestApp({ routers: [push.router] });
+  });
+  beforeEach(() => clock.set('2026-11-22T09:00:00.000Z'));
+  afterEach(() => db.truncate());
+  after(() => db.destroy());
+
+  const put = (b: Record<string, unknown>, user = ada) => request(app).put('/api/v1/me/devices').set('X-Test-User', user).send(b);
+  const at = (token: string) => `/api/v1/me/devices/${encodeURIComponent(token)}`;
+  const get = (token: string, user = ada) => request(app).get(at(token)).set('X-Test-User', user);
+  const patch = (token: string, b: Record<string, unknown>, user = ada) => request(app).patch(at(token)).set('X-Test-User', user).send(b);
+  const del = (token: string, user = ada) => request(app).delete(at(token)).set('X-Test-User', user);
+  const rows = () => db.knex('pushDevices').count<{ count: string }[]>('* as count').then((r) => Number(r[0]!.count));
+
+  describe('PUT', () => {
+    it('registers a new phone with all four switches on, the default provider and lastSeenAt now', async () => {
+      const res = await put({ token: fcm, platform: 'android' }).expect(200);
+      expect(res.body).to.deep.equal({
+        token: fcm,
+        platform: 'android',
+        provider: 'fcm',
+        listChanges: true,
+        householdNews: true,
+        runDone: true,
+        reminders: true,
+        lastSeenAt: '2026-11-22T09:00:00.000Z',
+      });
+      expect(Object.keys(res.body)).to.deep.equal(['token', 'platform', 'provider', 'listChanges', 'householdNews', 'runDone', 'reminders', 'lastSeenAt']);
+    });
+
+    it('stores the default provider for provider null, and a named provider as sent', async () => {
+      expect((await put({ token: 'a', platform: 'ios', provider: null }).expect(200)).body.provider).to.equal('fcm');
+      expect((await put({ token: 'b', platform: 'ios', provider: 'apns' }).expect(200)).body.provider).to.equal('apns');
+    });
+
+    it('is idempotent per token: one row, marked seen again, switches kept', async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      await patch(fcm, { listChanges: false, householdNews: true, runDone: false, reminders: false }).expect(200);
+      clock.advanceSeconds(3600);
+      const again = await put({ token: fcm, platform: 'android' }).expect(200);
+      expect(again.body).to.include({ listChanges: false, householdNews: true, runDone: false, reminders: false, lastSeenAt: '2026-11-22T10:00:00.000Z' });
+      expect(await rows()).to.equal(1);
+    });
+
+    it('takes platform and provider from the latest PUT of the caller', async () => {
+      await put({ token: fcm, platform: 'android', provider: 'apns' }).expect(200);
+      const res = await put({ token: fcm, platform: 'ios' }).expect(200);
+      expect(res.body).to.include({ platform: 'ios', provider: 'fcm' });
+    });
+
+    it('hands a known token to the new account: the first one loses it, switches start all on again', async () => {
+      await put({ token: fcm, platform: 'android' }, ada).expect(200);
+      await patch(fcm, { listChanges: false, householdNews: false, runDone: false, reminders: false }, ada).expect(200);
+      clock.advanceSeconds(60);
+      const res = await put({ token: fcm, platform: 'android' }, bo).expect(200);
+      expect(res.body).to.include({ listChanges: true, householdNews: true, runDone: true, reminders: true, lastSeenAt: '2026-11-22T09:01:00.000Z' });
+      expect(await rows()).to.equal(1);
+      expect((await get(fcm, ada).expect(404)).body.code).to.equal('not_found');
+      await patch(fcm, { listChanges: true, householdNews: true, runDone: true }, ada).expect(404);
+      await del(fcm, ada).expect(404);
+      expect((await get(fcm, bo).expect(200)).body.token).to.equal(fcm);
+      expect(await devicesFor(ada, 'listChanges')).to.deep.equal([]);
+      expect((await devicesFor(bo, 'listChanges')).map((d) => d.token)).to.deep.equal([fcm]);
+    });
+
+    it('keeps one row when the same token is PUT twice in parallel', async () => {
+      const results = await Promise.all([put({ token: fcm, platform: 'android' }), put({ token: fcm, platform: 'android' })]);
+      for (const r of results) expect(r.status).to.equal(200);
+      expect(await rows()).to.equal(1);
+    });
+
+    it('keeps one row, owned by one of them, when two accounts PUT the same token in parallel', async () => {
+      const results = await Promise.all([put({ token: fcm, platform: 'android' }, ada), put({ token: fcm, platform: 'ios' }, bo)]);
+      for (const r of results) expect(r.status).to.equal(200);
+      expect(await rows()).to.equal(1);
+      const owners = await Promise.all([get(fcm, ada), get(fcm, bo)]);
+      expect(owners.map((r) => r.status).sort()).to.deep.equal([200, 404]);
+    });
+
+    it('accepts a 4096-character token and refuses 4097 with 400 value_too_long', async () => {
+      const long = 'x'.repeat(4095);
+      for (const token of [`${long}a`, `${long}b`]) await put({ token, platform: 'ios' }).expect(200);
+      expect(await rows()).to.equal(2);
+      expect((await get(`${long}a`).expect(200)).body.token).to.equal(`${long}a`);
+      const res = await put({ token: 'x'.repeat(4097), platform: 'ios' }).expect(400);
+      expect(res.body.code).to.equal('value_too_long');
+    });
+
+    const bad: [string, Record<string, unknown>][] = [
+      ['an empty token', { token: '', platform: 'ios' }],
+      ['no token', { platform: 'ios' }],
+      ['a null token', { token: null, platform: 'ios' }],
+      ['a numeric token', { token: 42, platform: 'ios' }],
+      ['no platform', { token: 't' }],
+      ['platform web', { token: 't', platform: 'web' }],
+      ['platform IOS', { token: 't', platform: 'IOS' }],
+      ['platform null', { token: 't', platform: null }],
+      ['an empty provider', { token: 't', platform: 'ios', provider: '' }],
+      ['a numeric provider', { token: 't', platform: 'ios', provider: 1 }],
+    ];
+    for (const [name, b] of bad) {
+      it(`answers 400 validation_failed for ${name}, and stores nothing`, async () => {
+        expect((await put(b).expect(400)).body.code).to.equal('validation_failed');
+        expect(await rows()).to.equal(0);
+      });
+    }
+    it('answers 400 value_too_long for a provider over 200 characters', async () => {
+      expect((await put({ token: 't', platform: 'ios', provider: 'p'.repeat(201) }).expect(400)).body.code).to.equal('value_too_long');
+    });
+  });
+
+  describe('tokens in the path', () => {
+    it('finds a token with a colon sent as-is, and percent-encoded', async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      expect((await request(app).get(`/api/v1/me/devices/${fcm}`).set('X-Test-User', ada).expect(200)).body.token).to.equal(fcm);
+      expect((await request(app).get(`/api/v1/me/devices/${fcm.replace(':', '%3A')}`).set('X-Test-User', ada).expect(200)).body.token).to.equal(fcm);
+    });
+
+    it("finds a token with '/', '+' and '=' percent-encoded; '+' in the path is a plus, not a space", async () => {
+      await put({ token: b64, platform: 'ios' }).expect(200);
+      expect((await get(b64).expect(200)).body.token).to.equal(b64);
+      expect((await request(app).get('/api/v1/me/devices/ab%2Fcd+ef%3D%3D').set('X-Test-User', ada).expect(200)).body.token).to.equal(b64);
+      await request(app).get('/api/v1/me/devices/ab%2Fcd%20ef%3D%3D').set('X-Test-User', ada).expect(404);
+    });
+
+    it('decodes once: a double-encoded token is another token', async () => {
+      await put({ token: b64, platform: 'ios' }).expect(200);
+      await request(app).get(`/api/v1/me/devices/${encodeURIComponent(encodeURIComponent(b64))}`).set('X-Test-User', ada).expect(404);
+    });
+
+    it('compares tokens exactly, case included', async () => {
+      await put({ token: 'AbC', platform: 'ios' }).expect(200);
+      await get('abc').expect(404);
+    });
+
+    it('answers 400 for a malformed percent-encoding', async () => {
+      const res = await request(app).get('/api/v1/me/devices/abc%E0%A4%A').set('X-Test-User', ada).expect(400);
+      expect(res.body.code).to.equal('validation_failed');
+    });
+
+    it('answers 400 value_too_long for a path token over 4096 characters', async () => {
+      expect((await get('y'.repeat(4097)).expect(400)).body.code).to.equal('value_too_long');
+    });
+  });
+
+  describe('GET', () => {
+    it("answers the caller's device, and 404 not_found for a token never registered", async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      expect((await get(fcm).expect(200)).body).to.include({ token: fcm, platform: 'android' });
+      expect((await get('unknown').expect(404)).body.code).to.equal('not_found');
+    });
+    it("answers 404 not_found for another account's token", async () => {
+      await put({ token: fcm, platform: 'android' }, bo).expect(200);
+      expect((await get(fcm, ada).expect(404)).body.code).to.equal('not_found');
+    });
+  });
+
+  describe('PATCH', () => {
+    beforeEach(() => put({ token: fcm, platform: 'android' }).expect(200));
+
+    it('sets all four switches, leaving lastSeenAt alone', async () => {
+      clock.advanceSeconds(60);
+      const res = await patch(fcm, { listChanges: false, householdNews: true, runDone: false, reminders: false }).expect(200);
+      expect(res.body).to.deep.equal({ token: fcm, platform: 'android', provider: 'fcm', listChanges: false, householdNews: true, runDone: false, reminders: false, lastSeenAt: '2026-11-22T09:00:00.000Z' });
+      expect((await get(fcm).expect(200)).body).to.deep.equal(res.body);
+    });
+
+    it('keeps reminders when it is left out, and when it is null', async () => {
+      await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: false }).expect(200);
+      expect((await patch(fcm, { listChanges: false, householdNews: false, runDone: false }).expect(200)).body).to.include({ listChanges: false, reminders: false });
+      expect((await patch(fcm, { listChanges: true, householdNews: false, runDone: false, reminders: null }).expect(200)).body).to.include({ listChanges: true, reminders: false });
+      await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: true }).expect(200);
+      expect((await patch(fcm, { listChanges: true, householdNews: true, runDone: true }).expect(200)).body.reminders).to.equal(true);
+    });
+
+    for (const field of ['listChanges', 'householdNews', 'runDone']) {
+      it(`answers 400 validation_failed when ${field} is left out, null or not a boolean`, async () => {
+        for (const value of [undefined, null, 'true', 1]) {
+          const b: Record<string, unknown> = { listChanges: true, householdNews: true, runDone: true, reminders: true, [field]: value };
+          if (value === undefined) delete b[field];
+          const res = await patch(fcm, b).expect(400);
+          expect(res.body.code).to.equal('validation_failed');
+          expect(res.body.errors.map((e: { field: string }) => e.field)).to.include(field);
+        }
+        expect((await get(fcm).expect(200)).body.listChanges).to.equal(true);
+      });
+    }
+    it('answers 400 validation_failed for reminders that is not a boolean', async () => {
+      expect((await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: 'no' }).expect(400)).body.code).to.equal('validation_failed');
+    });
+    it("answers 404 not_found for a token that is not the caller's", async () => {
+      expect((await patch(fcm, { listChanges: false, householdNews: false, runDone: false }, bo).expect(404)).body.code).to.equal('not_found');
+      expect((await get(fcm).expect(200)).body.listChanges).to.equal(true);
+      await patch('unknown', { listChanges: false, householdNews: false, runDone: false }).expect(404);
+    });
+  });
+
+  describe('DELETE', () => {
+    it('answers 204, forgets the phone, and a second delete answers 404', async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      expect((await del(fcm).expect(204)).text).to.equal('');
+      await get(fcm).expect(404);
+      expect((await del(fcm).expect(404)).body.code).to.equal('not_found');
+      expect(await rows()).to.equal(0);
+    });
+    it("answers 404 not_found for another account's token and leaves it", async () => {
+      await put({ token: fcm, platform: 'android' }, bo).expect(200);
+      expect((await del(fcm, ada).expect(404)).body.code).to.equal('not_found');
+      await get(fcm, bo).expect(200);
+    });
+  });
+
+  describe('devicesFor', () => {
+    it('lists the caller\'s phones that want a kind, most recently seen first', async () => {
+      await put({ token: 'one', platform: 'ios' }).expect(200);
+      clock.advanceSeconds(10);
+      await put({ token: 'two', platform: 'android' }).expect(200);
+      await put({ token: 'bos', platform: 'android' }, bo).expect(200);
+      await patch('one', { listChanges: false, householdNews: true, runDone: true, reminders: false }).expect(200);
+      expect((await devicesFor(ada, 'householdNews')).map((d) => d.token)).to.deep.equal(['two', 'one']);
+      expect((await devicesFor(ada, 'listChanges')).map((d) => d.token)).to.deep.equal(['two']);
+      expect((await devicesFor(ada, 'reminders')).map((d) => d.token)).to.deep.equal(['two']);
+      expect((await devicesFor(ada, 'runDone'))[0]).to.deep.equal((await get('two').expect(200)).body);
+    });
+    it('never returns a deleted device again, for any kind', async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      await del(fcm).expect(204);
+      for (const kind of ['listChanges', 'householdNews', 'runDone', 'reminders'] as const) expect(await devicesFor(ada, kind)).to.deep.equal([]);
+    });
+    it('refuses an unknown kind', async () => {
+      let failed = false;
+      await devicesFor(ada, 'nonsense' as PushKind).catch(() => {
+        failed = true;
+      });
+      expect(failed).to.equal(true);
+    });
+  });
+
+  it('answers 401 without a session on every operation', async () => {
+    await request(app).put('/api/v1/me/devices').send({ token: 't', platform: 'ios' }).expect(401);
+    await request(app).get(at('t')).expect(401);
+    await request(app).patch(at('t')).send({ listChanges: true, householdNews: true, runDone: true }).expect(401);
+    await request(app).delete(at('t')).expect(401);
+    expect(await rows()).to.equal(0);
+  });
+});

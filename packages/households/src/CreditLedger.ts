@@ -1,0 +1,151 @@
+import { type Clock, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
+import type { Knex } from 'knex';
+import { calendarMonthIn } from './formats.js';
+
+/** The one plan there is so far. Its monthly AI allowance is AI_TURNS_PER_MONTH. */
+export const DEFAULT_PLAN = 'default';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface PoolBalance {
+  /** Turns granted to the pool (this month, for the allowance). */
+  granted: number;
+  /** Turns spent from it. */
+  spent: number;
+  remaining: number;
+}
+
+/** A household's AI credits as the operator sees them. */
+export interface CreditBalance {
+  householdId: string;
+  /** The calendar month (`YYYY-MM`, household time zone) the allowance figures are for. */
+  period: string;
+  /** This month's allowance; before the month's first turn it shows what will be granted. */
+  allowance: PoolBalance;
+  /** The welcome bundle that came with this household (zero when it came with another of the creator's). */
+  welcome: PoolBalance;
+  /** ISO date-time while an operator has paused the household's AI, else null. */
+  aiPausedUntil: string | null;
+}
+
+/**
+ * Opens a new household's plan inside its creating transaction: the subscription on the default
+ * plan, and, when this is the creator's first household, the welcome bundle (the primary key on
+ * the user makes it once per user, whatever races) with its grant booked in the ledger.
+ */
+export async function openPlan(trx: Knex.Transaction, input: { householdId: string; userId: string; welcomeCredits: number; at: Date }): Promise<void> {
+  const { householdId, userId, welcomeCredits, at } = input;
+  await trx('householdSubscriptions').insert({ householdId, plan: DEFAULT_PLAN, startedAt: at });
+  const [bundle] = await trx('welcomeBundles').insert({ userId, householdId, credits: welcomeCredits, grantedAt: at }).onConflict('userId').ignore().returning('userId');
+  if (bundle && welcomeCredits > 0) {
+    await trx('creditLedger').insert({ householdId, pool: 'welcome', period: null, reason: 'welcome_bundle', delta: welcomeCredits, userId, createdAt: at });
+  }
+}
+
+interface PoolSums {
+  allowance: { granted: number; spent: number; grants: number };
+  welcome: { granted: number; spent: number };
+}
+
+/**
+ * AI credits as a ledger: every grant and every spend is a row of `credit_ledger`, and a balance is
+ * a sum. The month's allowance is granted by the month's first turn (the household's calendar
+ * month), so a new month restores it without a job that must run on time.
+ */
+export class CreditLedger {
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: Clock,
+    private readonly aiTurnsPerMonth: number,
+  ) {}
+
+  /**
+   * Spends one turn: from the month's allowance, then from the welcome bundle. 429 `ai_paused` with
+   * an HTTP-date Retry-After while an operator paused the household's AI; 429 `quota_exceeded`
+   * without Retry-After when both pools are empty. A row lock on the household serialises spends.
+   */
+  async spendTurn(householdId: string): Promise<void> {
+    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    const at = this.clock.now();
+    await this.knex.transaction(async (trx) => {
+      const household = await trx('households').select('timeZoneId', 'aiPausedUntil').where({ id: householdId }).forNoKeyUpdate().first();
+      if (!household) throw new NotFoundError('not_found', 'No such household');
+      const pausedUntil = household.aiPausedUntil as Date | null;
+      if (pausedUntil && pausedUntil.getTime() > at.getTime()) {
+        // An HTTP date has whole seconds; round up so a client that waits until then finds it open.
+        const retryAt = new Date(Math.ceil(pausedUntil.getTime() / 1000) * 1000);
+        throw new TooManyRequestsError('ai_paused', `This household's AI is paused until ${pausedUntil.toISOString()}`, retryAt);
+      }
+      const period = calendarMonthIn(household.timeZoneId as string, at);
+      const sums = await this.sums(trx, householdId, period);
+      const rows: Record<string, unknown>[] = [];
+      if (sums.allowance.grants === 0) {
+        rows.push({ householdId, pool: 'allowance', period, reason: 'monthly_allowance', delta: this.aiTurnsPerMonth, createdAt: at });
+      }
+      const allowanceLeft = (sums.allowance.grants === 0 ? this.aiTurnsPerMonth : sums.allowance.granted) - sums.allowance.spent;
+      const welcomeLeft = sums.welcome.granted - sums.welcome.spent;
+      if (allowanceLeft > 0) rows.push({ householdId, pool: 'allowance', period, reason: 'ai_turn', delta: -1, createdAt: at });
+      else if (welcomeLeft > 0) rows.push({ householdId, pool: 'welcome', period: null, reason: 'ai_turn', delta: -1, createdAt: at });
+      else throw new TooManyRequestsError('quota_exceeded', "The household's AI allowance for this month and its welcome credits are used up");
+      await trx('creditLedger').insert(rows);
+    });
+  }
+
+  /** The household's balance now (reads only; the month's grant is shown before it is booked). */
+  async balance(householdId: string): Promise<CreditBalance> {
+    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    const household = await this.knex('households').select('timeZoneId', 'aiPausedUntil').where({ id: householdId }).first();
+    if (!household) throw new NotFoundError('not_found', 'No such household');
+    const at = this.clock.now();
+    const period = calendarMonthIn(household.timeZoneId as string, at);
+    const sums = await this.sums(this.knex, householdId, period);
+    const allowanceGranted = sums.allowance.grants === 0 ? this.aiTurnsPerMonth : sums.allowance.granted;
+    const pausedUntil = household.aiPausedUntil as Date | null;
+    return {
+      householdId,
+      period,
+      allowance: { granted: allowanceGranted, spent: sums.allowance.spent, remaining: Math.max(0, allowanceGranted - sums.allowance.spent) },
+      welcome: { granted: sums.welcome.granted, spent: sums.welcome.spent, remaining: Math.max(0, sums.welcome.granted - sums.welcome.spent) },
+      aiPausedUntil: pausedUntil && pausedUntil.getTime() > at.getTime() ? pausedUntil.toISOString() : null,
+    };
+  }
+
+  /** Refuses the household's AI turns until `until` (429 with Retry-After). */
+  async pauseAi(householdId: string, until: Date): Promise<{ householdId: string; aiPausedUntil: string }> {
+    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    const updated = await this.knex('households').where({ id: householdId }).update({ aiPausedUntil: until }).returning('id');
+    if (updated.length === 0) throw new NotFoundError('not_found', 'No such household');
+    return { householdId, aiPausedUntil: until.toISOString() };
+  }
+
+  /** Lifts a pause; answers the pause that was lifted (null when there was none in force). */
+  async resumeAi(householdId: string): Promise<{ householdId: string; wasPausedUntil: string | null }> {
+    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    const at = this.clock.now();
+    return this.knex.transaction(async (trx) => {
+      const row = await trx('households').select('aiPausedUntil').where({ id: householdId }).forNoKeyUpdate().first();
+      if (!row) throw new NotFoundError('not_found', 'No such household');
+      await trx('households').where({ id: householdId }).update({ aiPausedUntil: null });
+      const was = row.aiPausedUntil as Date | null;
+      return { householdId, wasPausedUntil: was && was.getTime() > at.getTime() ? was.toISOString() : null };
+    });
+  }
+
+  /** One query: the month's allowance entries and the whole welcome pool of the household. */
+  private async sums(db: Knex | Knex.Transaction, householdId: string, period: string): Promise<PoolSums> {
+    const rows = await db('creditLedger')
+      .select('pool')
+      .select(db.raw("coalesce(sum(delta) filter (where reason <> 'ai_turn'), 0)::int as granted"))
+      .select(db.raw("coalesce(-sum(delta) filter (where reason = 'ai_turn'), 0)::int as spent"))
+      .select(db.raw("count(*) filter (where reason = 'monthly_allowance')::int as grants"))
+      .where({ householdId })
+      .andWhere((q) => q.where({ pool: 'welcome' }).orWhere({ pool: 'allowance', period }))
+      .groupBy('pool');
+    const allowance = rows.find((r) => r.pool === 'allowance');
+    const welcome = rows.find((r) => r.pool === 'welcome');
+    return {
+      allowance: { granted: allowance?.granted ?? 0, spent: allowance?.spent ?? 0, grants: allowance?.grants ?? 0 },
+      welcome: { granted: welcome?.granted ?? 0, spent: welcome?.spent ?? 0 },
+    };
+  }
+}

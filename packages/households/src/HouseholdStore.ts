@@ -1,0 +1,154 @@
+import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/http-kit';
+import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from './formats.js';
+
+/** HouseholdResponse of the spec, every optional member included (decisions.md §2: always sent). */
+export interface HouseholdResponse {
+  id: string;
+  name: string;
+  timeZoneId: string;
+  /** `HH:mm`. */
+  defaultDinnerTime: string;
+  preferredLanguage: string;
+  country: string;
+  preferOwnRecipes: boolean;
+  prefersLeftoverDinners: boolean;
+  measurementSystem: MeasurementSystem;
+  dryGoodsMeasure: DryGoodsMeasure;
+  address: string | null;
+  loyaltyPrograms: string[];
+  createdAt: string;
+  updatedAt: string;
+  shareReceiptPrices: boolean;
+  onboardingCompletedAt: string | null;
+  shareUnitWeights: boolean;
+  tailorServingToTastes: boolean;
+  showSoftServingAdvice: boolean;
+  babyEatsSeparatelyWhenNeeded: boolean;
+  maxNewDishesPerWeek: number;
+  alwaysNewDishes: boolean;
+  pantryWeight: PantryWeight;
+  useStarterLibrary: boolean;
+  showChildTasks: boolean;
+  madeAgainLift: boolean;
+}
+
+/** What a new household is made of; every other setting takes its decided default. */
+export interface NewHousehold {
+  name: string;
+  timeZoneId: string;
+  defaultDinnerTime: string;
+  preferredLanguage: string;
+  country: string;
+  measurementSystem: MeasurementSystem;
+  dryGoodsMeasure: DryGoodsMeasure;
+}
+
+/** The settings an Owner may change; values are already validated and normalised. */
+export interface HouseholdChanges {
+  name?: string;
+  timeZoneId?: string;
+  defaultDinnerTime?: string;
+  preferredLanguage?: string;
+  country?: string;
+  preferOwnRecipes?: boolean;
+  prefersLeftoverDinners?: boolean;
+  maxNewDishesPerWeek?: number;
+  alwaysNewDishes?: boolean;
+  pantryWeight?: PantryWeight;
+  /** null clears it. */
+  address?: string | null;
+  loyaltyPrograms?: string[];
+  measurementSystem?: MeasurementSystem;
+  dryGoodsMeasure?: DryGoodsMeasure;
+  shareReceiptPrices?: boolean;
+  shareUnitWeights?: boolean;
+  tailorServingToTastes?: boolean;
+  showSoftServingAdvice?: boolean;
+  babyEatsSeparatelyWhenNeeded?: boolean;
+  useStarterLibrary?: boolean;
+  showChildTasks?: boolean;
+  madeAgainLift?: boolean;
+}
+
+/** How a household creation got past intake: the invite code to book, if any. */
+export interface IntakeTicket {
+  /** Upper case. */
+  code: string;
+  /** `config`: one of INVITE_CODES (reusable); `database`: an operator's code, spent in the creating transaction. */
+  source: 'config' | 'database';
+}
+
+/** A member as stored; the display name of an account member comes from accounts. */
+export interface MemberRow {
+  memberId: string;
+  userId: string | null;
+  role: HouseholdRole;
+  /** Only for a member without an account. */
+  displayName: string | null;
+}
+
+export interface InvitationResponse {
+  code: string;
+  role: 'Adult' | 'Junior';
+  householdId: string;
+  expiresAt: string;
+}
+
+export interface MessageResponse {
+  id: string;
+  kind: string;
+  text: string;
+  createdAt: string;
+}
+
+export interface ConversationResponse {
+  id: string;
+  householdId: string;
+  /** `YYYY-MM-DD` in the household's time zone. */
+  date: string;
+  messages: MessageResponse[];
+}
+
+export interface CompleteOnboardingResponse {
+  onboardingCompletedAt: string;
+  alreadyCompleted: boolean;
+  conversationId: string | null;
+}
+
+export type OnboardingStep = 'Pantry' | 'People' | 'Allergies' | 'Rules';
+
+/** What the router and the domain functions need from storage. */
+export interface HouseholdStore {
+  /** The caller's role; NotFoundError for an unknown household or a non-member. */
+  roleOf(userId: string, householdId: string): Promise<HouseholdRole>;
+  /** The household and the caller's role in one look-up; NotFoundError as roleOf. */
+  getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }>;
+  /** The caller's role and the onboarding state, in one look-up; NotFoundError as roleOf. */
+  onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }>;
+  memberships(userId: string): Promise<Membership[]>;
+  profile(householdId: string): Promise<HouseholdProfile>;
+  /**
+   * Creates the household, its Owner member, its subscription on the default plan and (for the
+   * user's first household) the welcome bundle, and books the invite code, in one transaction.
+   * Throws 403 `invite_code_invalid` when a database code is unknown, spent, expired or revoked.
+   */
+  create(input: { userId: string; household: NewHousehold; intake: IntakeTicket | null; welcomeCredits: number; at: Date }): Promise<HouseholdResponse>;
+  /** Applies the changes (none: answers the household as it is, updatedAt untouched). */
+  update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
+  members(householdId: string): Promise<MemberRow[]>;
+  createInvitation(input: { householdId: string; role: 'Adult' | 'Junior'; createdBy: string; code: string; at: Date; expiresAt: Date }): Promise<InvitationResponse>;
+  /** 404 `invitation_not_found` (unknown, used, expired), 409 `already_member`. */
+  acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership>;
+  conversation(householdId: string, conversationId: string): Promise<ConversationResponse>;
+  /**
+   * Completes onboarding under a row lock on the household: the first call stamps it, applies the
+   * dinner time and writes `recap(household)` into the day's thread; later calls write nothing.
+   */
+  completeOnboarding(input: {
+    householdId: string;
+    at: Date;
+    defaultDinnerTime: string | null;
+    skippedSteps: OnboardingStep[];
+    recap: (household: HouseholdResponse) => string;
+  }): Promise<CompleteOnboardingResponse>;
+}

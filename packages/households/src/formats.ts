@@ -1,0 +1,106 @@
+/**
+ * The value formats of decisions.md §2 that a JSON Schema cannot say on its own: time zones,
+ * countries, language tags, times of day, and calendar dates and months in a household's zone.
+ */
+import ct from 'countries-and-timezones';
+
+function resolvable(id: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: id });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Every id of the server's own time-zone database: what GET /time-zones lists and exactly what a
+ * household accepts. `Intl.supportedValuesOf` gives ICU's canonical ids, which are CLDR's and
+ * often the old names (Asia/Calcutta, Europe/Kiev, Asia/Saigon); the current IANA names a phone
+ * sends (Asia/Kolkata, Europe/Kyiv, Asia/Ho_Chi_Minh) and links such as UTC resolve in the same
+ * database, so the IANA ids of countries-and-timezones that ICU resolves are added.
+ */
+export const TIME_ZONE_IDS: readonly string[] = Object.freeze([
+  ...new Set([...Intl.supportedValuesOf('timeZone'), ...Object.keys(ct.getAllTimezones({ deprecated: true })).filter(resolvable)]),
+]);
+const TIME_ZONES = new Set(TIME_ZONE_IDS);
+
+export function isKnownTimeZone(id: string): boolean {
+  return TIME_ZONES.has(id);
+}
+
+/** The country used when a time zone does not belong to exactly one. */
+export const UNKNOWN_COUNTRY = 'ZZ';
+
+/** The country of a time zone where the zone belongs to exactly one country, else `ZZ`. */
+export function countryOfTimeZone(timeZoneId: string): string {
+  const countries = ct.getTimezone(timeZoneId)?.countries ?? [];
+  return countries.length === 1 ? countries[0]! : UNKNOWN_COUNTRY;
+}
+
+/**
+ * An ISO 3166-1 alpha-2 code, upper case, or undefined when it names no country. Lower case is
+ * accepted and upper-cased; `ZZ` (unknown, what a new household gets when its zone spans several
+ * countries) is accepted so a client can send back what it read.
+ */
+export function normaliseCountry(value: string): string | undefined {
+  const code = value.trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(code)) return undefined;
+  if (code === UNKNOWN_COUNTRY) return code;
+  return ct.getCountry(code) ? code : undefined;
+}
+
+export const MEASUREMENT_SYSTEMS = ['Metric', 'Imperial', 'UsCustomary'] as const;
+export type MeasurementSystem = (typeof MEASUREMENT_SYSTEMS)[number];
+export const DRY_GOODS_MEASURES = ['Weight', 'Volume'] as const;
+export type DryGoodsMeasure = (typeof DRY_GOODS_MEASURES)[number];
+export const PANTRY_WEIGHTS = ['Low', 'Normal', 'High'] as const;
+export type PantryWeight = (typeof PANTRY_WEIGHTS)[number];
+
+export function measurementSystemFor(country: string): MeasurementSystem {
+  return country === 'US' ? 'UsCustomary' : 'Metric';
+}
+
+export function dryGoodsMeasureFor(system: MeasurementSystem): DryGoodsMeasure {
+  return system === 'UsCustomary' ? 'Volume' : 'Weight';
+}
+
+/** The canonical form of a BCP 47 tag (`en-gb` → `en-GB`), or undefined when it is not one. */
+export function canonicalLanguage(tag: string): string | undefined {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag.trim());
+    return canonical;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `HH:mm` or `HH:mm:ss`, 24-hour (decisions.md §2). Schemas use it as `pattern`. */
+export const TIME_OF_DAY_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$';
+
+/** `HH:mm` of a time of day given as `HH:mm` or `HH:mm:ss` (seconds are dropped, never rounded). */
+export function toHourMinute(time: string): string {
+  return time.slice(0, 5);
+}
+
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+
+function dayFormat(timeZoneId: string): Intl.DateTimeFormat {
+  let f = dayFormats.get(timeZoneId);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-CA', { timeZone: timeZoneId, year: 'numeric', month: '2-digit', day: '2-digit' });
+    dayFormats.set(timeZoneId, f);
+  }
+  return f;
+}
+
+/** The calendar date (`YYYY-MM-DD`) that `at` falls on in the time zone. */
+export function calendarDateIn(timeZoneId: string, at: Date): string {
+  const parts = Object.fromEntries(dayFormat(timeZoneId).formatToParts(at).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day}`;
+}
+
+/** The calendar month (`YYYY-MM`) that `at` falls in, in the time zone: the AI allowance's period. */
+export function calendarMonthIn(timeZoneId: string, at: Date): string {
+  return calendarDateIn(timeZoneId, at).slice(0, 7);
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { type AccountDirectory, createLogger, ManualClock } from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import type { Express } from 'express';
+import request from 'supertest';
+import { createHouseholds, type Households, type HouseholdsConfig, migrations } from '../src/index.js';
+
+/** An AccountDirectory in memory: names for the users a test makes, and the waitlist. */
+export class MemoryAccounts implements AccountDirectory {
+  readonly names = new Map<string, string>();
+  readonly waitlist: { accountId: string; reason: string }[] = [];
+  profileCalls = 0;
+
+  user(displayName: string): string {
+    const id = randomUUID();
+    this.names.set(id, displayName);
+    return id;
+  }
+
+  async profiles(ids: string[]) {
+    this.profileCalls += 1;
+    const out = new Map<string, { id: string; email: string | null; displayName: string }>();
+    for (const id of ids) {
+      const name = this.names.get(id);
+      if (name !== undefined) out.set(id, { id, email: `${name.toLowerCase()}@example.test`, displayName: name });
+    }
+    return out;
+  }
+
+  async addToWaitlist(entry: { accountId: string; reason: string }): Promise<boolean> {
+    if (this.waitlist.some((w) => w.accountId === entry.accountId)) return false;
+    this.waitlist.push(entry);
+    return true;
+  }
+}
+
+export const defaultConfig: HouseholdsConfig = { intakeMode: 'open', inviteCodes: [], aiTurnsPerMonth: 3, welcomeCredits: 2 };
+
+export interface Harness {
+  db: TestDatabase;
+  clock: ManualClock;
+  accounts: MemoryAccounts;
+  households: Households;
+  app: Express;
+  /** Rebuilds the package and app with another configuration (same database, clock and accounts). */
+  configure(config: Partial<HouseholdsConfig>): void;
+}
+
+export async function harness(): Promise<Harness> {
+  const db = await createTestDatabase([migrations]);
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const accounts = new MemoryAccounts();
+  const h = { db, clock, accounts } as Harness;
+  h.configure = (config) => {
+    h.households = createHouseholds({ knex: db.knex, clock, accounts, logger: createLogger({ level: 'silent' }), config: { ...defaultConfig, ...config } });
+    h.app = buildTestApp({ routers: [h.households.router] });
+  };
+  h.configure({});
+  return h;
+}
+
+export const OSLO = { name: 'Nordmann', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' };
+
+/** Creates a household through the API and answers its body. */
+export async function createHousehold(app: Express, userId: string, body: Record<string, unknown> = OSLO): Promise<Record<string, unknown> & { id: string }> {
+  const res = await request(app).post('/api/v1/households').set('X-Test-User', userId).send(body);
+  if (res.status !== 201) throw new Error(`create household answered ${res.status}: ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Invites `role` on behalf of `inviter` and has `invitee` accept. */
+export async function join(app: Express, householdId: string, inviter: string, invitee: string, role: 'Adult' | 'Junior'): Promise<void> {
+  const inv = await request(app).post(`/api/v1/households/${householdId}/invitations`).set('X-Test-User', inviter).send({ role });
+  if (inv.status !== 201) throw new Error(`invite answered ${inv.status}: ${JSON.stringify(inv.body)}`);
+  const acc = await request(app).post('/api/v1/invitations/accept').set('X-Test-User', invitee).send({ code: inv.body.code });
+  if (acc.status !== 200) throw new Error(`accept answered ${acc.status}: ${JSON.stringify(acc.body)}`);
+}
+
+/** A household with an Owner, an Adult, a Junior, and an outsider who is a member of nothing. */
+export async function family(h: Harness) {
+  const owner = h.accounts.user('Olga');
+  const adult = h.accounts.user('Arne');
+  const junior = h.accounts.user('Jo');
+  const outsider = h.accounts.user('Ute');
+  const household = await createHousehold(h.app, owner);
+  h.clock.advanceSeconds(1);
+  await join(h.app, household.id, owner, adult, 'Adult');
+  h.clock.advanceSeconds(1);
+  await join(h.app, household.id, owner, junior, 'Junior');
+  return { owner, adult, junior, outsider, household };
+}

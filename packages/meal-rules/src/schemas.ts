@@ -1,0 +1,236 @@
+import type { JsonSchema } from '@svc/http-kit';
+
+/*
+ * The meal-rule shapes of service-spec.md ("Meal rules"), as JSON Schema. The same objects validate
+ * requests (through ApiRouter's ajv, which has `discriminator: true`) and describe the operations in
+ * the OpenAPI document, so every range below is visible to clients.
+ */
+
+export const MEAL_RULE_KINDS = [
+  'CategoryFrequency',
+  'CategoryExcludedDays',
+  'CategoryOnDay',
+  'MaximumActiveCookingTime',
+  'DinnerTimeOnWeekday',
+  'PriceClassOnDays',
+  'RepeatAfterDays',
+] as const;
+export const RULE_STRENGTHS = ['Hard', 'Soft'] as const;
+export const RULE_SCOPES = ['Permanent', 'DateRange', 'SpecificDate'] as const;
+export const RULE_SOURCES = ['UserDeclared', 'SystemDefault', 'Learned'] as const;
+export const MEAL_CATEGORIES = ['Fish', 'Meat', 'Poultry', 'Vegetarian', 'Vegan', 'Soup', 'Pasta', 'Taco', 'Leftovers', 'Other'] as const;
+export const PRICE_CEILINGS = ['Cheap', 'CheapOrMid'] as const;
+export const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const;
+
+export type MealRuleKind = (typeof MEAL_RULE_KINDS)[number];
+export type RuleSource = (typeof RULE_SOURCES)[number];
+
+/** The members of each payload kind, in the order answers list them (after `kind`). */
+export const PAYLOAD_MEMBERS: Record<MealRuleKind, readonly string[]> = {
+  CategoryFrequency: ['category', 'minimumPerWeek', 'maximumPerWeek'],
+  CategoryExcludedDays: ['category', 'excludedWeekdays'],
+  CategoryOnDay: ['category', 'weekday', 'specificDate'],
+  MaximumActiveCookingTime: ['minutes', 'weekdays', 'specificDate'],
+  DinnerTimeOnWeekday: ['time', 'weekdays'],
+  PriceClassOnDays: ['ceiling', 'weekdays'],
+  RepeatAfterDays: ['days'],
+};
+
+/** Limits of the integer members (inclusive). */
+export const LIMITS = {
+  perWeek: { minimum: 0, maximum: 7 },
+  minutes: { minimum: 5, maximum: 720 },
+  days: { minimum: 1, maximum: 365 },
+} as const;
+
+/** `HH:mm`, or `HH:mm:ss` on input (decisions.md §2); answers are always `HH:mm`. */
+export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$';
+
+const category: JsonSchema = { type: 'string', enum: [...MEAL_CATEGORIES], description: 'MealCategory' };
+const weekday: JsonSchema = { type: 'string', enum: [...WEEKDAYS], description: 'Weekday' };
+const nullableDate: JsonSchema = { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD (a real calendar date), or null' };
+
+/** A weekday list: unique days; `minItems` 1 where the list must name days, 0 where empty means every day. */
+function weekdayList(minItems: 0 | 1, description: string): JsonSchema {
+  return { type: 'array', items: weekday, uniqueItems: true, minItems, maxItems: 7, description };
+}
+
+function perWeek(description: string): JsonSchema {
+  return { type: 'integer', ...LIMITS.perWeek, description };
+}
+
+function kindSchema(kind: MealRuleKind, properties: Record<string, JsonSchema>, description: string): JsonSchema {
+  return {
+    type: 'object',
+    title: kind,
+    description,
+    required: ['kind', ...PAYLOAD_MEMBERS[kind]],
+    properties: { kind: { type: 'string', const: kind }, ...properties },
+  };
+}
+
+export const PAYLOAD_SCHEMAS: Record<MealRuleKind, JsonSchema> = {
+  CategoryFrequency: kindSchema(
+    'CategoryFrequency',
+    {
+      category,
+      minimumPerWeek: perWeek('Dinners of the category per week, at least (0–7; not above maximumPerWeek)'),
+      maximumPerWeek: perWeek('Dinners of the category per week, at most (0–7)'),
+    },
+    'How many dinners of a category a week.',
+  ),
+  CategoryExcludedDays: kindSchema(
+    'CategoryExcludedDays',
+    { category, excludedWeekdays: weekdayList(1, 'Days on which the category is never served (1–7 unique days)') },
+    'A category is not served on these days.',
+  ),
+  CategoryOnDay: kindSchema(
+    'CategoryOnDay',
+    {
+      category,
+      weekday: { type: ['string', 'null'], enum: [...WEEKDAYS, null], description: 'Every such weekday; exactly one of weekday and specificDate is set' },
+      specificDate: { ...nullableDate, description: 'One date (then scope is SpecificDate with startDate = endDate = this date); exactly one of weekday and specificDate is set' },
+    },
+    'A category on a weekday, or on one date.',
+  ),
+  MaximumActiveCookingTime: kindSchema(
+    'MaximumActiveCookingTime',
+    {
+      minutes: { type: 'integer', ...LIMITS.minutes, description: 'Most minutes of active cooking (5–720)' },
+      weekdays: weekdayList(0, 'Days it applies to (0–7 unique days; empty: every day)'),
+      specificDate: { ...nullableDate, description: 'One date it applies to instead of weekdays (then weekdays is empty and scope is SpecificDate on this date), or null' },
+    },
+    'A ceiling on active cooking time.',
+  ),
+  DinnerTimeOnWeekday: kindSchema(
+    'DinnerTimeOnWeekday',
+    {
+      time: { type: 'string', pattern: TIME_PATTERN, maxLength: 8, description: 'Time of day, 24-hour HH:mm (HH:mm:ss accepted; answered HH:mm)' },
+      weekdays: weekdayList(1, 'Days it applies to (1–7 unique days)'),
+    },
+    'Dinner is served at this time on these days.',
+  ),
+  PriceClassOnDays: kindSchema(
+    'PriceClassOnDays',
+    {
+      ceiling: { type: 'string', enum: [...PRICE_CEILINGS], description: 'PriceCeiling' },
+      weekdays: weekdayList(0, 'Days it applies to (0–7 unique days; empty: every day)'),
+    },
+    'A price ceiling on these days.',
+  ),
+  RepeatAfterDays: kindSchema(
+    'RepeatAfterDays',
+    { days: { type: 'integer', ...LIMITS.days, description: 'A dish comes back no sooner than this many days (1–365)' } },
+    'How long before a dish may be repeated.',
+  ),
+};
+
+/**
+ * MealRulePayloadDto: a union discriminated by `kind`. The `required`/`properties.kind` beside the
+ * discriminator make a missing or unknown kind fail as `payload.kind`, not as an anonymous `payload`.
+ */
+export const MealRulePayloadSchema: JsonSchema = {
+  type: 'object',
+  description: 'MealRulePayloadDto: `kind` selects the type; every member of that type is required.',
+  required: ['kind'],
+  properties: { kind: { type: 'string', enum: [...MEAL_RULE_KINDS], description: 'MealRuleKind' } },
+  discriminator: { propertyName: 'kind' },
+  oneOf: MEAL_RULE_KINDS.map((k) => PAYLOAD_SCHEMAS[k]),
+};
+
+/** CreateMealRuleRequest and UpdateMealRuleRequest (the same five required members). */
+export const MealRuleRequestSchema: JsonSchema = {
+  type: 'object',
+  required: ['payload', 'strength', 'scope', 'startDate', 'endDate'],
+  description:
+    'Scope and dates agree: Permanent has both dates null; SpecificDate has both set and equal; DateRange has both set, startDate ≤ endDate. ' +
+    'CategoryFrequency needs minimumPerWeek ≤ maximumPerWeek. A date in the payload needs scope SpecificDate on that date. ' +
+    'A failure names the field (400 validation_failed).',
+  properties: {
+    payload: MealRulePayloadSchema,
+    strength: { type: 'string', enum: [...RULE_STRENGTHS], description: 'RuleStrength' },
+    scope: { type: 'string', enum: [...RULE_SCOPES], description: 'RuleScope' },
+    startDate: nullableDate,
+    endDate: nullableDate,
+  },
+};
+
+export const MealRuleResponseSchema: JsonSchema = {
+  type: 'object',
+  required: ['id', 'householdId', 'kind', 'strength', 'scope', 'startDate', 'endDate', 'source', 'payload', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    householdId: { type: 'string', format: 'uuid' },
+    kind: { type: 'string', enum: [...MEAL_RULE_KINDS], description: 'Same as payload.kind' },
+    strength: { type: 'string', enum: [...RULE_STRENGTHS] },
+    scope: { type: 'string', enum: [...RULE_SCOPES] },
+    startDate: nullableDate,
+    endDate: nullableDate,
+    source: { type: 'string', enum: [...RULE_SOURCES] },
+    payload: { ...MealRulePayloadSchema, description: 'MealRulePayloadDto' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+export const MealRuleListSchema: JsonSchema = {
+  type: 'array',
+  items: MealRuleResponseSchema,
+  description: 'Oldest first: createdAt, then id.',
+};
+
+export const DefaultRulesResponseSchema: JsonSchema = {
+  type: 'object',
+  required: ['active', 'source', 'rules'],
+  properties: {
+    active: { type: 'boolean', description: 'True while the household has no CategoryFrequency rule of its own' },
+    source: { type: 'string', description: 'The guideline authority (Helsedirektoratet, Livsmedelsverket, …; WHO for other countries)' },
+    rules: { type: 'array', items: MealRuleResponseSchema, description: 'Synthetic, never stored: stable ids, source SystemDefault, strength Soft, scope Permanent' },
+  },
+};
+
+export const ParseRulesRequestSchema: JsonSchema = {
+  type: 'object',
+  required: ['text'],
+  properties: { text: { type: 'string', maxLength: 1000, description: 'The sentence, up to 1000 characters (longer: 400 value_too_long)' } },
+};
+
+export const ParseRulesResponseSchema: JsonSchema = {
+  type: 'object',
+  required: ['proposals', 'leftoverDinners', 'unheard'],
+  properties: {
+    proposals: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['summary', 'request'],
+        properties: {
+          summary: { type: 'string', description: "One line in the sentence's language" },
+          request: { ...MealRuleRequestSchema, description: 'CreateMealRuleRequest; POST it as-is to file the rule' },
+        },
+      },
+    },
+    leftoverDinners: {
+      type: ['object', 'null'],
+      required: ['summary', 'enabled', 'askedEveryDays'],
+      properties: {
+        summary: { type: 'string' },
+        enabled: { type: 'boolean' },
+        askedEveryDays: { type: ['integer', 'null'] },
+      },
+    },
+    unheard: { type: 'array', items: { type: 'string' }, description: 'Each clause no rule kind could hold' },
+  },
+};
+
+export const HouseholdParamsSchema: JsonSchema = {
+  type: 'object',
+  required: ['householdId'],
+  properties: { householdId: { type: 'string', format: 'uuid' } },
+};
+
+export const RuleParamsSchema: JsonSchema = {
+  type: 'object',
+  required: ['householdId', 'ruleId'],
+  properties: { householdId: { type: 'string', format: 'uuid' }, ruleId: { type: 'string', format: 'uuid' } },
+};

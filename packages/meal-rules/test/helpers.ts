@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type HouseholdAccess,
+  type HouseholdProfile,
+  type HouseholdProfiles,
+  type HouseholdRole,
+  ManualClock,
+  NotFoundError,
+  type SpendTurn,
+  TooManyRequestsError,
+} from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import type { Express } from 'express';
+import { createMealRules, type MealRulesDeps, migrations } from '../src/index.js';
+
+/** Memberships and profiles held in memory, standing in for @svc/households. */
+export class FakeHouseholds {
+  readonly roles = new Map<string, HouseholdRole>();
+  readonly profileOf = new Map<string, HouseholdProfile>();
+  turnsSpent: string[] = [];
+  /** When set, spendTurn throws it instead of counting. */
+  turnError: Error | undefined;
+
+  household(profile: Partial<HouseholdProfile> = {}): string {
+    const id = randomUUID();
+    this.profileOf.set(id, { id, country: 'NO', timeZoneId: 'Europe/Oslo', preferredLanguage: 'nb', ...profile });
+    return id;
+  }
+
+  member(householdId: string, role: HouseholdRole): string {
+    const userId = randomUUID();
+    this.roles.set(`${userId}|${householdId}`, role);
+    return userId;
+  }
+
+  readonly access: HouseholdAccess = {
+    roleOf: async (userId, householdId) => {
+      const role = this.roles.get(`${userId}|${householdId}`);
+      if (!role) throw new NotFoundError('not_found', 'No such household');
+      return role;
+    },
+  };
+
+  readonly profiles: HouseholdProfiles = async (householdId) => {
+    const profile = this.profileOf.get(householdId);
+    if (!profile) throw new NotFoundError('not_found', 'No such household');
+    return profile;
+  };
+
+  readonly spendTurn: SpendTurn = async (householdId) => {
+    if (this.turnError) throw this.turnError;
+    this.turnsSpent.push(householdId);
+  };
+
+  static quotaExceeded(): TooManyRequestsError {
+    return new TooManyRequestsError('quota_exceeded', "The household's AI allowance is used up");
+  }
+}
+
+export interface Harness {
+  db: TestDatabase;
+  clock: ManualClock;
+  households: FakeHouseholds;
+  app: Express;
+  /** Builds an app around other deps (a fake parser, say) on the same database. */
+  appWith(overrides: Partial<MealRulesDeps>): Express;
+}
+
+export async function startHarness(): Promise<Harness> {
+  const db = await createTestDatabase([migrations]);
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const households = new FakeHouseholds();
+  const appWith = (overrides: Partial<MealRulesDeps>) =>
+    buildTestApp({
+      routers: [
+        createMealRules({ knex: db.knex, clock, access: households.access, profiles: households.profiles, spendTurn: households.spendTurn, ...overrides }).router,
+      ],
+    });
+  return { db, clock, households, app: appWith({}), appWith };
+}
+
+/** A valid CreateMealRuleRequest of each kind (Permanent unless the kind needs a date). */
+export const SAMPLES = {
+  CategoryFrequency: {
+    payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 2, maximumPerWeek: 3 },
+    strength: 'Hard',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+  CategoryExcludedDays: {
+    payload: { kind: 'CategoryExcludedDays', category: 'Meat', excludedWeekdays: ['Monday', 'Wednesday'] },
+    strength: 'Hard',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+  CategoryOnDay: {
+    payload: { kind: 'CategoryOnDay', category: 'Taco', weekday: 'Friday', specificDate: null },
+    strength: 'Soft',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+  MaximumActiveCookingTime: {
+    payload: { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], specificDate: null },
+    strength: 'Hard',
+    scope: 'DateRange',
+    startDate: '2026-12-01',
+    endDate: '2027-01-31',
+  },
+  DinnerTimeOnWeekday: {
+    payload: { kind: 'DinnerTimeOnWeekday', time: '17:30', weekdays: ['Saturday', 'Sunday'] },
+    strength: 'Soft',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+  PriceClassOnDays: {
+    payload: { kind: 'PriceClassOnDays', ceiling: 'Cheap', weekdays: [] },
+    strength: 'Soft',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+  RepeatAfterDays: {
+    payload: { kind: 'RepeatAfterDays', days: 14 },
+    strength: 'Hard',
+    scope: 'Permanent',
+    startDate: null,
+    endDate: null,
+  },
+} as const;
+
+export type SampleKind = keyof typeof SAMPLES;
+export const KINDS = Object.keys(SAMPLES) as SampleKind[];
+
+/** A deep copy of a sample, safe to change. */
+export function sample(kind: SampleKind): Record<string, unknown> & { payload: Record<string, unknown> } {
+  return structuredClone(SAMPLES[kind]) as unknown as Record<string, unknown> & { payload: Record<string, unknown> };
+}

@@ -1,0 +1,233 @@
+import { type Entry, LEXICON_SOURCES, LIST_WORDS, NAME_ABBREVIATIONS, PREFIX_ABBREVIATIONS } from './lexicon.js';
+import { type Item, is, type Lang, type Tag } from './tags.js';
+import { fold, type Token } from './text.js';
+
+// Turns tokens into tagged items: longest-phrase lookup in the language's
+// lexicon, then a few local fix-ups that need a neighbour to decide
+// ("17. mai" is an ordinal, not a sentence end; "may" is a month only next
+// to a number).
+
+interface Phrase {
+  words: string[];
+  tags: readonly Tag[];
+}
+
+export interface Lexicon {
+  lang: Lang;
+  /** first word → phrases starting with it, longest first */
+  phrases: Map<string, Phrase[]>;
+}
+
+function compile(lang: Lang, entries: readonly Entry[]): Lexicon {
+  const phrases = new Map<string, Phrase[]>();
+  const seen = new Set<string>();
+  for (const [phrase, tags] of entries) {
+    const ws = fold(phrase).split(/\s+/).filter(Boolean);
+    const key = ws.join(' ');
+    const first = ws[0];
+    // The first definition of a phrase wins, so lists earlier in a lexicon take precedence.
+    if (first === undefined || seen.has(key)) continue;
+    seen.add(key);
+    const list = phrases.get(first) ?? [];
+    list.push({ words: ws, tags: Array.isArray(tags) ? (tags as readonly Tag[]) : [tags as Tag] });
+    phrases.set(first, list);
+  }
+  for (const list of phrases.values()) list.sort((a, b) => b.words.length - a.words.length);
+  return { lang, phrases };
+}
+
+const cache = new Map<Lang, Lexicon>();
+
+export function lexiconFor(lang: Lang): Lexicon {
+  let lex = cache.get(lang);
+  if (!lex) {
+    lex = compile(lang, LEXICON_SOURCES[lang]);
+    cache.set(lang, lex);
+  }
+  return lex;
+}
+
+// --- token-level preparation -------------------------------------------------
+
+function abbreviationDot(prev: Token | undefined, next: Token | undefined): boolean {
+  if (prev?.kind !== 'word' || next === undefined) return false;
+  if (PREFIX_ABBREVIATIONS.has(prev.text)) return next.kind === 'num' || (next.kind === 'word' && !next.upper);
+  if (!NAME_ABBREVIATIONS.has(prev.text)) return false;
+  return next.kind === 'num' || next.kind === 'dash' || (next.kind === 'word' && LIST_WORDS.has(next.text));
+}
+
+/** "kl. 17", "man. og tor.": the dot belongs to the abbreviation unless a new sentence starts. */
+function dropAbbreviationDots(tokens: Token[]): Token[] {
+  return tokens.filter(
+    (tok, i) => !(tok.kind === 'stop' && tok.text === '.' && abbreviationDot(tokens[i - 1], tokens[i + 1])),
+  );
+}
+
+/** Splits "mon-thu" or "to-tre" into parts around a dash unless the lexicon knows the whole word. */
+function splitCompound(tok: Token, src: string, lex: Lexicon): Token[] {
+  if (tok.kind !== 'word' || lex.phrases.has(tok.text)) return [tok];
+  if (tok.text.includes("'")) {
+    const bare = tok.text.replace(/'s$/, '').replace(/'/g, '');
+    if (lex.phrases.has(bare)) return [{ ...tok, text: bare }];
+  }
+  if (!tok.text.includes('-')) return [tok];
+  const out: Token[] = [];
+  const raw = src.slice(tok.start, tok.end);
+  let from = 0;
+  const pushPart = (to: number) => {
+    if (to > from) {
+      const start = tok.start + from;
+      out.push({ kind: 'word', text: fold(raw.slice(from, to)), start, end: tok.start + to, upper: false });
+    }
+  };
+  for (let k = 0; k < raw.length; k++) {
+    if (fold(raw[k] as string) === '-') {
+      pushPart(k);
+      out.push({ kind: 'dash', text: '-', start: tok.start + k, end: tok.start + k + 1, upper: false });
+      from = k + 1;
+    }
+  }
+  pushPart(raw.length);
+  return out;
+}
+
+// --- phrase lookup -------------------------------------------------------------
+
+function matchPhrase(tokens: Token[], i: number, lex: Lexicon): Phrase | null {
+  const first = tokens[i];
+  if (!first || (first.kind !== 'word' && first.kind !== 'num')) return null;
+  for (const p of lex.phrases.get(first.text) ?? []) {
+    let ok = true;
+    for (let k = 1; k < p.words.length && ok; k++) {
+      const tok = tokens[i + k];
+      ok = tok !== undefined && (tok.kind === 'word' || tok.kind === 'num') && tok.text === p.words[k];
+    }
+    if (ok) return p;
+  }
+  return null;
+}
+
+function connectorTag(tok: Token): Tag {
+  switch (tok.kind) {
+    case 'comma':
+      return { t: 'comma' };
+    case 'stop':
+      return { t: 'stop' };
+    case 'dash':
+      return { t: 'dash' };
+    case 'slash':
+      return { t: 'slash' };
+    case 'amp':
+      return { t: 'and' };
+    default:
+      return { t: 'also' };
+  }
+}
+
+function toItems(tokens: Token[], lex: Lexicon): Item[] {
+  const items: Item[] = [];
+  let i = 0;
+  while (i < tokens.length) {
+    const tok = tokens[i] as Token;
+    const phrase = matchPhrase(tokens, i, lex);
+    if (phrase) {
+      const last = tokens[i + phrase.words.length - 1] as Token;
+      for (const tag of phrase.tags) {
+        items.push({ tag, text: phrase.words.join(' '), start: tok.start, end: last.end });
+      }
+      i += phrase.words.length;
+      continue;
+    }
+    if (tok.kind === 'num') {
+      const n = tok.parts?.[0] ?? Number.NaN;
+      const tag: Tag = tok.ordinal ? { t: 'num', n, ordinal: true } : { t: 'num', n };
+      items.push({ tag, text: tok.text, start: tok.start, end: tok.end, parts: tok.parts, partLens: tok.partLens, seps: tok.seps });
+    } else if (tok.kind === 'word') {
+      items.push({ tag: { t: 'word' }, text: tok.text, start: tok.start, end: tok.end });
+    } else {
+      items.push({ tag: connectorTag(tok), text: tok.text, start: tok.start, end: tok.end });
+    }
+    i++;
+  }
+  return items;
+}
+
+// --- item-level fix-ups -------------------------------------------------------
+
+const isDigitNum = (it: Item | undefined): boolean => is(it, 'num') && it.parts !== undefined;
+const isPlainInt = (it: Item | undefined): boolean => isDigitNum(it) && (it?.parts?.length ?? 0) === 1;
+
+/** "17. mai", "hver 3. dag", "1.-14. juli": the dot marks an ordinal number. */
+function absorbOrdinalDots(items: Item[]): Item[] {
+  const out: Item[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i] as Item;
+    const prev = out[out.length - 1];
+    const next = items[i + 1];
+    const after = items[i + 2];
+    const ordinalFollows =
+      is(next, 'month') ||
+      is(next, 'dash') ||
+      is(next, 'rangeTo') ||
+      (is(next, 'unit') && next.tag.unit !== 'min' && next.tag.unit !== 'hour') ||
+      ((is(next, 'and') || is(next, 'or')) && is(after, 'num'));
+    if (is(it, 'stop') && it.text === '.' && is(prev, 'num') && isPlainInt(prev) && ordinalFollows) {
+      prev.tag = { t: 'num', n: prev.tag.n, ordinal: true };
+      continue;
+    }
+    out.push(it);
+  }
+  return out;
+}
+
+/** "forty five", "forty-five" → 45. */
+function composeTens(items: Item[]): Item[] {
+  const out: Item[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i] as Item;
+    const gap = is(items[i + 1], 'dash') ? 1 : 0;
+    const ones = items[i + 1 + gap];
+    const tens = is(it, 'num') && !isDigitNum(it) && it.tag.n % 10 === 0 && it.tag.n >= 20 && it.tag.n <= 90 ? it.tag.n : 0;
+    if (tens > 0 && is(ones, 'num') && !isDigitNum(ones) && ones.tag.n >= 1 && ones.tag.n <= 9) {
+      out.push({ ...it, tag: { t: 'num', n: tens + ones.tag.n }, end: ones.end });
+      i += 1 + gap;
+      continue;
+    }
+    out.push(it);
+  }
+  return out;
+}
+
+const LIST_LINK = new Set(['dash', 'rangeTo', 'comma', 'and', 'or', 'slash']);
+
+function nextToDay(items: Item[], i: number): boolean {
+  const prev = items[i - 1];
+  const next = items[i + 1];
+  if (is(prev, 'on') || is(prev, 'every') || is(prev, 'from')) return true;
+  if (prev && LIST_LINK.has(prev.tag.t) && is(items[i - 2], 'day')) return true;
+  return next !== undefined && LIST_LINK.has(next.tag.t) && is(items[i + 2], 'day');
+}
+
+/** Words that are only sometimes what the lexicon says: decide from the neighbours. */
+function resolveWeak(items: Item[]): Item[] {
+  const filler: Tag = { t: 'filler' };
+  return items.map((it, i) => {
+    const prev = items[i - 1];
+    const next = items[i + 1];
+    const tag = it.tag;
+    if (tag.t === 'unit' && tag.unit === 'min' && it.text === 'min' && !is(prev, 'num') && !is(prev, 'dur')) {
+      return { ...it, tag: is(next, 'num') ? { t: 'quant', q: 'atLeast' } : filler };
+    }
+    if (tag.t === 'month' && tag.weak && !is(prev, 'num') && !is(next, 'num')) {
+      return { ...it, tag: it.text === 'jul' ? { t: 'word' } : filler };
+    }
+    if (tag.t === 'day' && tag.weak && !nextToDay(items, i)) return { ...it, tag: filler };
+    if (tag.t === 'ampm' && tag.weak && !is(prev, 'num')) return { ...it, tag: filler };
+    return it;
+  });
+}
+
+export function annotate(tokens: Token[], src: string, lex: Lexicon): Item[] {
+  const prepared = dropAbbreviationDots(tokens).flatMap((t) => splitCompound(t, src, lex));
+  return resolveWeak(composeTens(absorbOrdinalDots(toItems(prepared, lex))));
+}

@@ -1,0 +1,137 @@
+import type { Ymd } from './calendar.js';
+import { type CountHit, type DurationHit, findCount, findDurations, findPeriod, type PeriodHit } from './rec-amounts.js';
+import { type DateFacts, findDates } from './rec-dates.js';
+import { type DayFacts, findDays } from './rec-days.js';
+import { findTimes, type TimeHit } from './rec-time.js';
+import type { Clause } from './split.js';
+import { type Item, is, type TagKind } from './tags.js';
+import type { MealCategory, PriceCeiling } from './types.js';
+
+// Everything one clause says, read by the recognisers in a fixed order so
+// each number is claimed once: clock times, then dates, then durations,
+// then weekdays, price and repeats, then how-often.
+
+export interface ClauseFacts {
+  cats: { cat: MealCategory; pos: number }[];
+  neg: boolean;
+  only: boolean;
+  vegPeople: boolean;
+  soft: boolean;
+  dinner: boolean;
+  times: TimeHit[];
+  dates: DateFacts;
+  durations: DurationHit[];
+  days: DayFacts;
+  price: { ceiling: PriceCeiling; pos: number } | null;
+  repeatPos: number;
+  count: CountHit | null;
+  period: PeriodHit | null;
+  /** "weekly", "every week" with no count */
+  perWeekAlone: boolean;
+  /** numbers no recogniser could place ("no fish 2 days in a row") */
+  looseNumbers: number;
+  /** of those, ordinals ("the first Friday of the month") */
+  looseOrdinals: number;
+  /** position of the first "no"/"ikke" no recogniser used, -1 when none */
+  negPos: number;
+  /** "in a row", "på rad" */
+  inARow: boolean;
+  /** "much", "less", "sjelden": an amount no rule holds */
+  vague: boolean;
+  /** words the lexicon did not know */
+  unknown: number;
+  /** anything beyond greetings, politeness and glue words */
+  content: boolean;
+  /** only soft words and filler: "if possible", "gjerne" */
+  softOnly: boolean;
+}
+
+const GLUE: ReadonlySet<TagKind> = new Set([
+  'filler', 'soft', 'on', 'in', 'at', 'and', 'or', 'but', 'also', 'comma', 'dash', 'slash', 'dinner', 'every',
+  'from', 'rangeTo', 'only', 'neg', 'andHalf', 'quant', 'except',
+]);
+
+function firstPos(seq: Item[], used: boolean[], kind: TagKind): number {
+  return seq.findIndex((it, k) => it.tag.t === kind && !used[k]);
+}
+
+function findPrice(seq: Item[], used: boolean[]): ClauseFacts['price'] {
+  const p = firstPos(seq, used, 'price');
+  const it = seq[p];
+  if (is(it, 'price')) {
+    used[p] = true;
+    return { ceiling: it.tag.ceiling, pos: p };
+  }
+  // "nothing expensive", "ikke noe dyrt": a negated "expensive" caps the price at mid
+  const e = firstPos(seq, used, 'expensive');
+  const n = firstPos(seq, used, 'neg');
+  if (e < 0 || n < 0) return null;
+  used[e] = true;
+  used[n] = true;
+  return { ceiling: 'CheapOrMid', pos: Math.min(e, n) };
+}
+
+export interface Inherited {
+  /** the previous clause was about dinner time, so "and 18:30 at weekends" is too */
+  expectTime: boolean;
+}
+
+type Recognised = Pick<
+  ClauseFacts,
+  'times' | 'dates' | 'durations' | 'days' | 'price' | 'repeatPos' | 'count' | 'period' | 'perWeekAlone'
+>;
+
+/** Runs the recognisers in claiming order; `used` marks what each one took. */
+function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean, continuesTime: boolean): Recognised {
+  const times = findTimes(seq, used, expectTime, continuesTime);
+  const dates = findDates(seq, used, today);
+  const durations = findDurations(seq, used);
+  const days = findDays(seq, used);
+  const price = findPrice(seq, used);
+  const repeatPos = firstPos(seq, used, 'repeat');
+  const leftovers = seq.some((it) => is(it, 'cat') && it.tag.cat === 'Leftovers');
+  // a repeat clause's "once a week" is its span, not a count of dishes
+  const count = repeatPos >= 0 ? null : findCount(seq, used, !leftovers);
+  const period = repeatPos >= 0 || leftovers ? findPeriod(seq, used) : null;
+  const perWeekAlone = !count && seq.some((it, k) => is(it, 'per') && it.tag.unit === 'week' && !used[k]);
+  return { times, dates, durations, days, price, repeatPos, count, period, perWeekAlone };
+}
+
+function categoriesOf(seq: Item[]): ClauseFacts['cats'] {
+  const cats: ClauseFacts['cats'] = [];
+  seq.forEach((it, pos) => {
+    if (is(it, 'cat') && !cats.some((c) => c.cat === it.tag.cat)) cats.push({ cat: it.tag.cat, pos });
+  });
+  return cats;
+}
+
+export function analyseClause(clause: Clause, today: Ymd, inherited: Inherited): ClauseFacts {
+  const seq = clause.items.filter((it) => !is(it, 'filler'));
+  const used: boolean[] = seq.map(() => false);
+  const has = (kind: TagKind) => seq.some((it) => it.tag.t === kind);
+  const unknown = seq.filter((it) => is(it, 'word')).length;
+  const dinner = has('dinner');
+  const continuesTime = inherited.expectTime && unknown === 0 && !has('cat') && !dinner;
+  const found = recognise(seq, used, today, dinner || continuesTime, continuesTime);
+  // what the recognisers left over tells whether the dish rules may be trusted
+  const loose = seq.filter((it, k) => (is(it, 'num') || is(it, 'times')) && !used[k]);
+  const negPos = seq.findIndex((it, k) => is(it, 'neg') && !used[k]);
+  const content = seq.some((it) => !GLUE.has(it.tag.t));
+  return {
+    ...found,
+    cats: categoriesOf(seq),
+    neg: negPos >= 0,
+    negPos,
+    only: has('only'),
+    vegPeople: has('vegPeople'),
+    soft: has('soft'),
+    dinner,
+    looseNumbers: loose.length,
+    looseOrdinals: loose.filter((it) => is(it, 'num') && it.tag.ordinal).length,
+    inARow: has('inARow'),
+    vague: has('vague'),
+    unknown,
+    content,
+    softOnly: has('soft') && !content && !has('neg'),
+  };
+}

@@ -1,0 +1,17 @@
+export type {
+  CreateMealRuleRequest,
+  MealCategory,
+  MealRulePayload,
+  ParseContext,
+  ParsedLeftoverDinners,
+  ParsedRuleProposal,
+  ParseRulesResponse,
+  PriceCeiling,
+  RuleParser,
+  RuleScope,
+  RuleStrength,
+  Weekday,
+} from './types.js';
+export { detectLanguage } from './language.js';
+export { createOfflineRuleParser, parseRulesOffline } from './parse.js';
+export { isValidCreateRequest, validateCreateRequest } from './validate.js';

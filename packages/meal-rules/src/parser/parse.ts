@@ -1,0 +1,197 @@
+import { annotate, lexiconFor } from './annotate.js';
+import { parseIso, todayUtc, type Ymd } from './calendar.js';
+import { type Emitted, emitClause, type LeftoverWish } from './emit.js';
+import { analyseClause, type ClauseFacts } from './facts.js';
+import { detectLanguage } from './language.js';
+import { type Clause, splitClauses } from './split.js';
+import { summariseLeftovers, summariseRequest } from './summary.js';
+import type { Lang } from './tags.js';
+import { tokenize } from './text.js';
+import type {
+  CreateMealRuleRequest,
+  ParseContext,
+  ParsedLeftoverDinners,
+  ParsedRuleProposal,
+  ParseRulesResponse,
+  RuleParser,
+} from './types.js';
+import { validateCreateRequest } from './validate.js';
+
+// The offline parser: sentence → clauses → facts → rule requests. Clauses
+// lean on their neighbours in two ways: a clause of only soft words
+// ("if possible") softens the wish next to it, and a clause with days but no
+// dish ("…but not on Thursdays") borrows the dish of the clause before.
+
+type Status = 'rule' | 'unheard' | 'dropped';
+
+function resolveToday(ctx: ParseContext | undefined): Ymd {
+  return parseIso(ctx?.today) ?? todayUtc();
+}
+
+/** A soft-only clause softens the clause after it when it opens a sentence, else the one before. */
+function softness(clauses: Clause[], facts: ClauseFacts[]): boolean[] {
+  const soft = facts.map((f) => f.soft);
+  facts.forEach((f, i) => {
+    if (!f.softOnly) return;
+    const sameSentence = (j: number) => clauses[j]?.sentence === clauses[i]?.sentence && facts[j] && !facts[j]?.softOnly;
+    const target = sameSentence(i - 1) ? i - 1 : sameSentence(i + 1) ? i + 1 : -1;
+    if (target >= 0) soft[target] = true;
+  });
+  return soft;
+}
+
+function canBorrowDish(f: ClauseFacts): boolean {
+  const saysWhen = f.days.days.length > 0 || f.dates.dates.length > 0 || f.days.everyDay;
+  return f.cats.length === 0 && f.unknown === 0 && (saysWhen || f.count !== null || f.perWeekAlone);
+}
+
+const DAY_LIST_KINDS = new Set(['MaximumActiveCookingTime', 'PriceClassOnDays', 'DinnerTimeOnWeekday']);
+
+/** A day-less cooking-time, price or dinner-time rule right after a clause that only named days. */
+function takesDaysFrom(f: ClauseFacts, before: ClauseFacts, emitted: Emitted): boolean {
+  const dayless = f.days.days.length === 0 && !f.days.everyDay && f.dates.dates.length === 0;
+  const onlyDays = before.days.days.length > 0 && before.cats.length === 0 && before.dates.dates.length === 0;
+  const kinds = emitted.drafts.map((d) => d.request.payload.kind);
+  return dayless && onlyDays && kinds.length > 0 && kinds.every((k) => DAY_LIST_KINDS.has(k));
+}
+
+function borrowDish(f: ClauseFacts, prev: ClauseFacts, sep: Clause['sep']): ClauseFacts {
+  // "no meat on Mondays, and Tuesdays too" keeps the "no"; "…but on Fridays" does not
+  const neg = f.neg || (prev.neg && sep !== 'but' && f.count === null);
+  return { ...f, cats: prev.cats.map((c) => ({ cat: c.cat, pos: -1 })), neg };
+}
+
+/**
+ * "Fish at least once a week, at most 3": a borrowed clause that adds the other bound to the
+ * previous frequency of the same dish narrows it instead of adding a second rule.
+ */
+function narrowsPrevious(proposals: ParsedRuleProposal[], req: CreateMealRuleRequest, lang: Lang): boolean {
+  const last = proposals[proposals.length - 1];
+  const a = last?.request;
+  const b = req;
+  if (!last || !a || a.payload.kind !== 'CategoryFrequency' || b.payload.kind !== 'CategoryFrequency') return false;
+  const sameRule =
+    a.payload.category === b.payload.category && a.strength === b.strength && a.scope === b.scope &&
+    a.startDate === b.startDate && a.endDate === b.endDate;
+  const [p, q] = [a.payload, b.payload];
+  const min = p.maximumPerWeek === 7 && q.minimumPerWeek === 0 ? p.minimumPerWeek : q.maximumPerWeek === 7 && p.minimumPerWeek === 0 ? q.minimumPerWeek : -1;
+  const max = min === p.minimumPerWeek ? q.maximumPerWeek : p.maximumPerWeek;
+  if (!sameRule || min < 0 || min > max) return false;
+  const request: CreateMealRuleRequest = { ...a, payload: { ...p, minimumPerWeek: min, maximumPerWeek: max } };
+  proposals[proposals.length - 1] = { summary: summariseRequest(request, lang), request };
+  return true;
+}
+
+/** Later mentions win; a spacing said once survives a later mention without one. */
+function mergeLeftovers(wishes: LeftoverWish[]): LeftoverWish | null {
+  return wishes.reduce<LeftoverWish | null>((merged, w) => {
+    const every = w.enabled ? (w.askedEveryDays ?? merged?.askedEveryDays ?? null) : null;
+    return { enabled: w.enabled, askedEveryDays: every };
+  }, null);
+}
+
+/** Neighbouring clauses of one sentence that nothing could hold are reported as one piece of text. */
+function unheardTexts(src: string, clauses: Clause[], status: Status[]): string[] {
+  const groups: { start: number; end: number }[] = [];
+  clauses.forEach((c, i) => {
+    const joined = i > 0 && status[i - 1] === 'unheard' && clauses[i - 1]?.sentence === c.sentence;
+    const last = groups[groups.length - 1];
+    if (status[i] !== 'unheard') return;
+    if (joined && last) last.end = c.end;
+    else groups.push({ start: c.start, end: c.end });
+  });
+  return groups.map((g) => src.slice(g.start, g.end).trim()).filter(Boolean);
+}
+
+function analyseAll(clauses: Clause[], today: Ymd): ClauseFacts[] {
+  const facts: ClauseFacts[] = [];
+  let expectTime = false;
+  for (const clause of clauses) {
+    const f = analyseClause(clause, today, { expectTime });
+    facts.push(f);
+    if (!f.softOnly) expectTime = f.times.length > 0;
+  }
+  return facts;
+}
+
+/** Walks the clauses in order, keeping what the neighbour rules need to look back at. */
+class Reading {
+  readonly proposals: ParsedRuleProposal[] = [];
+  readonly wishes: LeftoverWish[] = [];
+  readonly status: Status[] = [];
+  /** the last clause that said more than a soft word */
+  private prevIndex = -1;
+
+  constructor(
+    private readonly clauses: Clause[],
+    private readonly facts: ClauseFacts[],
+    private readonly soft: boolean[],
+    private readonly lang: Lang,
+  ) {}
+
+  read(i: number): void {
+    const { f, emitted, borrowed } = this.emitWithNeighbours(i);
+    const valid = emitted.drafts.filter((d) => validateCreateRequest(d.request).length === 0);
+    for (const d of valid) {
+      if (borrowed && valid.length === 1 && narrowsPrevious(this.proposals, d.request, this.lang)) continue;
+      this.proposals.push({ summary: summariseRequest(d.request, this.lang), request: d.request });
+    }
+    if (emitted.leftovers) this.wishes.push(emitted.leftovers);
+    this.status.push(valid.length > 0 || emitted.leftovers ? 'rule' : f.content ? 'unheard' : 'dropped');
+    if (!f.softOnly) this.prevIndex = i;
+  }
+
+  private emitWithNeighbours(i: number): { f: ClauseFacts; emitted: Emitted; borrowed: boolean } {
+    const clause = this.clauses[i] as Clause;
+    const soft = this.soft[i] ?? false;
+    let f = this.facts[i] as ClauseFacts;
+    let emitted = emitClause(f, soft);
+    let borrowed = false;
+    const prev = this.facts[this.prevIndex];
+    if (emitted.drafts.length === 0 && !emitted.leftovers && prev && prev.cats.length > 0 && canBorrowDish(f)) {
+      f = borrowDish(f, prev, clause.sep);
+      emitted = emitClause(f, soft);
+      borrowed = true;
+      // "We love fish, twice a week would be great": the dish was heard after all
+      if (this.status[this.prevIndex] === 'unheard') this.status[this.prevIndex] = 'dropped';
+    }
+    const before = this.facts[i - 1];
+    const sameSentence = this.clauses[i - 1]?.sentence === clause.sentence;
+    if (this.status[i - 1] === 'unheard' && before && sameSentence && takesDaysFrom(f, before, emitted)) {
+      // "we're busy on weekdays, so max 20 minutes": the days were said first
+      f = { ...f, days: before.days };
+      emitted = emitClause(f, soft);
+      this.status[i - 1] = 'dropped';
+    }
+    return { f, emitted, borrowed };
+  }
+}
+
+function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
+  const lang: Lang = detectLanguage(src, ctx?.language);
+  const clauses = splitClauses(annotate(tokenize(src), src, lexiconFor(lang)));
+  const facts = analyseAll(clauses, resolveToday(ctx));
+  const reading = new Reading(clauses, facts, softness(clauses, facts), lang);
+  for (let i = 0; i < clauses.length; i++) reading.read(i);
+  const merged = mergeLeftovers(reading.wishes);
+  const leftoverDinners: ParsedLeftoverDinners | null = merged ? { summary: summariseLeftovers(merged, lang), ...merged } : null;
+  return { proposals: reading.proposals, leftoverDinners, unheard: unheardTexts(src, clauses, reading.status) };
+}
+
+/** Never throws: whatever goes wrong inside, the sentence comes back as not understood. */
+export function parseRulesOffline(text: string, ctx: ParseContext): ParseRulesResponse {
+  const src = typeof text === 'string' ? text : '';
+  try {
+    return parse(src, ctx);
+  } catch {
+    const trimmed = src.trim();
+    return { proposals: [], leftoverDinners: null, unheard: trimmed ? [trimmed] : [] };
+  }
+}
+
+export function createOfflineRuleParser(): RuleParser {
+  return {
+    name: 'offline',
+    parse: async (text, ctx) => parseRulesOffline(text, ctx),
+  };
+}

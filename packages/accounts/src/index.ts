@@ -1,2 +1,231 @@
+/**
+ * @svc/accounts: accounts, sign-up and sign-in with e-mail and password, cookie sessions checked
+ * against a security stamp, the mail outbox, login lockout, the waitlist.
+ *
+ * The host calls `createAccounts(deps)` once and wires what it answers: `router` with the other
+ * routers, `authenticate` as the session middleware, `authLimiter` before /api/v1/auth/*,
+ * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
+ * the packages that need to know accounts (households).
+ */
+import { type AccountDirectory, type ApiRouter, type Clock, type Logger, type MembershipsProvider, RateLimit, type RateLimitOptions, type RandomBytes, systemRandom } from '@svc/http-kit';
+import type { Request, RequestHandler } from 'express';
+import type { Knex } from 'knex';
+import type { Transporter } from 'nodemailer';
+import passportModule, { type PassportStatic } from 'passport';
+import { Strategy as LocalStrategy } from 'passport-local';
+import type { Account } from './AccountStore.js';
+import { AccountService } from './AccountService.js';
+import { normalizeEmail } from './email.js';
+import { KnexAccountStore } from './KnexAccountStore.js';
+import { Mailer } from './Mailer.js';
+import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { PasswordHasher } from './PasswordHasher.js';
+import { BreachChecker } from './passwords.js';
+import { createAccountsRouter } from './router.js';
+import { createSessions } from './sessions.js';
+
 export { migrations, migrate } from './migrations.js';
-export { createAccountsRouter, type AccountsRouterDeps } from './router.js';
+export type { Account } from './AccountStore.js';
+export type { AccountSummary, MeResponse, UserResponse } from './me.js';
+export { MeResponseSchema, UserResponseSchema, MembershipResponseSchema } from './schemas.js';
+export { normalizeEmail } from './email.js';
+export { prehash } from './PasswordHasher.js';
+export { SESSION_TTL_MS, SESSION_RENEW_AFTER_MS } from './sessions.js';
+export { MAIL_RETRY } from './Mailer.js';
+
+/** ioredis, as http-kit's RateLimit takes it (no direct dependency on ioredis here). */
+export type Redis = NonNullable<RateLimitOptions['redis']>;
+
+/** The part of the service configuration this package reads (decisions.md §1). */
+export interface AccountsConfig {
+  /** Origin of every mailed link (never the request's Host). */
+  publicBaseUrl: string;
+  /** Signs the session cookie. */
+  sessionSecret: string;
+  /** `Secure` attribute of the session cookie. */
+  cookieSecure: boolean;
+  /** Sender of every mail. */
+  mailFrom: string;
+  /** nodemailer SMTP URL; unset: each mail is written as an .eml file under `${dataDir}/mail` and logged (never its body). */
+  smtpUrl?: string;
+  dataDir: string;
+  /** Requests per client IP per window, shared by every /api/v1/auth/* operation. */
+  authRateLimit: number;
+  authRateWindowSeconds: number;
+  /** Wrong passwords in a row before the lock, and the lock's length. */
+  lockoutMaxFailures: number;
+  lockoutSeconds: number;
+  /** k-anonymity range API base URL; undefined: breached passwords are not checked. */
+  passwordBreachApi?: string;
+  /** Lower-cased addresses whose (confirmed) accounts are platform admins. */
+  platformAdminEmails: string[];
+}
+
+export interface AccountsDeps {
+  knex: Knex;
+  clock: Clock;
+  random?: RandomBytes;
+  logger: Logger;
+  config: AccountsConfig;
+  /** When given, the auth rate limit is shared by every instance through it. */
+  redis?: Redis;
+  /** From households: GET /me lists these. */
+  memberships: MembershipsProvider;
+  /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
+  mailTransport?: Transporter;
+  /** Tuning for tests and measurements; the service leaves these out. */
+  tuning?: {
+    /** bcrypt cost (default 12). Tests lower it for speed where the cost is not the subject. */
+    bcryptCost?: number;
+    /** Worker threads for bcrypt (default: one per core, 1 to 4); 0 hashes on the main thread. */
+    hashWorkers?: number;
+    /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
+    breachTimeoutMs?: number;
+  };
+}
+
+/**
+ * What social sign-in (a later part of this package) builds on: find or create the account behind
+ * an identity, then `sessions.signIn(req, account.id)` and answer `meResponse(account)`.
+ */
+export interface AccountsService {
+  findById(id: string): Promise<Account | undefined>;
+  /** By address, compared case-insensitively. */
+  findByEmail(email: string): Promise<Account | undefined>;
+  /**
+   * A new account without a password; `emailVerified` (the provider vouched) makes the address
+   * confirmed. Undefined when the address already has an account. Links waitlist entries.
+   */
+  createPasswordlessAccount(input: { email: string | null; emailVerified: boolean; displayName: string }): Promise<Account | undefined>;
+  /** The MeResponse for an account (reads its memberships). */
+  meResponse(account: Account | AccountSummary): Promise<MeResponse>;
+}
+
+export interface AccountDirectoryWithWaitlist extends AccountDirectory {
+  /** Every waitlist entry, oldest first; `email` is the account's current address when linked. */
+  listWaitlist(): Promise<{ email: string | null; accountId: string | null; reason: string; createdAt: string }[]>;
+}
+
+export interface Accounts {
+  /** Every account operation of the spec except social sign-in. */
+  router: ApiRouter;
+  /** Session middleware for /api: loads the session with its account and stamp (one query) and sets `req.principal`. */
+  authenticate: RequestHandler[];
+  /** The per-client-IP limit shared by all /api/v1/auth/* (429 `rate_limited`, Retry-After seconds). */
+  authLimiter: RequestHandler;
+  directory: AccountDirectoryWithWaitlist;
+  /** The outbox worker. `deliverDue()` delivers what is due now and answers how many went out. */
+  /**
+   * The outbox worker. `start()` also starts hourly housekeeping (expired sessions, old tokens,
+   * delivered mail older than 30 days). `deliverDue()` delivers what is due now and answers how many went out.
+   */
+  mailer: { start(): void; stop(): Promise<void>; deliverDue(): Promise<number> };
+  sessions: {
+    /** New session id for the account, recording its current stamp; sets the cookie on this answer. */
+    signIn(req: Request, accountId: string): Promise<void>;
+    /** Deletes sessions past their expiry; answers how many. */
+    prune(): Promise<number>;
+  };
+  accountsService: AccountsService;
+  /** Stops the mailer, closes the mail transport and the hashing threads. */
+  close(): Promise<void>;
+}
+
+const HOUSEKEEPING_MS = 3600_000;
+
+/** Builds the accounts package around its dependencies. Call once per process (or per test app). */
+export function createAccounts(deps: AccountsDeps): Accounts {
+  const { knex, clock, logger, config } = deps;
+  const random = deps.random ?? systemRandom;
+  const store = new KnexAccountStore(knex);
+  const hasher = new PasswordHasher({ cost: deps.tuning?.bcryptCost, workers: deps.tuning?.hashWorkers });
+  const breach = new BreachChecker({ baseUrl: config.passwordBreachApi, logger, timeoutMs: deps.tuning?.breachTimeoutMs });
+  const mailer = new Mailer({ knex, clock, logger, from: config.mailFrom, transport: deps.mailTransport, smtpUrl: config.smtpUrl, dataDir: config.dataDir });
+  const service = new AccountService({
+    store,
+    hasher,
+    breach,
+    mailer,
+    clock,
+    random,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    lockoutMaxFailures: config.lockoutMaxFailures,
+    lockoutSeconds: config.lockoutSeconds,
+  });
+  const sessions = createSessions({ knex, clock, random, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
+  const admins = config.platformAdminEmails.map(normalizeEmail);
+
+  // An instance of its own (not passport's singleton), so two apps in one process never share strategies.
+  const passport = new passportModule.Passport() as PassportStatic;
+  passport.use(
+    'local',
+    new LocalStrategy({ usernameField: 'email', passwordField: 'password', session: false }, (email, password, done) => {
+      service.verifyLogin(email, password).then((account) => done(null, account ?? false), done);
+    }),
+  );
+
+  const router = createAccountsRouter({ service, store, sessions, passport, memberships: deps.memberships, clock, platformAdminEmails: admins });
+  const authLimiter = new RateLimit({ keyPrefix: 'auth', points: config.authRateLimit, durationSeconds: config.authRateWindowSeconds, redis: deps.redis, code: 'rate_limited' }).middleware(
+    (req) => req.ip ?? 'unknown',
+  );
+
+  const meResponse = async (account: Account | AccountSummary): Promise<MeResponse> => {
+    const summary = 'passwordHash' in account ? summarize(account) : account;
+    return toMeResponse(summary, await deps.memberships(summary.id), admins, clock.now());
+  };
+
+  let housekeeping: NodeJS.Timeout | undefined;
+  const tidy = async () => {
+    try {
+      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())) };
+      logger.debug({ deleted }, 'accounts housekeeping');
+    } catch (err) {
+      logger.warn({ err: { message: (err as Error).message } }, 'accounts housekeeping failed');
+    }
+  };
+
+  return {
+    router,
+    authenticate: sessions.authenticate,
+    authLimiter,
+    directory: {
+      profiles: (ids) => store.profiles(ids),
+      addToWaitlist: (entry) => store.addToWaitlist(entry.accountId, entry.reason, clock.now()),
+      listWaitlist: () => store.listWaitlist(),
+    },
+    mailer: {
+      start() {
+        mailer.start();
+        housekeeping ??= setInterval(() => void tidy(), HOUSEKEEPING_MS);
+        housekeeping.unref();
+      },
+      async stop() {
+        if (housekeeping) clearInterval(housekeeping);
+        housekeeping = undefined;
+        await mailer.stop();
+      },
+      deliverDue: () => mailer.deliverDue(),
+    },
+    sessions: {
+      async signIn(req, accountId) {
+        const account = await store.findById(accountId);
+        if (!account) throw new Error(`no account ${accountId}`);
+        await sessions.signIn(req, accountId, account.securityStamp);
+      },
+      prune: () => sessions.store.prune(),
+    },
+    accountsService: {
+      findById: (id) => store.findById(id),
+      findByEmail: (email) => store.findByEmail(normalizeEmail(email)),
+      createPasswordlessAccount: (input) => service.createPasswordlessAccount(input),
+      meResponse,
+    },
+    async close() {
+      if (housekeeping) clearInterval(housekeeping);
+      await mailer.stop();
+      mailer.close();
+      await hasher.close();
+    },
+  };
+}

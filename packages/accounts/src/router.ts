@@ -1,12 +1,286 @@
-import { ApiRouter } from '@svc/http-kit';
-import type { Knex } from 'knex';
+import { ApiRouter, AuthenticationError, type Clock, type MembershipsProvider, principalOf } from '@svc/http-kit';
+import type { Request, Response } from 'express';
+import type { PassportStatic } from 'passport';
+import type { Account, AccountStore } from './AccountStore.js';
+import type { AccountService } from './AccountService.js';
+import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import {
+  ChangeEmailRequest,
+  type ChangeEmailBody,
+  ChangePasswordRequest,
+  type ChangePasswordBody,
+  ConfirmEmailChangeRequest,
+  type ConfirmEmailChangeBody,
+  ConfirmEmailRequest,
+  type ConfirmEmailBody,
+  EmptyResponseSchema,
+  ForgotPasswordRequest,
+  type ForgotPasswordBody,
+  LoginRequest,
+  type LoginBody,
+  MeResponseSchema,
+  RegisterRequest,
+  type RegisterBody,
+  ResetPasswordRequest,
+  type ResetPasswordBody,
+  UpdateMeRequest,
+  type UpdateMeBody,
+} from './schemas.js';
+import type { Sessions } from './sessions.js';
 
 export interface AccountsRouterDeps {
-  knex: Knex;
+  service: AccountService;
+  store: AccountStore;
+  sessions: Sessions;
+  passport: PassportStatic;
+  memberships: MembershipsProvider;
+  clock: Clock;
+  platformAdminEmails: readonly string[];
 }
 
-/** The accounts routes, with their schemas (they validate requests and feed the OpenAPI document). */
-export function createAccountsRouter(_deps: AccountsRouterDeps): ApiRouter {
+const ok204 = { 204: { description: 'done' } };
+
+/** passport-local, as a promise: the account, or 401 invalid_credentials (423 comes from the verify step). */
+function authenticateLocal(passport: PassportStatic, req: Request, res: Response): Promise<Account> {
+  return new Promise((resolve, reject) => {
+    passport.authenticate('local', { session: false }, (err: unknown, user: Account | false) => {
+      if (err) reject(err);
+      else if (!user) reject(new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password'));
+      else resolve(user);
+    })(req, res, (err?: unknown) => reject(err ?? new Error('passport did not answer')));
+  });
+}
+
+/** The account operations of the spec (all but social sign-in), with their schemas. */
+export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
+  const { service, store, sessions, passport, memberships, clock } = deps;
   const api = new ApiRouter({ tags: ['Accounts'] });
+
+  const me = async (account: AccountSummary): Promise<MeResponse> => toMeResponse(account, await memberships(account.id), deps.platformAdminEmails, clock.now());
+
+  /** The caller's account: loaded with the session when there is one (no query), else read. */
+  const callerAccount = async (req: Request): Promise<AccountSummary> => {
+    const { userId } = principalOf(req);
+    const loaded = sessions.accountOf(req);
+    if (loaded?.id === userId) return loaded;
+    const account = await store.findById(userId);
+    if (!account) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
+    return summarize(account);
+  };
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/me',
+      operationId: 'getMe',
+      summary: 'The signed-in account with all its households',
+      description: 'Costs two queries: the session with its account and stamp, and the memberships.',
+      auth: true,
+      responses: { 200: { description: 'the account', schema: MeResponseSchema } },
+    },
+    async (req, res) => {
+      res.json(await me(await callerAccount(req)));
+    },
+  );
+
+  api.route<UpdateMeBody>(
+    {
+      method: 'patch',
+      path: '/api/v1/me',
+      operationId: 'updateMe',
+      summary: 'Renames the account (only the display name changes)',
+      auth: true,
+      body: UpdateMeRequest,
+      fieldCodes: { displayName: 'account_name_length' },
+      responses: { 200: { description: 'the updated account', schema: MeResponseSchema } },
+      errorCodes: { 400: ['account_name_length', 'validation_failed'] },
+    },
+    async (req, res) => {
+      const updated = await service.updateDisplayName(principalOf(req).userId, req.input.body.displayName);
+      if (!updated) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
+      res.json(await me(summarize(updated)));
+    },
+  );
+
+  api.route<ChangePasswordBody>(
+    {
+      method: 'post',
+      path: '/api/v1/me/password',
+      operationId: 'changePassword',
+      summary: 'Changes (or, for a social-only account, sets) the password',
+      description: 'This session stays signed in under a new session id; every other session of the account ends.',
+      auth: true,
+      body: ChangePasswordRequest,
+      responses: ok204,
+      errorCodes: { 400: ['wrong_current_password', 'password_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      const { userId } = principalOf(req);
+      const stamp = await service.changePassword(userId, req.input.body.currentPassword, req.input.body.newPassword);
+      if (!stamp) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
+      await sessions.signIn(req, userId, stamp);
+      res.status(204).end();
+    },
+  );
+
+  api.route<ChangeEmailBody>(
+    {
+      method: 'post',
+      path: '/api/v1/me/email',
+      operationId: 'changeEmail',
+      summary: 'Starts moving the login to a new address',
+      description: 'Mails a confirmation link to the new address and a notice with a reset link to the old one. Nothing changes until the link is followed. 204 for every well-formed address.',
+      auth: true,
+      body: ChangeEmailRequest,
+      responses: ok204,
+      errorCodes: { 400: ['email_not_an_address', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      await service.requestEmailChange(principalOf(req).userId, req.input.body.newEmail);
+      res.status(204).end();
+    },
+  );
+
+  api.route<RegisterBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/register',
+      operationId: 'register',
+      summary: 'Signs up with e-mail and password',
+      description: 'Answers {} whether or not the address already has an account. A fresh address gets a confirmation mail and a session cookie; a known one an "account already exists" mail and no session.',
+      body: RegisterRequest,
+      responses: { 200: { description: 'always {}', schema: EmptyResponseSchema } },
+      errorCodes: { 400: ['signup_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      const created = await service.register(req.input.body);
+      if (created) await sessions.signIn(req, created.id, created.securityStamp);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json({});
+    },
+  );
+
+  api.route<LoginBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/login',
+      operationId: 'login',
+      summary: 'Signs in with e-mail and password; sets the session cookie',
+      body: LoginRequest,
+      responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['invalid_credentials'], 423: ['account_locked'] },
+    },
+    async (req, res) => {
+      const account = await authenticateLocal(passport, req, res);
+      await sessions.signIn(req, account.id, account.securityStamp);
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(await me(summarize(account)));
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/auth/logout',
+      operationId: 'logout',
+      summary: 'Signs out: rotates the security stamp, so every session of the account ends',
+      auth: true,
+      responses: ok204,
+    },
+    async (req, res) => {
+      await service.rotateStamp(principalOf(req).userId);
+      await sessions.signOut(req, res);
+      res.status(204).end();
+    },
+  );
+
+  api.route<ConfirmEmailBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/confirm-email',
+      operationId: 'confirmEmail',
+      summary: 'Confirms the address with the mailed token',
+      description: 'An address that is already confirmed answers 204 whatever the token.',
+      body: ConfirmEmailRequest,
+      responses: ok204,
+      errorCodes: { 400: ['invalid_token', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      await service.confirmEmail(req.input.body.userId, req.input.body.token);
+      res.status(204).end();
+    },
+  );
+
+  api.route<ConfirmEmailChangeBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/confirm-email-change',
+      operationId: 'confirmEmailChange',
+      summary: 'Moves the login to the new address with the mailed token',
+      description: 'Every other session of the account ends; a session of this account that sends the confirmation stays signed in.',
+      body: ConfirmEmailChangeRequest,
+      responses: ok204,
+      errorCodes: { 400: ['invalid_token', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      const { userId, newEmail, token } = req.input.body;
+      const stamp = await service.confirmEmailChange(userId, newEmail, token);
+      if (req.principal?.userId === userId) await sessions.restamp(req, stamp);
+      res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/auth/resend-confirmation',
+      operationId: 'resendConfirmation',
+      summary: 'Mails the confirmation link again',
+      description: '204 without mail when the address is already confirmed; 429 resend_cooldown (Retry-After seconds) within five minutes of the last confirmation mail.',
+      auth: true,
+      responses: ok204,
+      errorCodes: { 429: ['resend_cooldown'] },
+    },
+    async (req, res) => {
+      await service.resendConfirmation(principalOf(req).userId);
+      res.status(204).end();
+    },
+  );
+
+  api.route<ForgotPasswordBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/forgot-password',
+      operationId: 'forgotPassword',
+      summary: 'Mails a password-reset link, when the address has an account',
+      description: 'Always 204; never says whether the address has an account. A second request for the same account within five minutes is dropped.',
+      body: ForgotPasswordRequest,
+      responses: ok204,
+      errorCodes: { 400: ['validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      await service.forgotPassword(req.input.body.email);
+      res.status(204).end();
+    },
+  );
+
+  api.route<ResetPasswordBody>(
+    {
+      method: 'post',
+      path: '/api/v1/auth/reset-password',
+      operationId: 'resetPassword',
+      summary: 'Sets a new password with the mailed reset token',
+      description: 'Also confirms the address, lifts a login lock and ends every session of the account.',
+      body: ResetPasswordRequest,
+      responses: ok204,
+      errorCodes: { 400: ['invalid_token', 'password_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
+    },
+    async (req, res) => {
+      const { email, token, newPassword } = req.input.body;
+      await service.resetPassword(email, token, newPassword);
+      res.status(204).end();
+    },
+  );
+
   return api;
 }

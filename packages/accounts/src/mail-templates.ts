@@ -1,0 +1,112 @@
+/** The mails of the spec's Events table. Links are built on PUBLIC_BASE_URL only, never on a request's Host. */
+
+export type MailKind = 'confirm_email' | 'account_exists' | 'change_email' | 'change_email_notice' | 'reset_password';
+
+export interface MailContent {
+  kind: MailKind;
+  to: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const enc = encodeURIComponent;
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function trimBase(base: string): string {
+  return base.replace(/\/+$/, '');
+}
+
+/** decisions.md §3 link shapes. */
+export const links = {
+  confirmEmail: (base: string, userId: string, token: string) => `${trimBase(base)}/confirm-email?userId=${enc(userId)}&token=${enc(token)}`,
+  confirmEmailChange: (base: string, userId: string, newEmail: string, token: string) =>
+    `${trimBase(base)}/confirm-email-change?userId=${enc(userId)}&newEmail=${enc(newEmail)}&token=${enc(token)}`,
+  resetPassword: (base: string, email: string, token: string) => `${trimBase(base)}/reset-password?email=${enc(email)}&token=${enc(token)}`,
+  login: (base: string) => `${trimBase(base)}/login`,
+};
+
+/** Text and HTML with the same paragraphs; the one link also stands alone on its line in the text. */
+function compose(kind: MailKind, to: string, subject: string, greeting: string, paragraphs: string[], link: { url: string; label: string } | undefined, after: string[] = []): MailContent {
+  const text = [greeting, '', ...paragraphs.flatMap((p) => [p, '']), ...(link ? [link.url, ''] : []), ...after.flatMap((p) => [p, '']), '— Meal Planner'].join('\n');
+  const p = (s: string) => `<p>${escapeHtml(s)}</p>`;
+  const html = [
+    '<!doctype html><html><body style="font-family:sans-serif">',
+    p(greeting),
+    ...paragraphs.map(p),
+    ...(link ? [`<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`, `<p style="font-size:small">${escapeHtml(link.url)}</p>`] : []),
+    ...after.map(p),
+    p('— Meal Planner'),
+    '</body></html>',
+  ].join('\n');
+  return { kind, to, subject, text, html };
+}
+
+function hello(displayName: string): string {
+  return `Hello ${displayName},`;
+}
+
+export function confirmEmailMail(base: string, m: { to: string; displayName: string; userId: string; token: string }): MailContent {
+  return compose(
+    'confirm_email',
+    m.to,
+    'Confirm your e-mail address',
+    hello(m.displayName),
+    ['Please confirm that this is your e-mail address by opening the link below. It works once, for 48 hours.'],
+    { url: links.confirmEmail(base, m.userId, m.token), label: 'Confirm my address' },
+    ['If you did not sign up, you can ignore this mail.'],
+  );
+}
+
+export function accountExistsMail(base: string, m: { to: string; displayName: string }): MailContent {
+  return compose(
+    'account_exists',
+    m.to,
+    'You already have an account',
+    hello(m.displayName),
+    ['Someone (perhaps you) tried to sign up with this address, but it already has an account. Sign in instead; if you forgot the password, choose "Forgot password" on the sign-in page.'],
+    { url: links.login(base), label: 'Sign in' },
+    ['If it was not you, nothing has changed and you can ignore this mail.'],
+  );
+}
+
+export function changeEmailMail(base: string, m: { to: string; displayName: string; userId: string; token: string }): MailContent {
+  return compose(
+    'change_email',
+    m.to,
+    'Confirm your new e-mail address',
+    hello(m.displayName),
+    ['You asked to sign in with this address from now on. Open the link below to confirm it; until then nothing changes. It works once, for 48 hours.'],
+    { url: links.confirmEmailChange(base, m.userId, m.to, m.token), label: 'Use this address' },
+    ['If you did not ask for this, ignore this mail.'],
+  );
+}
+
+export function changeEmailNoticeMail(base: string, m: { to: string; displayName: string; newEmail: string; token: string }): MailContent {
+  return compose(
+    'change_email_notice',
+    m.to,
+    'Your sign-in address is about to change',
+    hello(m.displayName),
+    [
+      `Someone signed in to your account asked to move its sign-in address to ${m.newEmail}. Nothing changes until that address confirms.`,
+      'If this was not you, reset your password now with the link below (it works once, for one hour); that also signs everyone else out.',
+    ],
+    { url: links.resetPassword(base, m.to, m.token), label: 'Reset my password' },
+  );
+}
+
+export function resetPasswordMail(base: string, m: { to: string; displayName: string; token: string }): MailContent {
+  return compose(
+    'reset_password',
+    m.to,
+    'Reset your password',
+    hello(m.displayName),
+    ['Open the link below to choose a new password. It works once, for one hour.'],
+    { url: links.resetPassword(base, m.to, m.token), label: 'Choose a new password' },
+    ['If you did not ask for this, ignore this mail; your password stays as it is.'],
+  );
+}

@@ -1,0 +1,110 @@
+import { type Clock, keepContext, type RandomBytes, SESSION_COOKIE } from '@svc/http-kit';
+import type { Request, RequestHandler, Response } from 'express';
+import session from 'express-session';
+import type { Knex } from 'knex';
+import { AccountSessionStore } from './AccountSessionStore.js';
+import type { AccountSummary } from './me.js';
+
+declare module 'express-session' {
+  interface SessionData {
+    /** The signed-in account. */
+    accountId: string;
+    /** The account's security stamp when this session signed in (or was re-issued). */
+    stamp: string;
+    /** Last time the session's expiry was pushed out (ISO, injected clock). */
+    renewedAt: string;
+  }
+}
+
+/** decisions.md §3: the cookie and the session live 30 days, renewed while used. */
+export const SESSION_TTL_MS = 30 * 24 * 3600_000;
+/** Renewal writes the session row and re-sends the cookie; at most once a day per session. */
+export const SESSION_RENEW_AFTER_MS = 24 * 3600_000;
+
+export interface SessionsOptions {
+  knex: Knex;
+  clock: Clock;
+  random: RandomBytes;
+  secret: string;
+  cookieSecure: boolean;
+}
+
+export interface Sessions {
+  /** express-session (context-preserving) then the principal: the host mounts these on /api. */
+  authenticate: RequestHandler[];
+  /** A new session id for `accountId`, recording `stamp`; sets the cookie on this answer. */
+  signIn(req: Request, accountId: string, stamp: string): Promise<void>;
+  /** Keeps this session (same id) but records the account's new stamp. */
+  restamp(req: Request, stamp: string): Promise<void>;
+  /** Deletes this session and clears the cookie. */
+  signOut(req: Request, res: Response): Promise<void>;
+  /** The account the session of this request belongs to (loaded with the session, no extra query). */
+  accountOf(req: Request): AccountSummary | undefined;
+  store: AccountSessionStore;
+}
+
+function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
+}
+
+export function createSessions(o: SessionsOptions): Sessions {
+  const loaded = new WeakMap<Request, AccountSummary>();
+  const store = new AccountSessionStore({ knex: o.knex, clock: o.clock, ttlMs: SESSION_TTL_MS, onLoaded: (req, account) => loaded.set(req, account) });
+  const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
+
+  const middleware = session({
+    name: SESSION_COOKIE,
+    secret: o.secret,
+    store,
+    resave: false,
+    saveUninitialized: false,
+    // Not rolling: the cookie is re-sent only when the session is saved, i.e. at sign-in and
+    // at the daily renewal below.
+    rolling: false,
+    genid: () => o.random(24).toString('base64url'),
+    cookie: { ...cookie, maxAge: SESSION_TTL_MS },
+  });
+
+  const principal: RequestHandler = (req, _res, next) => {
+    const account = loaded.get(req);
+    const s = req.session;
+    if (account && s && s.accountId === account.id) {
+      req.principal = { userId: account.id, sessionId: req.sessionID };
+      const now = o.clock.now();
+      const renewed = Date.parse(s.renewedAt ?? '');
+      // Changing the session makes express-session save it (new expiry) and re-send the cookie.
+      if (!(now.getTime() - renewed < SESSION_RENEW_AFTER_MS)) s.renewedAt = now.toISOString();
+    }
+    next();
+  };
+
+  return {
+    authenticate: [keepContext(middleware), principal],
+    store,
+    accountOf: (req) => loaded.get(req),
+
+    async signIn(req, accountId, stamp) {
+      // A fresh id at every sign-in: a session id planted before sign-in is worth nothing after it.
+      await call((cb) => req.session.regenerate(cb));
+      req.session.accountId = accountId;
+      req.session.stamp = stamp;
+      req.session.renewedAt = o.clock.now().toISOString();
+      await call((cb) => req.session.save(cb));
+      loaded.delete(req);
+      req.principal = { userId: accountId, sessionId: req.sessionID };
+    },
+
+    async restamp(req, stamp) {
+      if (!req.session?.accountId) return;
+      req.session.stamp = stamp;
+      await call((cb) => req.session.save(cb));
+    },
+
+    async signOut(req, res) {
+      if (req.session) await call((cb) => req.session.destroy(cb));
+      res.clearCookie(SESSION_COOKIE, cookie);
+      delete req.principal;
+      loaded.delete(req);
+    },
+  };
+}

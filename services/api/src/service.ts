@@ -1,7 +1,8 @@
+import { createHmac } from 'node:crypto';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
 import { Redis } from 'ioredis';
-import { type Clock, type Logger, runMigrations, systemClock } from '@svc/http-kit';
+import { type AccountDirectory, type Clock, type Logger, type RandomBytes, runMigrations, systemClock, systemRandom } from '@svc/http-kit';
 import * as accounts from '@svc/accounts';
 import * as households from '@svc/households';
 import * as mealRules from '@svc/meal-rules';
@@ -18,23 +19,70 @@ export interface ServiceDeps {
   knex: Knex;
   logger: Logger;
   clock?: Clock;
+  random?: RandomBytes;
+  /** Tests may hand the mail worker a transport of their own. */
+  mailTransport?: accounts.AccountsDeps['mailTransport'];
+  /** Start the outbox worker (default true); tests drive it by hand with `mailer.deliverDue()`. */
+  startMailer?: boolean;
 }
 
 export interface Service {
   app: Express;
+  accounts: accounts.Accounts;
+  households: households.Households;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
+}
+
+/** A key of its own for each purpose, derived from the session secret, so one secret is all ops keep. */
+function derivedKey(secret: string, purpose: string): string {
+  return createHmac('sha256', secret).update(purpose).digest('base64url');
 }
 
 /** Migrates the database and composes every package into one app. Used by main and by the end-to-end tests. */
 export async function buildService(deps: ServiceDeps): Promise<Service> {
   const { config, knex, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const random = deps.random ?? systemRandom;
   const applied = await runMigrations(knex, allMigrations);
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false }) : undefined;
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
   redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
-  void clock;
+
+  // accounts lists memberships (households) and households looks accounts up: the directory is
+  // handed over late so that neither package imports the other's internals.
+  let accountsApi: accounts.Accounts | undefined;
+  const directory: AccountDirectory = {
+    profiles: (ids) => accountsApi!.directory.profiles(ids),
+    addToWaitlist: (entry) => accountsApi!.directory.addToWaitlist(entry),
+  };
+  const householdsApi = households.createHouseholds({
+    knex, clock, random, logger,
+    config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, aiTurnsPerMonth: config.aiTurnsPerMonth, welcomeCredits: config.welcomeCredits },
+    accounts: directory,
+  });
+  accountsApi = accounts.createAccounts({
+    knex, clock, random, logger, redis,
+    memberships: householdsApi.memberships,
+    mailTransport: deps.mailTransport,
+    config: {
+      publicBaseUrl: config.publicBaseUrl,
+      sessionSecret: config.sessionSecret,
+      cookieSecure: config.cookieSecure,
+      mailFrom: config.mailFrom,
+      smtpUrl: config.smtpUrl,
+      dataDir: config.dataDir,
+      authRateLimit: config.authRateLimit,
+      authRateWindowSeconds: config.authRateWindowSeconds,
+      lockoutMaxFailures: config.lockoutMaxFailures,
+      lockoutSeconds: config.lockoutSeconds,
+      passwordBreachApi: config.passwordBreachApi,
+      platformAdminEmails: config.platformAdminEmails,
+    },
+  });
+  const rulesApi = mealRules.createMealRules({ knex, clock, access: householdsApi.access, profiles: householdsApi.profiles, spendTurn: householdsApi.spendTurn });
+  const eventsApi = mealEvents.createMealEvents({ knex, clock, access: householdsApi.access, cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor') });
+  const pushApi = push.createPush({ knex, clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   const app = createApp({
     knex,
@@ -42,17 +90,17 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     appVersionFloors: config.appVersionFloors,
     trustProxy: config.trustProxy,
-    routers: [
-      accounts.createAccountsRouter({ knex }),
-      households.createHouseholdsRouter({ knex }),
-      mealRules.createMealRulesRouter({ knex }),
-      mealEvents.createMealEventsRouter({ knex }),
-      push.createPushRouter({ knex }),
-    ],
+    authenticate: accountsApi.authenticate,
+    authLimiter: accountsApi.authLimiter,
+    routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, pushApi.router],
   });
+  if (deps.startMailer !== false) accountsApi.mailer.start();
   return {
     app,
+    accounts: accountsApi,
+    households: householdsApi,
     async close() {
+      await accountsApi?.mailer.stop();
       redis?.disconnect();
     },
   };

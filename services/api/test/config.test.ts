@@ -1,0 +1,86 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+describe('configuration', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const base = { DATA_DIR: dataDir };
+
+  it('has the decided defaults', () => {
+    const c = loadConfig(base);
+    expect(c).to.include({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'http://localhost:8080', cookieSecure: false, mailFrom: 'Meal Planner <no-reply@localhost>', authRateLimit: 100, authRateWindowSeconds: 60, lockoutMaxFailures: 5, lockoutSeconds: 300, passwordBreachApi: 'https://api.pwnedpasswords.com', intakeMode: 'open', aiTurnsPerMonth: 30, welcomeCredits: 20, pushDefaultProvider: 'fcm' });
+    expect(c.databaseUrl).to.equal(undefined);
+    expect(c.redisUrl).to.equal(undefined);
+    expect(c.smtpUrl).to.equal(undefined);
+    expect(c.trustProxy).to.equal(undefined);
+    expect(c.google).to.equal(undefined);
+    expect(c.apple.web).to.equal(undefined);
+    expect(c.apple.nativeAudiences).to.deep.equal([]);
+    expect(c.appVersionFloors).to.deep.equal({});
+    expect(c.inviteCodes).to.deep.equal([]);
+  });
+
+  it('follows PORT into PUBLIC_BASE_URL and https into COOKIE_SECURE', () => {
+    expect(loadConfig({ ...base, PORT: '9000' }).publicBaseUrl).to.equal('http://localhost:9000');
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example/' })).to.include({ publicBaseUrl: 'https://meals.example', cookieSecure: true });
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example', COOKIE_SECURE: 'false' }).cookieSecure).to.equal(false);
+  });
+
+  it('makes a development session secret once and keeps it in DATA_DIR', () => {
+    const a = loadConfig(base).sessionSecret;
+    expect(a.length).to.be.greaterThan(32);
+    expect(loadConfig(base).sessionSecret).to.equal(a);
+    expect(fs.readFileSync(path.join(dataDir, 'session-secret'), 'utf8')).to.equal(a);
+  });
+
+  it('parses lists, floors, trust proxy and the breach switch', () => {
+    const c = loadConfig({ ...base, INVITE_CODES: 'a, b,,c', PLATFORM_ADMIN_EMAILS: 'Ops@Example.com', APP_VERSION_FLOORS: 'ios=2.4.0,android=2.3.1', TRUST_PROXY: '1', PASSWORD_BREACH_API: 'off', APPLE_NATIVE_AUDIENCES: 'com.example.app' });
+    expect(c.inviteCodes).to.deep.equal(['a', 'b', 'c']);
+    expect(c.platformAdminEmails).to.deep.equal(['ops@example.com']);
+    expect(c.appVersionFloors).to.deep.equal({ ios: '2.4.0', android: '2.3.1' });
+    expect(c.trustProxy).to.equal(1);
+    expect(c.passwordBreachApi).to.equal(undefined);
+    expect(c.apple.nativeAudiences).to.deep.equal(['com.example.app']);
+  });
+
+  const bad: [Record<string, string>, string][] = [
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ PUBLIC_BASE_URL: 'not a url' }, 'PUBLIC_BASE_URL'],
+    [{ COOKIE_SECURE: 'maybe' }, 'COOKIE_SECURE'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL'],
+    [{ SMTP_URL: 'mail.example' }, 'SMTP_URL'],
+    [{ AUTH_RATE_LIMIT: '0' }, 'AUTH_RATE_LIMIT'],
+    [{ AUTH_RATE_WINDOW_SECONDS: '-1' }, 'AUTH_RATE_WINDOW_SECONDS'],
+    [{ LOCKOUT_MAX_FAILURES: 'x' }, 'LOCKOUT_MAX_FAILURES'],
+    [{ LOCKOUT_SECONDS: '1.5' }, 'LOCKOUT_SECONDS'],
+    [{ PASSWORD_BREACH_API: 'ftp://x' }, 'PASSWORD_BREACH_API'],
+    [{ INTAKE_MODE: 'closed' }, 'INTAKE_MODE'],
+    [{ APP_VERSION_FLOORS: 'ios>2' }, 'APP_VERSION_FLOORS'],
+    [{ AI_TURNS_PER_MONTH: 'lots' }, 'AI_TURNS_PER_MONTH'],
+    [{ WELCOME_CREDITS: '-5' }, 'WELCOME_CREDITS'],
+    [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
+    [{ APPLE_CLIENT_ID: 'id' }, 'APPLE_TEAM_ID'],
+    [{ APP_REDIRECT_URIS: 'not a uri' }, 'APP_REDIRECT_URIS'],
+    [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
+    [{ NODE_ENV: 'production' }, 'SESSION_SECRET'],
+  ];
+  for (const [env, variable] of bad) {
+    it(`refuses ${JSON.stringify(env)}, naming ${variable}`, () => {
+      let err: unknown;
+      try {
+        loadConfig({ ...base, ...env });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).to.be.instanceOf(ConfigError);
+      expect((err as ConfigError).variable).to.equal(variable);
+      expect((err as Error).message.startsWith(`${variable}:`)).to.equal(true);
+      expect((err as Error).message).to.not.contain('\n');
+    });
+  }
+});

@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { createLogger, ManualClock } from '@svc/http-kit';
+import { createTestDatabase, linksIn, SmtpReceiver, type TestDatabase } from '@svc/test-support';
+import { loadConfig } from '../src/config.js';
+import { buildService, type Service } from '../src/service.js';
+
+export interface Harness {
+  db: TestDatabase;
+  smtp: SmtpReceiver;
+  clock: ManualClock;
+  service: Service;
+  app: Service['app'];
+  dataDir: string;
+  /** Delivers what the outbox holds now, then returns the mails that arrived for `to`. */
+  mailsTo(to: string): Promise<{ subject: string; text: string; html: string }[]>;
+  close(): Promise<void>;
+}
+
+/** The composed service on a database of its own, mailing to a real SMTP receiver, on a manual clock. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const db = await createTestDatabase();
+  const smtp = new SmtpReceiver();
+  await smtp.start();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
+  const config = loadConfig({ DATA_DIR: dataDir, SMTP_URL: smtp.url, PASSWORD_BREACH_API: 'off', PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const service = await buildService({ config, knex: db.knex, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), clock, startMailer: false });
+  return {
+    db, smtp, clock, service, app: service.app, dataDir,
+    async mailsTo(to) {
+      await service.accounts.mailer.deliverDue();
+      return smtp.mails.filter((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase()));
+    },
+    async close() {
+      await service.close();
+      await smtp.stop();
+      await db.destroy();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The link in a mail that goes to `pathname` on the public base URL. */
+export function linkTo(mail: { text: string }, pathname: string): URL {
+  const link = linksIn(mail.text).find((u) => u.pathname === pathname);
+  expect(link, `a ${pathname} link in: ${mail.text}`).to.not.equal(undefined);
+  return link!;
+}
+
+/** Signs a new account up and returns a cookie-carrying agent. */
+export async function signUp(app: Service['app'], email: string, displayName = 'Test Person', password = 'correct horse battery'): Promise<request.Agent> {
+  const agent = request.agent(app);
+  const res = await agent.post('/api/v1/auth/register').send({ email, password, displayName });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return agent;
+}

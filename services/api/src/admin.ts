@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createKnex, createLogger } from '@svc/http-kit';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { buildService } from './service.js';
 
@@ -34,7 +34,7 @@ async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { count: { type: 'string' }, until: { type: 'string' }, hours: { type: 'string' } } });
   const [area, action, target] = positionals;
   if (!area || !action) fail(USAGE);
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {

@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
 import { createKnex, createLogger } from '@svc/http-kit';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { buildService } from './service.js';
 
 const logger = createLogger({ name: 'api' });
 
 async function main(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {

@@ -156,15 +156,46 @@ export class AccountService {
    * For social sign-in: an account without a password. Confirmed when the identity provider
    * vouched for the address. Answers undefined when the address already has an account (the
    * caller decides whether to link it). Waitlist entries for the address become this account's.
+   * `link` runs in the same transaction once the account exists (social sign-in links the
+   * identity there, so a failed link leaves no account behind).
    */
-  async createPasswordlessAccount(input: { email: string | null; emailVerified: boolean; displayName: string }): Promise<Account | undefined> {
+  async createPasswordlessAccount(
+    input: { email: string | null; emailVerified: boolean; displayName: string },
+    link?: (trx: Knex.Transaction, account: Account) => Promise<void>,
+  ): Promise<Account | undefined> {
     const email = input.email && looksLikeAddress(input.email) ? tidyEmail(input.email) : null;
     const emailNormalized = email ? normalizeEmail(email) : null;
     const displayName = [...(input.displayName.trim() || email?.split('@')[0] || 'Member')].slice(0, 80).join('');
     return this.o.store.transaction(async (trx) => {
       const created = await this.o.store.insertIfNew(trx, { email, emailNormalized, displayName, passwordHash: null, emailConfirmed: email !== null && input.emailVerified, securityStamp: newStamp(this.o.random) }, this.now());
       if (created && emailNormalized) await this.o.store.linkWaitlist(trx, created.id, emailNormalized);
+      if (created && link) await link(trx, created);
       return created;
+    });
+  }
+
+  /**
+   * For social sign-in that found this account by an address the identity provider vouches for:
+   * runs `link` (in one transaction, the account row locked) and answers the account. When nobody
+   * had confirmed the address here, the provider's word now proves it: the address becomes
+   * confirmed, a password set by whoever registered it without proving it is dropped, and the
+   * stamp rotates so their sessions end, and every mailed link still open is spent (account
+   * pre-hijacking). Undefined when the account is gone.
+   */
+  async adoptByVerifiedAddress(accountId: string, link: (trx: Knex.Transaction, account: Account) => Promise<void>): Promise<Account | undefined> {
+    return this.o.store.transaction(async (trx) => {
+      const account = await this.o.store.lockById(trx, accountId);
+      if (!account) return undefined;
+      let adopted: Account | undefined = account;
+      if (!account.emailConfirmed) {
+        const now = this.now();
+        adopted = await this.o.store.update(accountId, { emailConfirmed: true, passwordHash: null, securityStamp: newStamp(this.o.random) }, now, trx);
+        // Links the squatter asked for (a change of address to one of theirs) must not outlive them.
+        for (const purpose of ['confirm_email', 'change_email', 'reset_password'] as const) await this.o.store.spendAllTokens(trx, accountId, purpose, now);
+      }
+      if (!adopted) return undefined;
+      await link(trx, adopted);
+      return adopted;
     });
   }
 

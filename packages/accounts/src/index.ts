@@ -1,6 +1,7 @@
 /**
- * @svc/accounts: accounts, sign-up and sign-in with e-mail and password, cookie sessions checked
- * against a security stamp, the mail outbox, login lockout, the waitlist.
+ * @svc/accounts: accounts, sign-up and sign-in with e-mail and password, social sign-in (Google
+ * and Apple, browser and app flows, native Apple sign-in), cookie sessions checked against a
+ * security stamp, the mail outbox, login lockout, the waitlist.
  *
  * The host calls `createAccounts(deps)` once and wires what it answers: `router` with the other
  * routers, `authenticate` as the session middleware, `authLimiter` before /api/v1/auth/*,
@@ -23,6 +24,10 @@ import { PasswordHasher } from './PasswordHasher.js';
 import { BreachChecker } from './passwords.js';
 import { createAccountsRouter } from './router.js';
 import { createSessions } from './sessions.js';
+import type { AppleConfig, GoogleConfig } from './social/config.js';
+import { KnexIdentityStore } from './social/KnexIdentityStore.js';
+import { addSocialRoutes } from './social/router.js';
+import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
 export { migrations, migrate } from './migrations.js';
 export type { Account } from './AccountStore.js';
@@ -32,6 +37,9 @@ export { normalizeEmail } from './email.js';
 export { prehash } from './PasswordHasher.js';
 export { SESSION_TTL_MS, SESSION_RENEW_AFTER_MS } from './sessions.js';
 export { MAIL_RETRY } from './Mailer.js';
+export type { AppleConfig, GoogleConfig } from './social/config.js';
+export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, s256 } from './social/SocialSignIn.js';
+export { AuthProviderResponseSchema } from './schemas.js';
 
 /** ioredis, as http-kit's RateLimit takes it (no direct dependency on ioredis here). */
 export type Redis = NonNullable<RateLimitOptions['redis']>;
@@ -59,6 +67,12 @@ export interface AccountsConfig {
   passwordBreachApi?: string;
   /** Lower-cased addresses whose (confirmed) accounts are platform admins. */
   platformAdminEmails: string[];
+  /** Google sign-in (GOOGLE_*); undefined: Google is not offered. */
+  google?: GoogleConfig;
+  /** Sign in with Apple (APPLE_*): `web` for the browser, `nativeAudiences` for the app; undefined: neither. */
+  apple?: AppleConfig;
+  /** APP_REDIRECT_URIS: the exact `redirectUri` values the app flow may end on (none: no app flow). */
+  appRedirectUris?: string[];
 }
 
 export interface AccountsDeps {
@@ -73,6 +87,8 @@ export interface AccountsDeps {
   memberships: MembershipsProvider;
   /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
   mailTransport?: Transporter;
+  /** HTTP for Apple's token endpoint and key set (default: the global fetch). Google goes through passport's own client. */
+  fetch?: typeof fetch;
   /** Tuning for tests and measurements; the service leaves these out. */
   tuning?: {
     /** bcrypt cost (default 12). Tests lower it for speed where the cost is not the subject. */
@@ -81,12 +97,13 @@ export interface AccountsDeps {
     hashWorkers?: number;
     /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
     breachTimeoutMs?: number;
-  };
+  } & SocialTuning;
 }
 
 /**
- * What social sign-in (a later part of this package) builds on: find or create the account behind
- * an identity, then `sessions.signIn(req, account.id)` and answer `meResponse(account)`.
+ * Accounts as other code in the host may need them (social sign-in inside this package uses the
+ * same operations): find or create an account, then `sessions.signIn(req, account.id)` and answer
+ * `meResponse(account)`.
  */
 export interface AccountsService {
   findById(id: string): Promise<Account | undefined>;
@@ -107,7 +124,7 @@ export interface AccountDirectoryWithWaitlist extends AccountDirectory {
 }
 
 export interface Accounts {
-  /** Every account operation of the spec except social sign-in. */
+  /** Every account operation of the spec, social sign-in included. */
   router: ApiRouter;
   /** Session middleware for /api: loads the session with its account and stamp (one query) and sets `req.principal`. */
   authenticate: RequestHandler[];
@@ -166,6 +183,23 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   );
 
   const router = createAccountsRouter({ service, store, sessions, passport, memberships: deps.memberships, clock, platformAdminEmails: admins });
+  const identities = new KnexIdentityStore(knex);
+  const social = new SocialSignIn({
+    config: { google: config.google, apple: config.apple, appRedirectUris: config.appRedirectUris ?? [] },
+    publicBaseUrl: config.publicBaseUrl,
+    sessionSecret: config.sessionSecret,
+    cookieSecure: config.cookieSecure,
+    passport,
+    service,
+    store,
+    identities,
+    sessions,
+    clock,
+    random,
+    logger,
+    fetch: deps.fetch ?? globalThis.fetch,
+    tuning: deps.tuning,
+  });
   const authLimiter = new RateLimit({ keyPrefix: 'auth', points: config.authRateLimit, durationSeconds: config.authRateWindowSeconds, redis: deps.redis, code: 'rate_limited' }).middleware(
     (req) => req.ip ?? 'unknown',
   );
@@ -174,11 +208,12 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     const summary = 'passwordHash' in account ? summarize(account) : account;
     return toMeResponse(summary, await deps.memberships(summary.id), admins, clock.now());
   };
+  addSocialRoutes(router, { social, meResponse });
 
   let housekeeping: NodeJS.Timeout | undefined;
   const tidy = async () => {
     try {
-      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())) };
+      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())), appSigninCodes: await identities.prune(clock.now()) };
       logger.debug({ deleted }, 'accounts housekeeping');
     } catch (err) {
       logger.warn({ err: { message: (err as Error).message } }, 'accounts housekeeping failed');

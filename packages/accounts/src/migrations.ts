@@ -1,11 +1,15 @@
 import { type MigrationSet, runMigrations } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import * as createAccounts from '../migrations/20261122090000_create_accounts.js';
+import * as createSocialSignIn from '../migrations/20261123090000_create_social_sign_in.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_accounts`. */
 export const migrations: MigrationSet = {
   name: 'accounts',
-  migrations: [{ name: '20261122090000_create_accounts', up: createAccounts.up, down: createAccounts.down }],
+  migrations: [
+    { name: '20261122090000_create_accounts', up: createAccounts.up, down: createAccounts.down },
+    { name: '20261123090000_create_social_sign_in', up: createSocialSignIn.up, down: createSocialSignIn.down },
+  ],
 };
 
 /** Brings this package's tables up to date (dependencies' tables must already be there). */

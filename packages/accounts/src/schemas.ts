@@ -116,3 +116,93 @@ export const ResetPasswordRequest: JsonSchema = {
   required: ['email', 'token', 'newPassword'],
   properties: { email, token, newPassword: { ...password, description: '8 to 256 characters, not seen in a breach' } },
 };
+
+// ---- Social sign-in (service-spec Account rules 11–14, decisions.md §4) ----
+
+export const AuthProviderResponseSchema: JsonSchema = {
+  type: 'object',
+  required: ['scheme', 'displayName'],
+  properties: {
+    scheme: { type: 'string', enum: ['Google', 'Apple'], description: 'the value for GET /api/v1/auth/challenge/{provider} (matched case-insensitively)' },
+    displayName: { type: 'string' },
+  },
+};
+
+/** Longest returnUrl / redirectUri (decisions.md §2 lets the project document its own limits). */
+const url = { type: 'string', maxLength: 2048 };
+
+export const ChallengeParams: JsonSchema = { type: 'object', required: ['provider'], properties: { provider: { type: 'string', maxLength: 40, description: 'Google or Apple, any case' } } };
+
+export interface ChallengeQueryInput {
+  returnUrl?: string;
+  redirectUri?: string;
+  codeChallenge?: string;
+}
+export const ChallengeQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    returnUrl: { ...url, description: 'browser flow: a path on this site (/…; not //…, no scheme, no backslash, also once decoded) where the sign-in lands; else 400 validation_failed' },
+    redirectUri: { ...url, description: 'app flow: exactly one of APP_REDIRECT_URIS (else 400 validation_failed); needs codeChallenge (else 400 app_signin_incomplete)' },
+    codeChallenge: { type: 'string', maxLength: 200, description: 'app flow: PKCE S256 challenge, 43 base64url characters (else 400 validation_failed); needs redirectUri (else 400 app_signin_incomplete)' },
+  },
+};
+
+export interface ExternalCallbackQueryInput {
+  returnUrl?: string;
+}
+export const ExternalCallbackQuery: JsonSchema = {
+  type: 'object',
+  properties: { returnUrl: { ...url, description: 'used only when the challenge named none; must be site-relative, else the sign-in lands on /login' } },
+};
+
+export const GoogleCallbackQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', maxLength: 2048 },
+    state: { type: 'string', maxLength: 200 },
+    error: { type: 'string', maxLength: 200 },
+  },
+};
+
+export const AppleCallbackForm: JsonSchema = {
+  type: 'object',
+  properties: {
+    code: { type: 'string', maxLength: 2048 },
+    state: { type: 'string', maxLength: 200 },
+    error: { type: 'string', maxLength: 200 },
+    id_token: { type: 'string', maxLength: 8192, description: 'ignored: the id_token is taken from the token endpoint' },
+    user: { type: 'string', maxLength: 4096, description: 'first sign-in only: the name the person gave Apple (JSON)' },
+  },
+};
+
+export interface ExchangeBody {
+  code: string;
+  codeVerifier: string;
+}
+export const ExchangeAuthCodeRequest: JsonSchema = {
+  type: 'object',
+  required: ['code', 'codeVerifier'],
+  properties: {
+    code: { type: 'string', maxLength: 200, description: 'the code the app flow delivered to the app (?code=)' },
+    codeVerifier: { type: 'string', maxLength: 200, description: 'the PKCE verifier whose S256 challenge went to the challenge operation' },
+  },
+};
+
+export interface IdpNativeBody {
+  identityToken: string;
+  rawNonce?: string | null;
+  givenName?: string | null;
+  familyName?: string | null;
+  email?: string | null;
+}
+export const IdpNativeSignInRequest: JsonSchema = {
+  type: 'object',
+  required: ['identityToken'],
+  properties: {
+    identityToken: { type: 'string', maxLength: 8192, description: 'the identity token (JWT) Sign in with Apple gave the app' },
+    rawNonce: { type: ['string', 'null'], maxLength: 512, description: 'required when the token carries a nonce: the value whose SHA-256 hex is that nonce' },
+    givenName: { type: ['string', 'null'], maxLength: 200, description: "for a new account's display name (Apple gives names only at the first sign-in)" },
+    familyName: { type: ['string', 'null'], maxLength: 200 },
+    email: { type: ['string', 'null'], maxLength: MAX.email, description: "never used to find or link an account (only the token's address counts); a display-name fallback only" },
+  },
+};

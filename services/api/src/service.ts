@@ -78,6 +78,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       lockoutSeconds: config.lockoutSeconds,
       passwordBreachApi: config.passwordBreachApi,
       platformAdminEmails: config.platformAdminEmails,
+      google: config.google,
+      apple: config.apple,
+      appRedirectUris: config.appRedirectUris,
     },
   });
   const rulesApi = mealRules.createMealRules({ knex, clock, access: householdsApi.access, profiles: householdsApi.profiles, spendTurn: householdsApi.spendTurn });

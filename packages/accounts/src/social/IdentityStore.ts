@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import type { Account, Db } from '../AccountStore.js';
+import type { ProviderName } from './config.js';
+
+export interface NewIdentityLink {
+  accountId: string;
+  provider: ProviderName;
+  subject: string;
+  email: string | null;
+  emailVerified: boolean;
+  createdAt: Date;
+}
+
+export interface NewAppCode {
+  codeHash: Buffer;
+  accountId: string;
+  codeChallenge: string;
+  redirectUri: string;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface SpentAppCode {
+  accountId: string;
+  codeChallenge: string;
+  expiresAt: Date;
+}
+
+/** What social sign-in needs from storage besides the accounts themselves. */
+export interface IdentityStore {
+  /** The account linked to this identity, in one query. */
+  findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined>;
+  /** Links the identity; a concurrent link of the same identity fails with a unique violation. */
+  insertLink(trx: Db, link: NewIdentityLink): Promise<void>;
+  insertAppCode(code: NewAppCode): Promise<void>;
+  /**
+   * Marks the code used and answers what it was bound to, or undefined when it is unknown or was
+   * already used. One UPDATE … WHERE used_at IS NULL: of any number of concurrent callers exactly
+   * one gets the row, whether or not its verifier then matches.
+   */
+  spendAppCode(codeHash: Buffer, now: Date): Promise<SpentAppCode | undefined>;
+  /** Deletes codes expired over a day ago; answers how many. */
+  prune(now: Date): Promise<number>;
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+}

@@ -1,0 +1,36 @@
+import type { Knex } from 'knex';
+import type { Account, Db } from '../AccountStore.js';
+import type { ProviderName } from './config.js';
+import type { IdentityStore, NewAppCode, NewIdentityLink, SpentAppCode } from './IdentityStore.js';
+
+const ACCOUNT_COLUMNS = ['a.id', 'a.email', 'a.emailNormalized', 'a.displayName', 'a.passwordHash', 'a.emailConfirmed', 'a.securityStamp', 'a.createdAt', 'a.updatedAt'];
+
+/** IdentityStore on knex (snake_case columns through the mappers). */
+export class KnexIdentityStore implements IdentityStore {
+  constructor(private readonly knex: Knex) {}
+
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.knex.transaction(fn);
+  }
+
+  async findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined> {
+    return this.knex('account_identities as i').join('accounts as a', 'a.id', 'i.accountId').select(ACCOUNT_COLUMNS).where({ 'i.provider': provider, 'i.subject': subject }).first();
+  }
+
+  async insertLink(trx: Db, link: NewIdentityLink): Promise<void> {
+    await trx('account_identities').insert(link);
+  }
+
+  async insertAppCode(code: NewAppCode): Promise<void> {
+    await this.knex('app_signin_codes').insert(code);
+  }
+
+  async spendAppCode(codeHash: Buffer, now: Date): Promise<SpentAppCode | undefined> {
+    const rows: SpentAppCode[] = await this.knex('app_signin_codes').where({ codeHash }).whereNull('usedAt').update({ usedAt: now }).returning(['accountId', 'codeChallenge', 'expiresAt']);
+    return rows[0];
+  }
+
+  async prune(now: Date): Promise<number> {
+    return this.knex('app_signin_codes').where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000)).delete();
+  }
+}

@@ -1,0 +1,78 @@
+import { hkdfSync } from 'node:crypto';
+import type { Clock } from '@svc/http-kit';
+import type { CookieOptions, Request, Response } from 'express';
+import { jwtVerify, SignJWT } from 'jose';
+
+/** The value of cookie `name` in the request's Cookie header (percent-decoded), if any. */
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+export interface SignedCookieOptions {
+  name: string;
+  /** Sent back only to this path (the one route that reads it). */
+  path: string;
+  maxAgeSeconds: number;
+  /** The service's session secret; each cookie signs with its own key derived from it. */
+  secret: string;
+  secure: boolean;
+  sameSite: 'lax' | 'none';
+  clock: Clock;
+}
+
+/**
+ * A short-lived HttpOnly cookie holding a value the browser carries but cannot forge: a compact
+ * JWT (HS256) whose key is derived from the session secret for this cookie alone (HKDF, so a
+ * state cookie never passes as an external cookie) and whose `exp` is checked on the injected
+ * clock. Not encrypted: it only ever holds what the browser's own user may see.
+ */
+export class SignedCookie<T extends object> {
+  private readonly key: Uint8Array;
+
+  constructor(private readonly o: SignedCookieOptions) {
+    this.key = new Uint8Array(hkdfSync('sha256', o.secret, 'svc-accounts', `cookie:${o.name}`, 32));
+  }
+
+  private attributes(): CookieOptions {
+    return { httpOnly: true, secure: this.o.secure, sameSite: this.o.sameSite, path: this.o.path };
+  }
+
+  async set(res: Response, value: T): Promise<void> {
+    const now = Math.floor(this.o.clock.now().getTime() / 1000);
+    const jwt = await new SignJWT({ v: value })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience(this.o.name)
+      .setIssuedAt(now)
+      .setExpirationTime(now + this.o.maxAgeSeconds)
+      .sign(this.key);
+    res.cookie(this.o.name, jwt, { ...this.attributes(), maxAge: this.o.maxAgeSeconds * 1000 });
+  }
+
+  /** The value, or undefined when the cookie is missing, forged, expired or another cookie's. */
+  async read(req: Request): Promise<T | undefined> {
+    const raw = readCookie(req, this.o.name);
+    if (!raw) return undefined;
+    try {
+      const { payload } = await jwtVerify(raw, this.key, { algorithms: ['HS256'], audience: this.o.name, currentDate: this.o.clock.now() });
+      return payload.v && typeof payload.v === 'object' ? (payload.v as T) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  clear(res: Response): void {
+    res.clearCookie(this.o.name, this.attributes());
+  }
+}

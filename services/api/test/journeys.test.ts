@@ -145,6 +145,7 @@ describe('user journeys through the composed service', () => {
       'POST /api/v1/households/{householdId}/onboarding/complete', 'GET /api/v1/households/{householdId}/events',
       'GET /api/v1/households/{householdId}/rules', 'POST /api/v1/households/{householdId}/rules', 'GET /api/v1/households/{householdId}/rules/defaults',
       'POST /api/v1/households/{householdId}/rules/parse', 'PATCH /api/v1/households/{householdId}/rules/{ruleId}', 'DELETE /api/v1/households/{householdId}/rules/{ruleId}',
+      'GET /api/v1/auth/providers', 'GET /api/v1/auth/challenge/{provider}', 'GET /api/v1/auth/external-callback', 'POST /api/v1/auth/exchange', 'POST /api/v1/auth/idp/native',
     ]) expect(ops, op).to.include(op);
   });
 });

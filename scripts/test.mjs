@@ -25,18 +25,46 @@ if (!process.env.TEST_DATABASE_URL) {
   console.log('test database: TEST_DATABASE_URL');
 }
 
-function run(cmd, argv) {
+const totals = { passed: 0, failed: 0, skipped: 0 };
+let pending = '';
+
+/** Counts mocha's closing lines ("N passing", "N failing", "N pending") as they stream by. */
+function count(text) {
+  pending += text;
+  const lines = pending.split('\n');
+  pending = lines.pop() ?? '';
+  for (const raw of lines) {
+    const line = raw.replace(/\u001b\[[0-9;]*m/g, '');
+    const m = /^(?:\S+:\s+)?\s*(\d+) (passing|failing|pending)\b/.exec(line);
+    if (m) totals[{ passing: 'passed', failing: 'failed', pending: 'skipped' }[m[2]]] += Number(m[1]);
+  }
+}
+
+function run(cmd, argv, { tally = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(cmd, argv, { stdio: 'inherit', env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+    const child = spawn(cmd, argv, { stdio: ['inherit', tally ? 'pipe' : 'inherit', 'inherit'], env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' } });
+    if (tally) {
+      child.stdout.on('data', (chunk) => {
+        process.stdout.write(chunk);
+        count(chunk.toString());
+      });
+    }
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
 }
 
 let code = 1;
 try {
-  code = await run('npx', ['turbo', 'run', 'test', '--concurrency=2', '--output-logs=full', '--log-order=grouped', ...args]);
+  code = await run('npx', ['turbo', 'run', 'test', '--concurrency=2', '--output-logs=full', '--log-order=grouped', ...args], { tally: true });
 } finally {
   if (embedded) await embedded.stop().catch(() => {});
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 }
+count('\n');
+if (code === 0 && totals.passed === 0) {
+  console.error('no test ran');
+  code = 1;
+}
+// One closing line for every package's suites together.
+console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
 process.exit(code);

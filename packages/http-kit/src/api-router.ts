@@ -1,5 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import { requireAuth } from './middleware.js';
+import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, PartValidator, withStringLimits } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -85,6 +85,7 @@ export class ApiRouter {
       next();
     };
     const validate: RequestHandler = (req, _res, next) => {
+      throwDeferredInputError(req);
       req.input = {
         params: validators.params ? validators.params.check(req.params) : req.params,
         query: validators.query ? validators.query.check(req.query) : req.query,

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { match } from 'path-to-regexp';
 import type { OperationSpec } from './api-router.js';
 import { MethodNotAllowedError, NotFoundError } from './errors.js';
+import { throwDeferredInputError } from './middleware.js';
 
 /**
  * Last in the chain: 405 with `Allow` when the path exists under another method, else 404
@@ -16,6 +17,7 @@ export function notFound(operations: () => OperationSpec[], extraPaths: { method
     });
     const allowed = [...new Set(matchers.filter((m) => m.test(req.path)).map((m) => m.method))];
     res.locals.route ??= null;
+    throwDeferredInputError(req);
     if (allowed.length > 0) {
       if (allowed.includes('GET')) allowed.push('HEAD');
       throw new MethodNotAllowedError(allowed);

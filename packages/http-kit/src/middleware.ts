@@ -1,4 +1,5 @@
 import { AsyncResource } from 'node:async_hooks';
+import { performance } from 'node:perf_hooks';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
@@ -28,8 +29,9 @@ export function requestContext(options: { random?: (size: number) => Buffer } = 
     res.setHeader('X-Trace-Id', traceId);
     const wantsDiagnostics = req.get('x-diagnostics') === '1' || /[?&]diagnostics=1(&|$)/.test(req.url);
     onHeaders(res, () => {
-      res.setHeader('Server-Timing', serverTimingHeader(ctx));
-      if (wantsDiagnostics) res.setHeader('X-Diagnostics', diagnosticsHeader(ctx));
+      const now = performance.now(); // one reading, so both headers tell the same breakdown
+      res.setHeader('Server-Timing', serverTimingHeader(ctx, now));
+      if (wantsDiagnostics) res.setHeader('X-Diagnostics', diagnosticsHeader(ctx, now));
     });
     runWithContext(ctx, () => next());
   };
@@ -42,14 +44,33 @@ function hasBody(req: Request): boolean {
   return req.get('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
 }
 
-/** Any NUL character in the path or query (raw or percent-encoded) is refused. */
+/**
+ * Any NUL character in the path or query (raw or percent-encoded) is refused (400), once the route
+ * has checked the session: see `deferInputError`.
+ */
 export function rejectNulInUrl(): RequestHandler {
   return (req, _res, next) => {
     if (req.originalUrl.includes('\0') || /%00/i.test(req.originalUrl)) {
-      throw new InputError('validation_failed', 'The request contains a NUL character', [{ field: 'url', message: 'contains a NUL character' }]);
+      deferInputError(req, new InputError('validation_failed', 'The request contains a NUL character', [{ field: 'url', message: 'contains a NUL character' }]));
     }
     next();
   };
+}
+
+/**
+ * Input the pipeline could not accept (a body that is not JSON or does not parse, is too large, or
+ * holds a NUL; a NUL in the URL) is not answered at once: the route first checks the session, so a
+ * session-required operation answers 401 to a caller without one whatever it sent
+ * (service-spec.md, Authentication 5), and only then the 400/413. A request that matches no route
+ * gets the input error instead of 404. The first error found wins.
+ */
+export function deferInputError(req: Request, err: unknown): void {
+  req.inputError ??= err;
+}
+
+/** Throws the input error the pipeline set aside, if any. */
+export function throwDeferredInputError(req: Request): void {
+  if (req.inputError !== undefined) throw req.inputError;
 }
 
 function findNul(value: unknown, path: string, depth = 0): string | undefined {
@@ -120,12 +141,28 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
     }
     next();
   };
-  return [requireJson, parser, form, nul];
+  // Each step's failure is set aside (deferInputError) and the remaining steps are skipped.
+  const deferred = (step: RequestHandler): RequestHandler => (req, res, next) => {
+    if (req.inputError !== undefined) {
+      next();
+      return;
+    }
+    const done = (err?: unknown) => {
+      if (err !== undefined && err !== null) deferInputError(req, err);
+      next();
+    };
+    try {
+      step(req, res, done);
+    } catch (err) {
+      done(err);
+    }
+  };
+  return [requireJson, parser, form, nul].map(deferred);
 }
 
 export type AppVersionFloors = Partial<Record<'ios' | 'android', string>>;
 
-const APP_VERSION = /^(ios|android)\/(\d{1,9}(?:\.\d{1,9}){0,3})$/i;
+const APP_VERSION = /^(ios|android)\/(\d{1,9}(?:\.\d{1,9}){0,3})$/;
 
 function compareVersions(a: string, b: string): number {
   const pa = a.split('.').map(Number);
@@ -158,7 +195,7 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
     const header = req.get('x-app-version');
     const m = header ? APP_VERSION.exec(header.trim()) : null;
     if (m) {
-      const platform = m[1]!.toLowerCase() as 'ios' | 'android';
+      const platform = m[1] as 'ios' | 'android';
       const floor = floors[platform];
       if (floor && compareVersions(m[2]!, floor) < 0) {
         throw new UpgradeRequiredError(`This ${platform} build (${m[2]}) is below the supported floor ${floor}; update the app from the store`);
@@ -245,11 +282,12 @@ export interface Principal {
 }
 
 declare global {
-  // biome-ignore lint/style/noNamespace: Express's request type is extended this way.
   namespace Express {
     interface Request {
       traceId?: string;
       principal?: Principal;
+      /** An input error set aside until the route has checked the session (deferInputError). */
+      inputError?: unknown;
       /** Validated request parts, set by ApiRouter. */
       input?: { body: unknown; query: unknown; params: unknown };
     }

@@ -22,7 +22,11 @@ function makeAjv(coerce: boolean): Ajv {
 const bodyAjv = makeAjv(false);
 const paramAjv = makeAjv(true);
 
-/** Adds the default maxLength to every string schema that names none (and is not an enum/const). */
+/**
+ * Adds the default maxLength to every string schema that names none, enumerations and formats
+ * included (an enumeration's limit is never below its longest value), so that any over-long string
+ * answers `value_too_long` (decisions.md §2), whatever else is wrong with it.
+ */
 export function withStringLimits<T>(schema: T, max = DEFAULT_MAX_STRING): T {
   if (Array.isArray(schema)) return schema.map((s) => withStringLimits(s, max)) as T;
   if (!schema || typeof schema !== 'object') return schema;
@@ -30,7 +34,10 @@ export function withStringLimits<T>(schema: T, max = DEFAULT_MAX_STRING): T {
   for (const [k, v] of Object.entries(schema)) out[k] = k === 'enum' || k === 'const' || k === 'examples' || k === 'default' ? v : withStringLimits(v, max);
   const type = out.type;
   const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
-  if (isString && out.maxLength === undefined && out.enum === undefined && out.const === undefined && out.format === undefined) out.maxLength = max;
+  if (isString && out.maxLength === undefined) {
+    const values = [...(Array.isArray(out.enum) ? out.enum : []), ...(typeof out.const === 'string' ? [out.const] : [])];
+    out.maxLength = Math.max(max, ...values.filter((v): v is string => typeof v === 'string').map((v) => v.length));
+  }
   return out as T;
 }
 
@@ -88,7 +95,10 @@ export class PartValidator {
       issues.push({ field, message, in: this.location });
     }
     const override = issues.map((i) => this.codes[i.field]).find(Boolean);
-    const allTooLong = errors.length > 0 && errors.every((e) => e.keyword === 'maxLength');
+    // A field that is too long is that, whatever else its value breaks (an enumeration, a format):
+    // the answer is value_too_long when every failing field is an over-long one.
+    const tooLong = new Set(errors.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
+    const allTooLong = tooLong.size > 0 && errors.every((e) => tooLong.has(e.instancePath));
     const code = override ?? (allTooLong ? 'value_too_long' : 'validation_failed');
     const where = this.location === 'body' ? 'The body' : this.location === 'query' ? 'The query' : 'The path';
     const detail = `${where} is not valid: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}`;

@@ -59,6 +59,25 @@ describe('problem+json answers', () => {
     expectProblem(await request(server).get('/api/v1/pi%00ng'), 400, 'validation_failed');
   });
 
+  it('answers 401 before any input error on a session-required operation', async () => {
+    const cases = [
+      request(server).post('/api/v1/private').set('Content-Type', 'text/plain').send('x'),
+      request(server).post('/api/v1/private').set('Content-Type', 'application/json').send('{bad'),
+      request(server).post('/api/v1/private').send({ name: 'a\u0000' }),
+      request(server).post('/api/v1/private?x=%00').send({ name: 'a' }),
+      request(server).post('/api/v1/private').send({ name: 'x', pad: 'y'.repeat(70_000) }),
+    ];
+    for (const res of await Promise.all(cases)) expectProblem(res, 401, 'unauthenticated');
+  });
+
+  it('answers the input error after the session check passes, and on unknown routes', async () => {
+    expectProblem(await request(server).post('/api/v1/private').set('X-Test-User', 'u').set('Content-Type', 'application/json').send('{bad'), 400, 'validation_failed');
+    expectProblem(await request(server).post('/api/v1/private').set('X-Test-User', 'u').send({ name: 'x', pad: 'y'.repeat(70_000) }), 413, 'payload_too_large');
+    expectProblem(await request(server).post('/api/v1/nowhere').set('Content-Type', 'application/json').send('{bad'), 400, 'validation_failed');
+    expectProblem(await request(server).get('/api/v1/nowhere%00'), 400, 'validation_failed');
+    expect((await request(server).post('/api/v1/private').set('X-Test-User', 'u').send({ name: 'fine' })).status).to.equal(200);
+  });
+
   it('hides an unexpected error behind 500 internal_error', async () => {
     const res = await request(server).get('/api/v1/boom');
     expectProblem(res, 500, 'internal_error');

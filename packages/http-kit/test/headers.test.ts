@@ -58,6 +58,12 @@ describe('headers on every response', () => {
     expect(d.totalMs).to.be.a('number');
   });
 
+  it('tells the same total in X-Diagnostics and Server-Timing', async () => {
+    const res = await request(server).get('/api/v1/ping').set('X-Diagnostics', '1');
+    const total = Number(/total;dur=([\d.]+)/.exec(res.headers['server-timing'] ?? '')![1]);
+    expect(JSON.parse(res.headers['x-diagnostics'] ?? '{}').totalMs).to.equal(total);
+  });
+
   it('adds X-Diagnostics when asked by ?diagnostics=1, on errors too', async () => {
     const res = await request(server).get('/api/v1/nowhere?diagnostics=1');
     expect(res.status).to.equal(404);

@@ -25,10 +25,10 @@ export function demoRouter(knex?: Knex): ApiRouter {
   api.route({ method: 'get', path: '/api/v1/ping', operationId: 'ping', summary: 'ping', responses: { 200: { description: 'pong' } } }, (_req, res) => {
     res.json({ pong: true });
   });
-  api.route<{ name: string; nick?: string; note?: string; tags?: string[] }>(
+  api.route<{ name: string; nick?: string; note?: string; tags?: string[]; kind?: string }>(
     {
       method: 'post', path: '/api/v1/things', operationId: 'createThing', summary: 'create', responses: { 201: { description: 'made' } },
-      body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 10 }, nick: { type: ['string', 'null'] }, note: { type: 'string', maxLength: 2000 }, tags: { type: 'array', items: { type: 'string' } } } },
+      body: { type: 'object', required: ['name'], properties: { name: { type: 'string', minLength: 1, maxLength: 10 }, nick: { type: ['string', 'null'] }, note: { type: 'string', maxLength: 2000 }, tags: { type: 'array', items: { type: 'string' } }, kind: { type: 'string', enum: ['a', 'b'] } } },
       fieldCodes: { nick: 'nick_too_long' },
     },
     (req, res) => {
@@ -43,6 +43,12 @@ export function demoRouter(knex?: Knex): ApiRouter {
     },
     (req, res) => {
       res.json({ id: req.input.params.id, limit: req.input.query.limit, from: req.input.query.from ?? null });
+    },
+  );
+  api.route<{ name: string }>(
+    { method: 'post', path: '/api/v1/private', operationId: 'private', summary: 'needs a session', auth: true, responses: { 200: { description: 'ok' } }, body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+    (req, res) => {
+      res.json(req.input.body);
     },
   );
   api.route({ method: 'get', path: '/api/v1/boom', operationId: 'boom', summary: 'fails', responses: { 200: { description: 'never' } } }, () => {

@@ -43,6 +43,16 @@ describe('request validation', () => {
     expect((await request(server).post('/api/v1/things').send({ name: 'ok', note: 'x'.repeat(2000) })).status).to.equal(201);
   });
 
+  it('answers value_too_long for an over-long value of an enumeration or a format', async () => {
+    const res = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'x'.repeat(201) });
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('value_too_long');
+    const bad = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'neither' });
+    expect(bad.body.code).to.equal('validation_failed');
+    const both = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'x'.repeat(201), tags: 3 });
+    expect(both.body.code).to.equal('validation_failed');
+  });
+
   it("lets an operation name a field's own code", async () => {
     const res = await request(server).post('/api/v1/things').send({ name: 'ok', nick: 'x'.repeat(201) });
     expect(res.body.code).to.equal('nick_too_long');
@@ -80,8 +90,10 @@ describe('request validation', () => {
     const out = withStringLimits({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string', maxLength: 5 }, c: { type: 'string', enum: ['x'] }, d: { type: ['string', 'null'] }, e: { type: 'string', format: 'uuid' } } }) as { properties: Record<string, { maxLength?: number }> };
     expect(out.properties.a!.maxLength).to.equal(DEFAULT_MAX_STRING);
     expect(out.properties.b!.maxLength).to.equal(5);
-    expect(out.properties.c!.maxLength).to.equal(undefined);
+    expect(out.properties.c!.maxLength).to.equal(DEFAULT_MAX_STRING);
     expect(out.properties.d!.maxLength).to.equal(DEFAULT_MAX_STRING);
-    expect(out.properties.e!.maxLength).to.equal(undefined);
+    expect(out.properties.e!.maxLength).to.equal(DEFAULT_MAX_STRING);
+    const long = withStringLimits<Record<string, unknown>>({ type: 'string', enum: ['x'.repeat(300)] });
+    expect(long.maxLength).to.equal(300);
   });
 });

@@ -61,7 +61,6 @@ export const MealEventBody: JsonSchema = {
     eventType: { type: 'string', enum: [...EVENT_TYPES] },
     servingTime: {
       type: 'string',
-      maxLength: 8,
       pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
       description: 'HH:mm, 24-hour; HH:mm:ss accepted (seconds are dropped); answered as HH:mm',
       examples: ['18:30'],

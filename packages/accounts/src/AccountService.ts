@@ -129,7 +129,10 @@ export class AccountService {
     return this.o.store.updateDisplayName(accountId, displayName, this.now());
   }
 
-  /** Rule 1. Answers the new security stamp; the caller re-issues its own session with it. */
+  /**
+   * Rule 1. Answers the new security stamp; the caller re-issues its own session with it. Like a
+   * reset, it spends every pending change of address (see `spendTakeoverLinks`).
+   */
   async changePassword(accountId: string, currentPassword: string | null, newPassword: string): Promise<string | undefined> {
     const account = await this.o.store.findById(accountId);
     if (!account) return undefined;
@@ -143,8 +146,27 @@ export class AccountService {
     await this.checkNewPassword(newPassword, 'password_rejected', 'newPassword');
     const passwordHash = await this.hash(newPassword);
     const securityStamp = newStamp(this.o.random);
-    const updated = await this.o.store.update(accountId, { passwordHash, securityStamp }, this.now());
-    return updated?.securityStamp;
+    return this.o.store.transaction(async (trx) => {
+      const now = this.now();
+      // The row lock orders this after (or before) a change of address being requested right now.
+      if (!(await this.o.store.lockById(trx, accountId))) return undefined;
+      const updated = await this.o.store.update(accountId, { passwordHash, securityStamp }, now, trx);
+      await this.spendTakeoverLinks(trx, accountId, now);
+      return updated?.securityStamp;
+    });
+  }
+
+  /**
+   * A new password (change or reset) is the owner taking the account back: the change-of-address
+   * links still open must die with the old password, or whoever held a session could have asked
+   * for the login to move to their address and take the account after the owner reset it (the
+   * heads-up mail's reset link would not save it). Reset links stay on a change (they go to the
+   * owner's own address and are the owner's way back in, so an intruder who changes the password
+   * must not be able to spend them; a reset spends them itself); confirm links stay (they only
+   * confirm the address the account already has).
+   */
+  private async spendTakeoverLinks(trx: Knex.Transaction, accountId: string, now: Date): Promise<void> {
+    await this.o.store.spendAllTokens(trx, accountId, 'change_email', now);
   }
 
   /** Logout (rule 5): a new stamp ends every session of the account at its next request. */
@@ -290,7 +312,8 @@ export class AccountService {
 
   /**
    * Rule 10. The token proves the address, so a reset also confirms it, lifts a login lock, spends
-   * the account's other reset links and rotates the stamp (whoever knew the old password is out).
+   * the account's other reset links and every pending change of address, and rotates the stamp
+   * (whoever knew the old password is out).
    */
   async resetPassword(emailInput: string, token: string, newPassword: string): Promise<void> {
     const key = normalizeEmail(emailInput);
@@ -302,9 +325,12 @@ export class AccountService {
     const passwordHash = await this.hash(newPassword);
     await this.o.store.transaction(async (trx) => {
       const now = this.now();
+      // The row lock orders this after (or before) a change of address being requested right now.
+      await this.o.store.lockById(trx, account.id);
       const spent = await this.o.store.spendToken(trx, { ...query, now });
       if (!spent) throw invalidToken();
       await this.o.store.spendAllTokens(trx, account.id, 'reset_password', now);
+      await this.spendTakeoverLinks(trx, account.id, now);
       await this.o.store.update(account.id, { passwordHash, emailConfirmed: true, securityStamp: newStamp(this.o.random) }, now, trx);
       await this.o.store.clearLoginFailures(key, trx);
     });

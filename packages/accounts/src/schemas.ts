@@ -131,7 +131,7 @@ export const AuthProviderResponseSchema: JsonSchema = {
 /** Longest returnUrl / redirectUri (decisions.md §2 lets the project document its own limits). */
 const url = { type: 'string', maxLength: 2048 };
 
-export const ChallengeParams: JsonSchema = { type: 'object', required: ['provider'], properties: { provider: { type: 'string', maxLength: 40, description: 'Google or Apple, any case' } } };
+export const ChallengeParams: JsonSchema = { type: 'object', required: ['provider'], properties: { provider: { type: 'string', description: 'Google or Apple, any case' } } };
 
 export interface ChallengeQueryInput {
   returnUrl?: string;

@@ -246,6 +246,51 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     expect((await agent.get('/api/v1/me')).body.user.email).to.equal('ada@example.test');
   });
 
+  it('a password reset through the heads-up link spends the pending change: its link answers 400 invalid_token', async () => {
+    const { userId } = await signedUp(w, 'ada@example.test');
+    // Someone else holding a session of Ada's asks for the login to move to their address.
+    const intruder = request.agent(w.app);
+    await login(intruder, 'ada@example.test').expect(200);
+    await intruder.post('/api/v1/me/email').send({ newEmail: 'thief@example.test' }).expect(204);
+    await w.deliver();
+    const change = linkIn(mailsTo(w, 'thief@example.test')[0]!).params;
+    const [notice] = mailsTo(w, 'ada@example.test', /about to change/i);
+
+    await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(notice!).params, newPassword: 'mine again!' }).expect(204);
+    const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(change);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('invalid_token');
+    expect((await intruder.get('/api/v1/me')).status).to.equal(401);
+    const owner = request.agent(w.app);
+    const me = await login(owner, 'ada@example.test', 'mine again!');
+    expect(me.status).to.equal(200);
+    expect(me.body.user).to.include({ id: userId, email: 'ada@example.test' });
+    expect((await login(request.agent(w.app), 'thief@example.test', 'mine again!')).status).to.equal(401);
+
+    // A change asked for after the reset works as usual.
+    w.smtp.clear();
+    await owner.post('/api/v1/me/email').send({ newEmail: 'countess@example.test' }).expect(204);
+    await w.deliver();
+    await request(w.app).post('/api/v1/auth/confirm-email-change').send(linkIn(mailsTo(w, 'countess@example.test')[0]!).params).expect(204);
+  });
+
+  it('a password change spends the pending change too, and leaves the heads-up reset link working', async () => {
+    const { agent } = await signedUp(w, 'ada@example.test');
+    await agent.post('/api/v1/me/email').send({ newEmail: 'thief@example.test' }).expect(204);
+    await w.deliver();
+    const change = linkIn(mailsTo(w, 'thief@example.test')[0]!).params;
+    const [notice] = mailsTo(w, 'ada@example.test', /about to change/i);
+
+    await agent.post('/api/v1/me/password').send({ currentPassword: PASSWORD, newPassword: 'the new password' }).expect(204);
+    const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(change);
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('invalid_token');
+    expect((await agent.get('/api/v1/me')).body.user.email).to.equal('ada@example.test');
+    // Whoever changed the password cannot disarm the owner's way back in.
+    await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(notice!).params, newPassword: 'mine again!' }).expect(204);
+    expect((await login(request.agent(w.app), 'ada@example.test', 'mine again!')).status).to.equal(200);
+  });
+
   it('answers 400 email_not_an_address for something that is not one, and value_too_long past 254 characters', async () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     for (const newEmail of ['nope', 'a@b', '@example.test', 'a b@example.test']) {

@@ -3,6 +3,7 @@
  * countries, language tags, times of day, and calendar dates and months in a household's zone.
  */
 import ct from 'countries-and-timezones';
+import { LINKS, ZONE_TAB } from './zone-countries.js';
 
 function resolvable(id: string): boolean {
   try {
@@ -29,19 +30,25 @@ export function isKnownTimeZone(id: string): boolean {
   return TIME_ZONES.has(id);
 }
 
-/** The country used when a time zone does not belong to exactly one. */
+/** The country used when a time zone belongs to no country. */
 export const UNKNOWN_COUNTRY = 'ZZ';
 
-/** The country of a time zone where the zone belongs to exactly one country, else `ZZ`. */
+/**
+ * The zone's own country (decisions.md §2), as tzdata's zone.tab gives it: Europe/London GB,
+ * Europe/Berlin DE, America/Phoenix US. Not the countries that USE the zone, which is what
+ * countries-and-timezones lists (London: GB, GG, IM, JE; Berlin: DE, DK, NO, SE, SJ since tzdata
+ * merged zones whose clocks agree). A link (Asia/Calcutta, US/Eastern, Japan) answers like its
+ * zone. `ZZ` for zones of no country: UTC, GMT, Etc/*, Factory and the POSIX-style CET, EST,
+ * EST5EDT…, which tzdata now links to some city's zone only for their clocks.
+ */
 export function countryOfTimeZone(timeZoneId: string): string {
-  const countries = ct.getTimezone(timeZoneId)?.countries ?? [];
-  return countries.length === 1 ? countries[0]! : UNKNOWN_COUNTRY;
+  return ZONE_TAB.get(timeZoneId) ?? ZONE_TAB.get(LINKS.get(timeZoneId) ?? '') ?? UNKNOWN_COUNTRY;
 }
 
 /**
  * An ISO 3166-1 alpha-2 code, upper case, or undefined when it names no country. Lower case is
- * accepted and upper-cased; `ZZ` (unknown, what a new household gets when its zone spans several
- * countries) is accepted so a client can send back what it read.
+ * accepted and upper-cased; `ZZ` (unknown, what a new household gets when its zone belongs to no
+ * country) is accepted so a client can send back what it read.
  */
 export function normaliseCountry(value: string): string | undefined {
   const code = value.trim().toUpperCase();

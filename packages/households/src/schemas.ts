@@ -33,7 +33,7 @@ export const conversationParams: JsonSchema = {
 };
 
 const name = { type: 'string', minLength: 1, maxLength: HOUSEHOLD_NAME_MAX, pattern: NOT_BLANK, description: '1 to 100 characters, not blank; surrounding spaces are trimmed' };
-const timeZoneId = { type: 'string', maxLength: 64, description: 'An id of GET /api/v1/time-zones' };
+const timeZoneId = { type: 'string', description: 'An id of GET /api/v1/time-zones' };
 const preferredLanguage = { type: 'string', maxLength: LANGUAGE_TAG_MAX, description: 'BCP 47 tag (nb, en-GB); stored in canonical form' };
 
 export const createHouseholdBody: JsonSchema = {

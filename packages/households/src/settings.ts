@@ -70,9 +70,9 @@ function checkLanguage(tag: string, issues: FieldIssue[]): string {
 }
 
 /**
- * A new household from its request: country from the time zone (one country, else ZZ), then the
- * measurement system (UsCustomary for US, else Metric) and dry-goods measure (Volume with
- * UsCustomary, else Weight). 400 `validation_failed` for an unknown zone or language tag.
+ * A new household from its request: country from the time zone (the zone's own country, else
+ * ZZ), then the measurement system (UsCustomary for US, else Metric) and dry-goods measure (Volume
+ * with UsCustomary, else Weight). 400 `validation_failed` for an unknown zone or language tag.
  */
 export function newHousehold(body: CreateHouseholdRequest): NewHousehold {
   const issues: FieldIssue[] = [];

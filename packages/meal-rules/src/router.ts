@@ -23,6 +23,7 @@ import {
   MealRuleResponseSchema,
   ParseRulesRequestSchema,
   ParseRulesResponseSchema,
+  RULE_REQUEST_RULES_TEXT,
   RuleParamsSchema,
 } from './schemas.js';
 import { todayIn } from './today.js';
@@ -86,7 +87,7 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       path: RULES,
       operationId: 'createMealRule',
       summary: 'Declares a meal rule',
-      description: 'Adults only (Owner or Adult; a Junior gets 403). `payload.kind` selects the type. The rule is stored with source UserDeclared.',
+      description: `Adults only (Owner or Adult; a Junior gets 403). \`payload.kind\` selects the type. The rule is stored with source UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
       params: HouseholdParamsSchema,
       body: MealRuleRequestSchema,
@@ -164,7 +165,7 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       path: `${RULES}/{ruleId}`,
       operationId: 'replaceMealRule',
       summary: 'Replaces a meal rule',
-      description: 'Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.',
+      description: `Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
       params: RuleParamsSchema,
       body: MealRuleRequestSchema,

@@ -10,7 +10,10 @@ import { MealRuleRequestSchema } from './schemas.js';
  * parser's tests use validateCreateRequest / isValidCreateRequest, which run both.
  */
 
-/** The cross-member rules, for a request already in the documented shape. Each issue names its field. */
+/**
+ * The cross-member rules, for a request already in the documented shape. Each issue names its field.
+ * RULES_BETWEEN_FIELDS in schemas.ts states them for the OpenAPI document: change both together.
+ */
 export function semanticIssues(request: CreateMealRuleRequest): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const issue = (field: string, message: string) => issues.push({ field, message, in: 'body' });

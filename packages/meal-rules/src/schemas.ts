@@ -105,7 +105,7 @@ export const PAYLOAD_SCHEMAS: Record<MealRuleKind, JsonSchema> = {
   DinnerTimeOnWeekday: kindSchema(
     'DinnerTimeOnWeekday',
     {
-      time: { type: 'string', pattern: TIME_PATTERN, maxLength: 8, description: 'Time of day, 24-hour HH:mm (HH:mm:ss accepted; answered HH:mm)' },
+      time: { type: 'string', pattern: TIME_PATTERN, description: 'Time of day, 24-hour HH:mm (HH:mm:ss accepted; answered HH:mm)' },
       weekdays: weekdayList(1, 'Days it applies to (1–7 unique days)'),
     },
     'Dinner is served at this time on these days.',
@@ -138,14 +138,46 @@ export const MealRulePayloadSchema: JsonSchema = {
   oneOf: MEAL_RULE_KINDS.map((k) => PAYLOAD_SCHEMAS[k]),
 };
 
+const range = (r: { minimum: number; maximum: number }) => `${r.minimum}–${r.maximum}`;
+
+/**
+ * The rules between fields that src/rule-validation.ts (`semanticIssues`) enforces, one line each,
+ * with the field a failure names; then the ranges the schema holds. Clients read them in the
+ * OpenAPI document (create, replace, and the request schema). Change both together.
+ */
+export const RULES_BETWEEN_FIELDS: readonly string[] = [
+  'CategoryFrequency: payload.minimumPerWeek ≤ payload.maximumPerWeek (else `payload.minimumPerWeek`).',
+  'Scope Permanent: startDate and endDate are both null (else `startDate` / `endDate`).',
+  'Scope DateRange: startDate and endDate are both set (else the missing one), and startDate ≤ endDate; a one-day range is fine (else `endDate`).',
+  'Scope SpecificDate: startDate and endDate are both set (else the missing one) and equal (else `endDate`).',
+  'CategoryOnDay: exactly one of payload.weekday and payload.specificDate is set (neither: `payload.weekday`; both: `payload.specificDate`).',
+  'A payload.specificDate (CategoryOnDay, MaximumActiveCookingTime) needs scope SpecificDate (else `scope`) on that same date: startDate = endDate = payload.specificDate (else `payload.specificDate`).',
+  'MaximumActiveCookingTime with a payload.specificDate has an empty payload.weekdays (else `payload.weekdays`).',
+];
+
+/** The ranges of single fields (the schema's own checks), as the description states them. */
+export const FIELD_RANGES: readonly string[] = [
+  `payload.minimumPerWeek and payload.maximumPerWeek: integers ${range(LIMITS.perWeek)}.`,
+  `payload.minutes: integer ${range(LIMITS.minutes)}.`,
+  `payload.days: integer ${range(LIMITS.days)}.`,
+  'Weekday lists hold unique days: payload.excludedWeekdays and DinnerTimeOnWeekday payload.weekdays 1–7 days; MaximumActiveCookingTime and PriceClassOnDays payload.weekdays 0–7 (empty: every day).',
+  'startDate, endDate, payload.specificDate: YYYY-MM-DD, real calendar dates, or null. payload.time: HH:mm, 24-hour (HH:mm:ss accepted).',
+];
+
+/** RULES_BETWEEN_FIELDS and FIELD_RANGES as Markdown, for the operations' and the schema's description. */
+export const RULE_REQUEST_RULES_TEXT = [
+  'Rules between fields, checked after the shape, the membership (404) and the role (403); each failure is 400 `validation_failed` and names its field in `errors[].field`:',
+  ...RULES_BETWEEN_FIELDS.map((r) => `- ${r}`),
+  '',
+  'Ranges (400 `validation_failed` naming the field):',
+  ...FIELD_RANGES.map((r) => `- ${r}`),
+].join('\n');
+
 /** CreateMealRuleRequest and UpdateMealRuleRequest (the same five required members). */
 export const MealRuleRequestSchema: JsonSchema = {
   type: 'object',
   required: ['payload', 'strength', 'scope', 'startDate', 'endDate'],
-  description:
-    'Scope and dates agree: Permanent has both dates null; SpecificDate has both set and equal; DateRange has both set, startDate ≤ endDate. ' +
-    'CategoryFrequency needs minimumPerWeek ≤ maximumPerWeek. A date in the payload needs scope SpecificDate on that date. ' +
-    'A failure names the field (400 validation_failed).',
+  description: `CreateMealRuleRequest / UpdateMealRuleRequest. ${RULE_REQUEST_RULES_TEXT}`,
   properties: {
     payload: MealRulePayloadSchema,
     strength: { type: 'string', enum: [...RULE_STRENGTHS], description: 'RuleStrength' },

@@ -103,7 +103,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accounts: accountsApi,
     households: householdsApi,
     async close() {
-      await accountsApi?.mailer.stop();
+      await accountsApi?.close(); // the mail worker, its transport and the hashing threads
       redis?.disconnect();
     },
   };

@@ -134,7 +134,7 @@ export interface Accounts {
   /** The outbox worker. `deliverDue()` delivers what is due now and answers how many went out. */
   /**
    * The outbox worker. `start()` also starts hourly housekeeping (expired sessions, old tokens,
-   * delivered mail older than 30 days). `deliverDue()` delivers what is due now and answers how many went out.
+   * delivered mail older than 30 days, old app sign-in codes and spent external-cookie ids). `deliverDue()` delivers what is due now and answers how many went out.
    */
   mailer: { start(): void; stop(): Promise<void>; deliverDue(): Promise<number> };
   sessions: {
@@ -213,7 +213,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   let housekeeping: NodeJS.Timeout | undefined;
   const tidy = async () => {
     try {
-      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())), appSigninCodes: await identities.prune(clock.now()) };
+      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())), appSigninCodes: await identities.prune(clock.now()), spentExternalCookies: await identities.pruneSpentExternalCookies(clock.now()) };
       logger.debug({ deleted }, 'accounts housekeeping');
     } catch (err) {
       logger.warn({ err: { message: (err as Error).message } }, 'accounts housekeeping failed');

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { KnexIdentityStore } from '../src/social/KnexIdentityStore.js';
 import { hashToken } from '../src/tokens.js';
 import { dbQueries, sessionCookie, signedUp } from './helpers.js';
-import { APP_URI, APP_URI_WITH_QUERY, appCode, cookieNamed, createSocialWorld, pkce, type SocialWorld, signInWith } from './social-world.js';
+import { APP_URI, APP_URI_WITH_QUERY, appCode, cookieNamed, createSocialWorld, pkce, type SocialWorld, signInWith, throughApple, throughGoogle, toExternalCallback } from './social-world.js';
 
 describe('social sign-in: the app flow and POST /auth/exchange', () => {
   let w: SocialWorld;
@@ -73,6 +73,45 @@ describe('social sign-in: the app flow and POST /auth/exchange', () => {
     const state = new URL(start.headers.location!).searchParams.get('state');
     const cancelled = await browser.get(`/api/v1/auth/callback/google?error=access_denied&state=${state}`);
     expect(cancelled.headers.location).to.equal(`${APP_URI}?error=account`);
+  });
+
+  it('a copied external cookie replayed in the app flow ends on ?error=account and issues no second code', async () => {
+    const { verifier, challenge } = pkce();
+    const browser = request.agent(w.app);
+    const callback = await throughGoogle(browser, `?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${challenge}`);
+    const copy = cookieNamed(callback, 'service_external')!.split(';')[0]!;
+    const done = await toExternalCallback(browser, callback);
+    expect(done.headers.location).to.match(/^com\.example\.meals:\/oauth\/callback\?code=[A-Za-z0-9_-]{43}$/);
+    const replay = await request(w.app).get(callback.headers.location!).set('Cookie', copy);
+    expect(replay.status).to.equal(302);
+    expect(replay.headers.location).to.equal(`${APP_URI}?error=account`);
+    expect(await w.db.knex('app_signin_codes').count({ n: '*' }).first()).to.deep.equal({ n: '1' });
+    expect((await exchange(new URL(done.headers.location!).searchParams.get('code')!, verifier)).status).to.equal(200);
+  });
+
+  it('of parallel replays of one external cookie in the app flow exactly one gets a code', async () => {
+    const { challenge } = pkce();
+    const browser = request.agent(w.app);
+    const callback = await throughApple(browser, `?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${challenge}`);
+    const copy = cookieNamed(callback, 'service_external')!.split(';')[0]!;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => request(w.app).get(callback.headers.location!).set('Cookie', copy)));
+    const locations = answers.map((a) => a.headers.location!);
+    expect(locations.filter((l) => l === `${APP_URI}?error=account`)).to.have.length(5);
+    expect(locations.filter((l) => /\?code=[A-Za-z0-9_-]{43}$/.test(l))).to.have.length(1);
+    expect(await w.db.knex('app_signin_codes').count({ n: '*' }).first()).to.deep.equal({ n: '1' });
+  });
+
+  it('housekeeping deletes spent external-cookie ids a day past their expiry, and nothing younger', async () => {
+    const store = new KnexIdentityStore(w.db.knex);
+    const expiresAt = new Date(w.clock.now().getTime() + 300_000);
+    expect(await store.spendExternalCookie('old-id', expiresAt)).to.equal(true);
+    expect(await store.spendExternalCookie('old-id', expiresAt)).to.equal(false);
+    w.clock.advance(24 * 3600_000);
+    expect(await store.spendExternalCookie('new-id', new Date(w.clock.now().getTime() + 300_000))).to.equal(true);
+    expect(await store.pruneSpentExternalCookies(w.clock.now())).to.equal(0);
+    w.clock.advance(300_001);
+    expect(await store.pruneSpentExternalCookies(w.clock.now())).to.equal(1);
+    expect((await w.db.knex('spent_external_cookies').select('jti')).map((r) => r.jti)).to.deep.equal(['new-id']);
   });
 
   it('answers 401 signin_code_spent for an unknown code', async () => {

@@ -1,7 +1,9 @@
+import { hkdfSync } from 'node:crypto';
 import { buildOpenApiDocument } from '@svc/http-kit';
 import { expect } from 'chai';
+import { SignJWT } from 'jose';
 import request from 'supertest';
-import { login, PASSWORD, register, signedUp } from './helpers.js';
+import { dbQueries, login, PASSWORD, register, signedUp } from './helpers.js';
 import {
   APP_URI,
   cookieNamed,
@@ -392,6 +394,61 @@ describe('social sign-in: providers, challenge and the browser flow', () => {
       const late = await toExternalCallback(agent, callback);
       expect(late.headers.location).to.equal('/login');
       expect((await agent.get('/api/v1/me')).status).to.equal(401);
+    });
+
+    it('a copied external cookie works once: replayed from another browser it lands on /login without a session', async () => {
+      const agent = request.agent(w.app);
+      const callback = await throughGoogle(agent, '?returnUrl=%2Fplan');
+      const copy = cookieNamed(callback, 'service_external')!.split(';')[0]!;
+      const done = await toExternalCallback(agent, callback);
+      expect(done.headers.location).to.equal('/plan');
+      // Spent on the server, with the cookie's own expiry (five minutes after it was minted).
+      const spent = await w.db.knex('spent_external_cookies').select('jti', 'expiresAt');
+      expect(spent).to.have.length(1);
+      expect(spent[0].jti).to.match(/^[A-Za-z0-9_-]{22}$/);
+      expect(spent[0].expiresAt.toISOString()).to.equal('2026-11-22T09:05:00.000Z');
+
+      const replay = await request(w.app).get(callback.headers.location!).set('Cookie', copy);
+      expect(replay.status).to.equal(302);
+      expect(replay.headers.location).to.equal('/login');
+      expect(cookieNamed(replay, 'service_session')).to.equal(undefined);
+      expect(await w.db.knex('account_sessions').count({ n: '*' }).first()).to.deep.equal({ n: '1' });
+    });
+
+    it('of parallel replays of one external cookie exactly one signs in; the others land on /login', async () => {
+      const agent = request.agent(w.app);
+      const callback = await throughGoogle(agent, '?returnUrl=%2Fplan');
+      const copy = cookieNamed(callback, 'service_external')!.split(';')[0]!;
+      const answers = await Promise.all(Array.from({ length: 6 }, () => request(w.app).get(callback.headers.location!).set('Cookie', copy)));
+      expect(answers.map((a) => a.headers.location).sort()).to.deep.equal(['/login', '/login', '/login', '/login', '/login', '/plan']);
+      expect(answers.filter((a) => cookieNamed(a, 'service_session') !== undefined)).to.have.length(1);
+      expect(await w.db.knex('account_sessions').count({ n: '*' }).first()).to.deep.equal({ n: '1' });
+      expect(await w.db.knex('accounts').count({ n: '*' }).first()).to.deep.equal({ n: '1' });
+    });
+
+    it('an external cookie without an id (not minted single-use) lands on /login', async () => {
+      const key = new Uint8Array(hkdfSync('sha256', w.config.sessionSecret, 'svc-accounts', 'cookie:service_external', 32));
+      const now = Math.floor(w.clock.now().getTime() / 1000);
+      const identity = { provider: 'google', subject: 'user-1', email: 'ada@example.test', emailVerified: true, displayName: 'Ada Lovelace' };
+      const sign = (jti?: string) => {
+        const jwt = new SignJWT({ v: { identity, flow: { kind: 'browser', returnUrl: '/plan' } } }).setProtectedHeader({ alg: 'HS256' }).setAudience('service_external').setIssuedAt(now).setExpirationTime(now + 300);
+        return (jti ? jwt.setJti(jti) : jwt).sign(key);
+      };
+      const withoutId = await request(w.app).get('/api/v1/auth/external-callback').set('Cookie', `service_external=${await sign()}`);
+      expect(withoutId.headers.location).to.equal('/login');
+      expect(cookieNamed(withoutId, 'service_session')).to.equal(undefined);
+      // The same cookie with an id signs in: only the missing id made the difference.
+      const withId = await request(w.app).get('/api/v1/auth/external-callback').set('Cookie', `service_external=${await sign('a-unique-id')}`);
+      expect(withId.headers.location).to.equal('/plan');
+    });
+
+    it('signs a returning person in with four queries: spending the external cookie, the linked account, the session (old id dropped, new one written)', async () => {
+      await signInWith('google', request.agent(w.app));
+      const agent = request.agent(w.app);
+      const callback = await throughGoogle(agent, '?returnUrl=%2Fplan');
+      const done = await toExternalCallback(agent, callback);
+      expect(done.headers.location).to.equal('/plan');
+      expect(dbQueries(done)).to.equal(4);
     });
 
     it('external-callback lands on /login for an unsafe query returnUrl when the challenge named none', async () => {

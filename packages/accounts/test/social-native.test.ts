@@ -167,6 +167,15 @@ describe('social sign-in: POST /auth/idp/native (Sign in with Apple from the app
       expect((await native({ identityToken: token, rawNonce })).status).to.equal(200);
     });
 
+    it('compares the nonce exactly: an upper- or mixed-case hex nonce answers 401 idp_signin_rejected', async () => {
+      const rawNonce = 'raw-nonce-0123456789';
+      const hex = sha256hex(rawNonce);
+      expect(hex).to.match(/[a-f]/);
+      const mixed = [...hex].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
+      for (const nonce of [hex.toUpperCase(), mixed]) await expectRejected(await native({ identityToken: await w.idp.appleToken({ nonce }), rawNonce }));
+      expect((await native({ identityToken: await w.idp.appleToken({ nonce: hex }), rawNonce })).status).to.equal(200);
+    });
+
     it('ignores a rawNonce when the token carries no nonce', async () => {
       expect((await native({ identityToken: await w.idp.appleToken(), rawNonce: 'whatever' })).status).to.equal(200);
     });

@@ -41,5 +41,13 @@ export interface IdentityStore {
   spendAppCode(codeHash: Buffer, now: Date): Promise<SpentAppCode | undefined>;
   /** Deletes codes expired over a day ago; answers how many. */
   prune(now: Date): Promise<number>;
+  /**
+   * Records an external cookie's id as spent and answers true, or false when it was spent before.
+   * One INSERT … ON CONFLICT DO NOTHING RETURNING on the primary key: of any number of concurrent
+   * callers with the same id exactly one gets true.
+   */
+  spendExternalCookie(jti: string, expiresAt: Date): Promise<boolean>;
+  /** Deletes spent external-cookie ids a day past their cookie's expiry; answers how many. */
+  pruneSpentExternalCookies(now: Date): Promise<number>;
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
 }

@@ -33,4 +33,15 @@ export class KnexIdentityStore implements IdentityStore {
   async prune(now: Date): Promise<number> {
     return this.knex('app_signin_codes').where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000)).delete();
   }
+
+  async spendExternalCookie(jti: string, expiresAt: Date): Promise<boolean> {
+    const rows: { jti: string }[] = await this.knex('spent_external_cookies').insert({ jti, expiresAt }).onConflict('jti').ignore().returning(['jti']);
+    return rows.length === 1;
+  }
+
+  // A day of grace, as for the codes: an instance whose clock lags may still take the cookie as
+  // unexpired, and must still find it spent.
+  async pruneSpentExternalCookies(now: Date): Promise<number> {
+    return this.knex('spent_external_cookies').where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000)).delete();
+  }
 }

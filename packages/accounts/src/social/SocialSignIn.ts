@@ -184,7 +184,8 @@ export class SocialSignIn {
       this.fail(res, provider, outcome.flow, outcome.reason);
       return;
     }
-    await this.external.set(res, { identity: outcome.identity, flow: outcome.flow });
+    // A unique id (128 random bits) lets external-callback spend this cookie exactly once.
+    await this.external.set(res, { identity: outcome.identity, flow: outcome.flow }, { jti: this.o.random(16).toString('base64url') });
     const { flow } = outcome;
     res.redirect(302, flow.kind === 'browser' && flow.returnUrl ? withQueryParam(EXTERNAL_CALLBACK_PATH, 'returnUrl', flow.returnUrl) : EXTERNAL_CALLBACK_PATH);
   }
@@ -201,16 +202,29 @@ export class SocialSignIn {
    * same verified address, else new). Browser flow: session cookie and 302 to the returnUrl, or to
    * /login when none is usable. App flow: 302 to the app's URI with a single-use code. Failures
    * land on /login or the app's URI with ?error=account. Never JSON.
+   *
+   * The cookie is single use on the server, not only cleared in the browser: its id is recorded as
+   * spent (one INSERT on a primary key) before anybody is signed in, so a copied cookie value,
+   * replayed once or many times in parallel, fails like any other bad cookie.
    */
   async externalCallback(req: Request, res: Response, queryReturnUrl: string | undefined): Promise<void> {
-    const signIn = await this.external.read(req);
+    const cookie = await this.external.readSigned(req);
     this.external.clear(res);
     res.setHeader('Cache-Control', 'no-store');
-    if (!signIn) {
+    if (!cookie) {
       this.fail(res, undefined, undefined, 'no external sign-in cookie (missing, forged or over five minutes old)');
       return;
     }
-    const { identity, flow } = signIn;
+    const { identity, flow } = cookie.value;
+    if (cookie.jti === undefined) {
+      this.fail(res, identity.provider, flow, 'external sign-in cookie without an id (cannot be spent once)');
+      return;
+    }
+    const jti = cookie.jti;
+    if (!(await timing.step('spend-external-cookie', () => this.o.identities.spendExternalCookie(jti, cookie.expiresAt)))) {
+      this.fail(res, identity.provider, flow, 'external sign-in cookie already spent (replayed)');
+      return;
+    }
     let account: Account;
     try {
       account = await timing.step('link-account', () => this.linker.accountFor(identity));
@@ -285,7 +299,8 @@ export class SocialSignIn {
     if (claims.nonce !== undefined) {
       if (typeof body.rawNonce !== 'string') throw rejected('the token carries a nonce and no rawNonce came');
       const expected = createHash('sha256').update(body.rawNonce, 'utf8').digest('hex');
-      if (typeof claims.nonce !== 'string' || !sameSecret(expected, claims.nonce.toLowerCase())) throw rejected('nonce does not match SHA-256 of rawNonce');
+      // Exactly the lower-case hex digest: no case folding, so one nonce has one spelling.
+      if (typeof claims.nonce !== 'string' || !sameSecret(expected, claims.nonce)) throw rejected('nonce does not match SHA-256 of rawNonce');
     }
     const email = typeof claims.email === 'string' && claims.email !== '' ? claims.email : null;
     const identity: ExternalIdentity = {

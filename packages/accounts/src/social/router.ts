@@ -105,7 +105,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       operationId: 'externalCallback',
       summary: 'Signs in the account behind the provider identity; 302 (never JSON)',
       description:
-        'Reads (and clears) the external cookie. The account: the one linked to the provider subject, else the one with the same address when the provider vouches it is verified (then linked), else a new one. An unverified address that belongs to an account ends the sign-in (nothing is linked or created). Browser flow: session cookie, then 302 to returnUrl, or /login when none is usable or the sign-in failed. App flow: 302 to the app URI with ?code= (single use, two minutes; & when the URI has a query), or ?error=account. 400 only for a query that does not parse.',
+        'Reads and clears the external cookie, and spends it on the server (its unique id is recorded, so a replayed copy fails like any bad cookie). The account: the one linked to the provider subject, else the one with the same address when the provider vouches it is verified (then linked), else a new one. An unverified address that belongs to an account ends the sign-in (nothing is linked or created). Browser flow: session cookie, then 302 to returnUrl, or /login when none is usable or the sign-in failed. App flow: 302 to the app URI with ?code= (single use, two minutes; & when the URI has a query), or ?error=account. 400 only for a query that does not parse.',
       query: ExternalCallbackQuery,
       responses: redirect('returnUrl, /login, or the app URI with ?code= or ?error=account'),
       errorCodes: { 400: ['validation_failed', 'value_too_long'] },
@@ -140,7 +140,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       operationId: 'idpNativeSignIn',
       summary: 'Sign in with Apple from the app: the identity token is the proof; sets the session cookie',
       description:
-        "RS256 token checked against APPLE_KEYS_URL (cached; refetched for an unknown key id), iss = APPLE_ISSUER, aud one of APPLE_NATIVE_AUDIENCES, not expired; a token with a nonce needs rawNonce whose SHA-256 hex equals it. Same account rules as external-callback; givenName/familyName name a new account. 404 `idp_signin_unavailable` without APPLE_NATIVE_AUDIENCES; 401 `idp_signin_rejected` when Apple does not vouch for the token; 401 `account_not_created` when the token's address is not verified and belongs to another account; 503 `service_unavailable` when Apple's keys cannot be fetched.",
+        "RS256 token checked against APPLE_KEYS_URL (cached; refetched for an unknown key id), iss = APPLE_ISSUER, aud one of APPLE_NATIVE_AUDIENCES, not expired; a token with a nonce needs rawNonce whose lower-case SHA-256 hex equals it exactly. Same account rules as external-callback; givenName/familyName name a new account. 404 `idp_signin_unavailable` without APPLE_NATIVE_AUDIENCES; 401 `idp_signin_rejected` when Apple does not vouch for the token; 401 `account_not_created` when the token's address is not verified and belongs to another account; 503 `service_unavailable` when Apple's keys cannot be fetched.",
       body: IdpNativeSignInRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema }, 503: { description: "Apple's keys could not be fetched" } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['idp_signin_rejected', 'account_not_created'], 404: ['idp_signin_unavailable'], 503: ['service_unavailable'] },

@@ -49,24 +49,32 @@ export class SignedCookie<T extends object> {
     return { httpOnly: true, secure: this.o.secure, sameSite: this.o.sameSite, path: this.o.path };
   }
 
-  async set(res: Response, value: T): Promise<void> {
+  /** Sets the cookie; `jti` gives it a unique id, for a reader that spends each cookie once. */
+  async set(res: Response, value: T, options: { jti?: string } = {}): Promise<void> {
     const now = Math.floor(this.o.clock.now().getTime() / 1000);
-    const jwt = await new SignJWT({ v: value })
+    const jwt = new SignJWT({ v: value })
       .setProtectedHeader({ alg: 'HS256' })
       .setAudience(this.o.name)
       .setIssuedAt(now)
-      .setExpirationTime(now + this.o.maxAgeSeconds)
-      .sign(this.key);
-    res.cookie(this.o.name, jwt, { ...this.attributes(), maxAge: this.o.maxAgeSeconds * 1000 });
+      .setExpirationTime(now + this.o.maxAgeSeconds);
+    if (options.jti !== undefined) jwt.setJti(options.jti);
+    res.cookie(this.o.name, await jwt.sign(this.key), { ...this.attributes(), maxAge: this.o.maxAgeSeconds * 1000 });
   }
 
   /** The value, or undefined when the cookie is missing, forged, expired or another cookie's. */
   async read(req: Request): Promise<T | undefined> {
+    return (await this.readSigned(req))?.value;
+  }
+
+  /** As `read`, with the cookie's id (`jti`, when it was set with one) and its expiry. */
+  async readSigned(req: Request): Promise<{ value: T; jti?: string; expiresAt: Date } | undefined> {
     const raw = readCookie(req, this.o.name);
     if (!raw) return undefined;
     try {
-      const { payload } = await jwtVerify(raw, this.key, { algorithms: ['HS256'], audience: this.o.name, currentDate: this.o.clock.now() });
-      return payload.v && typeof payload.v === 'object' ? (payload.v as T) : undefined;
+      const { payload } = await jwtVerify(raw, this.key, { algorithms: ['HS256'], audience: this.o.name, currentDate: this.o.clock.now(), requiredClaims: ['exp'] });
+      if (!payload.v || typeof payload.v !== 'object' || typeof payload.exp !== 'number') return undefined;
+      const jti = typeof payload.jti === 'string' && payload.jti !== '' ? payload.jti : undefined;
+      return { value: payload.v as T, jti, expiresAt: new Date(payload.exp * 1000) };
     } catch {
       return undefined;
     }

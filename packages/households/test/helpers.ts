@@ -46,16 +46,40 @@ export interface Harness {
   configure(config: Partial<HouseholdsConfig>): void;
 }
 
-export async function harness(): Promise<Harness> {
+const START = '2026-11-22T09:00:00.000Z';
+
+/** A database of its own, a manual clock and in-memory accounts; fills `h` when given. */
+export async function harness(h = {} as Harness): Promise<Harness> {
   const db = await createTestDatabase([migrations]);
-  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const clock = new ManualClock(START);
   const accounts = new MemoryAccounts();
-  const h = { db, clock, accounts } as Harness;
+  Object.assign(h, { db, clock, accounts });
   h.configure = (config) => {
     h.households = createHouseholds({ knex: db.knex, clock, accounts, logger: createLogger({ level: 'silent' }), config: { ...defaultConfig, ...config } });
     h.app = buildTestApp({ routers: [h.households.router] });
   };
   h.configure({});
+  return h;
+}
+
+/**
+ * The harness of one test file, with its hooks: made before the first test, dropped after the
+ * last, and before each test emptied, back at the start time and at the default configuration.
+ */
+export function useHarness(): Harness {
+  const h = {} as Harness;
+  before(async () => {
+    await harness(h);
+  });
+  after(async () => {
+    await h.db.destroy();
+  });
+  beforeEach(async () => {
+    await h.db.truncate();
+    h.accounts.waitlist.length = 0;
+    h.clock.set(START);
+    h.configure({});
+  });
   return h;
 }
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { TIME_ZONE_IDS } from '../src/index.js';
-import { createHousehold, family, type Harness, harness, OSLO } from './helpers.js';
+import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
   'id', 'name', 'timeZoneId', 'defaultDinnerTime', 'preferredLanguage', 'country', 'preferOwnRecipes', 'prefersLeftoverDinners',
@@ -11,17 +11,7 @@ const ALL_FIELDS = [
 ];
 
 describe('households: create, read, update', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => {
-    await h.db.destroy();
-  });
-  beforeEach(async () => {
-    await h.db.truncate();
-    h.clock.set('2026-11-22T09:00:00.000Z');
-  });
+  const h = useHarness();
 
   describe('GET /api/v1/time-zones', () => {
     it('lists every id of the server time-zone database with private one-day caching', async () => {

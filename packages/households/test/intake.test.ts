@@ -1,21 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { type Harness, harness, OSLO } from './helpers.js';
+import { OSLO, useHarness } from './helpers.js';
 
 describe('intake: open, invite-only, paused', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => {
-    await h.db.destroy();
-  });
-  beforeEach(async () => {
-    await h.db.truncate();
-    h.accounts.waitlist.length = 0;
-    h.clock.set('2026-11-22T09:00:00.000Z');
-    h.configure({});
-  });
+  const h = useHarness();
 
   const create = (who: string, inviteCode?: string | null) =>
     request(h.app).post('/api/v1/households').set('X-Test-User', who).send(inviteCode === undefined ? OSLO : { ...OSLO, inviteCode });

@@ -1,19 +1,9 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { createHousehold, family, type Harness, harness } from './helpers.js';
+import { createHousehold, family, useHarness } from './helpers.js';
 
 describe('members, invitations and the day thread', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => {
-    await h.db.destroy();
-  });
-  beforeEach(async () => {
-    await h.db.truncate();
-    h.clock.set('2026-11-22T09:00:00.000Z');
-  });
+  const h = useHarness();
 
   const invite = (householdId: string, who: string, role: string) =>
     request(h.app).post(`/api/v1/households/${householdId}/invitations`).set('X-Test-User', who).send({ role });

@@ -1,20 +1,10 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { KnexHouseholdStore } from '../src/KnexHouseholdStore.js';
-import { createHousehold, family, type Harness, harness } from './helpers.js';
+import { createHousehold, family, useHarness } from './helpers.js';
 
 describe('onboarding completion', () => {
-  let h: Harness;
-  before(async () => {
-    h = await harness();
-  });
-  after(async () => {
-    await h.db.destroy();
-  });
-  beforeEach(async () => {
-    await h.db.truncate();
-    h.clock.set('2026-11-22T09:00:00.000Z');
-  });
+  const h = useHarness();
 
   const complete = (householdId: string, who: string, body?: object) => {
     const req = request(h.app).post(`/api/v1/households/${householdId}/onboarding/complete`).set('X-Test-User', who);

@@ -1,12 +1,11 @@
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
+import { SESSION_COOKIE } from './contracts.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
 import { type AppVersionFloors, appVersionGate, errorHandler, FORM_CONTENT_TYPE, jsonBody, originGuard, rejectNulInUrl, requestContext, requestLogger } from './middleware.js';
 
-/** The session cookie's name (service-spec.md, Authentication 1). */
-export const SESSION_COOKIE = 'service_session';
 
 export interface HttpAppOptions {
   logger: Logger;

@@ -5,6 +5,9 @@
  */
 import { NotAllowedError } from './errors.js';
 
+/** The session cookie's name (service-spec.md, Authentication 1). */
+export const SESSION_COOKIE = 'service_session';
+
 export type HouseholdRole = 'Owner' | 'Adult' | 'Junior';
 
 /** Adult-only operations accept the Owner too (decisions.md §5). */

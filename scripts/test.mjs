@@ -34,6 +34,7 @@ function count(text) {
   const lines = pending.split('\n');
   pending = lines.pop() ?? '';
   for (const raw of lines) {
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips the ANSI colour codes mocha writes
     const line = raw.replace(/\u001b\[[0-9;]*m/g, '');
     const m = /^(?:\S+:\s+)?\s*(\d+) (passing|failing|pending)\b/.exec(line);
     if (m) totals[{ passing: 'passed', failing: 'failed', pending: 'skipped' }[m[2]]] += Number(m[1]);

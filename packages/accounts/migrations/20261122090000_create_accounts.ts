@@ -8,11 +8,22 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('accounts', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('account id; the userId of the API');
     t.text('email').nullable().comment('sign-in address as the person typed it (trimmed); null for a social account without one');
-    t.text('email_normalized').nullable().unique().comment('the address lower-cased (NFC, trimmed): addresses compare case-insensitively, so this is the unique key');
+    t.text('email_normalized')
+      .nullable()
+      .unique()
+      .comment('the address lower-cased (NFC, trimmed): addresses compare case-insensitively, so this is the unique key');
     t.text('display_name').notNullable().comment('name shown to other members, 1 to 80 characters');
-    t.text('password_hash').nullable().comment('bcrypt (cost 12) of base64(SHA-256(password)), so no byte of a long password is lost to bcrypt\'s 72-byte limit; null: no password (social-only)');
+    t.text('password_hash')
+      .nullable()
+      .comment(
+        "bcrypt (cost 12) of base64(SHA-256(password)), so no byte of a long password is lost to bcrypt's 72-byte limit; null: no password (social-only)",
+      );
     t.boolean('email_confirmed').notNullable().defaultTo(false).comment('the address has been proven by a mailed token (confirm, reset or change of address)');
-    t.text('security_stamp').notNullable().comment('random; copied into each session at sign-in and compared on every request. Rotated by logout, password change, reset and change of address, which ends the other sessions');
+    t.text('security_stamp')
+      .notNullable()
+      .comment(
+        'random; copied into each session at sign-in and compared on every request. Rotated by logout, password change, reset and change of address, which ends the other sessions',
+      );
     t.timestamp('created_at', { useTz: true }).notNullable().comment('when the account was made');
     t.timestamp('updated_at', { useTz: true }).notNullable().comment('last change of any column');
   });
@@ -22,8 +33,11 @@ export async function up(knex: Knex): Promise<void> {
   // compares it with the injected clock, independent of the connection's time zone.
   await knex.schema.createTable('account_sessions', (t) => {
     t.string('sid').primary().comment('session id (the signed value of the service_session cookie)');
-    t.json('sess').notNullable().comment('express-session data: cookie, accountId, stamp (the account\'s security stamp at sign-in), renewedAt');
-    t.timestamp('expire', { useTz: true, precision: 6 }).notNullable().index('account_sessions_expire_idx').comment('the session ends at this instant (30 days after its last renewal)');
+    t.json('sess').notNullable().comment("express-session data: cookie, accountId, stamp (the account's security stamp at sign-in), renewedAt");
+    t.timestamp('expire', { useTz: true, precision: 6 })
+      .notNullable()
+      .index('account_sessions_expire_idx')
+      .comment('the session ends at this instant (30 days after its last renewal)');
   });
 
   await knex.schema.createTable('account_tokens', (t) => {
@@ -39,7 +53,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('used_at', { useTz: true }).nullable().comment('set once when spent; a token works at most once');
     t.index(['account_id', 'purpose', 'created_at'], 'account_tokens_account_purpose_idx');
   });
-  await knex.raw("alter table account_tokens add constraint account_tokens_purpose_check check (purpose in ('confirm_email', 'change_email', 'reset_password'))");
+  await knex.raw(
+    "alter table account_tokens add constraint account_tokens_purpose_check check (purpose in ('confirm_email', 'change_email', 'reset_password'))",
+  );
 
   await knex.schema.createTable('mail_outbox', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('row id');
@@ -67,7 +83,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('waitlist', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()')).comment('row id');
     t.text('email_normalized').nullable().comment('address of someone waiting without an account yet (lower-cased); linked at sign-up');
-    t.uuid('account_id').nullable().references('id').inTable('accounts').onDelete('CASCADE').comment('the account waiting (set at sign-up for an address already on the list)');
+    t.uuid('account_id')
+      .nullable()
+      .references('id')
+      .inTable('accounts')
+      .onDelete('CASCADE')
+      .comment('the account waiting (set at sign-up for an address already on the list)');
     t.text('reason').notNullable().comment('why: e.g. intake_paused');
     t.timestamp('created_at', { useTz: true }).notNullable().comment('when the entry was made');
   });

@@ -6,8 +6,14 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('spent_external_cookies', (t) => {
-    t.text('jti').primary().comment('the unique id (jti) of a service_external cookie that external-callback has spent; a second insert of it finds the row and the sign-in fails');
-    t.timestamp('expires_at', { useTz: true }).notNullable().comment("the cookie's own expiry (five minutes after it was minted); housekeeping deletes the row a day after it, when the cookie can no longer verify anyway");
+    t.text('jti')
+      .primary()
+      .comment('the unique id (jti) of a service_external cookie that external-callback has spent; a second insert of it finds the row and the sign-in fails');
+    t.timestamp('expires_at', { useTz: true })
+      .notNullable()
+      .comment(
+        "the cookie's own expiry (five minutes after it was minted); housekeeping deletes the row a day after it, when the cookie can no longer verify anyway",
+      );
   });
 }
 

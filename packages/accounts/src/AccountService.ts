@@ -1,4 +1,4 @@
-import { type Clock, InputError, LockedError, type Logger, type RandomBytes, TooManyRequestsError, isPgError, PG, timing } from '@svc/http-kit';
+import { type Clock, InputError, isPgError, LockedError, type Logger, PG, type RandomBytes, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Account, AccountStore } from './AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from './email.js';
@@ -6,7 +6,7 @@ import type { Mailer } from './Mailer.js';
 import { accountExistsMail, changeEmailMail, changeEmailNoticeMail, confirmEmailMail, resetPasswordMail } from './mail-templates.js';
 import type { PasswordHasher } from './PasswordHasher.js';
 import { type BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
-import { TOKEN_LIFETIME_MS, type TokenPurpose, hashToken, newStamp, newToken } from './tokens.js';
+import { hashToken, newStamp, newToken, TOKEN_LIFETIME_MS, type TokenPurpose } from './tokens.js';
 
 /** Resend-confirmation cooldown and the forgot-password duplicate window (spec, Limits). */
 export const MAIL_COOLDOWN_MS = 5 * 60_000;
@@ -41,7 +41,9 @@ export class AccountService {
   private async checkNewPassword(password: string, code: PasswordRefusalCode, field: string): Promise<void> {
     if (passwordTooShort(password)) throw new InputError(code, PASSWORD_RULES, [{ field, message: 'must be at least 8 characters', in: 'body' }]);
     if (await timing.step('breach-check', () => this.o.breach.isPwned(password))) {
-      throw new InputError('password_pwned', 'This password has been seen in a data breach; choose another', [{ field, message: 'has been seen in a data breach', in: 'body' }]);
+      throw new InputError('password_pwned', 'This password has been seen in a data breach; choose another', [
+        { field, message: 'has been seen in a data breach', in: 'body' },
+      ]);
     }
   }
 
@@ -49,7 +51,13 @@ export class AccountService {
     return timing.step('hash-password', () => this.o.hasher.hash(password));
   }
 
-  private async issueToken(trx: Knex.Transaction, accountId: string, purpose: TokenPurpose, email: string, origin?: 'forgot_password' | 'email_change_notice'): Promise<string> {
+  private async issueToken(
+    trx: Knex.Transaction,
+    accountId: string,
+    purpose: TokenPurpose,
+    email: string,
+    origin?: 'forgot_password' | 'email_change_notice',
+  ): Promise<string> {
     const token = newToken(this.o.random);
     const now = this.now();
     await this.o.store.insertToken(trx, {
@@ -79,15 +87,23 @@ export class AccountService {
    */
   async register(input: { email: string; password: string; displayName: string }): Promise<Account | undefined> {
     const displayName = input.displayName.trim();
-    if (displayName.length === 0) throw new InputError('validation_failed', 'The display name must not be blank', [{ field: 'displayName', message: 'must not be blank', in: 'body' }]);
-    if (!looksLikeAddress(input.email)) throw new InputError('signup_rejected', 'The address is not a usable e-mail address', [{ field: 'email', message: 'is not an e-mail address', in: 'body' }]);
+    if (displayName.length === 0)
+      throw new InputError('validation_failed', 'The display name must not be blank', [{ field: 'displayName', message: 'must not be blank', in: 'body' }]);
+    if (!looksLikeAddress(input.email))
+      throw new InputError('signup_rejected', 'The address is not a usable e-mail address', [
+        { field: 'email', message: 'is not an e-mail address', in: 'body' },
+      ]);
     await this.checkNewPassword(input.password, 'signup_rejected', 'password');
     const email = tidyEmail(input.email);
     const emailNormalized = normalizeEmail(email);
     const passwordHash = await this.hash(input.password);
     const base = this.o.publicBaseUrl;
     return this.withMail(async (trx) => {
-      const created = await this.o.store.insertIfNew(trx, { email, emailNormalized, displayName, passwordHash, emailConfirmed: false, securityStamp: newStamp(this.o.random) }, this.now());
+      const created = await this.o.store.insertIfNew(
+        trx,
+        { email, emailNormalized, displayName, passwordHash, emailConfirmed: false, securityStamp: newStamp(this.o.random) },
+        this.now(),
+      );
       if (!created) {
         const existing = await this.o.store.findByEmail(emailNormalized, trx);
         if (existing?.email) await this.o.mailer.enqueue(trx, accountExistsMail(base, { to: existing.email, displayName: existing.displayName }));
@@ -124,7 +140,9 @@ export class AccountService {
   async updateDisplayName(accountId: string, displayNameInput: string): Promise<Account | undefined> {
     const displayName = displayNameInput.trim();
     if ([...displayName].length < 1 || [...displayName].length > 80) {
-      throw new InputError('account_name_length', 'The display name must be 1 to 80 characters', [{ field: 'displayName', message: 'must be 1 to 80 characters', in: 'body' }]);
+      throw new InputError('account_name_length', 'The display name must be 1 to 80 characters', [
+        { field: 'displayName', message: 'must be 1 to 80 characters', in: 'body' },
+      ]);
     }
     return this.o.store.updateDisplayName(accountId, displayName, this.now());
   }
@@ -138,10 +156,15 @@ export class AccountService {
     if (!account) return undefined;
     if (account.passwordHash !== null) {
       if (currentPassword === null) {
-        throw new InputError('validation_failed', 'currentPassword is required: this account has a password', [{ field: 'currentPassword', message: 'is required when the account has a password', in: 'body' }]);
+        throw new InputError('validation_failed', 'currentPassword is required: this account has a password', [
+          { field: 'currentPassword', message: 'is required when the account has a password', in: 'body' },
+        ]);
       }
       const ok = await timing.step('hash-password', () => this.o.hasher.verify(currentPassword, account.passwordHash!));
-      if (!ok) throw new InputError('wrong_current_password', 'The current password did not match', [{ field: 'currentPassword', message: 'did not match', in: 'body' }]);
+      if (!ok)
+        throw new InputError('wrong_current_password', 'The current password did not match', [
+          { field: 'currentPassword', message: 'did not match', in: 'body' },
+        ]);
     }
     await this.checkNewPassword(newPassword, 'password_rejected', 'newPassword');
     const passwordHash = await this.hash(newPassword);
@@ -189,7 +212,18 @@ export class AccountService {
     const emailNormalized = email ? normalizeEmail(email) : null;
     const displayName = [...(input.displayName.trim() || email?.split('@')[0] || 'Member')].slice(0, 80).join('');
     return this.o.store.transaction(async (trx) => {
-      const created = await this.o.store.insertIfNew(trx, { email, emailNormalized, displayName, passwordHash: null, emailConfirmed: email !== null && input.emailVerified, securityStamp: newStamp(this.o.random) }, this.now());
+      const created = await this.o.store.insertIfNew(
+        trx,
+        {
+          email,
+          emailNormalized,
+          displayName,
+          passwordHash: null,
+          emailConfirmed: email !== null && input.emailVerified,
+          securityStamp: newStamp(this.o.random),
+        },
+        this.now(),
+      );
       if (created && emailNormalized) await this.o.store.linkWaitlist(trx, created.id, emailNormalized);
       if (created && link) await link(trx, created);
       return created;
@@ -223,7 +257,10 @@ export class AccountService {
 
   /** Rule 2. Always 204 for a well-formed address; whether it is taken is never revealed. */
   async requestEmailChange(accountId: string, newEmailInput: string): Promise<void> {
-    if (!looksLikeAddress(newEmailInput)) throw new InputError('email_not_an_address', 'That does not look like an e-mail address', [{ field: 'newEmail', message: 'is not an e-mail address', in: 'body' }]);
+    if (!looksLikeAddress(newEmailInput))
+      throw new InputError('email_not_an_address', 'That does not look like an e-mail address', [
+        { field: 'newEmail', message: 'is not an e-mail address', in: 'body' },
+      ]);
     const newEmail = tidyEmail(newEmailInput);
     const base = this.o.publicBaseUrl;
     await this.withMail(async (trx) => {
@@ -249,7 +286,13 @@ export class AccountService {
       if (!account) throw invalidToken();
       if (account.emailConfirmed) return;
       if (!account.emailNormalized) throw invalidToken();
-      const spent = await this.o.store.spendToken(trx, { tokenHash: hashToken(token), purpose: 'confirm_email', accountId: userId, emailNormalized: account.emailNormalized, now: this.now() });
+      const spent = await this.o.store.spendToken(trx, {
+        tokenHash: hashToken(token),
+        purpose: 'confirm_email',
+        accountId: userId,
+        emailNormalized: account.emailNormalized,
+        now: this.now(),
+      });
       if (!spent) throw invalidToken();
       await this.o.store.update(userId, { emailConfirmed: true }, this.now(), trx);
     });
@@ -265,7 +308,13 @@ export class AccountService {
       return await this.o.store.transaction(async (trx) => {
         const account = await this.o.store.lockById(trx, userId);
         if (!account) throw invalidToken();
-        const spent = await this.o.store.spendToken(trx, { tokenHash: hashToken(token), purpose: 'change_email', accountId: userId, emailNormalized, now: this.now() });
+        const spent = await this.o.store.spendToken(trx, {
+          tokenHash: hashToken(token),
+          purpose: 'change_email',
+          accountId: userId,
+          emailNormalized,
+          now: this.now(),
+        });
         if (!spent) throw invalidToken();
         if (await this.o.store.emailTaken(emailNormalized, userId, trx)) throw invalidToken('That address now belongs to another account');
         const securityStamp = newStamp(this.o.random);

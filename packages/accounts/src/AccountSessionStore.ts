@@ -80,8 +80,17 @@ export class AccountSessionStore extends PGStore {
     );
     const row = result.rows[0] as
       // knex.raw rows keep the database's snake_case names.
-      | { sess: unknown; id: string | null; email: string | null; email_normalized: string | null; display_name: string; email_confirmed: boolean; has_password: boolean; security_stamp: string | null }
-      | undefined;
+        | {
+            sess: unknown;
+            id: string | null;
+            email: string | null;
+            email_normalized: string | null;
+            display_name: string;
+            email_confirmed: boolean;
+            has_password: boolean;
+            security_stamp: string | null;
+          }
+        | undefined;
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData & LoadedSession;
     if (!sess.accountId) return sess;
@@ -110,7 +119,10 @@ export class AccountSessionStore extends PGStore {
   override set(sid: string, sess: SessionData, callback?: (err?: unknown) => void): void {
     const expire = new Date(this.o.clock.now().getTime() + this.o.ttlMs);
     this.o.knex
-      .raw(`insert into ${SESSION_TABLE} (sid, sess, expire) values (?, ?::json, ?) on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`, [sid, JSON.stringify(sess), expire])
+      .raw(
+        `insert into ${SESSION_TABLE} (sid, sess, expire) values (?, ?::json, ?) on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`,
+        [sid, JSON.stringify(sess), expire],
+      )
       .then(
         () => callback?.(),
         (err: unknown) => callback?.(err),

@@ -66,13 +66,21 @@ export interface AccountStore {
   /** Inserts the account unless its address is taken; undefined when it was (races included). */
   insertIfNew(trx: Knex.Transaction, account: NewAccount, now: Date): Promise<Account | undefined>;
   updateDisplayName(id: string, displayName: string, now: Date): Promise<Account | undefined>;
-  update(id: string, changes: Partial<Pick<Account, 'email' | 'emailNormalized' | 'passwordHash' | 'emailConfirmed' | 'securityStamp'>>, now: Date, db?: Db): Promise<Account | undefined>;
+  update(
+    id: string,
+    changes: Partial<Pick<Account, 'email' | 'emailNormalized' | 'passwordHash' | 'emailConfirmed' | 'securityStamp'>>,
+    now: Date,
+    db?: Db,
+  ): Promise<Account | undefined>;
   /** True when another account signs in with that address. */
   emailTaken(emailNormalized: string, exceptId: string, db?: Db): Promise<boolean>;
 
   insertToken(trx: Db, token: NewToken): Promise<void>;
   /** The token row if it is unused and unexpired, matches purpose, account and address; not spent. */
-  findLiveToken(q: { tokenHash: Buffer; purpose: TokenPurpose; accountId: string; emailNormalized?: string; now: Date }, db?: Db): Promise<TokenRow | undefined>;
+  findLiveToken(
+    q: { tokenHash: Buffer; purpose: TokenPurpose; accountId: string; emailNormalized?: string; now: Date },
+    db?: Db,
+  ): Promise<TokenRow | undefined>;
   /** Marks the matching live token used; undefined when there was none (already spent: only one caller wins). */
   spendToken(trx: Db, q: { tokenHash: Buffer; purpose: TokenPurpose; accountId: string; emailNormalized?: string; now: Date }): Promise<TokenRow | undefined>;
   /** Marks every other live token of that purpose used. */

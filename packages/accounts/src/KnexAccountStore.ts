@@ -50,7 +50,10 @@ export class KnexAccountStore implements AccountStore {
   }
 
   async update(id: string, changes: Partial<Account>, now: Date, db: Db = this.knex): Promise<Account | undefined> {
-    const rows: Account[] = await db('accounts').where({ id }).update({ ...changes, updatedAt: now }).returning(ACCOUNT_COLUMNS);
+    const rows: Account[] = await db('accounts')
+      .where({ id })
+      .update({ ...changes, updatedAt: now })
+      .returning(ACCOUNT_COLUMNS);
     return rows[0];
   }
 
@@ -149,7 +152,10 @@ export class KnexAccountStore implements AccountStore {
       // Only the newest token of a kind matters for the 5-minute windows; expired ones prove nothing.
       accountTokens: await this.knex('account_tokens').where('expiresAt', '<', ago(day)).delete(),
       // Delivered mail keeps no body; a month of rows is enough to answer "was it sent?".
-      mailOutbox: await this.knex('mail_outbox').whereNotNull('sentAt').where('sentAt', '<', ago(30 * day)).delete(),
+      mailOutbox: await this.knex('mail_outbox')
+        .whereNotNull('sentAt')
+        .where('sentAt', '<', ago(30 * day))
+        .delete(),
       loginFailures: await this.knex('login_failures')
         .where('updatedAt', '<', ago(day))
         .where((q) => q.whereNull('lockedUntil').orWhere('lockedUntil', '<', now))
@@ -161,7 +167,9 @@ export class KnexAccountStore implements AccountStore {
     const valid = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
     const out = new Map<string, { id: string; email: string | null; displayName: string }>();
     if (valid.length === 0) return out;
-    const rows: { id: string; email: string | null; displayName: string }[] = await this.knex('accounts').select('id', 'email', 'displayName').whereIn('id', valid);
+    const rows: { id: string; email: string | null; displayName: string }[] = await this.knex('accounts')
+      .select('id', 'email', 'displayName')
+      .whereIn('id', valid);
     for (const r of rows) out.set(r.id, { id: r.id, email: r.email, displayName: r.displayName });
     return out;
   }

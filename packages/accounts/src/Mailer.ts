@@ -164,7 +164,11 @@ export class Mailer {
             gaveUpAt: gaveUp ? clock.now() : null,
           });
         if (gaveUp) logger.error({ mailId: row.id, kind: row.kind, attempts, err: { message } }, 'mail outbox: gave up delivering a mail');
-        else logger.warn({ mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } }, 'mail outbox: delivery failed; will retry');
+        else
+          logger.warn(
+            { mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } },
+            'mail outbox: delivery failed; will retry',
+          );
         return 'failed';
       }
       // The bodies hold live tokens: once delivered they need not stay at rest.

@@ -56,7 +56,9 @@ class WorkerPool {
     // Built, the worker is the .js next to this file. Run from the sources (tests under tsx), it is
     // a .ts file, and loader hooks do not reach worker threads on Node 20: load it through tsx's API.
     const worker = here.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${JSON.stringify(new URL('./hash-worker.ts', here).href)}, ${JSON.stringify(here)}))`, { eval: true })
+      ? new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${JSON.stringify(new URL('./hash-worker.ts', here).href)}, ${JSON.stringify(here)}))`, {
+          eval: true,
+        })
       : new Worker(new URL('./hash-worker.js', here));
     worker.unref();
     this.size += 1;

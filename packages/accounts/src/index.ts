@@ -8,14 +8,24 @@
  * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
  * the packages that need to know accounts (households).
  */
-import { type AccountDirectory, type ApiRouter, type Clock, type Logger, type MembershipsProvider, RateLimit, type RateLimitOptions, type RandomBytes, systemRandom } from '@svc/http-kit';
+import {
+  type AccountDirectory,
+  type ApiRouter,
+  type Clock,
+  type Logger,
+  type MembershipsProvider,
+  type RandomBytes,
+  RateLimit,
+  type RateLimitOptions,
+  systemRandom,
+} from '@svc/http-kit';
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
-import type { Account } from './AccountStore.js';
 import { AccountService } from './AccountService.js';
+import type { Account } from './AccountStore.js';
 import { normalizeEmail } from './email.js';
 import { KnexAccountStore } from './KnexAccountStore.js';
 import { Mailer } from './Mailer.js';
@@ -29,17 +39,16 @@ import { KnexIdentityStore } from './social/KnexIdentityStore.js';
 import { addSocialRoutes } from './social/router.js';
 import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
-export { migrations, migrate } from './migrations.js';
 export type { Account } from './AccountStore.js';
-export type { AccountSummary, MeResponse, UserResponse } from './me.js';
-export { MeResponseSchema, UserResponseSchema, MembershipResponseSchema } from './schemas.js';
 export { normalizeEmail } from './email.js';
-export { prehash } from './PasswordHasher.js';
-export { SESSION_TTL_MS, SESSION_RENEW_AFTER_MS } from './sessions.js';
 export { MAIL_RETRY } from './Mailer.js';
+export type { AccountSummary, MeResponse, UserResponse } from './me.js';
+export { migrate, migrations } from './migrations.js';
+export { prehash } from './PasswordHasher.js';
+export { AuthProviderResponseSchema, MembershipResponseSchema, MeResponseSchema, UserResponseSchema } from './schemas.js';
+export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
 export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, s256 } from './social/SocialSignIn.js';
-export { AuthProviderResponseSchema } from './schemas.js';
 
 /** ioredis, as http-kit's RateLimit takes it (no direct dependency on ioredis here). */
 export type Redis = NonNullable<RateLimitOptions['redis']>;
@@ -200,9 +209,13 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     fetch: deps.fetch ?? globalThis.fetch,
     tuning: deps.tuning,
   });
-  const authLimiter = new RateLimit({ keyPrefix: 'auth', points: config.authRateLimit, durationSeconds: config.authRateWindowSeconds, redis: deps.redis, code: 'rate_limited' }).middleware(
-    (req) => req.ip ?? 'unknown',
-  );
+  const authLimiter = new RateLimit({
+    keyPrefix: 'auth',
+    points: config.authRateLimit,
+    durationSeconds: config.authRateWindowSeconds,
+    redis: deps.redis,
+    code: 'rate_limited',
+  }).middleware((req) => req.ip ?? 'unknown');
 
   const meResponse = async (account: Account | AccountSummary): Promise<MeResponse> => {
     const summary = 'passwordHash' in account ? summarize(account) : account;
@@ -213,7 +226,12 @@ export function createAccounts(deps: AccountsDeps): Accounts {
   let housekeeping: NodeJS.Timeout | undefined;
   const tidy = async () => {
     try {
-      const deleted = { sessions: await sessions.store.prune(), ...(await store.prune(clock.now())), appSigninCodes: await identities.prune(clock.now()), spentExternalCookies: await identities.pruneSpentExternalCookies(clock.now()) };
+      const deleted = {
+        sessions: await sessions.store.prune(),
+        ...(await store.prune(clock.now())),
+        appSigninCodes: await identities.prune(clock.now()),
+        spentExternalCookies: await identities.pruneSpentExternalCookies(clock.now()),
+      };
       logger.debug({ deleted }, 'accounts housekeeping');
     } catch (err) {
       logger.warn({ err: { message: (err as Error).message } }, 'accounts housekeeping failed');

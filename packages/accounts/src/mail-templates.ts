@@ -30,8 +30,18 @@ export const links = {
 };
 
 /** Text and HTML with the same paragraphs; the one link also stands alone on its line in the text. */
-function compose(kind: MailKind, to: string, subject: string, greeting: string, paragraphs: string[], link: { url: string; label: string } | undefined, after: string[] = []): MailContent {
-  const text = [greeting, '', ...paragraphs.flatMap((p) => [p, '']), ...(link ? [link.url, ''] : []), ...after.flatMap((p) => [p, '']), '— Meal Planner'].join('\n');
+function compose(
+  kind: MailKind,
+  to: string,
+  subject: string,
+  greeting: string,
+  paragraphs: string[],
+  link: { url: string; label: string } | undefined,
+  after: string[] = [],
+): MailContent {
+  const text = [greeting, '', ...paragraphs.flatMap((p) => [p, '']), ...(link ? [link.url, ''] : []), ...after.flatMap((p) => [p, '']), '— Meal Planner'].join(
+    '\n',
+  );
   const p = (s: string) => `<p>${escapeHtml(s)}</p>`;
   const html = [
     '<!doctype html><html><body style="font-family:sans-serif">',
@@ -67,7 +77,9 @@ export function accountExistsMail(base: string, m: { to: string; displayName: st
     m.to,
     'You already have an account',
     hello(m.displayName),
-    ['Someone (perhaps you) tried to sign up with this address, but it already has an account. Sign in instead; if you forgot the password, choose "Forgot password" on the sign-in page.'],
+    [
+      'Someone (perhaps you) tried to sign up with this address, but it already has an account. Sign in instead; if you forgot the password, choose "Forgot password" on the sign-in page.',
+    ],
     { url: links.login(base), label: 'Sign in' },
     ['If it was not you, nothing has changed and you can ignore this mail.'],
   );

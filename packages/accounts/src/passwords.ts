@@ -62,7 +62,10 @@ export class BreachChecker {
       }
       return false;
     } catch (err) {
-      this.options.logger.warn({ err: { message: (err as Error).message, name: (err as Error).name } }, 'password breach API unreachable or slow; password accepted unchecked');
+      this.options.logger.warn(
+        { err: { message: (err as Error).message, name: (err as Error).name } },
+        'password breach API unreachable or slow; password accepted unchecked',
+      );
       return false;
     }
   }

@@ -1,30 +1,30 @@
 import { ApiRouter, AuthenticationError, type Clock, type MembershipsProvider, principalOf } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
-import type { Account, AccountStore } from './AccountStore.js';
 import type { AccountService } from './AccountService.js';
+import type { Account, AccountStore } from './AccountStore.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import {
-  ChangeEmailRequest,
   type ChangeEmailBody,
-  ChangePasswordRequest,
+  ChangeEmailRequest,
   type ChangePasswordBody,
-  ConfirmEmailChangeRequest,
-  type ConfirmEmailChangeBody,
-  ConfirmEmailRequest,
+  ChangePasswordRequest,
   type ConfirmEmailBody,
+  type ConfirmEmailChangeBody,
+  ConfirmEmailChangeRequest,
+  ConfirmEmailRequest,
   EmptyResponseSchema,
-  ForgotPasswordRequest,
   type ForgotPasswordBody,
-  LoginRequest,
+  ForgotPasswordRequest,
   type LoginBody,
+  LoginRequest,
   MeResponseSchema,
-  RegisterRequest,
   type RegisterBody,
-  ResetPasswordRequest,
+  RegisterRequest,
   type ResetPasswordBody,
-  UpdateMeRequest,
+  ResetPasswordRequest,
   type UpdateMeBody,
+  UpdateMeRequest,
 } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -56,7 +56,8 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
   const { service, store, sessions, passport, memberships, clock } = deps;
   const api = new ApiRouter({ tags: ['Accounts'] });
 
-  const me = async (account: AccountSummary): Promise<MeResponse> => toMeResponse(account, await memberships(account.id), deps.platformAdminEmails, clock.now());
+  const me = async (account: AccountSummary): Promise<MeResponse> =>
+    toMeResponse(account, await memberships(account.id), deps.platformAdminEmails, clock.now());
 
   /** The caller's account: loaded with the session when there is one (no query), else read. */
   const callerAccount = async (req: Request): Promise<AccountSummary> => {
@@ -129,7 +130,8 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/me/email',
       operationId: 'changeEmail',
       summary: 'Starts moving the login to a new address',
-      description: 'Mails a confirmation link to the new address and a notice with a reset link to the old one. Nothing changes until the link is followed. 204 for every well-formed address.',
+      description:
+        'Mails a confirmation link to the new address and a notice with a reset link to the old one. Nothing changes until the link is followed. 204 for every well-formed address.',
       auth: true,
       body: ChangeEmailRequest,
       responses: ok204,
@@ -147,7 +149,8 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/auth/register',
       operationId: 'register',
       summary: 'Signs up with e-mail and password',
-      description: 'Answers {} whether or not the address already has an account. A fresh address gets a confirmation mail and a session cookie; a known one an "account already exists" mail and no session.',
+      description:
+        'Answers {} whether or not the address already has an account. A fresh address gets a confirmation mail and a session cookie; a known one an "account already exists" mail and no session.',
       body: RegisterRequest,
       responses: { 200: { description: 'always {}', schema: EmptyResponseSchema } },
       errorCodes: { 400: ['signup_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
@@ -236,7 +239,8 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/auth/resend-confirmation',
       operationId: 'resendConfirmation',
       summary: 'Mails the confirmation link again',
-      description: '204 without mail when the address is already confirmed; 429 resend_cooldown (Retry-After seconds) within five minutes of the last confirmation mail.',
+      description:
+        '204 without mail when the address is already confirmed; 429 resend_cooldown (Retry-After seconds) within five minutes of the last confirmation mail.',
       auth: true,
       responses: ok204,
       errorCodes: { 429: ['resend_cooldown'] },

@@ -99,7 +99,11 @@ export interface ConfirmEmailChangeBody {
   newEmail: string;
   token: string;
 }
-export const ConfirmEmailChangeRequest: JsonSchema = { type: 'object', required: ['userId', 'newEmail', 'token'], properties: { userId: uuid, newEmail: email, token } };
+export const ConfirmEmailChangeRequest: JsonSchema = {
+  type: 'object',
+  required: ['userId', 'newEmail', 'token'],
+  properties: { userId: uuid, newEmail: email, token },
+};
 
 export interface ForgotPasswordBody {
   email: string;
@@ -131,7 +135,11 @@ export const AuthProviderResponseSchema: JsonSchema = {
 /** Longest returnUrl / redirectUri (decisions.md §2 lets the project document its own limits). */
 const url = { type: 'string', maxLength: 2048 };
 
-export const ChallengeParams: JsonSchema = { type: 'object', required: ['provider'], properties: { provider: { type: 'string', description: 'Google or Apple, any case' } } };
+export const ChallengeParams: JsonSchema = {
+  type: 'object',
+  required: ['provider'],
+  properties: { provider: { type: 'string', description: 'Google or Apple, any case' } },
+};
 
 export interface ChallengeQueryInput {
   returnUrl?: string;
@@ -141,9 +149,20 @@ export interface ChallengeQueryInput {
 export const ChallengeQuery: JsonSchema = {
   type: 'object',
   properties: {
-    returnUrl: { ...url, description: 'browser flow: a path on this site (/…; not //…, no scheme, no backslash, also once decoded) where the sign-in lands; else 400 validation_failed' },
-    redirectUri: { ...url, description: 'app flow: exactly one of APP_REDIRECT_URIS (else 400 validation_failed); needs codeChallenge (else 400 app_signin_incomplete)' },
-    codeChallenge: { type: 'string', maxLength: 200, description: 'app flow: PKCE S256 challenge, 43 base64url characters (else 400 validation_failed); needs redirectUri (else 400 app_signin_incomplete)' },
+    returnUrl: {
+      ...url,
+      description:
+        'browser flow: a path on this site (/…; not //…, no scheme, no backslash, also once decoded) where the sign-in lands; else 400 validation_failed',
+    },
+    redirectUri: {
+      ...url,
+      description: 'app flow: exactly one of APP_REDIRECT_URIS (else 400 validation_failed); needs codeChallenge (else 400 app_signin_incomplete)',
+    },
+    codeChallenge: {
+      type: 'string',
+      maxLength: 200,
+      description: 'app flow: PKCE S256 challenge, 43 base64url characters (else 400 validation_failed); needs redirectUri (else 400 app_signin_incomplete)',
+    },
   },
 };
 
@@ -203,6 +222,10 @@ export const IdpNativeSignInRequest: JsonSchema = {
     rawNonce: { type: ['string', 'null'], maxLength: 512, description: 'required when the token carries a nonce: the value whose SHA-256 hex is that nonce' },
     givenName: { type: ['string', 'null'], maxLength: 200, description: "for a new account's display name (Apple gives names only at the first sign-in)" },
     familyName: { type: ['string', 'null'], maxLength: 200 },
-    email: { type: ['string', 'null'], maxLength: MAX.email, description: "never used to find or link an account (only the token's address counts); a display-name fallback only" },
+    email: {
+      type: ['string', 'null'],
+      maxLength: MAX.email,
+      description: "never used to find or link an account (only the token's address counts); a display-name fallback only",
+    },
   },
 };

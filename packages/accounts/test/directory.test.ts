@@ -22,7 +22,9 @@ describe('the account directory and housekeeping', () => {
     expect(await w.accounts.directory.addToWaitlist({ accountId: ada.userId, reason: 'intake_paused' })).to.equal(true);
     w.clock.advanceSeconds(5);
     expect(await w.accounts.directory.addToWaitlist({ accountId: ada.userId, reason: 'intake_paused' })).to.equal(false);
-    expect(await w.accounts.directory.listWaitlist()).to.deep.equal([{ email: 'ada@example.test', accountId: ada.userId, reason: 'intake_paused', createdAt: '2026-11-22T09:00:00.000Z' }]);
+    expect(await w.accounts.directory.listWaitlist()).to.deep.equal([
+      { email: 'ada@example.test', accountId: ada.userId, reason: 'intake_paused', createdAt: '2026-11-22T09:00:00.000Z' },
+    ]);
   });
 
   it('counts an address entry made before sign-up as the account being on the list', async () => {
@@ -39,7 +41,9 @@ describe('the account directory and housekeeping', () => {
   it('finds accounts by address case-insensitively and refuses to create a second account for a taken address', async () => {
     const ada = await signedUp(w, 'ada@example.test');
     expect((await w.accounts.accountsService.findByEmail(' ADA@example.test '))?.id).to.equal(ada.userId);
-    expect(await w.accounts.accountsService.createPasswordlessAccount({ email: 'Ada@Example.test', emailVerified: true, displayName: 'Again' })).to.equal(undefined);
+    expect(await w.accounts.accountsService.createPasswordlessAccount({ email: 'Ada@Example.test', emailVerified: true, displayName: 'Again' })).to.equal(
+      undefined,
+    );
     const noMail = await w.accounts.accountsService.createPasswordlessAccount({ email: null, emailVerified: false, displayName: 'Hidden' });
     expect(noMail).to.include({ email: null, emailConfirmed: false });
   });

@@ -91,7 +91,12 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
         res.json(await accounts.accountsService.meResponse(account!));
       },
     );
-    const app = buildTestApp({ routers: [accounts.router, seam], authenticate: accounts.authenticate, authLimiter: accounts.authLimiter, publicBaseUrl: PUBLIC_BASE_URL });
+    const app = buildTestApp({
+      routers: [accounts.router, seam],
+      authenticate: accounts.authenticate,
+      authLimiter: accounts.authLimiter,
+      publicBaseUrl: PUBLIC_BASE_URL,
+    });
     return { accounts, app };
   };
   const first = build();
@@ -148,7 +153,12 @@ export function login(agent: request.Agent, email: string, password = PASSWORD):
 }
 
 /** Registers `email` with a fresh agent (signed in) and answers the agent and the user id. */
-export async function signedUp(world: World, email: string, password = PASSWORD, displayName = 'Ada Lovelace'): Promise<{ agent: request.Agent; userId: string }> {
+export async function signedUp(
+  world: World,
+  email: string,
+  password = PASSWORD,
+  displayName = 'Ada Lovelace',
+): Promise<{ agent: request.Agent; userId: string }> {
   const agent = request.agent(world.app);
   const res = await agent.post('/api/v1/auth/register').send({ email, password, displayName });
   if (res.status !== 200) throw new Error(`register answered ${res.status}: ${JSON.stringify(res.body)}`);

@@ -113,7 +113,10 @@ export class TestIdp {
    * An Apple identity token: RS256 with the current key unless told otherwise, iss APPLE_ISSUER,
    * aud the first app audience, an hour from the clock's now, claims of `user` plus `claims`.
    */
-  async appleToken(claims: Record<string, unknown> = {}, options: { key?: KeyPair; kid?: string; alg?: 'RS256' | 'none' | 'HS256'; hmacSecret?: string; lifetimeSeconds?: number } = {}): Promise<string> {
+  async appleToken(
+    claims: Record<string, unknown> = {},
+    options: { key?: KeyPair; kid?: string; alg?: 'RS256' | 'none' | 'HS256'; hmacSecret?: string; lifetimeSeconds?: number } = {},
+  ): Promise<string> {
     const now = Math.floor(this.clock.now().getTime() / 1000);
     const body = {
       iss: APPLE_ISSUER,
@@ -128,7 +131,9 @@ export class TestIdp {
     for (const k of Object.keys(body) as (keyof typeof body)[]) if (body[k] === undefined) delete body[k];
     if (options.alg === 'none') return new UnsecuredJWT(body).encode();
     if (options.alg === 'HS256') {
-      return new SignJWT(body).setProtectedHeader({ alg: 'HS256', kid: options.kid ?? this.currentKid }).sign(new TextEncoder().encode(options.hmacSecret ?? 'secret'));
+      return new SignJWT(body)
+        .setProtectedHeader({ alg: 'HS256', kid: options.kid ?? this.currentKid })
+        .sign(new TextEncoder().encode(options.hmacSecret ?? 'secret'));
     }
     const signer = options.key ?? this.keys.at(-1)!.pair;
     return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: options.kid ?? this.currentKid }).sign(signer.privateKey);
@@ -147,9 +152,21 @@ export class TestIdp {
     switch (`${req.method} ${url.pathname}`) {
       case 'GET /google/authorize': {
         const q = url.searchParams;
-        if (q.get('client_id') !== GOOGLE_CLIENT.id || q.get('response_type') !== 'code' || q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return json(400, { error: 'invalid_request' });
+        if (
+          q.get('client_id') !== GOOGLE_CLIENT.id ||
+          q.get('response_type') !== 'code' ||
+          q.get('code_challenge_method') !== 'S256' ||
+          !q.get('code_challenge')
+        )
+          return json(400, { error: 'invalid_request' });
         if (!(q.get('scope') ?? '').split(' ').includes('email')) return json(400, { error: 'invalid_scope' });
-        const code = this.grant({ provider: 'google', clientId: GOOGLE_CLIENT.id, redirectUri: q.get('redirect_uri')!, codeChallenge: q.get('code_challenge')!, user: { ...this.user } });
+        const code = this.grant({
+          provider: 'google',
+          clientId: GOOGLE_CLIENT.id,
+          redirectUri: q.get('redirect_uri')!,
+          codeChallenge: q.get('code_challenge')!,
+          user: { ...this.user },
+        });
         const back = new URL(q.get('redirect_uri')!);
         back.searchParams.set('code', code);
         back.searchParams.set('state', q.get('state') ?? '');
@@ -182,10 +199,18 @@ export class TestIdp {
       }
       case 'GET /apple/authorize': {
         const q = url.searchParams;
-        if (q.get('client_id') !== APPLE_WEB.clientId || q.get('response_mode') !== 'form_post' || q.get('response_type') !== 'code') return json(400, { error: 'invalid_request' });
-        const code = this.grant({ provider: 'apple', clientId: APPLE_WEB.clientId, redirectUri: q.get('redirect_uri')!, nonce: q.get('nonce') ?? undefined, user: { ...this.user } });
+        if (q.get('client_id') !== APPLE_WEB.clientId || q.get('response_mode') !== 'form_post' || q.get('response_type') !== 'code')
+          return json(400, { error: 'invalid_request' });
+        const code = this.grant({
+          provider: 'apple',
+          clientId: APPLE_WEB.clientId,
+          redirectUri: q.get('redirect_uri')!,
+          nonce: q.get('nonce') ?? undefined,
+          user: { ...this.user },
+        });
         const fields: Record<string, string> = { code, state: q.get('state') ?? '' };
-        if (this.user.given_name || this.user.family_name) fields.user = JSON.stringify({ name: { firstName: this.user.given_name, lastName: this.user.family_name }, email: this.user.email });
+        if (this.user.given_name || this.user.family_name)
+          fields.user = JSON.stringify({ name: { firstName: this.user.given_name, lastName: this.user.family_name }, email: this.user.email });
         // Apple answers an HTML page that auto-submits this form to redirect_uri; here, as JSON.
         return json(200, { action: q.get('redirect_uri'), fields });
       }
@@ -210,7 +235,17 @@ export class TestIdp {
         }
         const now = Math.floor(this.clock.now().getTime() / 1000);
         const { user } = grant;
-        const claims = { iss: APPLE_ISSUER, aud: APPLE_WEB.clientId, sub: user.sub, email: user.email, email_verified: user.email_verified, nonce: grant.nonce, iat: now, exp: now + 600, ...this.appleIdTokenClaims };
+        const claims = {
+          iss: APPLE_ISSUER,
+          aud: APPLE_WEB.clientId,
+          sub: user.sub,
+          email: user.email,
+          email_verified: user.email_verified,
+          nonce: grant.nonce,
+          iat: now,
+          exp: now + 600,
+          ...this.appleIdTokenClaims,
+        };
         const idToken = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: this.currentKid }).sign(this.keys.at(-1)!.pair.privateKey);
         return json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 3600, id_token: idToken });
       }

@@ -111,7 +111,10 @@ describe('POST /api/v1/auth/login and the lockout', () => {
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     await w.deliver();
     const { params } = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
-    await request(w.app).post('/api/v1/auth/reset-password').send({ email: params.email, token: params.token, newPassword: 'a brand new password' }).expect(204);
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ email: params.email, token: params.token, newPassword: 'a brand new password' })
+      .expect(204);
     expect((await login(request.agent(w.app), 'ada@example.test', 'a brand new password')).status).to.equal(200);
   });
 

@@ -18,7 +18,11 @@ describe('the mail outbox', () => {
   });
 
   it('sends text and HTML, from MAIL_FROM, with links on PUBLIC_BASE_URL whatever the Host header said', async () => {
-    await request(w.app).post('/api/v1/auth/register').set('Host', 'evil.example').set('X-Forwarded-Host', 'evil.example').send({ email: 'ada@example.test', password: 'long enough', displayName: 'Ada <b>' });
+    await request(w.app)
+      .post('/api/v1/auth/register')
+      .set('Host', 'evil.example')
+      .set('X-Forwarded-Host', 'evil.example')
+      .send({ email: 'ada@example.test', password: 'long enough', displayName: 'Ada <b>' });
     await w.deliver();
     const [mail] = mailsTo(w, 'ada@example.test');
     expect(mail!.from).to.equal('no-reply@meals.example.test');

@@ -12,13 +12,17 @@ describe('GET and PATCH /api/v1/me', () => {
 
   it('answers the account with its memberships, emailConfirmed, hasPassword, isPlatformAdmin and serverNow from the clock', async () => {
     const { agent, userId } = await signedUp(w, 'ada@example.test');
-    w.memberships.set(userId, [{ householdId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0001', householdName: 'Home', role: 'Owner', memberId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0002' }]);
+    w.memberships.set(userId, [
+      { householdId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0001', householdName: 'Home', role: 'Owner', memberId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0002' },
+    ]);
     w.clock.set('2026-12-01T10:11:12.345Z');
     const res = await agent.get('/api/v1/me');
     expect(res.status).to.equal(200);
     expect(res.body).to.deep.equal({
       user: { id: userId, email: 'ada@example.test', displayName: 'Ada Lovelace' },
-      memberships: [{ householdId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0001', householdName: 'Home', role: 'Owner', memberId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0002' }],
+      memberships: [
+        { householdId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0001', householdName: 'Home', role: 'Owner', memberId: '0b9f0e35-5a3e-4c55-9f0b-2f3f1a1c0002' },
+      ],
       isPlatformAdmin: false,
       emailConfirmed: false,
       hasPassword: true,
@@ -207,7 +211,11 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     const one = linkIn(mailsTo(w, 'one@example.test')[0]!).params;
     const two = linkIn(mailsTo(w, 'two@example.test')[0]!).params;
 
-    for (const body of [{ ...one, newEmail: 'two@example.test' }, { ...one, token: two.token }, { ...one, token: 'x'.repeat(43) }]) {
+    for (const body of [
+      { ...one, newEmail: 'two@example.test' },
+      { ...one, token: two.token },
+      { ...one, token: 'x'.repeat(43) },
+    ]) {
       const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(body);
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('invalid_token');
@@ -256,7 +264,10 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     const change = linkIn(mailsTo(w, 'thief@example.test')[0]!).params;
     const [notice] = mailsTo(w, 'ada@example.test', /about to change/i);
 
-    await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(notice!).params, newPassword: 'mine again!' }).expect(204);
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...linkIn(notice!).params, newPassword: 'mine again!' })
+      .expect(204);
     const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(change);
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('invalid_token');
@@ -271,7 +282,10 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     w.smtp.clear();
     await owner.post('/api/v1/me/email').send({ newEmail: 'countess@example.test' }).expect(204);
     await w.deliver();
-    await request(w.app).post('/api/v1/auth/confirm-email-change').send(linkIn(mailsTo(w, 'countess@example.test')[0]!).params).expect(204);
+    await request(w.app)
+      .post('/api/v1/auth/confirm-email-change')
+      .send(linkIn(mailsTo(w, 'countess@example.test')[0]!).params)
+      .expect(204);
   });
 
   it('a password change spends the pending change too, and leaves the heads-up reset link working', async () => {
@@ -287,7 +301,10 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     expect(res.body.code).to.equal('invalid_token');
     expect((await agent.get('/api/v1/me')).body.user.email).to.equal('ada@example.test');
     // Whoever changed the password cannot disarm the owner's way back in.
-    await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(notice!).params, newPassword: 'mine again!' }).expect(204);
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...linkIn(notice!).params, newPassword: 'mine again!' })
+      .expect(204);
     expect((await login(request.agent(w.app), 'ada@example.test', 'mine again!')).status).to.equal(200);
   });
 

@@ -3,7 +3,17 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import { migrations } from '../src/index.js';
 
-const TABLES = ['accounts', 'account_sessions', 'account_tokens', 'mail_outbox', 'login_failures', 'waitlist', 'account_identities', 'app_signin_codes', 'spent_external_cookies'];
+const TABLES = [
+  'accounts',
+  'account_sessions',
+  'account_tokens',
+  'mail_outbox',
+  'login_failures',
+  'waitlist',
+  'account_identities',
+  'app_signin_codes',
+  'spent_external_cookies',
+];
 
 async function tables(db: TestDatabase): Promise<string[]> {
   const rows = await db.knex('pg_tables').select('tablename').where('schemaname', 'public').whereNot('tablename', 'like', 'knex_migrations%');

@@ -119,7 +119,9 @@ describe('passwords seen in a breach (k-anonymity range API)', () => {
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     await w.deliver();
     const { params } = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
-    const reset = await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: BREACHED });
+    const reset = await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: BREACHED });
     expect(reset.status).to.equal(400);
     expect(reset.body.code).to.equal('password_pwned');
   });

@@ -25,12 +25,25 @@ describe('races', () => {
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     await w.deliver();
     const { params } = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
-    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: `new password ${i}` })));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        request(w.app)
+          .post('/api/v1/auth/reset-password')
+          .send({ ...params, newPassword: `new password ${i}` }),
+      ),
+    );
     const winners = answers.map((r, i) => [r.status, i] as const).filter(([s]) => s === 204);
     expect(winners).to.have.length(1);
     expect(answers.filter((r) => r.body.code === 'invalid_token')).to.have.length(9);
     const winner = winners[0]![1];
-    expect((await request.agent(w.app).post('/api/v1/auth/login').send({ email: 'ada@example.test', password: `new password ${winner}` })).status).to.equal(200);
+    expect(
+      (
+        await request
+          .agent(w.app)
+          .post('/api/v1/auth/login')
+          .send({ email: 'ada@example.test', password: `new password ${winner}` })
+      ).status,
+    ).to.equal(200);
   });
 
   it('ten parallel confirmations of one address token: the token is spent once, and every answer is 204 (confirmed addresses answer 204)', async () => {
@@ -45,7 +58,9 @@ describe('races', () => {
   });
 
   it('parallel sign-ups of one address make one account, one session and one confirmation mail', async () => {
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => register(request(w.app), i % 2 ? 'RACE@example.test' : 'race@example.test', PASSWORD, `Racer ${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => register(request(w.app), i % 2 ? 'RACE@example.test' : 'race@example.test', PASSWORD, `Racer ${i}`)),
+    );
     expect(answers.map((r) => r.status)).to.deep.equal(Array(8).fill(200));
     expect(answers.filter((r) => sessionCookie(r) !== undefined)).to.have.length(1);
     expect(await w.db.knex('accounts').count({ n: '*' }).first()).to.deep.equal({ n: '1' });

@@ -27,13 +27,21 @@ describe('the per-client-IP limit on /api/v1/auth/*', () => {
   it('keys by the client IP from X-Forwarded-For only when the proxy is trusted', async () => {
     const trusted = w.another();
     trusted.app.set('trust proxy', true);
-    for (let i = 0; i < 3; i++) await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.1').send({ email: 'a@example.test' }).expect(204);
-    expect((await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.1').send({ email: 'a@example.test' })).status).to.equal(429);
-    expect((await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.2').send({ email: 'a@example.test' })).status).to.equal(204);
+    for (let i = 0; i < 3; i++)
+      await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.1').send({ email: 'a@example.test' }).expect(204);
+    expect(
+      (await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.1').send({ email: 'a@example.test' })).status,
+    ).to.equal(429);
+    expect(
+      (await request(trusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '203.0.113.2').send({ email: 'a@example.test' })).status,
+    ).to.equal(204);
 
     const untrusted = w.another();
-    for (let i = 0; i < 3; i++) await request(untrusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', `198.51.100.${i}`).send({ email: 'a@example.test' }).expect(204);
-    expect((await request(untrusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '198.51.100.9').send({ email: 'a@example.test' })).status).to.equal(429);
+    for (let i = 0; i < 3; i++)
+      await request(untrusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', `198.51.100.${i}`).send({ email: 'a@example.test' }).expect(204);
+    expect(
+      (await request(untrusted.app).post('/api/v1/auth/forgot-password').set('X-Forwarded-For', '198.51.100.9').send({ email: 'a@example.test' })).status,
+    ).to.equal(429);
   });
 
   it('shares the counters between instances through Redis', async function () {

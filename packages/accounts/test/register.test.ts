@@ -55,7 +55,9 @@ describe('POST /api/v1/auth/register', () => {
     expect(mails[0]!.subject).to.match(/already have an account/i);
     expect(mails[0]!.text).to.contain('https://meals.example.test/login');
     // The known-address answer cannot log the stranger in with their password.
-    expect((await request.agent(w.app).post('/api/v1/auth/login').send({ email: 'ada@example.test', password: 'another password entirely' })).status).to.equal(401);
+    expect((await request.agent(w.app).post('/api/v1/auth/login').send({ email: 'ada@example.test', password: 'another password entirely' })).status).to.equal(
+      401,
+    );
   });
 
   it('answers 400 signup_rejected for an address that is not one, and for a password under 8 characters', async () => {

@@ -27,9 +27,16 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
   it('marks the cookie Secure when COOKIE_SECURE is on (request arriving over HTTPS through a trusted proxy)', async () => {
     const { app } = w.another({ cookieSecure: true });
     app.set('trust proxy', true);
-    const res = await request(app).post('/api/v1/auth/register').set('X-Forwarded-Proto', 'https').send({ email: 'secure@example.test', password: PASSWORD, displayName: 'S' });
+    const res = await request(app)
+      .post('/api/v1/auth/register')
+      .set('X-Forwarded-Proto', 'https')
+      .send({ email: 'secure@example.test', password: PASSWORD, displayName: 'S' });
     expect(res.status).to.equal(200);
-    expect(sessionCookie(res)!.split(';').map((a) => a.trim())).to.include('Secure');
+    expect(
+      sessionCookie(res)!
+        .split(';')
+        .map((a) => a.trim()),
+    ).to.include('Secure');
   });
 
   it('answers 401 unauthenticated without a session, with a forged cookie, and with a cookie of a deleted account', async () => {

@@ -3,7 +3,19 @@ import request from 'supertest';
 import { KnexIdentityStore } from '../src/social/KnexIdentityStore.js';
 import { hashToken } from '../src/tokens.js';
 import { dbQueries, sessionCookie, signedUp } from './helpers.js';
-import { APP_URI, APP_URI_WITH_QUERY, appCode, cookieNamed, createSocialWorld, pkce, type SocialWorld, signInWith, throughApple, throughGoogle, toExternalCallback } from './social-world.js';
+import {
+  APP_URI,
+  APP_URI_WITH_QUERY,
+  appCode,
+  cookieNamed,
+  createSocialWorld,
+  pkce,
+  type SocialWorld,
+  signInWith,
+  throughApple,
+  throughGoogle,
+  toExternalCallback,
+} from './social-world.js';
 
 describe('social sign-in: the app flow and POST /auth/exchange', () => {
   let w: SocialWorld;

@@ -88,7 +88,21 @@ describe('social sign-in: providers, challenge and the browser flow', () => {
     });
 
     it('refuses every open-redirect attempt as returnUrl with 400 validation_failed', async () => {
-      const attempts = ['//evil.example', '/\\evil.example', 'https://evil.example', '%2F%2Fevil.example', '/%2F/evil.example', '/%5Cevil.example', '/%255Cevil.example', 'javascript:alert(1)', 'evil.example', '/\t/evil.example', '///evil.example', '/%09/evil.example', 'http:/evil.example'];
+      const attempts = [
+        '//evil.example',
+        '/\\evil.example',
+        'https://evil.example',
+        '%2F%2Fevil.example',
+        '/%2F/evil.example',
+        '/%5Cevil.example',
+        '/%255Cevil.example',
+        'javascript:alert(1)',
+        'evil.example',
+        '/\t/evil.example',
+        '///evil.example',
+        '/%09/evil.example',
+        'http:/evil.example',
+      ];
       for (const returnUrl of attempts) {
         const res = await request(w.app).get(`/api/v1/auth/challenge/google?returnUrl=${encodeURIComponent(returnUrl)}`);
         expect(res.status, returnUrl).to.equal(400);
@@ -131,7 +145,9 @@ describe('social sign-in: providers, challenge and the browser flow', () => {
         expect(res.body.errors[0].field).to.equal('redirectUri');
       }
       for (const bad of ['short', `${challenge}A`, `${challenge.slice(0, 42)}=`, `${challenge.slice(0, 42)}+`]) {
-        const res = await request(w.app).get(`/api/v1/auth/challenge/google?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${encodeURIComponent(bad)}`);
+        const res = await request(w.app).get(
+          `/api/v1/auth/challenge/google?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${encodeURIComponent(bad)}`,
+        );
         expect(res.status, bad).to.equal(400);
         expect(res.body.code).to.equal('validation_failed');
         expect(res.body.errors[0].field).to.equal('codeChallenge');
@@ -431,14 +447,22 @@ describe('social sign-in: providers, challenge and the browser flow', () => {
       const now = Math.floor(w.clock.now().getTime() / 1000);
       const identity = { provider: 'google', subject: 'user-1', email: 'ada@example.test', emailVerified: true, displayName: 'Ada Lovelace' };
       const sign = (jti?: string) => {
-        const jwt = new SignJWT({ v: { identity, flow: { kind: 'browser', returnUrl: '/plan' } } }).setProtectedHeader({ alg: 'HS256' }).setAudience('service_external').setIssuedAt(now).setExpirationTime(now + 300);
+        const jwt = new SignJWT({ v: { identity, flow: { kind: 'browser', returnUrl: '/plan' } } })
+          .setProtectedHeader({ alg: 'HS256' })
+          .setAudience('service_external')
+          .setIssuedAt(now)
+          .setExpirationTime(now + 300);
         return (jti ? jwt.setJti(jti) : jwt).sign(key);
       };
-      const withoutId = await request(w.app).get('/api/v1/auth/external-callback').set('Cookie', `service_external=${await sign()}`);
+      const withoutId = await request(w.app)
+        .get('/api/v1/auth/external-callback')
+        .set('Cookie', `service_external=${await sign()}`);
       expect(withoutId.headers.location).to.equal('/login');
       expect(cookieNamed(withoutId, 'service_session')).to.equal(undefined);
       // The same cookie with an id signs in: only the missing id made the difference.
-      const withId = await request(w.app).get('/api/v1/auth/external-callback').set('Cookie', `service_external=${await sign('a-unique-id')}`);
+      const withId = await request(w.app)
+        .get('/api/v1/auth/external-callback')
+        .set('Cookie', `service_external=${await sign('a-unique-id')}`);
       expect(withId.headers.location).to.equal('/plan');
     });
 
@@ -472,14 +496,28 @@ describe('social sign-in: providers, challenge and the browser flow', () => {
     it('makes the Apple state cookie SameSite=None; Secure when cookies are secure (Apple posts back cross-site)', async () => {
       const app = w.variant({ cookieSecure: true });
       const res = await request(app).get('/api/v1/auth/challenge/apple');
-      const attrs = cookieNamed(res, 'service_oauth_apple')!.split(';').map((a) => a.trim());
+      const attrs = cookieNamed(res, 'service_oauth_apple')!
+        .split(';')
+        .map((a) => a.trim());
       expect(attrs).to.include.members(['SameSite=None', 'Secure', 'HttpOnly', 'Path=/api/v1/auth/callback/apple']);
       const google = await request(app).get('/api/v1/auth/challenge/google');
-      expect(cookieNamed(google, 'service_oauth_google')!.split(';').map((a) => a.trim())).to.include.members(['SameSite=Lax', 'Secure']);
+      expect(
+        cookieNamed(google, 'service_oauth_google')!
+          .split(';')
+          .map((a) => a.trim()),
+      ).to.include.members(['SameSite=Lax', 'Secure']);
     });
 
     it('documents every social operation, the 302s with a Location header and the codes', () => {
-      const doc = buildOpenApiDocument({ title: 't', version: '1' }, w.accounts.router.operations) as { paths: Record<string, Record<string, { responses: Record<string, { description: string; headers?: Record<string, unknown> }>; requestBody?: { content: Record<string, unknown> } }>> };
+      const doc = buildOpenApiDocument({ title: 't', version: '1' }, w.accounts.router.operations) as {
+        paths: Record<
+          string,
+          Record<
+            string,
+            { responses: Record<string, { description: string; headers?: Record<string, unknown> }>; requestBody?: { content: Record<string, unknown> } }
+          >
+        >;
+      };
       const challenge = doc.paths['/api/v1/auth/challenge/{provider}']!.get!;
       expect(challenge.responses['302']!.headers).to.have.property('Location');
       expect(challenge.responses['400']!.description).to.include('app_signin_incomplete');

@@ -204,7 +204,8 @@ describe('social sign-in: POST /auth/idp/native (Sign in with Apple from the app
       w.idp.counts.keys = 0;
       expect((await native({ identityToken: await w.idp.appleToken() }, app)).status).to.equal(200);
       const stranger = await generateKeyPair('RS256');
-      for (let i = 0; i < 5; i++) await expectRejected(await native({ identityToken: await w.idp.appleToken({}, { key: stranger, kid: `made-up-${i}` }) }, app));
+      for (let i = 0; i < 5; i++)
+        await expectRejected(await native({ identityToken: await w.idp.appleToken({}, { key: stranger, kid: `made-up-${i}` }) }, app));
       expect(w.idp.counts.keys).to.equal(1);
     });
 
@@ -219,7 +220,9 @@ describe('social sign-in: POST /auth/idp/native (Sign in with Apple from the app
       w.idp.keysMode = 'ok';
       const closed = w.variant({ apple: { ...w.config.apple!, keysUrl: 'http://127.0.0.1:9/keys' } });
       expect((await native({ identityToken: await w.idp.appleToken() }, closed)).status).to.equal(503);
-      const notJwks = w.variant({}, TEST_TUNING, { fetch: async () => new Response('{"nope":1}', { status: 200, headers: { 'content-type': 'application/json' } }) });
+      const notJwks = w.variant({}, TEST_TUNING, {
+        fetch: async () => new Response('{"nope":1}', { status: 200, headers: { 'content-type': 'application/json' } }),
+      });
       expect((await native({ identityToken: await w.idp.appleToken() }, notJwks)).status).to.equal(503);
     });
   });

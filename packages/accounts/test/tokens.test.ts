@@ -18,7 +18,10 @@ describe('confirm-email and resend-confirmation', () => {
   it('answers 400 invalid_token for a wrong token or an unknown user, and confirms with the right one', async () => {
     const { agent, userId } = await signedUp(w, 'ada@example.test');
     const params = await confirmLink('ada@example.test');
-    for (const body of [{ userId, token: 'A'.repeat(43) }, { userId: '5b1f3c8e-8a47-4e0c-9a39-3c1f4f0f0000', token: params.token }]) {
+    for (const body of [
+      { userId, token: 'A'.repeat(43) },
+      { userId: '5b1f3c8e-8a47-4e0c-9a39-3c1f4f0f0000', token: params.token },
+    ]) {
       const res = await request(w.app).post('/api/v1/auth/confirm-email').send(body);
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('invalid_token');
@@ -146,7 +149,9 @@ describe('forgot-password and reset-password', () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     const params = await resetLink('ada@example.test');
-    const res = await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'reset password 1' });
+    const res = await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: 'reset password 1' });
     expect(res.status).to.equal(204);
     expect((await agent.get('/api/v1/me')).status).to.equal(401);
     expect((await login(request.agent(w.app), 'ada@example.test', PASSWORD)).status).to.equal(401);
@@ -160,16 +165,33 @@ describe('forgot-password and reset-password', () => {
     await signedUp(w, 'bob@example.test');
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     const params = await resetLink('ada@example.test');
-    for (const body of [{ ...params, token: 'A'.repeat(43) }, { ...params, email: 'bob@example.test' }, { ...params, email: 'nobody@example.test' }]) {
-      const res = await request(w.app).post('/api/v1/auth/reset-password').send({ ...body, newPassword: 'reset password 1' });
+    for (const body of [
+      { ...params, token: 'A'.repeat(43) },
+      { ...params, email: 'bob@example.test' },
+      { ...params, email: 'nobody@example.test' },
+    ]) {
+      const res = await request(w.app)
+        .post('/api/v1/auth/reset-password')
+        .send({ ...body, newPassword: 'reset password 1' });
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('invalid_token');
     }
     w.clock.advance(3600_000);
-    expect((await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'reset password 1' })).body.code).to.equal('invalid_token');
+    expect(
+      (
+        await request(w.app)
+          .post('/api/v1/auth/reset-password')
+          .send({ ...params, newPassword: 'reset password 1' })
+      ).body.code,
+    ).to.equal('invalid_token');
     w.clock.advance(-1000);
-    await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'reset password 1' }).expect(204);
-    const again = await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'reset password 2' });
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: 'reset password 1' })
+      .expect(204);
+    const again = await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: 'reset password 2' });
     expect(again.status).to.equal(400);
     expect(again.body.code).to.equal('invalid_token');
   });
@@ -178,11 +200,16 @@ describe('forgot-password and reset-password', () => {
     await signedUp(w, 'ada@example.test');
     await request(w.app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     const params = await resetLink('ada@example.test');
-    const short = await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'short' });
+    const short = await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: 'short' });
     expect(short.status).to.equal(400);
     expect(short.body.code).to.equal('password_rejected');
     expect(short.body.detail).to.match(/8 to 256/);
-    await request(w.app).post('/api/v1/auth/reset-password').send({ ...params, newPassword: 'long enough now' }).expect(204);
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...params, newPassword: 'long enough now' })
+      .expect(204);
   });
 
   it('a reset link from the change-of-address notice works too, and spends the other reset links', async () => {
@@ -192,8 +219,13 @@ describe('forgot-password and reset-password', () => {
     await w.deliver();
     const [forgot, notice] = mailsTo(w, 'ada@example.test', /reset|about to change/i);
     expect(notice!.subject).to.match(/about to change/i);
-    await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(notice!).params, newPassword: 'mine again!' }).expect(204);
-    const other = await request(w.app).post('/api/v1/auth/reset-password').send({ ...linkIn(forgot!).params, newPassword: 'mine again!' });
+    await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...linkIn(notice!).params, newPassword: 'mine again!' })
+      .expect(204);
+    const other = await request(w.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ ...linkIn(forgot!).params, newPassword: 'mine again!' });
     expect(other.body.code).to.equal('invalid_token');
   });
 

@@ -25,11 +25,16 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('show_child_tasks').notNullable().defaultTo(true).comment('Show tasks children can help with');
     t.boolean('made_again_lift').notNullable().defaultTo(true).comment('Dishes marked made-again are planned more often');
     t.text('address').nullable().comment('Free-text address, null when not given');
-    t.specificType('loyalty_programs', 'text[]').notNullable().defaultTo(knex.raw("'{}'::text[]")).comment('Names of the loyalty programmes the household uses, in the order given');
+    t.specificType('loyalty_programs', 'text[]')
+      .notNullable()
+      .defaultTo(knex.raw("'{}'::text[]"))
+      .comment('Names of the loyalty programmes the household uses, in the order given');
     t.timestamp('onboarding_completed_at', { useTz: true }).nullable().comment('When onboarding was completed; null until then, never changed after');
     t.uuid('onboarding_conversation_id').nullable().comment('The day thread that received the onboarding recap');
     t.specificType('onboarding_skipped_steps', 'text[]').nullable().comment('Onboarding steps skipped, as sent with the completion');
-    t.timestamp('ai_paused_until', { useTz: true }).nullable().comment('An operator paused this household AI until then (429 with Retry-After); null when not paused');
+    t.timestamp('ai_paused_until', { useTz: true })
+      .nullable()
+      .comment('An operator paused this household AI until then (429 with Retry-After); null when not paused');
     t.uuid('created_by').notNullable().comment('Account id of the creator (opaque; accounts owns it)');
     t.timestamp('created_at', { useTz: true }).notNullable().comment('When the household was created');
     t.timestamp('updated_at', { useTz: true }).notNullable().comment('Last change of a setting or of the onboarding state');

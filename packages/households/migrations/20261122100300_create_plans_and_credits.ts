@@ -14,7 +14,12 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('welcome_bundles', (t) => {
     t.comment('The welcome credits: one bundle per user, granted with the first household they create');
     t.uuid('user_id').primary().comment('Account id (opaque); the primary key is what makes the bundle once per user');
-    t.uuid('household_id').nullable().references('id').inTable('households').onDelete('SET NULL').comment('The household the bundle came with and that spends it');
+    t.uuid('household_id')
+      .nullable()
+      .references('id')
+      .inTable('households')
+      .onDelete('SET NULL')
+      .comment('The household the bundle came with and that spends it');
     t.integer('credits').notNullable().comment('AI turns granted (WELCOME_CREDITS at the time)');
     t.timestamp('granted_at', { useTz: true }).notNullable().comment('When it was granted');
   });

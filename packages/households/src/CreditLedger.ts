@@ -36,7 +36,11 @@ export interface CreditBalance {
 export async function openPlan(trx: Knex.Transaction, input: { householdId: string; userId: string; welcomeCredits: number; at: Date }): Promise<void> {
   const { householdId, userId, welcomeCredits, at } = input;
   await trx('householdSubscriptions').insert({ householdId, plan: DEFAULT_PLAN, startedAt: at });
-  const [bundle] = await trx('welcomeBundles').insert({ userId, householdId, credits: welcomeCredits, grantedAt: at }).onConflict('userId').ignore().returning('userId');
+  const [bundle] = await trx('welcomeBundles')
+    .insert({ userId, householdId, credits: welcomeCredits, grantedAt: at })
+    .onConflict('userId')
+    .ignore()
+    .returning('userId');
   if (bundle && welcomeCredits > 0) {
     await trx('creditLedger').insert({ householdId, pool: 'welcome', period: null, reason: 'welcome_bundle', delta: welcomeCredits, userId, createdAt: at });
   }

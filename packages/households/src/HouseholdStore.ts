@@ -136,7 +136,14 @@ export interface HouseholdStore {
   /** Applies the changes (none: answers the household as it is, updatedAt untouched). */
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
   members(householdId: string): Promise<MemberRow[]>;
-  createInvitation(input: { householdId: string; role: 'Adult' | 'Junior'; createdBy: string; code: string; at: Date; expiresAt: Date }): Promise<InvitationResponse>;
+  createInvitation(input: {
+    householdId: string;
+    role: 'Adult' | 'Junior';
+    createdBy: string;
+    code: string;
+    at: Date;
+    expiresAt: Date;
+  }): Promise<InvitationResponse>;
   /** 404 `invitation_not_found` (unknown, used, expired), 409 `already_member`. */
   acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership>;
   conversation(householdId: string, conversationId: string): Promise<ConversationResponse>;

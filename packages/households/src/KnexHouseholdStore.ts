@@ -196,7 +196,10 @@ export class KnexHouseholdStore implements HouseholdStore {
     const query =
       Object.keys(values).length === 0
         ? this.knex('households').where({ id: householdId }).select('*')
-        : this.knex('households').where({ id: householdId }).update({ ...values, updatedAt: at }).returning('*');
+        : this.knex('households')
+            .where({ id: householdId })
+            .update({ ...values, updatedAt: at })
+            .returning('*');
     const [row] = await query;
     if (!row) throw householdNotFound();
     return toResponse(row as HouseholdRow);
@@ -210,7 +213,14 @@ export class KnexHouseholdStore implements HouseholdStore {
     return rows.map((r) => ({ memberId: r.memberId, userId: r.userId, role: r.role as HouseholdRole, displayName: r.displayName }));
   }
 
-  async createInvitation(input: { householdId: string; role: 'Adult' | 'Junior'; createdBy: string; code: string; at: Date; expiresAt: Date }): Promise<InvitationResponse> {
+  async createInvitation(input: {
+    householdId: string;
+    role: 'Adult' | 'Junior';
+    createdBy: string;
+    code: string;
+    at: Date;
+    expiresAt: Date;
+  }): Promise<InvitationResponse> {
     await this.knex('householdInvitations').insert({
       householdId: input.householdId,
       codeHash: invitationCodeHash(input.code),
@@ -227,7 +237,10 @@ export class KnexHouseholdStore implements HouseholdStore {
     try {
       return await this.knex.transaction(async (trx) => {
         // The row lock makes the code single use when two people race with it.
-        const invitation = await trx('householdInvitations').where({ codeHash: invitationCodeHash(input.code) }).forUpdate().first();
+        const invitation = await trx('householdInvitations')
+          .where({ codeHash: invitationCodeHash(input.code) })
+          .forUpdate()
+          .first();
         if (!invitation || invitation.acceptedAt || (invitation.expiresAt as Date).getTime() <= at.getTime()) {
           throw new NotFoundError('invitation_not_found', 'No such invitation, or it was used or has expired');
         }
@@ -290,7 +303,9 @@ export class KnexHouseholdStore implements HouseholdStore {
         const household = toResponse({ ...row, ...changes });
         const conversationId = await dayThread(trx, householdId, calendarDateIn(row.timeZoneId, at), at);
         await trx('householdMessages').insert({ conversationId, kind: 'onboarding_recap', text: input.recap(household), createdAt: at });
-        await trx('households').where({ id: householdId }).update({ ...changes, onboardingConversationId: conversationId });
+        await trx('households')
+          .where({ id: householdId })
+          .update({ ...changes, onboardingConversationId: conversationId });
         return { onboardingCompletedAt: at.toISOString(), alreadyCompleted: false, conversationId };
       });
     } catch (err) {

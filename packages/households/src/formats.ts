@@ -103,7 +103,11 @@ function dayFormat(timeZoneId: string): Intl.DateTimeFormat {
 
 /** The calendar date (`YYYY-MM-DD`) that `at` falls on in the time zone. */
 export function calendarDateIn(timeZoneId: string, at: Date): string {
-  const parts = Object.fromEntries(dayFormat(timeZoneId).formatToParts(at).map((p) => [p.type, p.value]));
+  const parts = Object.fromEntries(
+    dayFormat(timeZoneId)
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
   return `${parts.year}-${parts.month}-${parts.day}`;
 }
 

@@ -20,9 +20,8 @@ import { type CreateInviteCodeOptions, IntakeCodes, type IntakeInviteCode, norma
 import { KnexHouseholdStore } from './KnexHouseholdStore.js';
 import { createHouseholdsRouter } from './router.js';
 
-export { migrations, migrate } from './migrations.js';
 export type { CreditBalance, PoolBalance } from './CreditLedger.js';
-export type { CreateInviteCodeOptions, IntakeInviteCode, IntakeMode } from './intake.js';
+export { TIME_ZONE_IDS } from './formats.js';
 export type {
   CompleteOnboardingResponse,
   ConversationResponse,
@@ -31,8 +30,9 @@ export type {
   InvitationResponse,
   OnboardingStep,
 } from './HouseholdStore.js';
+export type { CreateInviteCodeOptions, IntakeInviteCode, IntakeMode } from './intake.js';
 export type { MemberResponse } from './members.js';
-export { TIME_ZONE_IDS } from './formats.js';
+export { migrate, migrations } from './migrations.js';
 
 /** Configuration of the households package (decisions.md §1: INTAKE_MODE, INVITE_CODES, AI_TURNS_PER_MONTH, WELCOME_CREDITS). */
 export interface HouseholdsConfig {

@@ -112,13 +112,18 @@ export class IntakeCodes {
   }
 
   async list(): Promise<IntakeInviteCode[]> {
-    const rows = await this.knex('intakeInviteCodes').select('*').orderBy([{ column: 'createdAt' }, { column: 'code' }]);
+    const rows = await this.knex('intakeInviteCodes')
+      .select('*')
+      .orderBy([{ column: 'createdAt' }, { column: 'code' }]);
     return rows.map((r) => toCode(r as CodeRow));
   }
 
   /** Refuses the code from now on; false when there is no such code. */
   async revoke(code: string, at: Date): Promise<boolean> {
-    const n = await this.knex('intakeInviteCodes').where({ code: normaliseInviteCode(code) }).whereNull('revokedAt').update({ revokedAt: at });
+    const n = await this.knex('intakeInviteCodes')
+      .where({ code: normaliseInviteCode(code) })
+      .whereNull('revokedAt')
+      .update({ revokedAt: at });
     return n > 0;
   }
 }

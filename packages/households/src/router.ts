@@ -33,7 +33,10 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route(
     {
-      method: 'get', path: '/api/v1/time-zones', operationId: 'listTimeZones', auth: true,
+      method: 'get',
+      path: '/api/v1/time-zones',
+      operationId: 'listTimeZones',
+      auth: true,
       summary: 'Every time-zone id of the server: exactly the ids a household accepts',
       responses: { 200: { description: 'The ids, unsorted; Cache-Control: private, max-age=86400', schema: s.timeZonesResponse } },
     },
@@ -46,13 +49,18 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<CreateHouseholdRequest>(
     {
-      method: 'post', path: '/api/v1/households', operationId: 'createHousehold', auth: true,
+      method: 'post',
+      path: '/api/v1/households',
+      operationId: 'createHousehold',
+      auth: true,
       summary: 'Create a household; the caller becomes its Owner',
       description:
         'Opens a subscription on the default plan; the first household a user creates brings the welcome credits. ' +
         'Intake: open, invite-only (403 invite_required / invite_code_invalid) or paused (403 intake_paused, the caller is put on the waitlist).',
       body: s.createHouseholdBody,
-      responses: { 201: { description: 'Created', schema: s.householdResponse, headers: { Location: { description: 'The household', schema: { type: 'string' } } } } },
+      responses: {
+        201: { description: 'Created', schema: s.householdResponse, headers: { Location: { description: 'The household', schema: { type: 'string' } } } },
+      },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['invite_required', 'invite_code_invalid', 'intake_paused'] },
     },
     async (req, res) => {
@@ -67,9 +75,14 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<unknown, unknown, HouseholdParams>(
     {
-      method: 'get', path: '/api/v1/households/{householdId}', operationId: 'getHousehold', auth: true,
-      summary: 'A household the caller is a member of', params: s.householdIdParams,
-      responses: householdResponses, errorCodes: notMember,
+      method: 'get',
+      path: '/api/v1/households/{householdId}',
+      operationId: 'getHousehold',
+      auth: true,
+      summary: 'A household the caller is a member of',
+      params: s.householdIdParams,
+      responses: householdResponses,
+      errorCodes: notMember,
     },
     async (req, res) => {
       const { household } = await store.getForMember(principalOf(req).userId, req.input.params.householdId);
@@ -79,9 +92,14 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<UpdateHouseholdRequest, unknown, HouseholdParams>(
     {
-      method: 'patch', path: '/api/v1/households/{householdId}', operationId: 'updateHousehold', auth: true,
+      method: 'patch',
+      path: '/api/v1/households/{householdId}',
+      operationId: 'updateHousehold',
+      auth: true,
       summary: 'Change settings (Owner only); a member left out or null is left as it is',
-      params: s.householdIdParams, body: s.updateHouseholdBody, responses: householdResponses,
+      params: s.householdIdParams,
+      body: s.updateHouseholdBody,
+      responses: householdResponses,
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
@@ -91,26 +109,39 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<CompleteOnboardingRequest, unknown, HouseholdParams>(
     {
-      method: 'post', path: '/api/v1/households/{householdId}/onboarding/complete', operationId: 'completeOnboarding', auth: true,
+      method: 'post',
+      path: '/api/v1/households/{householdId}/onboarding/complete',
+      operationId: 'completeOnboarding',
+      auth: true,
       summary: "Complete onboarding (any member); the recap goes into the day's thread",
       description:
         'The first call stamps the time, applies defaultDinnerTime and writes the recap (from the household data, no credits). ' +
         'Later calls answer 200 with the original stamp, alreadyCompleted true and the same conversationId, and write nothing. ' +
         '409 onboarding_in_progress when another completion of the same household holds it for more than 5 s.',
-      params: s.householdIdParams, body: s.completeOnboardingBody,
+      params: s.householdIdParams,
+      body: s.completeOnboardingBody,
       responses: { 200: { description: 'Completed (now or before)', schema: s.completeOnboardingResponse } },
       errorCodes: { 400: ['validation_failed'], ...notMember, 409: ['onboarding_in_progress'] },
     },
     async (req, res) => {
-      res.json(await completeOnboarding({ store, accounts, now }, { userId: principalOf(req).userId, householdId: req.input.params.householdId, body: req.input.body }));
+      res.json(
+        await completeOnboarding(
+          { store, accounts, now },
+          { userId: principalOf(req).userId, householdId: req.input.params.householdId, body: req.input.body },
+        ),
+      );
     },
   );
 
   api.route<{ role: 'Adult' | 'Junior' }, unknown, HouseholdParams>(
     {
-      method: 'post', path: '/api/v1/households/{householdId}/invitations', operationId: 'createInvitation', auth: true,
+      method: 'post',
+      path: '/api/v1/households/{householdId}/invitations',
+      operationId: 'createInvitation',
+      auth: true,
       summary: 'Invite an Adult or a Junior (Owner or Adult); the code is random, single use, valid 7 days',
-      params: s.householdIdParams, body: s.createInvitationBody,
+      params: s.householdIdParams,
+      body: s.createInvitationBody,
       responses: { 201: { description: 'The invitation; hand its code to the invitee', schema: s.invitationResponse } },
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], ...notMember },
     },
@@ -125,7 +156,10 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<{ code: string }>(
     {
-      method: 'post', path: '/api/v1/invitations/accept', operationId: 'acceptInvitation', auth: true,
+      method: 'post',
+      path: '/api/v1/invitations/accept',
+      operationId: 'acceptInvitation',
+      auth: true,
       summary: 'Join a household with an invitation code',
       body: s.acceptInvitationBody,
       responses: { 200: { description: 'The new membership', schema: s.membershipResponse } },
@@ -138,8 +172,12 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<unknown, unknown, HouseholdParams>(
     {
-      method: 'get', path: '/api/v1/households/{householdId}/members', operationId: 'listMembers', auth: true,
-      summary: 'The members (any member may ask)', params: s.householdIdParams,
+      method: 'get',
+      path: '/api/v1/households/{householdId}/members',
+      operationId: 'listMembers',
+      auth: true,
+      summary: 'The members (any member may ask)',
+      params: s.householdIdParams,
       responses: { 200: { description: 'Members, in the order they joined', schema: s.membersResponse } },
       errorCodes: notMember,
     },
@@ -152,8 +190,12 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
 
   api.route<unknown, unknown, HouseholdParams & { conversationId: string }>(
     {
-      method: 'get', path: '/api/v1/households/{householdId}/conversations/{conversationId}', operationId: 'getConversation', auth: true,
-      summary: "A day's thread of the household (any member)", params: s.conversationParams,
+      method: 'get',
+      path: '/api/v1/households/{householdId}/conversations/{conversationId}',
+      operationId: 'getConversation',
+      auth: true,
+      summary: "A day's thread of the household (any member)",
+      params: s.conversationParams,
       responses: { 200: { description: 'The thread and its messages, oldest first', schema: s.conversationResponse } },
       errorCodes: notMember,
     },

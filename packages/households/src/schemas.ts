@@ -32,7 +32,13 @@ export const conversationParams: JsonSchema = {
   properties: { householdId: uuid, conversationId: uuid },
 };
 
-const name = { type: 'string', minLength: 1, maxLength: HOUSEHOLD_NAME_MAX, pattern: NOT_BLANK, description: '1 to 100 characters, not blank; surrounding spaces are trimmed' };
+const name = {
+  type: 'string',
+  minLength: 1,
+  maxLength: HOUSEHOLD_NAME_MAX,
+  pattern: NOT_BLANK,
+  description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
+};
 const timeZoneId = { type: 'string', description: 'An id of GET /api/v1/time-zones' };
 const preferredLanguage = { type: 'string', maxLength: LANGUAGE_TAG_MAX, description: 'BCP 47 tag (nb, en-GB); stored in canonical form' };
 
@@ -87,7 +93,12 @@ export const updateHouseholdBody: JsonSchema = {
 export const completeOnboardingBody: JsonSchema = {
   type: 'object',
   properties: {
-    skippedSteps: { type: ['array', 'null'], maxItems: 4, items: { type: 'string', enum: [...ONBOARDING_STEPS] }, description: 'Steps skipped; they are named in the recap' },
+    skippedSteps: {
+      type: ['array', 'null'],
+      maxItems: 4,
+      items: { type: 'string', enum: [...ONBOARDING_STEPS] },
+      description: 'Steps skipped; they are named in the recap',
+    },
     defaultDinnerTime: nullable(timeOfDay('HH:mm; applied on the completing call only')),
   },
 };
@@ -110,10 +121,32 @@ export const householdResponse: JsonSchema = {
   type: 'object',
   description: 'Every member is always sent, the ones the spec marks optional included',
   required: [
-    'id', 'name', 'timeZoneId', 'defaultDinnerTime', 'preferredLanguage', 'country', 'preferOwnRecipes', 'prefersLeftoverDinners',
-    'measurementSystem', 'dryGoodsMeasure', 'address', 'loyaltyPrograms', 'createdAt', 'updatedAt', 'shareReceiptPrices',
-    'onboardingCompletedAt', 'shareUnitWeights', 'tailorServingToTastes', 'showSoftServingAdvice', 'babyEatsSeparatelyWhenNeeded',
-    'maxNewDishesPerWeek', 'alwaysNewDishes', 'pantryWeight', 'useStarterLibrary', 'showChildTasks', 'madeAgainLift',
+    'id',
+    'name',
+    'timeZoneId',
+    'defaultDinnerTime',
+    'preferredLanguage',
+    'country',
+    'preferOwnRecipes',
+    'prefersLeftoverDinners',
+    'measurementSystem',
+    'dryGoodsMeasure',
+    'address',
+    'loyaltyPrograms',
+    'createdAt',
+    'updatedAt',
+    'shareReceiptPrices',
+    'onboardingCompletedAt',
+    'shareUnitWeights',
+    'tailorServingToTastes',
+    'showSoftServingAdvice',
+    'babyEatsSeparatelyWhenNeeded',
+    'maxNewDishesPerWeek',
+    'alwaysNewDishes',
+    'pantryWeight',
+    'useStarterLibrary',
+    'showChildTasks',
+    'madeAgainLift',
   ],
   properties: {
     id: uuid,
@@ -194,7 +227,12 @@ export const conversationResponse: JsonSchema = {
       items: {
         type: 'object',
         required: ['id', 'kind', 'text', 'createdAt'],
-        properties: { id: uuid, kind: { type: 'string', description: 'onboarding_recap for the onboarding recap' }, text: { type: 'string' }, createdAt: dateTime },
+        properties: {
+          id: uuid,
+          kind: { type: 'string', description: 'onboarding_recap for the onboarding recap' },
+          text: { type: 'string' },
+          createdAt: dateTime,
+        },
       },
     },
   },

@@ -1,5 +1,5 @@
-import { expect } from 'chai';
 import { ManualClock } from '@svc/http-kit';
+import { expect } from 'chai';
 import { CreditLedger } from '../src/CreditLedger.js';
 import { createHousehold, type Harness, harness, OSLO } from './helpers.js';
 

@@ -4,10 +4,32 @@ import { TIME_ZONE_IDS } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
-  'id', 'name', 'timeZoneId', 'defaultDinnerTime', 'preferredLanguage', 'country', 'preferOwnRecipes', 'prefersLeftoverDinners',
-  'measurementSystem', 'dryGoodsMeasure', 'address', 'loyaltyPrograms', 'createdAt', 'updatedAt', 'shareReceiptPrices',
-  'onboardingCompletedAt', 'shareUnitWeights', 'tailorServingToTastes', 'showSoftServingAdvice', 'babyEatsSeparatelyWhenNeeded',
-  'maxNewDishesPerWeek', 'alwaysNewDishes', 'pantryWeight', 'useStarterLibrary', 'showChildTasks', 'madeAgainLift',
+  'id',
+  'name',
+  'timeZoneId',
+  'defaultDinnerTime',
+  'preferredLanguage',
+  'country',
+  'preferOwnRecipes',
+  'prefersLeftoverDinners',
+  'measurementSystem',
+  'dryGoodsMeasure',
+  'address',
+  'loyaltyPrograms',
+  'createdAt',
+  'updatedAt',
+  'shareReceiptPrices',
+  'onboardingCompletedAt',
+  'shareUnitWeights',
+  'tailorServingToTastes',
+  'showSoftServingAdvice',
+  'babyEatsSeparatelyWhenNeeded',
+  'maxNewDishesPerWeek',
+  'alwaysNewDishes',
+  'pantryWeight',
+  'useStarterLibrary',
+  'showChildTasks',
+  'madeAgainLift',
 ];
 
 describe('households: create, read, update', () => {
@@ -90,7 +112,13 @@ describe('households: create, read, update', () => {
         .set('X-Test-User', h.accounts.user('Nina'))
         .send({ name: 'Smiths', timeZoneId: 'America/New_York', defaultDinnerTime: '18:00:00', preferredLanguage: 'en-us' });
       expect(res.status).to.equal(201);
-      expect(res.body).to.deep.include({ country: 'US', measurementSystem: 'UsCustomary', dryGoodsMeasure: 'Volume', defaultDinnerTime: '18:00', preferredLanguage: 'en-US' });
+      expect(res.body).to.deep.include({
+        country: 'US',
+        measurementSystem: 'UsCustomary',
+        dryGoodsMeasure: 'Volume',
+        defaultDinnerTime: '18:00',
+        preferredLanguage: 'en-US',
+      });
     });
 
     it('gives ZZ and Metric for a zone of no country', async () => {
@@ -230,7 +258,10 @@ describe('households: create, read, update', () => {
     it('clears the address with an empty string and empties loyalty programmes with []', async () => {
       const owner = h.accounts.user('Olga');
       const household = await createHousehold(h.app, owner);
-      await request(h.app).patch(`/api/v1/households/${household.id}`).set('X-Test-User', owner).send({ address: 'Somewhere', loyaltyPrograms: ['Trumf'] });
+      await request(h.app)
+        .patch(`/api/v1/households/${household.id}`)
+        .set('X-Test-User', owner)
+        .send({ address: 'Somewhere', loyaltyPrograms: ['Trumf'] });
       const res = await request(h.app).patch(`/api/v1/households/${household.id}`).set('X-Test-User', owner).send({ address: '', loyaltyPrograms: [] });
       expect(res.status).to.equal(200);
       expect(res.body.address).to.equal(null);
@@ -286,7 +317,10 @@ describe('households: create, read, update', () => {
         const owner = h.accounts.user('Olga');
         const household = await createHousehold(h.app, owner);
         h.clock.advanceSeconds(5);
-        const res = await request(h.app).patch(`/api/v1/households/${household.id}`).set('X-Test-User', owner).send({ showChildTasks: false, ...body });
+        const res = await request(h.app)
+          .patch(`/api/v1/households/${household.id}`)
+          .set('X-Test-User', owner)
+          .send({ showChildTasks: false, ...body });
         expect(res.status).to.equal(400);
         expect(res.body.code).to.equal(code);
         expect(res.body.errors.map((e: { field: string }) => e.field)).to.include(field);
@@ -349,7 +383,11 @@ describe('households: create, read, update', () => {
       expect(await h.households.access.roleOf(owner, household.id)).to.equal('Owner');
       expect(await h.households.access.roleOf(adult, household.id)).to.equal('Adult');
       expect(await h.households.access.roleOf(junior, household.id)).to.equal('Junior');
-      for (const [user, id] of [[outsider, household.id], [owner, '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e'], [owner, 'nope']] as const) {
+      for (const [user, id] of [
+        [outsider, household.id],
+        [owner, '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e'],
+        [owner, 'nope'],
+      ] as const) {
         try {
           await h.households.access.roleOf(user, id);
           expect.fail('should throw');

@@ -6,7 +6,10 @@ describe('intake: open, invite-only, paused', () => {
   const h = useHarness();
 
   const create = (who: string, inviteCode?: string | null) =>
-    request(h.app).post('/api/v1/households').set('X-Test-User', who).send(inviteCode === undefined ? OSLO : { ...OSLO, inviteCode });
+    request(h.app)
+      .post('/api/v1/households')
+      .set('X-Test-User', who)
+      .send(inviteCode === undefined ? OSLO : { ...OSLO, inviteCode });
   const households = async () => Number((await h.db.knex('households').count({ n: '*' }).first())?.n);
 
   it('open: anyone creates, and an invite code that comes along is ignored', async () => {
@@ -54,7 +57,9 @@ describe('intake: open, invite-only, paused', () => {
       expect(await households()).to.equal(1);
       const [listed] = await h.households.admin.listInviteCodes();
       expect(listed).to.include({ code: made.code, uses: 1, maxUses: 1 });
-      expect(await h.db.knex('intakeCodeRedemptions').select('code', 'userId', 'householdId')).to.deep.equal([{ code: made.code, userId: olga, householdId: first.body.id }]);
+      expect(await h.db.knex('intakeCodeRedemptions').select('code', 'userId', 'householdId')).to.deep.equal([
+        { code: made.code, userId: olga, householdId: first.body.id },
+      ]);
     });
 
     it('lets exactly one of several racing creators spend a single-use code', async () => {
@@ -83,7 +88,10 @@ describe('intake: open, invite-only, paused', () => {
     });
 
     it('checks the body first: a bad body is 400 even without a code', async () => {
-      const res = await request(h.app).post('/api/v1/households').set('X-Test-User', h.accounts.user('A')).send({ ...OSLO, timeZoneId: 'Nowhere' });
+      const res = await request(h.app)
+        .post('/api/v1/households')
+        .set('X-Test-User', h.accounts.user('A'))
+        .send({ ...OSLO, timeZoneId: 'Nowhere' });
       expect(res.status).to.equal(400);
     });
   });

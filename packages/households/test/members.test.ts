@@ -163,7 +163,9 @@ describe('members, invitations and the day thread', () => {
       const cross = await request(h.app).get(`/api/v1/households/${elsewhere.id}/conversations/${done.body.conversationId}`).set('X-Test-User', outsider);
       expect(cross.status).to.equal(404);
       expect(cross.body.code).to.equal('not_found');
-      const unknown = await request(h.app).get(`/api/v1/households/${household.id}/conversations/6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e`).set('X-Test-User', owner);
+      const unknown = await request(h.app)
+        .get(`/api/v1/households/${household.id}/conversations/6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e`)
+        .set('X-Test-User', owner);
       expect(unknown.status).to.equal(404);
     });
   });

@@ -1,6 +1,6 @@
-import { expect } from 'chai';
 import { rollbackMigrations, runMigrations } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
 import { migrations } from '../src/index.js';
 
 describe('households migrations', () => {
@@ -19,13 +19,24 @@ describe('households migrations', () => {
     await runMigrations(db.knex, [migrations]);
     const made = await tables();
     expect(made).to.deep.equal([
-      'credit_ledger', 'household_conversations', 'household_invitations', 'household_members', 'household_messages',
-      'household_subscriptions', 'households', 'intake_code_redemptions', 'intake_invite_codes', 'welcome_bundles',
+      'credit_ledger',
+      'household_conversations',
+      'household_invitations',
+      'household_members',
+      'household_messages',
+      'household_subscriptions',
+      'households',
+      'intake_code_redemptions',
+      'intake_invite_codes',
+      'welcome_bundles',
     ]);
-    const uncommented = await db.knex.raw(`
+    const uncommented = await db.knex.raw(
+      `
       select c.table_name, c.column_name from information_schema.columns c
       join pg_class t on t.relname = c.table_name join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'public'
-      where c.table_schema = 'public' and c.table_name = any(?) and col_description(t.oid, c.ordinal_position) is null`, [made]);
+      where c.table_schema = 'public' and c.table_name = any(?) and col_description(t.oid, c.ordinal_position) is null`,
+      [made],
+    );
     expect(uncommented.rows).to.deep.equal([]);
     await rollbackMigrations(db.knex, [migrations]);
     expect(await tables()).to.deep.equal([]);

@@ -59,7 +59,11 @@ describe('onboarding completion', () => {
     h.clock.set('2026-11-25T12:00:00.000Z');
     const again = await complete(household.id, adult, { defaultDinnerTime: '20:00', skippedSteps: ['People'] });
     expect(again.status).to.equal(200);
-    expect(again.body).to.deep.equal({ onboardingCompletedAt: first.body.onboardingCompletedAt, alreadyCompleted: true, conversationId: first.body.conversationId });
+    expect(again.body).to.deep.equal({
+      onboardingCompletedAt: first.body.onboardingCompletedAt,
+      alreadyCompleted: true,
+      conversationId: first.body.conversationId,
+    });
     expect(await count('householdMessages')).to.equal(1);
     expect(await count('householdConversations')).to.equal(1);
     const afterRepeat = (await request(h.app).get(`/api/v1/households/${household.id}`).set('X-Test-User', owner)).body;
@@ -84,7 +88,13 @@ describe('onboarding completion', () => {
     const store = new KnexHouseholdStore(h.db.knex);
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        store.completeOnboarding({ householdId: household.id, at: new Date(h.clock.now().getTime() + i), defaultDinnerTime: null, skippedSteps: [], recap: () => `recap ${i}` }),
+        store.completeOnboarding({
+          householdId: household.id,
+          at: new Date(h.clock.now().getTime() + i),
+          defaultDinnerTime: null,
+          skippedSteps: [],
+          recap: () => `recap ${i}`,
+        }),
       ),
     );
     expect(answers.filter((a) => !a.alreadyCompleted)).to.have.length(1);
@@ -96,8 +106,13 @@ describe('onboarding completion', () => {
   it('writes into the day thread that is already there for that date', async () => {
     const owner = h.accounts.user('Olga');
     const household = await createHousehold(h.app, owner);
-    const [existing] = await h.db.knex('householdConversations').insert({ householdId: household.id, date: '2026-11-22', createdAt: new Date('2026-11-22T05:00:00Z') }).returning('id');
-    await h.db.knex('householdMessages').insert({ conversationId: existing.id, kind: 'morning_message', text: 'Good morning', createdAt: new Date('2026-11-22T05:00:00Z') });
+    const [existing] = await h.db
+      .knex('householdConversations')
+      .insert({ householdId: household.id, date: '2026-11-22', createdAt: new Date('2026-11-22T05:00:00Z') })
+      .returning('id');
+    await h.db
+      .knex('householdMessages')
+      .insert({ conversationId: existing.id, kind: 'morning_message', text: 'Good morning', createdAt: new Date('2026-11-22T05:00:00Z') });
     const res = await complete(household.id, owner, {});
     expect(res.body.conversationId).to.equal(existing.id);
     const thread = await request(h.app).get(`/api/v1/households/${household.id}/conversations/${existing.id}`).set('X-Test-User', owner);
@@ -141,7 +156,13 @@ describe('onboarding completion', () => {
     const holder = await h.db.knex.transaction();
     try {
       await holder('households').where({ id: household.id }).forUpdate();
-      const attempt = store.completeOnboarding({ householdId: household.id, at: h.clock.now(), defaultDinnerTime: null, skippedSteps: [], recap: () => 'recap' });
+      const attempt = store.completeOnboarding({
+        householdId: household.id,
+        at: h.clock.now(),
+        defaultDinnerTime: null,
+        skippedSteps: [],
+        recap: () => 'recap',
+      });
       try {
         await attempt;
         expect.fail('should refuse');

@@ -90,7 +90,10 @@ describe('households: the country of a new household (decisions.md §2)', () => 
       const got: [string, string][] = [];
       for (const [zone] of EXPECTED) {
         expect(TIME_ZONE_IDS, zone).to.include(zone);
-        const res = await request(h.app).post('/api/v1/households').set('X-Test-User', owner).send({ name: zone, timeZoneId: zone, defaultDinnerTime: '18:00' });
+        const res = await request(h.app)
+          .post('/api/v1/households')
+          .set('X-Test-User', owner)
+          .send({ name: zone, timeZoneId: zone, defaultDinnerTime: '18:00' });
         expect(res.status, zone).to.equal(201);
         const stored = await h.households.profiles(res.body.id);
         expect(stored.country, `${zone} stored`).to.equal(res.body.country);

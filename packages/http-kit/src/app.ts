@@ -4,8 +4,17 @@ import type { ApiRouter, OperationSpec } from './api-router.js';
 import { SESSION_COOKIE } from './contracts.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
-import { type AppVersionFloors, appVersionGate, errorHandler, FORM_CONTENT_TYPE, jsonBody, originGuard, rejectNulInUrl, requestContext, requestLogger } from './middleware.js';
-
+import {
+  type AppVersionFloors,
+  appVersionGate,
+  errorHandler,
+  FORM_CONTENT_TYPE,
+  jsonBody,
+  originGuard,
+  rejectNulInUrl,
+  requestContext,
+  requestLogger,
+} from './middleware.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -36,12 +45,20 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   app.use(requestContext());
   app.use(requestLogger(options.logger));
-  app.use(helmet({ contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }, crossOriginResourcePolicy: { policy: 'same-origin' } }));
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: 'same-origin' },
+    }),
+  );
   app.use(rejectNulInUrl());
   for (const r of options.open ?? []) app.use(r.router);
   app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
-  const formRoutes = options.routers.flatMap((r) => r.operations).filter((o) => o.bodyContentType === FORM_CONTENT_TYPE).map((o) => ({ method: o.method, path: o.path }));
+  const formRoutes = options.routers
+    .flatMap((r) => r.operations)
+    .filter((o) => o.bodyContentType === FORM_CONTENT_TYPE)
+    .map((o) => ({ method: o.method, path: o.path }));
   app.use(jsonBody({ formRoutes }));
   app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE }));
   if (options.authenticate) app.use('/api', ...options.authenticate);

@@ -42,7 +42,12 @@ export class HttpError extends Error {
 
 /** 400: the request is not in the documented shape, or a domain rule refused it. */
 export class InputError extends HttpError {
-  constructor(code: string, message: string, readonly fields: FieldIssue[] = [], options: HttpErrorOptions = {}) {
+  constructor(
+    code: string,
+    message: string,
+    readonly fields: FieldIssue[] = [],
+    options: HttpErrorOptions = {},
+  ) {
     super(400, code, message, {
       ...options,
       extensions: fields.length > 0 ? { ...options.extensions, errors: fields } : options.extensions,

@@ -1,4 +1,4 @@
-import { pino, type Logger, type LoggerOptions } from 'pino';
+import { type Logger, type LoggerOptions, pino } from 'pino';
 
 /**
  * JSON lines on stdout. Redaction is a second line of defence: nothing should log a cookie,
@@ -11,7 +11,25 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
     base: undefined,
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: {
-      paths: ['password', '*.password', 'newPassword', '*.newPassword', 'currentPassword', 'token', '*.token', 'cookie', '*.cookie', 'headers.cookie', 'req.headers.cookie', 'authorization', '*.authorization', 'html', 'text', '*.html', '*.text'],
+      paths: [
+        'password',
+        '*.password',
+        'newPassword',
+        '*.newPassword',
+        'currentPassword',
+        'token',
+        '*.token',
+        'cookie',
+        '*.cookie',
+        'headers.cookie',
+        'req.headers.cookie',
+        'authorization',
+        '*.authorization',
+        'html',
+        'text',
+        '*.html',
+        '*.text',
+      ],
       censor: '[redacted]',
     },
   };

@@ -51,7 +51,10 @@ function hasBody(req: Request): boolean {
 export function rejectNulInUrl(): RequestHandler {
   return (req, _res, next) => {
     if (req.originalUrl.includes('\0') || /%00/i.test(req.originalUrl)) {
-      deferInputError(req, new InputError('validation_failed', 'The request contains a NUL character', [{ field: 'url', message: 'contains a NUL character' }]));
+      deferInputError(
+        req,
+        new InputError('validation_failed', 'The request contains a NUL character', [{ field: 'url', message: 'contains a NUL character' }]),
+      );
     }
     next();
   };
@@ -125,7 +128,12 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
   const formParser = keepContext(express.urlencoded({ extended: false, limit, parameterLimit: 100, type: FORM_CONTENT_TYPE }));
   const isFormRoute = (req: Request): boolean => formKeys.size > 0 && formKeys.has(`${req.method} ${req.path}`) && Boolean(req.is(FORM_CONTENT_TYPE));
   const requireJson: RequestHandler = (req, _res, next) => {
-    if (STATE_CHANGING.has(req.method) && (hasBody(req) || req.get('content-type') !== undefined) && !req.is(['application/json', 'application/*+json']) && !isFormRoute(req)) {
+    if (
+      STATE_CHANGING.has(req.method) &&
+      (hasBody(req) || req.get('content-type') !== undefined) &&
+      !req.is(['application/json', 'application/*+json']) &&
+      !isFormRoute(req)
+    ) {
       throw new InputError('validation_failed', 'The body must be application/json');
     }
     next();
@@ -142,21 +150,23 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
     next();
   };
   // Each step's failure is set aside (deferInputError) and the remaining steps are skipped.
-  const deferred = (step: RequestHandler): RequestHandler => (req, res, next) => {
-    if (req.inputError !== undefined) {
-      next();
-      return;
-    }
-    const done = (err?: unknown) => {
-      if (err !== undefined && err !== null) deferInputError(req, err);
-      next();
+  const deferred =
+    (step: RequestHandler): RequestHandler =>
+    (req, res, next) => {
+      if (req.inputError !== undefined) {
+        next();
+        return;
+      }
+      const done = (err?: unknown) => {
+        if (err !== undefined && err !== null) deferInputError(req, err);
+        next();
+      };
+      try {
+        step(req, res, done);
+      } catch (err) {
+        done(err);
+      }
     };
-    try {
-      step(req, res, done);
-    } catch (err) {
-      done(err);
-    }
-  };
   return [requireJson, parser, form, nul].map(deferred);
 }
 
@@ -177,7 +187,10 @@ function compareVersions(a: string, b: string): number {
 /** Parses `ios=2.4.0,android=2.3.1`; throws on anything else so configuration can name the variable. */
 export function parseAppVersionFloors(value: string): AppVersionFloors {
   const floors: AppVersionFloors = {};
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const m = /^(ios|android)=(\d{1,9}(?:\.\d{1,9}){0,3})$/i.exec(part);
     if (!m) throw new Error(`expected platform=version pairs such as ios=2.4.0,android=2.3.1, got "${part}"`);
     floors[m[1]!.toLowerCase() as 'ios' | 'android'] = m[2]!;
@@ -246,7 +259,10 @@ export function requestLogger(logger: Logger): RequestHandler {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ method: req.method, route: res.locals.route ?? null, status: res.statusCode, ms: Math.round(ms * 10) / 10, traceId: req.traceId }, 'request');
+      logger.info(
+        { method: req.method, route: res.locals.route ?? null, status: res.statusCode, ms: Math.round(ms * 10) / 10, traceId: req.traceId },
+        'request',
+      );
     });
     next();
   };

@@ -16,7 +16,10 @@ const PROBLEM_SCHEMA: JsonSchema = {
     errors: {
       type: 'array',
       description: 'On validation failures: the failing fields',
-      items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' }, in: { type: 'string', enum: ['body', 'query', 'path'] } } },
+      items: {
+        type: 'object',
+        properties: { field: { type: 'string' }, message: { type: 'string' }, in: { type: 'string', enum: ['body', 'query', 'path'] } },
+      },
     },
   },
 };
@@ -28,8 +31,14 @@ const COMMON_HEADERS = {
 };
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'The request is not in the documented shape', 401: 'No valid session, or credentials refused', 403: 'Not allowed',
-  404: 'Not found', 409: 'Conflict', 413: 'Body too large', 423: 'Locked', 426: 'App build below its platform floor (type app-version-unsupported)',
+  400: 'The request is not in the documented shape',
+  401: 'No valid session, or credentials refused',
+  403: 'Not allowed',
+  404: 'Not found',
+  409: 'Conflict',
+  413: 'Body too large',
+  423: 'Locked',
+  426: 'App build below its platform floor (type app-version-unsupported)',
   429: 'Rate limited or throttled; see Retry-After',
 };
 
@@ -37,12 +46,22 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query'): un
   if (!schema) return [];
   const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((schema.required ?? []) as string[]);
-  return Object.entries(props).map(([name, s]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: s, ...(s.description ? { description: s.description } : {}) }));
+  return Object.entries(props).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: s,
+    ...(s.description ? { description: s.description } : {}),
+  }));
 }
 
 function problem(status: number, codes: string[] | undefined) {
   const codeText = codes?.length ? ` Codes: ${codes.map((c) => `\`${c}\``).join(', ')}.` : '';
-  return { description: `${STATUS_TEXT[status] ?? 'Error'}.${codeText}`, headers: COMMON_HEADERS, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
+  return {
+    description: `${STATUS_TEXT[status] ?? 'Error'}.${codeText}`,
+    headers: COMMON_HEADERS,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  };
 }
 
 /** The OpenAPI 3.1 document of every operation declared through ApiRouter. */
@@ -77,7 +96,13 @@ export function buildOpenApiDocument(info: { title: string; version: string; des
       parameters: [
         ...parameters(op.params, 'path'),
         ...parameters(op.query, 'query'),
-        { name: 'X-App-Version', in: 'header', required: false, schema: { type: 'string', examples: ['ios/2.4.1'] }, description: '<platform>/<version>; below the platform floor answers 426' },
+        {
+          name: 'X-App-Version',
+          in: 'header',
+          required: false,
+          schema: { type: 'string', examples: ['ios/2.4.1'] },
+          description: '<platform>/<version>; below the platform floor answers 426',
+        },
       ],
       ...(op.body ? { requestBody: { required: true, content: { [op.bodyContentType ?? 'application/json']: { schema: op.body } } } } : {}),
       responses,

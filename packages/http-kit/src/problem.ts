@@ -1,9 +1,19 @@
-import { HttpError, PayloadTooLargeError, InputError, ServiceUnavailableError } from './errors.js';
+import { HttpError, InputError, PayloadTooLargeError, ServiceUnavailableError } from './errors.js';
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 423: 'Locked', 426: 'Upgrade Required',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  423: 'Locked',
+  426: 'Upgrade Required',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
 };
 
 export interface Problem {
@@ -62,7 +72,8 @@ function fromBodyParser(err: unknown): HttpError | undefined {
 export function toProblem(err: unknown, ctx: { traceId: string; instance?: string | null }): ProblemAnswer {
   let known: HttpError | undefined = err instanceof HttpError ? err : fromBodyParser(err);
   // Express's router throws a URIError (status 400) for a path parameter with a malformed %-escape.
-  if (!known && err instanceof URIError && (err as { status?: unknown }).status === 400) known = new InputError('validation_failed', 'The path is not valid: a parameter has a malformed percent-encoding');
+  if (!known && err instanceof URIError && (err as { status?: unknown }).status === 400)
+    known = new InputError('validation_failed', 'The path is not valid: a parameter has a malformed percent-encoding');
   let unexpected = false;
   if (!known && isDatabaseDown(err)) known = new ServiceUnavailableError();
   if (!known) {

@@ -1,6 +1,6 @@
-import type { RequestHandler, Request } from 'express';
+import type { Request, RequestHandler } from 'express';
 import type { Redis } from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { TooManyRequestsError } from './errors.js';
 
 export interface RateLimitOptions {

@@ -42,7 +42,10 @@ export function withStringLimits<T>(schema: T, max = DEFAULT_MAX_STRING): T {
 }
 
 function fieldName(err: ErrorObject): string {
-  const parts = err.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (err.keyword === 'required') parts.push(String((err.params as { missingProperty: string }).missingProperty));
   let out = '';
   for (const p of parts) out += /^\d+$/.test(p) ? `[${p}]` : out ? `.${p}` : p;
@@ -58,7 +61,7 @@ function describe(err: ErrorObject): string {
     case 'maxLength':
       return `must be at most ${(err.params as { limit: number }).limit} characters`;
     case 'enum':
-      return `must be one of ${((err.params as { allowedValues: unknown[] }).allowedValues).map(String).join(', ')}`;
+      return `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
     default:
       return err.message ?? 'is not valid';
   }
@@ -84,7 +87,9 @@ export class PartValidator {
   check(value: unknown): unknown {
     const copy = value === undefined ? (this.location === 'body' ? undefined : {}) : structuredClone(value);
     if (this.validate(copy)) return copy;
-    const errors = (this.validate.errors ?? []).filter((e) => !['if', 'oneOf', 'anyOf', 'discriminator'].includes(e.keyword) || (this.validate.errors ?? []).length === 1);
+    const errors = (this.validate.errors ?? []).filter(
+      (e) => !['if', 'oneOf', 'anyOf', 'discriminator'].includes(e.keyword) || (this.validate.errors ?? []).length === 1,
+    );
     const issues: FieldIssue[] = [];
     const seen = new Set<string>();
     for (const e of errors.length ? errors : (this.validate.errors ?? [])) {

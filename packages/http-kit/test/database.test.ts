@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { createKnex, databaseAnswers, type MigrationSet, runMigrations, rollbackMigrations } from '../src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
+import { createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
 
 describe('database kit', () => {
@@ -26,7 +26,10 @@ describe('database kit', () => {
   });
 
   it('maps camelCase fields to snake_case columns', async () => {
-    await db.knex.schema.createTable('mapped', (t) => { t.increments('id'); t.string('time_zone_id'); });
+    await db.knex.schema.createTable('mapped', (t) => {
+      t.increments('id');
+      t.string('time_zone_id');
+    });
     await db.knex('mapped').insert({ timeZoneId: 'Europe/Oslo' });
     expect(await db.knex('mapped').first()).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo' });
   });
@@ -36,8 +39,26 @@ describe('database kit', () => {
     const set: MigrationSet = {
       name: 'race',
       migrations: [
-        { name: '001_a', up: async (k: Knex) => { ups += 1; await k.schema.createTable('race_a', (t) => t.increments('id')); }, down: async (k: Knex) => { await k.schema.dropTable('race_a'); } },
-        { name: '002_b', up: async (k: Knex) => { ups += 1; await k.schema.createTable('race_b', (t) => t.increments('id')); }, down: async (k: Knex) => { await k.schema.dropTable('race_b'); } },
+        {
+          name: '001_a',
+          up: async (k: Knex) => {
+            ups += 1;
+            await k.schema.createTable('race_a', (t) => t.increments('id'));
+          },
+          down: async (k: Knex) => {
+            await k.schema.dropTable('race_a');
+          },
+        },
+        {
+          name: '002_b',
+          up: async (k: Knex) => {
+            ups += 1;
+            await k.schema.createTable('race_b', (t) => t.increments('id'));
+          },
+          down: async (k: Knex) => {
+            await k.schema.dropTable('race_b');
+          },
+        },
       ],
     };
     const instances = Array.from({ length: 4 }, () => createKnex(db.url, { poolMax: 3 }));

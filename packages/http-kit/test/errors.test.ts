@@ -1,8 +1,17 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import {
-  ApiRouter, AuthenticationError, ConflictError, InputError, LockedError, NotAllowedError, NotFoundError,
-  ServiceUnavailableError, TooManyRequestsError, UpgradeRequiredError, toProblem,
+  ApiRouter,
+  AuthenticationError,
+  ConflictError,
+  InputError,
+  LockedError,
+  NotAllowedError,
+  NotFoundError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  toProblem,
+  UpgradeRequiredError,
 } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
 
@@ -40,12 +49,18 @@ describe('problem+json answers', () => {
   });
 
   it('answers an over-large body with 413 payload_too_large', async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'x', note: 'y'.repeat(70_000) });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'x', note: 'y'.repeat(70_000) });
     expectProblem(res, 413, 'payload_too_large');
   });
 
   it('refuses a state change whose body is not JSON', async () => {
-    for (const [type, body] of [['application/x-www-form-urlencoded', 'name=x'], ['text/plain', '{"name":"x"}'], ['multipart/form-data; boundary=x', '--x--']]) {
+    for (const [type, body] of [
+      ['application/x-www-form-urlencoded', 'name=x'],
+      ['text/plain', '{"name":"x"}'],
+      ['multipart/form-data; boundary=x', '--x--'],
+    ]) {
       const res = await request(server).post('/api/v1/things').set('Content-Type', type!).send(body);
       expectProblem(res, 400, 'validation_failed');
     }
@@ -53,8 +68,20 @@ describe('problem+json answers', () => {
 
   it('refuses a NUL character in the body, a key, the query or the path', async () => {
     expectProblem(await request(server).post('/api/v1/things').send({ name: 'a\u0000' }), 400, 'validation_failed');
-    expectProblem(await request(server).post('/api/v1/things').send({ name: 'a', tags: ['ok', 'b\u0000'] }), 400, 'validation_failed');
-    expectProblem(await request(server).post('/api/v1/things').send({ name: 'a', ['k\u0000']: 1 }), 400, 'validation_failed');
+    expectProblem(
+      await request(server)
+        .post('/api/v1/things')
+        .send({ name: 'a', tags: ['ok', 'b\u0000'] }),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await request(server)
+        .post('/api/v1/things')
+        .send({ name: 'a', ['k\u0000']: 1 }),
+      400,
+      'validation_failed',
+    );
     expectProblem(await request(server).get('/api/v1/ping?x=%00'), 400, 'validation_failed');
     expectProblem(await request(server).get('/api/v1/pi%00ng'), 400, 'validation_failed');
   });
@@ -65,14 +92,27 @@ describe('problem+json answers', () => {
       request(server).post('/api/v1/private').set('Content-Type', 'application/json').send('{bad'),
       request(server).post('/api/v1/private').send({ name: 'a\u0000' }),
       request(server).post('/api/v1/private?x=%00').send({ name: 'a' }),
-      request(server).post('/api/v1/private').send({ name: 'x', pad: 'y'.repeat(70_000) }),
+      request(server)
+        .post('/api/v1/private')
+        .send({ name: 'x', pad: 'y'.repeat(70_000) }),
     ];
     for (const res of await Promise.all(cases)) expectProblem(res, 401, 'unauthenticated');
   });
 
   it('answers the input error after the session check passes, and on unknown routes', async () => {
-    expectProblem(await request(server).post('/api/v1/private').set('X-Test-User', 'u').set('Content-Type', 'application/json').send('{bad'), 400, 'validation_failed');
-    expectProblem(await request(server).post('/api/v1/private').set('X-Test-User', 'u').send({ name: 'x', pad: 'y'.repeat(70_000) }), 413, 'payload_too_large');
+    expectProblem(
+      await request(server).post('/api/v1/private').set('X-Test-User', 'u').set('Content-Type', 'application/json').send('{bad'),
+      400,
+      'validation_failed',
+    );
+    expectProblem(
+      await request(server)
+        .post('/api/v1/private')
+        .set('X-Test-User', 'u')
+        .send({ name: 'x', pad: 'y'.repeat(70_000) }),
+      413,
+      'payload_too_large',
+    );
     expectProblem(await request(server).post('/api/v1/nowhere').set('Content-Type', 'application/json').send('{bad'), 400, 'validation_failed');
     expectProblem(await request(server).get('/api/v1/nowhere%00'), 400, 'validation_failed');
     expect((await request(server).post('/api/v1/private').set('X-Test-User', 'u').send({ name: 'fine' })).status).to.equal(200);

@@ -61,13 +61,20 @@ describe('form bodies: only on routes that declare them', () => {
   });
 
   it('keeps the cross-site origin guard for a form that carries the session cookie', async () => {
-    const res = await request(server).post('/api/v1/auth/callback/demo').set('Cookie', 'service_session=abc').set('Origin', 'https://evil.example').type('form').send('code=abc');
+    const res = await request(server)
+      .post('/api/v1/auth/callback/demo')
+      .set('Cookie', 'service_session=abc')
+      .set('Origin', 'https://evil.example')
+      .type('form')
+      .send('code=abc');
     expect(res.status).to.equal(403);
     expect(res.body.code).to.equal('forbidden');
   });
 
   it('documents the form media type in the OpenAPI document', () => {
-    const doc = buildOpenApiDocument({ title: 't', version: '1' }, callbackRouter().operations) as { paths: Record<string, Record<string, { requestBody: { content: Record<string, unknown> } }>> };
+    const doc = buildOpenApiDocument({ title: 't', version: '1' }, callbackRouter().operations) as {
+      paths: Record<string, Record<string, { requestBody: { content: Record<string, unknown> } }>>;
+    };
     expect(Object.keys(doc.paths['/api/v1/auth/callback/demo']!.post!.requestBody.content)).to.deep.equal(['application/x-www-form-urlencoded']);
   });
 

@@ -46,9 +46,13 @@ describe('the cross-site origin guard', () => {
   });
 
   it('lets the own origin, no Origin, and cookie-less requests through', async () => {
-    expect((await request(server).post('/api/v1/things').set('Cookie', 'service_session=abc').set('Origin', 'http://localhost:8080').send({ name: 'x' })).status).to.equal(201);
+    expect(
+      (await request(server).post('/api/v1/things').set('Cookie', 'service_session=abc').set('Origin', 'http://localhost:8080').send({ name: 'x' })).status,
+    ).to.equal(201);
     expect((await request(server).post('/api/v1/things').set('Cookie', 'service_session=abc').send({ name: 'x' })).status).to.equal(201);
     expect((await request(server).post('/api/v1/things').set('Origin', 'https://evil.example').send({ name: 'x' })).status).to.equal(201);
-    expect((await request(server).post('/api/v1/things').set('Cookie', 'other=1').set('Origin', 'https://evil.example').send({ name: 'x' })).status).to.equal(201);
+    expect((await request(server).post('/api/v1/things').set('Cookie', 'other=1').set('Origin', 'https://evil.example').send({ name: 'x' })).status).to.equal(
+      201,
+    );
   });
 });

@@ -13,7 +13,13 @@ describe('headers on every response', () => {
     ['a wrong method', () => request(server).delete('/api/v1/ping')],
     ['broken JSON', () => request(server).post('/api/v1/things').set('Content-Type', 'application/json').send('{"name":')],
     ['a NUL in the body', () => request(server).post('/api/v1/things').send({ name: 'a\u0000b' })],
-    ['an over-large body', () => request(server).post('/api/v1/things').send({ name: 'x', note: 'y'.repeat(70_000) })],
+    [
+      'an over-large body',
+      () =>
+        request(server)
+          .post('/api/v1/things')
+          .send({ name: 'x', note: 'y'.repeat(70_000) }),
+    ],
     ['a thrown error', () => request(server).get('/api/v1/boom')],
   ] as const) {
     it(`carries X-Trace-Id and Server-Timing on ${name}`, async () => {
@@ -31,9 +37,18 @@ describe('headers on every response', () => {
   });
 
   it('makes a fresh trace id when the traceparent is not valid', async () => {
-    for (const bad of [`00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, `ff-${TRACE}-00f067aa0ba902b7-01`, `00-${TRACE}-0000000000000000-01`, `00-${TRACE.toUpperCase()}-00f067aa0ba902b7-01`, 'garbage', `00-${TRACE}-00f067aa0ba902b7-01-extra`]) {
+    for (const bad of [
+      `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+      `ff-${TRACE}-00f067aa0ba902b7-01`,
+      `00-${TRACE}-0000000000000000-01`,
+      `00-${TRACE.toUpperCase()}-00f067aa0ba902b7-01`,
+      'garbage',
+      `00-${TRACE}-00f067aa0ba902b7-01-extra`,
+    ]) {
       const res = await request(server).get('/api/v1/ping').set('traceparent', bad);
-      expect(res.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/).and.not.equal(TRACE);
+      expect(res.headers['x-trace-id'])
+        .to.match(/^[0-9a-f]{32}$/)
+        .and.not.equal(TRACE);
     }
   });
 

@@ -5,7 +5,19 @@ import { demoRouter } from './helpers.js';
 describe('the OpenAPI document', () => {
   const doc = buildOpenApiDocument({ title: 't', version: '1' }, demoRouter().operations) as {
     openapi: string;
-    paths: Record<string, Record<string, { operationId: string; parameters: { name: string; in: string; required: boolean }[]; requestBody?: { content: Record<string, { schema: { properties: Record<string, { maxLength?: number }> } }> }; responses: Record<string, unknown>; security: unknown[] }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          operationId: string;
+          parameters: { name: string; in: string; required: boolean }[];
+          requestBody?: { content: Record<string, { schema: { properties: Record<string, { maxLength?: number }> } }> };
+          responses: Record<string, unknown>;
+          security: unknown[];
+        }
+      >
+    >;
   };
 
   it('is OpenAPI 3.1 with every declared operation', () => {

@@ -41,7 +41,9 @@ describe('RateLimit', () => {
     await limit.consume('a');
     await limit.consume('b');
     let err: unknown;
-    await limit.consume('a').catch((e) => { err = e; });
+    await limit.consume('a').catch((e) => {
+      err = e;
+    });
     expect(err).to.be.instanceOf(TooManyRequestsError);
   });
 
@@ -64,7 +66,10 @@ describe('RateLimit', () => {
       await b.consume('ip');
       await a.consume('ip');
       await b.consume('ip');
-      const refused = await a.consume('ip').then(() => false, (e) => e instanceof TooManyRequestsError);
+      const refused = await a.consume('ip').then(
+        () => false,
+        (e) => e instanceof TooManyRequestsError,
+      );
       expect(refused).to.equal(true);
       await a.reset('ip');
       await b.consume('ip');

@@ -23,43 +23,69 @@ describe('request validation', () => {
   });
 
   it('answers value_too_long when only lengths fail', async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'x'.repeat(11) });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'x'.repeat(11) });
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('value_too_long');
     expect(res.body.errors[0].field).to.equal('name');
   });
 
   it('answers validation_failed when a length and a shape both fail', async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'x'.repeat(11), tags: 3 });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'x'.repeat(11), tags: 3 });
     expect(res.body.code).to.equal('validation_failed');
   });
 
   it('limits strings without a limit to the default, inside arrays too', async () => {
     const long = 'x'.repeat(DEFAULT_MAX_STRING + 1);
-    const res = await request(server).post('/api/v1/things').send({ name: 'ok', tags: ['fine', long] });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'ok', tags: ['fine', long] });
     expect(res.body.code).to.equal('value_too_long');
     expect(res.body.errors[0].field).to.equal('tags[1]');
-    expect((await request(server).post('/api/v1/things').send({ name: 'ok', tags: ['x'.repeat(DEFAULT_MAX_STRING)] })).status).to.equal(201);
-    expect((await request(server).post('/api/v1/things').send({ name: 'ok', note: 'x'.repeat(2000) })).status).to.equal(201);
+    expect(
+      (
+        await request(server)
+          .post('/api/v1/things')
+          .send({ name: 'ok', tags: ['x'.repeat(DEFAULT_MAX_STRING)] })
+      ).status,
+    ).to.equal(201);
+    expect(
+      (
+        await request(server)
+          .post('/api/v1/things')
+          .send({ name: 'ok', note: 'x'.repeat(2000) })
+      ).status,
+    ).to.equal(201);
   });
 
   it('answers value_too_long for an over-long value of an enumeration or a format', async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'x'.repeat(201) });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'ok', kind: 'x'.repeat(201) });
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('value_too_long');
     const bad = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'neither' });
     expect(bad.body.code).to.equal('validation_failed');
-    const both = await request(server).post('/api/v1/things').send({ name: 'ok', kind: 'x'.repeat(201), tags: 3 });
+    const both = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'ok', kind: 'x'.repeat(201), tags: 3 });
     expect(both.body.code).to.equal('validation_failed');
   });
 
   it("lets an operation name a field's own code", async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'ok', nick: 'x'.repeat(201) });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'ok', nick: 'x'.repeat(201) });
     expect(res.body.code).to.equal('nick_too_long');
   });
 
   it('ignores unknown members', async () => {
-    const res = await request(server).post('/api/v1/things').send({ name: 'ok', extra: { deep: true } });
+    const res = await request(server)
+      .post('/api/v1/things')
+      .send({ name: 'ok', extra: { deep: true } });
     expect(res.status).to.equal(201);
   });
 
@@ -87,7 +113,16 @@ describe('request validation', () => {
   });
 
   it('adds the default limit only where a string has none', () => {
-    const out = withStringLimits({ type: 'object', properties: { a: { type: 'string' }, b: { type: 'string', maxLength: 5 }, c: { type: 'string', enum: ['x'] }, d: { type: ['string', 'null'] }, e: { type: 'string', format: 'uuid' } } }) as { properties: Record<string, { maxLength?: number }> };
+    const out = withStringLimits({
+      type: 'object',
+      properties: {
+        a: { type: 'string' },
+        b: { type: 'string', maxLength: 5 },
+        c: { type: 'string', enum: ['x'] },
+        d: { type: ['string', 'null'] },
+        e: { type: 'string', format: 'uuid' },
+      },
+    }) as { properties: Record<string, { maxLength?: number }> };
     expect(out.properties.a!.maxLength).to.equal(DEFAULT_MAX_STRING);
     expect(out.properties.b!.maxLength).to.equal(5);
     expect(out.properties.c!.maxLength).to.equal(DEFAULT_MAX_STRING);

@@ -107,7 +107,10 @@ async function main(): Promise<void> {
     }
     for (let i = 0; i < REPS; i++) {
       // Interleaved, so both see the same machine load.
-      for (const [name, req] of [['first', first], ['deep', deep]] as const) {
+      for (const [name, req] of [
+        ['first', first],
+        ['deep', deep],
+      ] as const) {
         const s = process.hrtime.bigint();
         const page = await store.page(household, req);
         times[name].push(Number(process.hrtime.bigint() - s) / 1e6);
@@ -125,7 +128,12 @@ async function main(): Promise<void> {
     console.log(`\nrows read by the scan: page 1 = ${e1.scan['Actual Rows']}, page ${DEPTH} = ${e2.scan['Actual Rows']} (limit + 1 = ${LIMIT + 1})`);
 
     // For contrast only: what OFFSET paging would cost at the same depth.
-    const offset = knex('mealEvents').select('id').where('householdId', household).orderBy(['mealEvents.date', 'mealEvents.servingTime', 'mealEvents.id']).offset((DEPTH - 1) * LIMIT).limit(LIMIT + 1);
+    const offset = knex('mealEvents')
+      .select('id')
+      .where('householdId', household)
+      .orderBy(['mealEvents.date', 'mealEvents.servingTime', 'mealEvents.id'])
+      .offset((DEPTH - 1) * LIMIT)
+      .limit(LIMIT + 1);
     const e3 = await explain(knex, offset);
     console.log(`\n(contrast) OFFSET ${(DEPTH - 1) * LIMIT} on the same index: execution ${e3.ms.toFixed(3)} ms, scan rows ${e3.scan['Actual Rows']}`);
   } finally {

@@ -8,7 +8,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('meal_events', (t) => {
     t.uuid('id').primary().comment('Event id (uuid v4, made by the service)');
     t.uuid('household_id').notNullable().comment('Household the event belongs to (opaque id from @svc/households)');
-    t.date('date').notNullable().comment('Day of the event, in the household\'s own calendar');
+    t.date('date').notNullable().comment("Day of the event, in the household's own calendar");
     t.text('event_type').notNullable().comment('Guests, EatingOut, Away or Activity');
     t.time('serving_time').notNullable().comment('When dinner is served that day; whole minutes (seconds are dropped on input)');
     t.integer('available_cooking_minutes').notNullable().comment('Minutes available for cooking that day, 0 to 1440');

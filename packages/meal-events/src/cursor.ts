@@ -68,7 +68,8 @@ export class CursorCodec {
     // Signed by us, so this holds; checked anyway so that a leaked key cannot smuggle odd values into SQL.
     if (!Array.isArray(parsed) || parsed.length !== 6) throw invalidCursor();
     const [version, date, servingTime, id, from, to] = parsed as unknown[];
-    if (version !== VERSION || typeof date !== 'string' || !DATE.test(date) || typeof servingTime !== 'string' || !TIME.test(servingTime)) throw invalidCursor();
+    if (version !== VERSION || typeof date !== 'string' || !DATE.test(date) || typeof servingTime !== 'string' || !TIME.test(servingTime))
+      throw invalidCursor();
     if (typeof id !== 'string' || !UUID.test(id) || !isDateOrNull(from) || !isDateOrNull(to)) throw invalidCursor();
     return { after: { date, servingTime, id }, from, to };
   }

@@ -38,7 +38,8 @@ export async function listEvents(store: MealEventStore, codec: CursorCodec, hous
   }
   const page = await store.page(householdId, { from, to, after, limit: query.limit });
   const last = page.items.at(-1);
-  const nextCursor = page.hasMore && last ? codec.encode(householdId, { after: { date: last.date, servingTime: last.servingTime, id: last.id }, from, to }) : null;
+  const nextCursor =
+    page.hasMore && last ? codec.encode(householdId, { after: { date: last.date, servingTime: last.servingTime, id: last.id }, from, to }) : null;
   return { items: page.items, nextCursor, total: null };
 }
 
@@ -46,6 +47,8 @@ export async function listEvents(store: MealEventStore, codec: CursorCodec, hous
 export function assertRange(from: string | undefined, to: string | undefined): void {
   // YYYY-MM-DD strings compare like the dates they name.
   if (from !== undefined && to !== undefined && from > to) {
-    throw new InputError('validation_failed', 'The query is not valid: from must not be later than to', [{ field: 'from', message: 'must not be later than to', in: 'query' }]);
+    throw new InputError('validation_failed', 'The query is not valid: from must not be later than to', [
+      { field: 'from', message: 'must not be later than to', in: 'query' },
+    ]);
   }
 }

@@ -36,7 +36,7 @@ export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; sto
       method: 'get',
       path: '/api/v1/households/{householdId}/events',
       operationId: 'listMealEvents',
-      summary: 'A page of the household\'s meal events, earliest first',
+      summary: "A page of the household's meal events, earliest first",
       description:
         'Ordered by date, then servingTime, then id. `from` and `to` are inclusive. Keyset paging: pass `nextCursor` back as `cursor`; it is null on the last page. A cursor keeps the from/to it was made under. Any member, Junior included.',
       auth: true,

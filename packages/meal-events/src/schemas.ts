@@ -12,7 +12,13 @@ export const LIMITS = {
 } as const;
 
 /** A real calendar date; year 0000 does not exist in PostgreSQL (or the Gregorian calendar). */
-const DateSchema: JsonSchema = { type: 'string', format: 'date', pattern: '^(?!0000)[0-9]{4}-', description: 'YYYY-MM-DD, a real date (years 0001–9999)', examples: ['2026-11-22'] };
+const DateSchema: JsonSchema = {
+  type: 'string',
+  format: 'date',
+  pattern: '^(?!0000)[0-9]{4}-',
+  description: 'YYYY-MM-DD, a real date (years 0001–9999)',
+  examples: ['2026-11-22'],
+};
 
 const UuidSchema: JsonSchema = { type: 'string', format: 'uuid' };
 
@@ -37,9 +43,16 @@ export const ListQuery: JsonSchema = {
       type: 'string',
       minLength: 1,
       maxLength: LIMITS.cursor,
-      description: '`nextCursor` of the previous page. It keeps that page\'s from/to: send them again unchanged or leave them out; different ones answer 400 invalid_cursor.',
+      description:
+        "`nextCursor` of the previous page. It keeps that page's from/to: send them again unchanged or leave them out; different ones answer 400 invalid_cursor.",
     },
-    limit: { type: 'integer', minimum: 1, maximum: LIMITS.pageMax, default: LIMITS.pageDefault, description: '1 to 100, default 50; outside: 400 validation_failed' },
+    limit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: LIMITS.pageMax,
+      default: LIMITS.pageDefault,
+      description: '1 to 100, default 50; outside: 400 validation_failed',
+    },
   },
 };
 

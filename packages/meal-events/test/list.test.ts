@@ -30,7 +30,11 @@ describe('GET /api/v1/households/{householdId}/events', () => {
   const get = (query: Record<string, string | number | undefined> = {}, user = owner, p = path) => request(app).get(p).query(query).set('X-Test-User', user);
 
   /** Follows nextCursor to the end; `between` runs after each page. */
-  async function walk(limit: number, extra: Record<string, string> = {}, between?: (page: number, items: MealEvent[]) => Promise<void>): Promise<MealEvent[][]> {
+  async function walk(
+    limit: number,
+    extra: Record<string, string> = {},
+    between?: (page: number, items: MealEvent[]) => Promise<void>,
+  ): Promise<MealEvent[][]> {
     const pages: MealEvent[][] = [];
     let cursor: string | null = null;
     do {
@@ -79,8 +83,27 @@ describe('GET /api/v1/households/{householdId}/events', () => {
   it('answers the meal event fields exactly', async () => {
     await seed(db.knex, household, [{ date: '2026-11-22', servingTime: '18:30', eventType: 'EatingOut' }]);
     const [e] = (await get().expect(200)).body.items;
-    expect(Object.keys(e)).to.deep.equal(['id', 'householdId', 'date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants', 'createdAt', 'updatedAt']);
-    expect(e).to.include({ householdId: household, date: '2026-11-22', eventType: 'EatingOut', servingTime: '18:30', availableCookingMinutes: 30, notes: '', createdAt: '2026-11-22T09:00:00.000Z' });
+    expect(Object.keys(e)).to.deep.equal([
+      'id',
+      'householdId',
+      'date',
+      'eventType',
+      'servingTime',
+      'availableCookingMinutes',
+      'notes',
+      'participants',
+      'createdAt',
+      'updatedAt',
+    ]);
+    expect(e).to.include({
+      householdId: household,
+      date: '2026-11-22',
+      eventType: 'EatingOut',
+      servingTime: '18:30',
+      availableCookingMinutes: 30,
+      notes: '',
+      createdAt: '2026-11-22T09:00:00.000Z',
+    });
     expect(e.participants).to.deep.equal([]);
   });
 
@@ -117,10 +140,17 @@ describe('GET /api/v1/households/{householdId}/events', () => {
       if (page > 6) return;
       const last = items.at(-1)!;
       // One on the same date+time just before the cursor's id, one on an earlier day: both behind.
-      const [b1, b2] = await seed(db.knex, household, [{ id: '00000000-0000-4000-8000-000000000000', date: last.date, servingTime: last.servingTime }, { date: '2026-10-01' }].slice(page === 1 ? 0 : 1));
+      const [b1, b2] = await seed(
+        db.knex,
+        household,
+        [{ id: '00000000-0000-4000-8000-000000000000', date: last.date, servingTime: last.servingTime }, { date: '2026-10-01' }].slice(page === 1 ? 0 : 1),
+      );
       added.before.push(...[b1, b2].filter((x): x is string => x !== undefined));
       // One tied with the cursor's date+time but a higher id, one on a later day: both ahead.
-      const [a1, a2] = await seed(db.knex, household, [{ id: `ffffffff-ffff-4fff-bfff-${String(page).padStart(12, '0')}`, date: last.date, servingTime: last.servingTime }, { date: '2026-12-24' }]);
+      const [a1, a2] = await seed(db.knex, household, [
+        { id: `ffffffff-ffff-4fff-bfff-${String(page).padStart(12, '0')}`, date: last.date, servingTime: last.servingTime },
+        { date: '2026-12-24' },
+      ]);
       added.after.push(a1!, a2!);
     });
     const seen = pages.flat().map((e) => e.id);
@@ -223,7 +253,10 @@ describe('GET /api/v1/households/{householdId}/events', () => {
         ['garbage', () => 'garbage'],
         ['empty', () => ''],
         ['a number', () => '12345'],
-        ['base64 of a plausible payload without a signature', () => Buffer.from('[1,"2026-11-01","18:00","00000000-0000-4000-8000-000000000000",null,null]').toString('base64url')],
+        [
+          'base64 of a plausible payload without a signature',
+          () => Buffer.from('[1,"2026-11-01","18:00","00000000-0000-4000-8000-000000000000",null,null]').toString('base64url'),
+        ],
         ['a tampered payload', () => flip(good, 3)],
         ['a tampered signature', () => flip(good, good.length - 5)],
         ['a truncated signature', () => good.slice(0, -2)],

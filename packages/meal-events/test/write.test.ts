@@ -43,8 +43,16 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
   afterEach(() => db.truncate());
   after(() => db.destroy());
 
-  const post = (b: unknown, user = owner, path = base) => request(app).post(path).set('X-Test-User', user).send(b as object);
-  const put = (id: string, b: unknown, user = owner, path = base) => request(app).put(`${path}/${id}`).set('X-Test-User', user).send(b as object);
+  const post = (b: unknown, user = owner, path = base) =>
+    request(app)
+      .post(path)
+      .set('X-Test-User', user)
+      .send(b as object);
+  const put = (id: string, b: unknown, user = owner, path = base) =>
+    request(app)
+      .put(`${path}/${id}`)
+      .set('X-Test-User', user)
+      .send(b as object);
   const del = (id: string, user = owner, path = base) => request(app).delete(`${path}/${id}`).set('X-Test-User', user);
   const list = (user = owner, path = base) => request(app).get(path).set('X-Test-User', user).expect(200);
 
@@ -93,10 +101,14 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
   });
 
   it('takes 2000 characters of notes and 50 participants, and no more', async () => {
-    await post(body({ notes: 'n'.repeat(2000), participants: Array.from({ length: 50 }, (_, i) => ({ memberId: null, name: `p${i}`.padEnd(100, 'x') })) })).expect(201);
+    await post(
+      body({ notes: 'n'.repeat(2000), participants: Array.from({ length: 50 }, (_, i) => ({ memberId: null, name: `p${i}`.padEnd(100, 'x') })) }),
+    ).expect(201);
     expect((await post(body({ notes: 'n'.repeat(2001) })).expect(400)).body.code).to.equal('value_too_long');
     expect((await post(body({ participants: [{ memberId: null, name: 'x'.repeat(101) }] })).expect(400)).body.code).to.equal('value_too_long');
-    expect((await post(body({ participants: Array.from({ length: 51 }, () => ({ memberId: null, name: 'p' })) })).expect(400)).body.code).to.equal('validation_failed');
+    expect((await post(body({ participants: Array.from({ length: 51 }, () => ({ memberId: null, name: 'p' })) })).expect(400)).body.code).to.equal(
+      'validation_failed',
+    );
   });
 
   const invalid: [string, Record<string, unknown>][] = [

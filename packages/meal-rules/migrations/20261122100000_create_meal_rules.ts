@@ -20,7 +20,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('created_at', { useTz: true }).notNullable().comment('When the rule was created (the service clock)');
     t.timestamp('updated_at', { useTz: true }).notNullable().comment('When the rule was last replaced (the service clock)');
   });
-  await knex.raw(`alter table meal_rules add constraint meal_rules_kind_check check (kind in ('CategoryFrequency','CategoryExcludedDays','CategoryOnDay','MaximumActiveCookingTime','DinnerTimeOnWeekday','PriceClassOnDays','RepeatAfterDays'))`);
+  await knex.raw(
+    `alter table meal_rules add constraint meal_rules_kind_check check (kind in ('CategoryFrequency','CategoryExcludedDays','CategoryOnDay','MaximumActiveCookingTime','DinnerTimeOnWeekday','PriceClassOnDays','RepeatAfterDays'))`,
+  );
   await knex.raw(`alter table meal_rules add constraint meal_rules_kind_matches_payload check (payload->>'kind' = kind)`);
   await knex.raw(`alter table meal_rules add constraint meal_rules_strength_check check (strength in ('Hard','Soft'))`);
   await knex.raw(`alter table meal_rules add constraint meal_rules_scope_check check (scope in ('Permanent','DateRange','SpecificDate'))`);

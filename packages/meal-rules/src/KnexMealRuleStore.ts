@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
-import { canonicalPayload } from './payload.js';
-import type { CreateMealRuleRequest } from './parser/index.js';
 import type { MealRuleResponse, MealRuleStore } from './MealRuleStore.js';
+import type { CreateMealRuleRequest } from './parser/index.js';
+import { canonicalPayload } from './payload.js';
 import type { MealRuleKind, RuleSource } from './schemas.js';
 
 interface Row {
@@ -40,7 +40,10 @@ export class KnexMealRuleStore implements MealRuleStore {
   }
 
   async list(householdId: string): Promise<MealRuleResponse[]> {
-    const rows: Row[] = await this.knex('meal_rules').select(this.columns()).where({ householdId }).orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+    const rows: Row[] = await this.knex('meal_rules')
+      .select(this.columns())
+      .where({ householdId })
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
     return rows.map(toResponse);
   }
 

@@ -89,7 +89,10 @@ export const PAYLOAD_SCHEMAS: Record<MealRuleKind, JsonSchema> = {
     {
       category,
       weekday: { type: ['string', 'null'], enum: [...WEEKDAYS, null], description: 'Every such weekday; exactly one of weekday and specificDate is set' },
-      specificDate: { ...nullableDate, description: 'One date (then scope is SpecificDate with startDate = endDate = this date); exactly one of weekday and specificDate is set' },
+      specificDate: {
+        ...nullableDate,
+        description: 'One date (then scope is SpecificDate with startDate = endDate = this date); exactly one of weekday and specificDate is set',
+      },
     },
     'A category on a weekday, or on one date.',
   ),
@@ -98,7 +101,10 @@ export const PAYLOAD_SCHEMAS: Record<MealRuleKind, JsonSchema> = {
     {
       minutes: { type: 'integer', ...LIMITS.minutes, description: 'Most minutes of active cooking (5–720)' },
       weekdays: weekdayList(0, 'Days it applies to (0–7 unique days; empty: every day)'),
-      specificDate: { ...nullableDate, description: 'One date it applies to instead of weekdays (then weekdays is empty and scope is SpecificDate on this date), or null' },
+      specificDate: {
+        ...nullableDate,
+        description: 'One date it applies to instead of weekdays (then weekdays is empty and scope is SpecificDate on this date), or null',
+      },
     },
     'A ceiling on active cooking time.',
   ),
@@ -217,7 +223,11 @@ export const DefaultRulesResponseSchema: JsonSchema = {
   properties: {
     active: { type: 'boolean', description: 'True while the household has no CategoryFrequency rule of its own' },
     source: { type: 'string', description: 'The guideline authority (Helsedirektoratet, Livsmedelsverket, …; WHO for other countries)' },
-    rules: { type: 'array', items: MealRuleResponseSchema, description: 'Synthetic, never stored: stable ids, source SystemDefault, strength Soft, scope Permanent' },
+    rules: {
+      type: 'array',
+      items: MealRuleResponseSchema,
+      description: 'Synthetic, never stored: stable ids, source SystemDefault, strength Soft, scope Permanent',
+    },
   },
 };
 

@@ -36,7 +36,15 @@ describe('guideline default rules', () => {
       ['Meat', 0, 2],
     ]);
     for (const rule of body.rules) {
-      expect(rule).to.include({ householdId, kind: 'CategoryFrequency', strength: 'Soft', scope: 'Permanent', startDate: null, endDate: null, source: 'SystemDefault' });
+      expect(rule).to.include({
+        householdId,
+        kind: 'CategoryFrequency',
+        strength: 'Soft',
+        scope: 'Permanent',
+        startDate: null,
+        endDate: null,
+        source: 'SystemDefault',
+      });
       expect(rule).to.include({ createdAt: GUIDELINES_REVIEWED_AT, updatedAt: GUIDELINES_REVIEWED_AT });
       expect(rule.payload.kind).to.equal('CategoryFrequency');
       expect(rule.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -61,7 +69,15 @@ describe('guideline default rules', () => {
   });
 
   it('names the authority of every listed country', async () => {
-    const expected: Record<string, string> = { NO: 'Helsedirektoratet', SE: 'Livsmedelsverket', DK: 'Fødevarestyrelsen', FI: 'Ruokavirasto', DE: 'DGE', GB: 'NHS', US: 'USDA' };
+    const expected: Record<string, string> = {
+      NO: 'Helsedirektoratet',
+      SE: 'Livsmedelsverket',
+      DK: 'Fødevarestyrelsen',
+      FI: 'Ruokavirasto',
+      DE: 'DGE',
+      GB: 'NHS',
+      US: 'USDA',
+    };
     expect([...GUIDELINE_COUNTRIES].sort()).to.deep.equal(Object.keys(expected).sort());
     for (const [country, authority] of Object.entries(expected)) {
       const { body } = await defaultsOf(country);

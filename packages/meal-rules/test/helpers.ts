@@ -73,7 +73,8 @@ export async function startHarness(): Promise<Harness> {
   const appWith = (overrides: Partial<MealRulesDeps>) =>
     buildTestApp({
       routers: [
-        createMealRules({ knex: db.knex, clock, access: households.access, profiles: households.profiles, spendTurn: households.spendTurn, ...overrides }).router,
+        createMealRules({ knex: db.knex, clock, access: households.access, profiles: households.profiles, spendTurn: households.spendTurn, ...overrides })
+          .router,
       ],
     });
   return { db, clock, households, app: appWith({}), appWith };

@@ -22,7 +22,15 @@ describe('meal-rules migrations', () => {
   });
 
   it('refuses a row whose kind column and payload kind disagree', async () => {
-    const row = { householdId: '00000000-0000-4000-8000-000000000001', kind: 'RepeatAfterDays', strength: 'Hard', scope: 'Permanent', source: 'UserDeclared', createdAt: new Date(), updatedAt: new Date() };
+    const row = {
+      householdId: '00000000-0000-4000-8000-000000000001',
+      kind: 'RepeatAfterDays',
+      strength: 'Hard',
+      scope: 'Permanent',
+      source: 'UserDeclared',
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
     await db.knex('meal_rules').insert({ ...row, payload: JSON.stringify({ kind: 'RepeatAfterDays', days: 3 }) });
     let failed = false;
     try {

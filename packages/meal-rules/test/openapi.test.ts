@@ -14,8 +14,16 @@ interface Operation {
 function operations(): Record<string, Operation> {
   const households = new FakeHouseholds();
   // Building the document runs no query; the store is never asked.
-  const { router } = createMealRules({ knex: {} as Knex, clock: new ManualClock(), access: households.access, profiles: households.profiles, spendTurn: households.spendTurn });
-  const doc = buildOpenApiDocument({ title: 't', version: '1' }, router.operations) as { paths: Record<string, Record<string, Operation & { operationId: string }>> };
+  const { router } = createMealRules({
+    knex: {} as Knex,
+    clock: new ManualClock(),
+    access: households.access,
+    profiles: households.profiles,
+    spendTurn: households.spendTurn,
+  });
+  const doc = buildOpenApiDocument({ title: 't', version: '1' }, router.operations) as {
+    paths: Record<string, Record<string, Operation & { operationId: string }>>;
+  };
   const byId: Record<string, Operation> = {};
   for (const methods of Object.values(doc.paths)) for (const op of Object.values(methods)) byId[op.operationId] = op;
   return byId;

@@ -128,8 +128,14 @@ describe('POST /rules/parse', () => {
     const broken = new SpyParser({
       proposals: [
         ...FISH.proposals,
-        { summary: 'Pasta 4–2 times a week', request: { ...SAMPLES.CategoryFrequency, payload: { kind: 'CategoryFrequency', category: 'Pasta', minimumPerWeek: 4, maximumPerWeek: 2 } } as never },
-        { summary: 'Taco on a date', request: { ...SAMPLES.CategoryOnDay, payload: { kind: 'CategoryOnDay', category: 'Taco', weekday: null, specificDate: '2027-12-24' } } as never },
+        {
+          summary: 'Pasta 4–2 times a week',
+          request: { ...SAMPLES.CategoryFrequency, payload: { kind: 'CategoryFrequency', category: 'Pasta', minimumPerWeek: 4, maximumPerWeek: 2 } } as never,
+        },
+        {
+          summary: 'Taco on a date',
+          request: { ...SAMPLES.CategoryOnDay, payload: { kind: 'CategoryOnDay', category: 'Taco', weekday: null, specificDate: '2027-12-24' } } as never,
+        },
       ],
       leftoverDinners: { summary: 'Leftovers welcome', enabled: true, askedEveryDays: null },
       unheard: ['my son hates onions'],
@@ -168,7 +174,10 @@ describe('POST /rules/parse', () => {
           expect(proposal.summary, text).to.be.a('string').and.not.equal('');
           const created = await request(real).post(`/api/v1/households/${householdId}/rules`).set('X-Test-User', adult).send(proposal.request);
           expect(created.status, `${text} → ${JSON.stringify(proposal.request)}: ${JSON.stringify(created.body)}`).to.equal(201);
-          expect(created.body.payload).to.deep.equal({ ...proposal.request.payload, ...(proposal.request.payload.time ? { time: proposal.request.payload.time.slice(0, 5) } : {}) });
+          expect(created.body.payload).to.deep.equal({
+            ...proposal.request.payload,
+            ...(proposal.request.payload.time ? { time: proposal.request.payload.time.slice(0, 5) } : {}),
+          });
           filed += 1;
         }
       }

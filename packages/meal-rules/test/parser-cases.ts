@@ -1,10 +1,4 @@
-import type {
-  CreateMealRuleRequest,
-  MealCategory,
-  MealRulePayload,
-  PriceCeiling,
-  Weekday,
-} from '../src/parser/index.js';
+import type { CreateMealRuleRequest, MealCategory, MealRulePayload, PriceCeiling, Weekday } from '../src/parser/index.js';
 
 // The parser's contract as examples. Dates are relative to TODAY unless a
 // case sets its own. Proposals are compared exactly and in sentence order;
@@ -63,28 +57,31 @@ function req(payload: MealRulePayload, o: Opts = {}): CreateMealRuleRequest {
 const freq = (category: MealCategory, min: number, max: number, o?: Opts) =>
   req({ kind: 'CategoryFrequency', category, minimumPerWeek: min, maximumPerWeek: max }, o);
 const never = (category: MealCategory, o?: Opts) => freq(category, 0, 0, o);
-const excl = (category: MealCategory, days: Weekday[], o?: Opts) =>
-  req({ kind: 'CategoryExcludedDays', category, excludedWeekdays: days }, o);
-const on = (category: MealCategory, weekday: Weekday, o?: Opts) =>
-  req({ kind: 'CategoryOnDay', category, weekday, specificDate: null }, o);
-const onDate = (category: MealCategory, date: string, o?: Opts) =>
-  req({ kind: 'CategoryOnDay', category, weekday: null, specificDate: date }, { ...o, date });
+const excl = (category: MealCategory, days: Weekday[], o?: Opts) => req({ kind: 'CategoryExcludedDays', category, excludedWeekdays: days }, o);
+const on = (category: MealCategory, weekday: Weekday, o?: Opts) => req({ kind: 'CategoryOnDay', category, weekday, specificDate: null }, o);
+const onDate = (category: MealCategory, date: string, o?: Opts) => req({ kind: 'CategoryOnDay', category, weekday: null, specificDate: date }, { ...o, date });
 const cook = (minutes: number, weekdays: Weekday[] = [], o?: Opts) =>
   req({ kind: 'MaximumActiveCookingTime', minutes, weekdays, specificDate: o?.date ?? null }, o);
-const dinnerAt = (time: string, weekdays: Weekday[] = ALL, o?: Opts) =>
-  req({ kind: 'DinnerTimeOnWeekday', time, weekdays }, o);
-const price = (ceiling: PriceCeiling, weekdays: Weekday[] = [], o?: Opts) =>
-  req({ kind: 'PriceClassOnDays', ceiling, weekdays }, o);
+const dinnerAt = (time: string, weekdays: Weekday[] = ALL, o?: Opts) => req({ kind: 'DinnerTimeOnWeekday', time, weekdays }, o);
+const price = (ceiling: PriceCeiling, weekdays: Weekday[] = [], o?: Opts) => req({ kind: 'PriceClassOnDays', ceiling, weekdays }, o);
 const repeat = (days: number, o?: Opts) => req({ kind: 'RepeatAfterDays', days }, o);
 const leftovers = (enabled: boolean, askedEveryDays: number | null = null): ExpectedLeftovers => ({ enabled, askedEveryDays });
 const soft: Opts = { soft: true };
 const NO_VEG_MEAT = [never('Meat'), never('Poultry'), never('Fish')];
 
-const en = (text: string, proposals: CreateMealRuleRequest[], more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {}): ParserCase => {
+const en = (
+  text: string,
+  proposals: CreateMealRuleRequest[],
+  more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {},
+): ParserCase => {
   const { leftoverDinners, unheard, ...rest } = more;
   return { text, lang: 'en', ...rest, expect: { proposals, leftoverDinners, unheard } };
 };
-const nb = (text: string, proposals: CreateMealRuleRequest[], more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {}): ParserCase => {
+const nb = (
+  text: string,
+  proposals: CreateMealRuleRequest[],
+  more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {},
+): ParserCase => {
   const { leftoverDinners, unheard, ...rest } = more;
   return { text, lang: 'nb', ...rest, expect: { proposals, leftoverDinners, unheard } };
 };
@@ -156,7 +153,10 @@ const ENGLISH: ParserCase[] = [
   en('taco tuesday', [on('Taco', TUE)]),
   en('mac and cheese on Mondays', [on('Pasta', MON)]),
   en('fish and chips on Fridays', [on('Fish', FRI)]),
-  en('Only vegetarian dinners on weekdays', WORKDAYS.map((d) => on('Vegetarian', d))),
+  en(
+    'Only vegetarian dinners on weekdays',
+    WORKDAYS.map((d) => on('Vegetarian', d)),
+  ),
   en('taco on 24 December 2027', [onDate('Taco', '2027-12-24')], { summaries: ['Taco on 24 December 2027'] }),
   en('taco on December 24th', [onDate('Taco', '2026-12-24')]),
   en('taco on 24 December', [onDate('Taco', '2027-12-24')], { today: '2026-12-25' }),

@@ -128,7 +128,10 @@ describe('validateCreateRequest', () => {
     bad({ ...base, payload: { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: [], specificDate: '2027-01-01' } });
     ok({
       payload: { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: [], specificDate: '2027-01-01' },
-      strength: 'Hard', scope: 'SpecificDate', startDate: '2027-01-01', endDate: '2027-01-01',
+      strength: 'Hard',
+      scope: 'SpecificDate',
+      startDate: '2027-01-01',
+      endDate: '2027-01-01',
     });
     bad({ ...base, payload: { kind: 'DinnerTimeOnWeekday', time: '24:00', weekdays: ['Monday'] } });
     bad({ ...base, payload: { kind: 'DinnerTimeOnWeekday', time: '5:30', weekdays: ['Monday'] } });
@@ -207,9 +210,7 @@ describe('detectLanguage and the pluggable parser', () => {
     const parser = createOfflineRuleParser();
     expect(parser.name).to.equal('offline');
     const r = await parser.parse('taco på fredag', { today: TODAY });
-    expect(r.proposals.map((p) => p.request.payload)).to.deep.equal([
-      { kind: 'CategoryOnDay', category: 'Taco', weekday: 'Friday', specificDate: null },
-    ]);
+    expect(r.proposals.map((p) => p.request.payload)).to.deep.equal([{ kind: 'CategoryOnDay', category: 'Taco', weekday: 'Friday', specificDate: null }]);
   });
 });
 

@@ -39,7 +39,10 @@ describe('meal rule roles', () => {
   });
 
   async function existingRule(): Promise<string> {
-    const res = await request(app).post(`/api/v1/households/${householdId}/rules`).set('X-Test-User', users.get('Owner') as string).send(SAMPLES.RepeatAfterDays);
+    const res = await request(app)
+      .post(`/api/v1/households/${householdId}/rules`)
+      .set('X-Test-User', users.get('Owner') as string)
+      .send(SAMPLES.RepeatAfterDays);
     expect(res.status).to.equal(201);
     return res.body.id;
   }
@@ -75,7 +78,9 @@ describe('meal rule roles', () => {
         if (codes[status]) expect(res.body.code).to.equal(codes[status]);
         // A refused write leaves the rules as they were; a refused parse spends no turn.
         if (status >= 400) {
-          const rules = await request(app).get(`/api/v1/households/${householdId}/rules`).set('X-Test-User', users.get('Owner') as string);
+          const rules = await request(app)
+            .get(`/api/v1/households/${householdId}/rules`)
+            .set('X-Test-User', users.get('Owner') as string);
           expect(rules.body.map((r: { id: string; kind: string }) => [r.id, r.kind])).to.deep.equal([[ruleId, 'RepeatAfterDays']]);
           expect(h.households.turnsSpent).to.deep.equal([]);
         }
@@ -85,9 +90,14 @@ describe('meal rule roles', () => {
 
   it('a member of another household cannot reach this one even with a real rule id (404, not 403)', async () => {
     const ruleId = await existingRule();
-    const res = await request(app).patch(`/api/v1/households/${householdId}/rules/${ruleId}`).set('X-Test-User', users.get('non-member') as string).send(SAMPLES.CategoryOnDay);
+    const res = await request(app)
+      .patch(`/api/v1/households/${householdId}/rules/${ruleId}`)
+      .set('X-Test-User', users.get('non-member') as string)
+      .send(SAMPLES.CategoryOnDay);
     expect(res.status).to.equal(404);
-    const unknownHousehold = await request(app).get(`/api/v1/households/${randomUUID()}/rules`).set('X-Test-User', users.get('Owner') as string);
+    const unknownHousehold = await request(app)
+      .get(`/api/v1/households/${randomUUID()}/rules`)
+      .set('X-Test-User', users.get('Owner') as string);
     expect(unknownHousehold.status).to.equal(404);
   });
 });

@@ -26,7 +26,10 @@ describe('meal rules CRUD', () => {
   });
 
   async function create(body: unknown, as = owner) {
-    return request(h.app).post(rulesPath(householdId)).set('X-Test-User', as).send(body as object);
+    return request(h.app)
+      .post(rulesPath(householdId))
+      .set('X-Test-User', as)
+      .send(body as object);
   }
 
   for (const kind of KINDS) {
@@ -55,9 +58,18 @@ describe('meal rules CRUD', () => {
 
       h.clock.advanceSeconds(60);
       const other = KINDS[(KINDS.indexOf(kind) + 1) % KINDS.length] as (typeof KINDS)[number];
-      const replaced = await request(h.app).patch(`${rulesPath(householdId)}/${created.body.id}`).set('X-Test-User', adult).send(SAMPLES[other]);
+      const replaced = await request(h.app)
+        .patch(`${rulesPath(householdId)}/${created.body.id}`)
+        .set('X-Test-User', adult)
+        .send(SAMPLES[other]);
       expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
-      expect(replaced.body).to.include({ id: created.body.id, kind: other, scope: SAMPLES[other].scope, createdAt: '2026-11-22T09:00:00.000Z', updatedAt: '2026-11-22T09:01:00.000Z' });
+      expect(replaced.body).to.include({
+        id: created.body.id,
+        kind: other,
+        scope: SAMPLES[other].scope,
+        createdAt: '2026-11-22T09:00:00.000Z',
+        updatedAt: '2026-11-22T09:01:00.000Z',
+      });
       expect(replaced.body.payload).to.deep.equal(SAMPLES[other].payload);
       expect(replaced.body.startDate).to.equal(SAMPLES[other].startDate);
       expect(replaced.body.endDate).to.equal(SAMPLES[other].endDate);
@@ -65,12 +77,16 @@ describe('meal rules CRUD', () => {
       const relisted = await request(h.app).get(rulesPath(householdId)).set('X-Test-User', owner);
       expect(relisted.body).to.deep.equal([replaced.body]);
 
-      const deleted = await request(h.app).delete(`${rulesPath(householdId)}/${created.body.id}`).set('X-Test-User', owner);
+      const deleted = await request(h.app)
+        .delete(`${rulesPath(householdId)}/${created.body.id}`)
+        .set('X-Test-User', owner);
       expect(deleted.status).to.equal(204);
       expect(deleted.text).to.equal('');
       const empty = await request(h.app).get(rulesPath(householdId)).set('X-Test-User', owner);
       expect(empty.body).to.deep.equal([]);
-      const again = await request(h.app).delete(`${rulesPath(householdId)}/${created.body.id}`).set('X-Test-User', owner);
+      const again = await request(h.app)
+        .delete(`${rulesPath(householdId)}/${created.body.id}`)
+        .set('X-Test-User', owner);
       expect(again.status).to.equal(404);
       expect(again.body.code).to.equal('not_found');
     });
@@ -127,10 +143,15 @@ describe('meal rules CRUD', () => {
     const theirOwner = h.households.member(elsewhere, 'Owner');
     const theirs = await request(h.app).post(rulesPath(elsewhere)).set('X-Test-User', theirOwner).send(SAMPLES.CategoryFrequency).expect(201);
 
-    const patch = await request(h.app).patch(`${rulesPath(householdId)}/${theirs.body.id}`).set('X-Test-User', owner).send(SAMPLES.RepeatAfterDays);
+    const patch = await request(h.app)
+      .patch(`${rulesPath(householdId)}/${theirs.body.id}`)
+      .set('X-Test-User', owner)
+      .send(SAMPLES.RepeatAfterDays);
     expect(patch.status).to.equal(404);
     expect(patch.body.code).to.equal('not_found');
-    const del = await request(h.app).delete(`${rulesPath(householdId)}/${theirs.body.id}`).set('X-Test-User', owner);
+    const del = await request(h.app)
+      .delete(`${rulesPath(householdId)}/${theirs.body.id}`)
+      .set('X-Test-User', owner);
     expect(del.status).to.equal(404);
     expect(del.body.code).to.equal('not_found');
 
@@ -139,9 +160,14 @@ describe('meal rules CRUD', () => {
   });
 
   it('answers 404 not_found for a rule id that does not exist, and 400 for one that is not a uuid', async () => {
-    const missing = await request(h.app).patch(`${rulesPath(householdId)}/${randomUUID()}`).set('X-Test-User', owner).send(SAMPLES.RepeatAfterDays);
+    const missing = await request(h.app)
+      .patch(`${rulesPath(householdId)}/${randomUUID()}`)
+      .set('X-Test-User', owner)
+      .send(SAMPLES.RepeatAfterDays);
     expect(missing.status).to.equal(404);
-    const bad = await request(h.app).delete(`${rulesPath(householdId)}/not-a-uuid`).set('X-Test-User', owner);
+    const bad = await request(h.app)
+      .delete(`${rulesPath(householdId)}/not-a-uuid`)
+      .set('X-Test-User', owner);
     expect(bad.status).to.equal(400);
     expect(bad.body.code).to.equal('validation_failed');
   });

@@ -21,7 +21,10 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
 
   async function refuses(body: unknown, field: string, method: 'post' | 'patch' = 'post') {
     const path = `/api/v1/households/${householdId}/rules${method === 'patch' ? `/${ruleId}` : ''}`;
-    const res = await request(h.app)[method](path).set('X-Test-User', owner).send(body as object);
+    const res = await request(h.app)
+      [method](path)
+      .set('X-Test-User', owner)
+      .send(body as object);
     expect(res.status, JSON.stringify(res.body)).to.equal(400);
     expect(res.headers['content-type']).to.match(/^application\/problem\+json/);
     expect(res.body.code).to.equal('validation_failed');
@@ -30,7 +33,10 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
   }
 
   async function accepts(body: unknown) {
-    const res = await request(h.app).post(`/api/v1/households/${householdId}/rules`).set('X-Test-User', owner).send(body as object);
+    const res = await request(h.app)
+      .post(`/api/v1/households/${householdId}/rules`)
+      .set('X-Test-User', owner)
+      .send(body as object);
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     return res;
   }
@@ -62,23 +68,35 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
     }
 
     it('needs payload.kind', async () => {
-      await refuses(withPayload('RepeatAfterDays', (p) => delete p.kind), 'payload.kind');
+      await refuses(
+        withPayload('RepeatAfterDays', (p) => delete p.kind),
+        'payload.kind',
+      );
     });
 
     it('refuses an unknown payload.kind', async () => {
-      await refuses(withPayload('RepeatAfterDays', (p) => (p.kind = 'Pizzaday')), 'payload.kind');
+      await refuses(
+        withPayload('RepeatAfterDays', (p) => (p.kind = 'Pizzaday')),
+        'payload.kind',
+      );
     });
 
     for (const kind of KINDS) {
       for (const member of PAYLOAD_MEMBERS[kind]) {
         it(`needs ${kind}.${member}`, async () => {
-          await refuses(withPayload(kind, (p) => delete p[member]), `payload.${member}`);
+          await refuses(
+            withPayload(kind, (p) => delete p[member]),
+            `payload.${member}`,
+          );
         });
       }
     }
 
     it('needs the members of the kind named, not of another (kind CategoryFrequency with RepeatAfterDays members)', async () => {
-      await refuses(withPayload('RepeatAfterDays', (p) => (p.kind = 'CategoryFrequency')), 'payload.category');
+      await refuses(
+        withPayload('RepeatAfterDays', (p) => (p.kind = 'CategoryFrequency')),
+        'payload.category',
+      );
     });
   });
 
@@ -90,19 +108,34 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
       await refuses({ ...sample('RepeatAfterDays'), scope: 'Forever' }, 'scope');
     });
     it('refuses an unknown category', async () => {
-      await refuses(withPayload('CategoryFrequency', (p) => (p.category = 'Sushi')), 'payload.category');
+      await refuses(
+        withPayload('CategoryFrequency', (p) => (p.category = 'Sushi')),
+        'payload.category',
+      );
     });
     it('refuses an unknown weekday in a list', async () => {
-      await refuses(withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = ['Monday', 'Funday'])), 'payload.excludedWeekdays[1]');
+      await refuses(
+        withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = ['Monday', 'Funday'])),
+        'payload.excludedWeekdays[1]',
+      );
     });
     it('refuses an unknown CategoryOnDay weekday', async () => {
-      await refuses(withPayload('CategoryOnDay', (p) => (p.weekday = 'friday')), 'payload.weekday');
+      await refuses(
+        withPayload('CategoryOnDay', (p) => (p.weekday = 'friday')),
+        'payload.weekday',
+      );
     });
     it('refuses an unknown price ceiling', async () => {
-      await refuses(withPayload('PriceClassOnDays', (p) => (p.ceiling = 'Expensive')), 'payload.ceiling');
+      await refuses(
+        withPayload('PriceClassOnDays', (p) => (p.ceiling = 'Expensive')),
+        'payload.ceiling',
+      );
     });
     it('refuses null where the member is not nullable', async () => {
-      await refuses(withPayload('CategoryExcludedDays', (p) => (p.category = null)), 'payload.category');
+      await refuses(
+        withPayload('CategoryExcludedDays', (p) => (p.category = null)),
+        'payload.category',
+      );
     });
   });
 
@@ -118,7 +151,10 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
     ];
     for (const [kind, member, value] of cases) {
       it(`refuses ${kind}.${member} = ${value}`, async () => {
-        await refuses(withPayload(kind, (p) => (p[member] = value)), `payload.${member}`);
+        await refuses(
+          withPayload(kind, (p) => (p[member] = value)),
+          `payload.${member}`,
+        );
       });
     }
     it('accepts the edges: 0–7 per week, 5 and 720 minutes, 1 and 365 days', async () => {
@@ -129,24 +165,38 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
       await accepts(withPayload('RepeatAfterDays', (p) => (p.days = 365)));
     });
     it('refuses a number written as a string', async () => {
-      await refuses(withPayload('RepeatAfterDays', (p) => (p.days = '14')), 'payload.days');
+      await refuses(
+        withPayload('RepeatAfterDays', (p) => (p.days = '14')),
+        'payload.days',
+      );
     });
   });
 
   describe('weekday lists', () => {
     it('refuses a day named twice', async () => {
-      await refuses(withPayload('DinnerTimeOnWeekday', (p) => (p.weekdays = ['Monday', 'Monday'])), 'payload.weekdays');
+      await refuses(
+        withPayload('DinnerTimeOnWeekday', (p) => (p.weekdays = ['Monday', 'Monday'])),
+        'payload.weekdays',
+      );
     });
     it('refuses an empty list where days must be named (CategoryExcludedDays)', async () => {
-      await refuses(withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = [])), 'payload.excludedWeekdays');
+      await refuses(
+        withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = [])),
+        'payload.excludedWeekdays',
+      );
     });
     it('refuses an empty list where days must be named (DinnerTimeOnWeekday)', async () => {
-      await refuses(withPayload('DinnerTimeOnWeekday', (p) => (p.weekdays = [])), 'payload.weekdays');
+      await refuses(
+        withPayload('DinnerTimeOnWeekday', (p) => (p.weekdays = [])),
+        'payload.weekdays',
+      );
     });
     it('accepts an empty list meaning every day (MaximumActiveCookingTime, PriceClassOnDays) and all seven days', async () => {
       await accepts(withPayload('MaximumActiveCookingTime', (p) => (p.weekdays = [])));
       await accepts(withPayload('PriceClassOnDays', (p) => (p.weekdays = [])));
-      await accepts(withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'])));
+      await accepts(
+        withPayload('CategoryExcludedDays', (p) => (p.excludedWeekdays = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'])),
+      );
     });
   });
 
@@ -158,13 +208,22 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
     }
     it('refuses a payload date that is not a real date', async () => {
       await refuses(
-        { payload: { kind: 'CategoryOnDay', category: 'Taco', weekday: null, specificDate: '2027-02-29' }, strength: 'Hard', scope: 'SpecificDate', startDate: '2027-02-28', endDate: '2027-02-28' },
+        {
+          payload: { kind: 'CategoryOnDay', category: 'Taco', weekday: null, specificDate: '2027-02-29' },
+          strength: 'Hard',
+          scope: 'SpecificDate',
+          startDate: '2027-02-28',
+          endDate: '2027-02-28',
+        },
         'payload.specificDate',
       );
     });
     for (const time of ['24:00', '5:30', '17.30', '17:60', '17:30:60', 'half past five']) {
       it(`refuses the time ${time}`, async () => {
-        await refuses(withPayload('DinnerTimeOnWeekday', (p) => (p.time = time)), 'payload.time');
+        await refuses(
+          withPayload('DinnerTimeOnWeekday', (p) => (p.time = time)),
+          'payload.time',
+        );
       });
     }
     it('accepts 00:00 and 23:59:59', async () => {
@@ -175,7 +234,10 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
 
   describe('semantic rules', () => {
     it('refuses minimumPerWeek above maximumPerWeek', async () => {
-      await refuses(withPayload('CategoryFrequency', (p) => Object.assign(p, { minimumPerWeek: 4, maximumPerWeek: 3 })), 'payload.minimumPerWeek');
+      await refuses(
+        withPayload('CategoryFrequency', (p) => Object.assign(p, { minimumPerWeek: 4, maximumPerWeek: 3 })),
+        'payload.minimumPerWeek',
+      );
     });
     it('accepts minimumPerWeek equal to maximumPerWeek', async () => {
       await accepts(withPayload('CategoryFrequency', (p) => Object.assign(p, { minimumPerWeek: 2, maximumPerWeek: 2 })));
@@ -204,7 +266,10 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
       await accepts({ ...sample('RepeatAfterDays'), scope: 'DateRange', startDate: '2026-12-01', endDate: '2026-12-01' });
     });
     it('refuses CategoryOnDay with neither weekday nor specificDate', async () => {
-      await refuses(withPayload('CategoryOnDay', (p) => (p.weekday = null)), 'payload.weekday');
+      await refuses(
+        withPayload('CategoryOnDay', (p) => (p.weekday = null)),
+        'payload.weekday',
+      );
     });
     it('refuses CategoryOnDay with both weekday and specificDate', async () => {
       await refuses(
@@ -213,21 +278,39 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
       );
     });
     it('refuses CategoryOnDay on a date when the scope is not SpecificDate', async () => {
-      await refuses(withPayload('CategoryOnDay', (p) => Object.assign(p, { weekday: null, specificDate: '2027-12-24' })), 'scope');
+      await refuses(
+        withPayload('CategoryOnDay', (p) => Object.assign(p, { weekday: null, specificDate: '2027-12-24' })),
+        'scope',
+      );
     });
     it('refuses CategoryOnDay on a date other than the scope’s date', async () => {
       await refuses(
-        { ...withPayload('CategoryOnDay', (p) => Object.assign(p, { weekday: null, specificDate: '2027-12-24' })), scope: 'SpecificDate', startDate: '2027-12-25', endDate: '2027-12-25' },
+        {
+          ...withPayload('CategoryOnDay', (p) => Object.assign(p, { weekday: null, specificDate: '2027-12-24' })),
+          scope: 'SpecificDate',
+          startDate: '2027-12-25',
+          endDate: '2027-12-25',
+        },
         'payload.specificDate',
       );
     });
     it('refuses MaximumActiveCookingTime on a date with weekdays too, or without scope SpecificDate on that date', async () => {
       await refuses(
-        { ...withPayload('MaximumActiveCookingTime', (p) => (p.specificDate = '2027-12-24')), scope: 'SpecificDate', startDate: '2027-12-24', endDate: '2027-12-24' },
+        {
+          ...withPayload('MaximumActiveCookingTime', (p) => (p.specificDate = '2027-12-24')),
+          scope: 'SpecificDate',
+          startDate: '2027-12-24',
+          endDate: '2027-12-24',
+        },
         'payload.weekdays',
       );
       await refuses(
-        { ...withPayload('MaximumActiveCookingTime', (p) => Object.assign(p, { weekdays: [], specificDate: '2027-12-24' })), scope: 'DateRange', startDate: '2027-12-01', endDate: '2027-12-31' },
+        {
+          ...withPayload('MaximumActiveCookingTime', (p) => Object.assign(p, { weekdays: [], specificDate: '2027-12-24' })),
+          scope: 'DateRange',
+          startDate: '2027-12-01',
+          endDate: '2027-12-31',
+        },
         'scope',
       );
     });
@@ -240,8 +323,16 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
       });
     });
     it('applies the same rules to a replacement, and leaves the rule as it was', async () => {
-      await refuses(withPayload('CategoryFrequency', (p) => Object.assign(p, { minimumPerWeek: 5, maximumPerWeek: 1 })), 'payload.minimumPerWeek', 'patch');
-      await refuses({ payload: { kind: 'CategoryFrequency' }, strength: 'Hard', scope: 'Permanent', startDate: null, endDate: null }, 'payload.category', 'patch');
+      await refuses(
+        withPayload('CategoryFrequency', (p) => Object.assign(p, { minimumPerWeek: 5, maximumPerWeek: 1 })),
+        'payload.minimumPerWeek',
+        'patch',
+      );
+      await refuses(
+        { payload: { kind: 'CategoryFrequency' }, strength: 'Hard', scope: 'Permanent', startDate: null, endDate: null },
+        'payload.category',
+        'patch',
+      );
       const listed = await request(h.app).get(`/api/v1/households/${householdId}/rules`).set('X-Test-User', owner);
       expect(listed.body.find((r: { id: string }) => r.id === ruleId).payload).to.deep.equal(SAMPLES.RepeatAfterDays.payload);
     });

@@ -39,7 +39,7 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       operationId: 'registerPushDevice',
       summary: 'Registers this phone for push (idempotent per token)',
       description:
-        'A new token gets all four switches on. A known token is marked seen (lastSeenAt) and handed to the caller, never duplicated: kept as it is when it already was the caller\'s, reset to all switches on when it comes from another account. platform and provider are taken from the request; provider null or left out is the service default.',
+        "A new token gets all four switches on. A known token is marked seen (lastSeenAt) and handed to the caller, never duplicated: kept as it is when it already was the caller's, reset to all switches on when it comes from another account. platform and provider are taken from the request; provider null or left out is the service default.",
       auth: true,
       body: RegisterBody,
       responses: { 200: { description: 'The device as registered', schema: PushDeviceSchema } },
@@ -57,7 +57,7 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       method: 'get',
       path: '/api/v1/me/devices/{token}',
       operationId: 'getPushDevice',
-      summary: 'One of the caller\'s phones',
+      summary: "One of the caller's phones",
       auth: true,
       params: TokenParams,
       responses: { 200: { description: 'The device', schema: PushDeviceSchema } },

@@ -33,7 +33,11 @@ describe('push devices: /api/v1/me/devices', () => {
   const get = (token: string, user = ada) => request(app).get(at(token)).set('X-Test-User', user);
   const patch = (token: string, b: Record<string, unknown>, user = ada) => request(app).patch(at(token)).set('X-Test-User', user).send(b);
   const del = (token: string, user = ada) => request(app).delete(at(token)).set('X-Test-User', user);
-  const rows = () => db.knex('pushDevices').count<{ count: string }[]>('* as count').then((r) => Number(r[0]!.count));
+  const rows = () =>
+    db
+      .knex('pushDevices')
+      .count<{ count: string }[]>('* as count')
+      .then((r) => Number(r[0]!.count));
 
   describe('PUT', () => {
     it('registers a new phone with all four switches on, the default provider and lastSeenAt now', async () => {
@@ -136,7 +140,14 @@ describe('push devices: /api/v1/me/devices', () => {
     it('finds a token with a colon sent as-is, and percent-encoded', async () => {
       await put({ token: fcm, platform: 'android' }).expect(200);
       expect((await request(app).get(`/api/v1/me/devices/${fcm}`).set('X-Test-User', ada).expect(200)).body.token).to.equal(fcm);
-      expect((await request(app).get(`/api/v1/me/devices/${fcm.replace(':', '%3A')}`).set('X-Test-User', ada).expect(200)).body.token).to.equal(fcm);
+      expect(
+        (
+          await request(app)
+            .get(`/api/v1/me/devices/${fcm.replace(':', '%3A')}`)
+            .set('X-Test-User', ada)
+            .expect(200)
+        ).body.token,
+      ).to.equal(fcm);
     });
 
     it("finds a token with '/', '+' and '=' percent-encoded; '+' in the path is a plus, not a space", async () => {
@@ -148,7 +159,10 @@ describe('push devices: /api/v1/me/devices', () => {
 
     it('decodes once: a double-encoded token is another token', async () => {
       await put({ token: b64, platform: 'ios' }).expect(200);
-      await request(app).get(`/api/v1/me/devices/${encodeURIComponent(encodeURIComponent(b64))}`).set('X-Test-User', ada).expect(404);
+      await request(app)
+        .get(`/api/v1/me/devices/${encodeURIComponent(encodeURIComponent(b64))}`)
+        .set('X-Test-User', ada)
+        .expect(404);
     });
 
     it('compares tokens exactly, case included', async () => {
@@ -184,14 +198,29 @@ describe('push devices: /api/v1/me/devices', () => {
     it('sets all four switches, leaving lastSeenAt alone', async () => {
       clock.advanceSeconds(60);
       const res = await patch(fcm, { listChanges: false, householdNews: true, runDone: false, reminders: false }).expect(200);
-      expect(res.body).to.deep.equal({ token: fcm, platform: 'android', provider: 'fcm', listChanges: false, householdNews: true, runDone: false, reminders: false, lastSeenAt: '2026-11-22T09:00:00.000Z' });
+      expect(res.body).to.deep.equal({
+        token: fcm,
+        platform: 'android',
+        provider: 'fcm',
+        listChanges: false,
+        householdNews: true,
+        runDone: false,
+        reminders: false,
+        lastSeenAt: '2026-11-22T09:00:00.000Z',
+      });
       expect((await get(fcm).expect(200)).body).to.deep.equal(res.body);
     });
 
     it('keeps reminders when it is left out, and when it is null', async () => {
       await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: false }).expect(200);
-      expect((await patch(fcm, { listChanges: false, householdNews: false, runDone: false }).expect(200)).body).to.include({ listChanges: false, reminders: false });
-      expect((await patch(fcm, { listChanges: true, householdNews: false, runDone: false, reminders: null }).expect(200)).body).to.include({ listChanges: true, reminders: false });
+      expect((await patch(fcm, { listChanges: false, householdNews: false, runDone: false }).expect(200)).body).to.include({
+        listChanges: false,
+        reminders: false,
+      });
+      expect((await patch(fcm, { listChanges: true, householdNews: false, runDone: false, reminders: null }).expect(200)).body).to.include({
+        listChanges: true,
+        reminders: false,
+      });
       await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: true }).expect(200);
       expect((await patch(fcm, { listChanges: true, householdNews: true, runDone: true }).expect(200)).body.reminders).to.equal(true);
     });
@@ -209,7 +238,9 @@ describe('push devices: /api/v1/me/devices', () => {
       });
     }
     it('answers 400 validation_failed for reminders that is not a boolean', async () => {
-      expect((await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: 'no' }).expect(400)).body.code).to.equal('validation_failed');
+      expect((await patch(fcm, { listChanges: true, householdNews: true, runDone: true, reminders: 'no' }).expect(400)).body.code).to.equal(
+        'validation_failed',
+      );
     });
     it("answers 404 not_found for a token that is not the caller's", async () => {
       expect((await patch(fcm, { listChanges: false, householdNews: false, runDone: false }, bo).expect(404)).body.code).to.equal('not_found');
@@ -234,7 +265,7 @@ describe('push devices: /api/v1/me/devices', () => {
   });
 
   describe('devicesFor', () => {
-    it('lists the caller\'s phones that want a kind, most recently seen first', async () => {
+    it("lists the caller's phones that want a kind, most recently seen first", async () => {
       await put({ token: 'one', platform: 'ios' }).expect(200);
       clock.advanceSeconds(10);
       await put({ token: 'two', platform: 'android' }).expect(200);

@@ -1,5 +1,5 @@
-import type { Express, RequestHandler } from 'express';
 import { type ApiRouter, AuthenticationError, createHttpApp, createLogger } from '@svc/http-kit';
+import type { Express, RequestHandler } from 'express';
 
 /** Header a router test uses to say who is calling, when the test is not about sessions. */
 export const TEST_USER_HEADER = 'x-test-user';
@@ -18,7 +18,12 @@ export const testAuthenticate: RequestHandler = (req, _res, next) => {
 };
 
 /** The shared pipeline (http-kit's createHttpApp) around `routers`, with test authentication unless `authenticate` is given. */
-export function buildTestApp(options: { routers: ApiRouter[]; authenticate?: RequestHandler[]; authLimiter?: RequestHandler; publicBaseUrl?: string }): Express {
+export function buildTestApp(options: {
+  routers: ApiRouter[];
+  authenticate?: RequestHandler[];
+  authLimiter?: RequestHandler;
+  publicBaseUrl?: string;
+}): Express {
   return createHttpApp({
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     allowedOrigins: [options.publicBaseUrl ?? 'http://localhost:8080'],

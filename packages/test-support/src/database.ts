@@ -1,9 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import type { Knex } from 'knex';
 import { createKnex, type EmbeddedDatabase, type MigrationSet, runMigrations, startEmbeddedPostgres } from '@svc/http-kit';
+import type { Knex } from 'knex';
 
 let embedded: Promise<EmbeddedDatabase> | undefined;
 

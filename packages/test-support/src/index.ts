@@ -1,3 +1,3 @@
+export * from './app.js';
 export * from './database.js';
 export * from './smtp.js';
-export * from './app.js';

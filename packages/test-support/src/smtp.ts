@@ -1,6 +1,6 @@
-import { SMTPServer } from 'smtp-server';
-import PostalMime from 'postal-mime';
 import type { AddressInfo } from 'node:net';
+import PostalMime from 'postal-mime';
+import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
   from: string;
@@ -75,7 +75,13 @@ export class SmtpReceiver {
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no matching mail arrived')), timeoutMs);
-      this.waiters.push({ predicate, resolve: (m) => { clearTimeout(timer); resolve(m); } });
+      this.waiters.push({
+        predicate,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+      });
     });
   }
 

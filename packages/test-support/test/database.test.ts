@@ -3,7 +3,15 @@ import { createTestDatabase } from '../src/index.js';
 
 describe('createTestDatabase', () => {
   it('gives each caller a database of its own, migrated, and drops it afterwards', async () => {
-    const migration = { name: '001_t', up: async (k: import('knex').Knex) => { await k.schema.createTable('things', (t) => t.increments('id')); }, down: async (k: import('knex').Knex) => { await k.schema.dropTable('things'); } };
+    const migration = {
+      name: '001_t',
+      up: async (k: import('knex').Knex) => {
+        await k.schema.createTable('things', (t) => t.increments('id'));
+      },
+      down: async (k: import('knex').Knex) => {
+        await k.schema.dropTable('things');
+      },
+    };
     const a = await createTestDatabase([{ name: 'demo', migrations: [migration] }]);
     const b = await createTestDatabase([]);
     try {

@@ -13,9 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { createLogger } from '@svc/http-kit';
 import { createTestDatabase } from '@svc/test-support';
+import autocannon from 'autocannon';
 import { loadConfig } from '../src/config.js';
 import { buildService } from '../src/service.js';
 
@@ -33,13 +33,21 @@ await new Promise((r) => server.once('listening', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 async function call(method: string, url: string, body?: unknown, cookie?: string) {
-  const res = await fetch(base + url, { method, headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
 }
 
 // One account with a household, a few rules and 2,000 events.
-const signup = await fetch(`${base}/api/v1/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1', displayName: 'Bench' }) });
+const signup = await fetch(`${base}/api/v1/auth/register`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1', displayName: 'Bench' }),
+});
 const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
 const household = (await call('POST', '/api/v1/households', { name: 'Bench', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' }, cookie)).body;
 await db.knex.raw(
@@ -48,7 +56,14 @@ await db.knex.raw(
   [household.id],
 );
 
-interface Row { path: string; rps: number; p50: number; p99: number; queries: string; non2xx: number }
+interface Row {
+  path: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  queries: string;
+  non2xx: number;
+}
 const rows: Row[] = [];
 
 async function scenario(name: string, url: string, opts: { method?: string; body?: unknown; cookie?: string } = {}) {
@@ -63,7 +78,14 @@ async function scenario(name: string, url: string, opts: { method?: string; body
     headers: { 'content-type': 'application/json', ...(opts.cookie ? { cookie: opts.cookie } : {}) },
     body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
   });
-  rows.push({ path: `${opts.method ?? 'GET'} ${name}`, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, queries, non2xx: result.non2xx });
+  rows.push({
+    path: `${opts.method ?? 'GET'} ${name}`,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    queries,
+    non2xx: result.non2xx,
+  });
 }
 
 await scenario('/healthz', '/healthz');
@@ -75,15 +97,26 @@ await scenario('/api/v1/households/{id}/rules', `/api/v1/households/${household.
 // Logins hash passwords: the event loop of the serving process must stay responsive meanwhile.
 const histogram = monitorEventLoopDelay({ resolution: 5 });
 histogram.enable();
-const logins = await autocannon({ url: `${base}/api/v1/auth/login`, method: 'POST', connections: 8, duration: Math.min(seconds, 5), headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }) });
+const logins = await autocannon({
+  url: `${base}/api/v1/auth/login`,
+  method: 'POST',
+  connections: 8,
+  duration: Math.min(seconds, 5),
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
+});
 histogram.disable();
 
 console.log(`\n${connections} connections, ${seconds} s per path, ${os.cpus().length} cores\n`);
 console.log('| path | req/s | p50 ms | p99 ms | SQL queries per request | non-2xx |');
 console.log('|---|---:|---:|---:|---:|---:|');
 for (const r of rows) console.log(`| ${r.path} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.queries} | ${r.non2xx} |`);
-console.log(`\nPOST /api/v1/auth/login (8 connections): ${Math.round(logins.requests.average)} req/s, p50 ${logins.latency.p50} ms, p99 ${logins.latency.p99} ms, non-2xx ${logins.non2xx}`);
-console.log(`event-loop delay meanwhile: p50 ${(histogram.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`);
+console.log(
+  `\nPOST /api/v1/auth/login (8 connections): ${Math.round(logins.requests.average)} req/s, p50 ${logins.latency.p50} ms, p99 ${logins.latency.p99} ms, non-2xx ${logins.non2xx}`,
+);
+console.log(
+  `event-loop delay meanwhile: p50 ${(histogram.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`,
+);
 
 server.close();
 await service.close();

@@ -31,7 +31,11 @@ function fail(message: string): never {
 }
 
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({ args: argv, allowPositionals: true, options: { count: { type: 'string' }, until: { type: 'string' }, hours: { type: 'string' } } });
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { count: { type: 'string' }, until: { type: 'string' }, hours: { type: 'string' } },
+  });
   const [area, action, target] = positionals;
   if (!area || !action) fail(USAGE);
   let config: Config;

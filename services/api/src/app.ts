@@ -1,6 +1,6 @@
+import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, databaseAnswers, type Logger, ServiceUnavailableError } from '@svc/http-kit';
 import type { Express, RequestHandler } from 'express';
 import type { Knex } from 'knex';
-import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, databaseAnswers, type Logger, ServiceUnavailableError } from '@svc/http-kit';
 
 export interface AppDeps {
   knex: Knex;
@@ -17,22 +17,56 @@ export interface AppDeps {
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
 export function createApp(deps: AppDeps): Express {
   const service = new ApiRouter({ tags: ['Service'] });
-  service.route({ method: 'get', path: '/healthz', operationId: 'healthz', summary: 'Liveness: 200 while the process serves', responses: { 200: { description: 'Alive', schema: { type: 'object', properties: { status: { const: 'ok' } } } } } }, (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  service.route({ method: 'get', path: '/readyz', operationId: 'readyz', summary: 'Readiness: 200 only while the database answers', responses: { 200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } }, 503: { description: 'The database does not answer' } } }, async (_req, res) => {
-    if (!(await databaseAnswers(deps.knex))) throw new ServiceUnavailableError('The database does not answer');
-    res.json({ status: 'ready' });
-  });
+  service.route(
+    {
+      method: 'get',
+      path: '/healthz',
+      operationId: 'healthz',
+      summary: 'Liveness: 200 while the process serves',
+      responses: { 200: { description: 'Alive', schema: { type: 'object', properties: { status: { const: 'ok' } } } } },
+    },
+    (_req, res) => {
+      res.json({ status: 'ok' });
+    },
+  );
+  service.route(
+    {
+      method: 'get',
+      path: '/readyz',
+      operationId: 'readyz',
+      summary: 'Readiness: 200 only while the database answers',
+      responses: {
+        200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } },
+        503: { description: 'The database does not answer' },
+      },
+    },
+    async (_req, res) => {
+      if (!(await databaseAnswers(deps.knex))) throw new ServiceUnavailableError('The database does not answer');
+      res.json({ status: 'ready' });
+    },
+  );
   let document: Record<string, unknown> | undefined;
-  service.route({ method: 'get', path: '/api/v1/openapi.json', operationId: 'openapi', summary: 'This OpenAPI 3.1 document', responses: { 200: { description: 'The document', schema: { type: 'object' } } } }, (_req, res) => {
-    document ??= buildOpenApiDocument(
-      { title: 'Household meal-planning service', version: deps.version ?? '0.1.0', description: 'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.' },
-      [service, ...deps.routers].flatMap((r) => r.operations),
-    );
-    res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(document);
-  });
+  service.route(
+    {
+      method: 'get',
+      path: '/api/v1/openapi.json',
+      operationId: 'openapi',
+      summary: 'This OpenAPI 3.1 document',
+      responses: { 200: { description: 'The document', schema: { type: 'object' } } },
+    },
+    (_req, res) => {
+      document ??= buildOpenApiDocument(
+        {
+          title: 'Household meal-planning service',
+          version: deps.version ?? '0.1.0',
+          description: 'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.',
+        },
+        [service, ...deps.routers].flatMap((r) => r.operations),
+      );
+      res.setHeader('Cache-Control', 'public, max-age=300');
+      res.json(document);
+    },
+  );
   return createHttpApp({
     logger: deps.logger,
     allowedOrigins: [deps.publicBaseUrl],

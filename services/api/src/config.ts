@@ -43,7 +43,10 @@ export interface Config {
 
 /** A configuration value that cannot be used; start-up prints `message` as its one line. */
 export class ConfigError extends Error {
-  constructor(readonly variable: string, reason: string) {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
     super(`${variable}: ${reason}`);
   }
 }
@@ -85,7 +88,10 @@ function url(env: Env, name: string, fallback: string, protocols = ['http:', 'ht
 }
 
 function list(env: Env, name: string): string[] {
-  return (str(env, name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  return (str(env, name) ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function trustProxy(env: Env): Config['trustProxy'] {
@@ -143,7 +149,8 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const googleId = str(env, 'GOOGLE_CLIENT_ID');
   const googleSecret = str(env, 'GOOGLE_CLIENT_SECRET');
-  if (Boolean(googleId) !== Boolean(googleSecret)) throw new ConfigError(googleId ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID', 'Google sign-in needs both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET');
+  if (Boolean(googleId) !== Boolean(googleSecret))
+    throw new ConfigError(googleId ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID', 'Google sign-in needs both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET');
   const appleVars = ['APPLE_CLIENT_ID', 'APPLE_TEAM_ID', 'APPLE_KEY_ID', 'APPLE_PRIVATE_KEY'] as const;
   const appleSet = appleVars.filter((v) => str(env, v));
   if (appleSet.length > 0 && appleSet.length < appleVars.length) {
@@ -183,20 +190,26 @@ export function loadConfig(env: Env = process.env): Config {
     aiTurnsPerMonth: int(env, 'AI_TURNS_PER_MONTH', 30, 0, 1_000_000),
     welcomeCredits: int(env, 'WELCOME_CREDITS', 20, 0, 1_000_000),
     pushDefaultProvider: str(env, 'PUSH_DEFAULT_PROVIDER') ?? 'fcm',
-    google: googleId && googleSecret ? {
-      clientId: googleId,
-      clientSecret: googleSecret,
-      authorizationUrl: url(env, 'GOOGLE_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
-      tokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
-      userInfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
-    } : undefined,
+    google:
+      googleId && googleSecret
+        ? {
+            clientId: googleId,
+            clientSecret: googleSecret,
+            authorizationUrl: url(env, 'GOOGLE_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
+            tokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+            userInfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
+          }
+        : undefined,
     apple: {
-      web: appleSet.length === appleVars.length ? {
-        clientId: str(env, 'APPLE_CLIENT_ID')!,
-        teamId: str(env, 'APPLE_TEAM_ID')!,
-        keyId: str(env, 'APPLE_KEY_ID')!,
-        privateKey: str(env, 'APPLE_PRIVATE_KEY')!.replace(/\\n/g, '\n'),
-      } : undefined,
+      web:
+        appleSet.length === appleVars.length
+          ? {
+              clientId: str(env, 'APPLE_CLIENT_ID')!,
+              teamId: str(env, 'APPLE_TEAM_ID')!,
+              keyId: str(env, 'APPLE_KEY_ID')!,
+              privateKey: str(env, 'APPLE_PRIVATE_KEY')!.replace(/\\n/g, '\n'),
+            }
+          : undefined,
       authorizationUrl: url(env, 'APPLE_AUTHORIZATION_URL', 'https://appleid.apple.com/auth/authorize'),
       tokenUrl: url(env, 'APPLE_TOKEN_URL', 'https://appleid.apple.com/auth/token'),
       keysUrl: url(env, 'APPLE_KEYS_URL', 'https://appleid.apple.com/auth/keys'),

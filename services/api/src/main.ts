@@ -32,7 +32,14 @@ async function main(): Promise<void> {
   server.headersTimeout = 66_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`, publicBaseUrl: config.publicBaseUrl, database: config.databaseUrl ? 'DATABASE_URL' : 'embedded' }, 'ready');
+  logger.info(
+    {
+      url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`,
+      publicBaseUrl: config.publicBaseUrl,
+      database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+    },
+    'ready',
+  );
 
   let stopping = false;
   const shutdown = async (signal: string) => {

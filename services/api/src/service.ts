@@ -1,13 +1,13 @@
 import { createHmac } from 'node:crypto';
-import type { Express } from 'express';
-import type { Knex } from 'knex';
-import { Redis } from 'ioredis';
-import { type AccountDirectory, type Clock, type Logger, type RandomBytes, runMigrations, systemClock, systemRandom } from '@svc/http-kit';
 import * as accounts from '@svc/accounts';
 import * as households from '@svc/households';
-import * as mealRules from '@svc/meal-rules';
+import { type AccountDirectory, type Clock, type Logger, type RandomBytes, runMigrations, systemClock, systemRandom } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
+import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
+import type { Express } from 'express';
+import { Redis } from 'ioredis';
+import type { Knex } from 'knex';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 
@@ -57,12 +57,19 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     addToWaitlist: (entry) => accountsApi!.directory.addToWaitlist(entry),
   };
   const householdsApi = households.createHouseholds({
-    knex, clock, random, logger,
+    knex,
+    clock,
+    random,
+    logger,
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, aiTurnsPerMonth: config.aiTurnsPerMonth, welcomeCredits: config.welcomeCredits },
     accounts: directory,
   });
   accountsApi = accounts.createAccounts({
-    knex, clock, random, logger, redis,
+    knex,
+    clock,
+    random,
+    logger,
+    redis,
     memberships: householdsApi.memberships,
     mailTransport: deps.mailTransport,
     config: {
@@ -83,8 +90,19 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
-  const rulesApi = mealRules.createMealRules({ knex, clock, access: householdsApi.access, profiles: householdsApi.profiles, spendTurn: householdsApi.spendTurn });
-  const eventsApi = mealEvents.createMealEvents({ knex, clock, access: householdsApi.access, cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor') });
+  const rulesApi = mealRules.createMealRules({
+    knex,
+    clock,
+    access: householdsApi.access,
+    profiles: householdsApi.profiles,
+    spendTurn: householdsApi.spendTurn,
+  });
+  const eventsApi = mealEvents.createMealEvents({
+    knex,
+    clock,
+    access: householdsApi.access,
+    cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
+  });
   const pushApi = push.createPush({ knex, clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   const app = createApp({

@@ -11,7 +11,22 @@ describe('configuration', () => {
 
   it('has the decided defaults', () => {
     const c = loadConfig(base);
-    expect(c).to.include({ port: 8080, host: '0.0.0.0', publicBaseUrl: 'http://localhost:8080', cookieSecure: false, mailFrom: 'Meal Planner <no-reply@localhost>', authRateLimit: 100, authRateWindowSeconds: 60, lockoutMaxFailures: 5, lockoutSeconds: 300, passwordBreachApi: 'https://api.pwnedpasswords.com', intakeMode: 'open', aiTurnsPerMonth: 30, welcomeCredits: 20, pushDefaultProvider: 'fcm' });
+    expect(c).to.include({
+      port: 8080,
+      host: '0.0.0.0',
+      publicBaseUrl: 'http://localhost:8080',
+      cookieSecure: false,
+      mailFrom: 'Meal Planner <no-reply@localhost>',
+      authRateLimit: 100,
+      authRateWindowSeconds: 60,
+      lockoutMaxFailures: 5,
+      lockoutSeconds: 300,
+      passwordBreachApi: 'https://api.pwnedpasswords.com',
+      intakeMode: 'open',
+      aiTurnsPerMonth: 30,
+      welcomeCredits: 20,
+      pushDefaultProvider: 'fcm',
+    });
     expect(c.databaseUrl).to.equal(undefined);
     expect(c.redisUrl).to.equal(undefined);
     expect(c.smtpUrl).to.equal(undefined);
@@ -37,7 +52,15 @@ describe('configuration', () => {
   });
 
   it('parses lists, floors, trust proxy and the breach switch', () => {
-    const c = loadConfig({ ...base, INVITE_CODES: 'a, b,,c', PLATFORM_ADMIN_EMAILS: 'Ops@Example.com', APP_VERSION_FLOORS: 'ios=2.4.0,android=2.3.1', TRUST_PROXY: '1', PASSWORD_BREACH_API: 'off', APPLE_NATIVE_AUDIENCES: 'com.example.app' });
+    const c = loadConfig({
+      ...base,
+      INVITE_CODES: 'a, b,,c',
+      PLATFORM_ADMIN_EMAILS: 'Ops@Example.com',
+      APP_VERSION_FLOORS: 'ios=2.4.0,android=2.3.1',
+      TRUST_PROXY: '1',
+      PASSWORD_BREACH_API: 'off',
+      APPLE_NATIVE_AUDIENCES: 'com.example.app',
+    });
     expect(c.inviteCodes).to.deep.equal(['a', 'b', 'c']);
     expect(c.platformAdminEmails).to.deep.equal(['ops@example.com']);
     expect(c.appVersionFloors).to.deep.equal({ ios: '2.4.0', android: '2.3.1' });

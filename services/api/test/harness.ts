@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'chai';
-import request from 'supertest';
 import { createLogger, ManualClock } from '@svc/http-kit';
 import { createTestDatabase, linksIn, SmtpReceiver, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import request from 'supertest';
 import { loadConfig } from '../src/config.js';
 import { buildService, type Service } from '../src/service.js';
 
@@ -28,9 +28,20 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-e2e-'));
   const config = loadConfig({ DATA_DIR: dataDir, SMTP_URL: smtp.url, PASSWORD_BREACH_API: 'off', PUBLIC_BASE_URL: 'http://localhost:8080', ...env });
   const clock = new ManualClock('2026-11-22T09:00:00.000Z');
-  const service = await buildService({ config, knex: db.knex, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), clock, startMailer: false });
+  const service = await buildService({
+    config,
+    knex: db.knex,
+    logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    clock,
+    startMailer: false,
+  });
   return {
-    db, smtp, clock, service, app: service.app, dataDir,
+    db,
+    smtp,
+    clock,
+    service,
+    app: service.app,
+    dataDir,
     async mailsTo(to) {
       await service.accounts.mailer.deliverDue();
       return smtp.mails.filter((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase()));

@@ -28,14 +28,27 @@ describe('user journeys through the composed service', () => {
     const link = linkTo(confirmation!, '/confirm-email');
     expect(link.origin).to.equal('http://localhost:8080');
     expect(link.searchParams.get('userId')).to.equal(me.body.user.id);
-    const confirm = await request(h.app).post('/api/v1/auth/confirm-email').send({ userId: link.searchParams.get('userId'), token: link.searchParams.get('token') });
+    const confirm = await request(h.app)
+      .post('/api/v1/auth/confirm-email')
+      .send({ userId: link.searchParams.get('userId'), token: link.searchParams.get('token') });
     expect(confirm.status).to.equal(204);
     expect((await owner.get('/api/v1/me')).body.emailConfirmed).to.equal(true);
 
-    const created = await owner.post('/api/v1/households').send({ name: 'Nordmann', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30', preferredLanguage: 'nb', inviteCode: null });
+    const created = await owner
+      .post('/api/v1/households')
+      .send({ name: 'Nordmann', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30', preferredLanguage: 'nb', inviteCode: null });
     expect(created.status, JSON.stringify(created.body)).to.equal(201);
     const household = created.body;
-    expect(household).to.include({ name: 'Nordmann', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30', preferredLanguage: 'nb', country: 'NO', measurementSystem: 'Metric', dryGoodsMeasure: 'Weight', onboardingCompletedAt: null });
+    expect(household).to.include({
+      name: 'Nordmann',
+      timeZoneId: 'Europe/Oslo',
+      defaultDinnerTime: '17:30',
+      preferredLanguage: 'nb',
+      country: 'NO',
+      measurementSystem: 'Metric',
+      dryGoodsMeasure: 'Weight',
+      onboardingCompletedAt: null,
+    });
     const memberships = (await owner.get('/api/v1/me')).body.memberships;
     expect(memberships).to.have.length(1);
     expect(memberships[0]).to.include({ householdId: household.id, householdName: 'Nordmann', role: 'Owner' });
@@ -49,13 +62,23 @@ describe('user journeys through the composed service', () => {
 
     // a Junior may not change settings or rules, but may finish onboarding
     expect((await junior.patch(`/api/v1/households/${household.id}`).send({ name: 'Mine' })).status).to.equal(403);
-    expect((await junior.post(`/api/v1/households/${household.id}/rules`).send({ payload: { kind: 'RepeatAfterDays', days: 7 }, strength: 'Hard', scope: 'Permanent', startDate: null, endDate: null })).status).to.equal(403);
+    expect(
+      (
+        await junior
+          .post(`/api/v1/households/${household.id}/rules`)
+          .send({ payload: { kind: 'RepeatAfterDays', days: 7 }, strength: 'Hard', scope: 'Permanent', startDate: null, endDate: null })
+      ).status,
+    ).to.equal(403);
     const done = await junior.post(`/api/v1/households/${household.id}/onboarding/complete`).send({ skippedSteps: ['Pantry'], defaultDinnerTime: '18:00' });
     expect(done.status).to.equal(200);
     expect(done.body.alreadyCompleted).to.equal(false);
     expect(done.body.conversationId).to.match(UUID);
     const again = await owner.post(`/api/v1/households/${household.id}/onboarding/complete`).send({ skippedSteps: null, defaultDinnerTime: '19:00' });
-    expect(again.body).to.deep.equal({ onboardingCompletedAt: done.body.onboardingCompletedAt, alreadyCompleted: true, conversationId: done.body.conversationId });
+    expect(again.body).to.deep.equal({
+      onboardingCompletedAt: done.body.onboardingCompletedAt,
+      alreadyCompleted: true,
+      conversationId: done.body.conversationId,
+    });
     const after = await owner.get(`/api/v1/households/${household.id}`);
     expect(after.body.defaultDinnerTime).to.equal('18:00');
     const thread = await junior.get(`/api/v1/households/${household.id}/conversations/${done.body.conversationId}`);
@@ -79,7 +102,9 @@ describe('user journeys through the composed service', () => {
     expect(defaults.body.active).to.equal(true);
     expect(defaults.body.rules.length).to.be.greaterThan(0);
 
-    const parsed = await adult.post(`/api/v1/households/${household.id}/rules/parse`).send({ text: 'fish twice a week, no meat on Mondays and tacos on Fridays' });
+    const parsed = await adult
+      .post(`/api/v1/households/${household.id}/rules/parse`)
+      .send({ text: 'fish twice a week, no meat on Mondays and tacos on Fridays' });
     expect(parsed.status).to.equal(200);
     expect(parsed.body.proposals).to.have.length(3);
     for (const p of parsed.body.proposals) {
@@ -91,7 +116,14 @@ describe('user journeys through the composed service', () => {
     expect((await adult.get(`/api/v1/households/${household.id}/rules/defaults`)).body.active).to.equal(false);
 
     for (let d = 1; d <= 5; d++) {
-      const res = await adult.post(`/api/v1/households/${household.id}/events`).send({ date: `2026-12-0${d}`, eventType: 'Guests', servingTime: '18:00', availableCookingMinutes: 45, notes: '', participants: [{ memberId: null, name: 'Grandma' }] });
+      const res = await adult.post(`/api/v1/households/${household.id}/events`).send({
+        date: `2026-12-0${d}`,
+        eventType: 'Guests',
+        servingTime: '18:00',
+        availableCookingMinutes: 45,
+        notes: '',
+        participants: [{ memberId: null, name: 'Grandma' }],
+      });
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
     }
     const seen: string[] = [];
@@ -135,17 +167,44 @@ describe('user journeys through the composed service', () => {
 
   it('serves the OpenAPI document with every operation of the spec', async () => {
     const doc = (await request(h.app).get('/api/v1/openapi.json')).body;
-    const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, m]) => Object.keys(m).map((verb) => `${verb.toUpperCase()} ${p}`));
+    const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, m]) =>
+      Object.keys(m).map((verb) => `${verb.toUpperCase()} ${p}`),
+    );
     for (const op of [
-      'GET /api/v1/me', 'PATCH /api/v1/me', 'POST /api/v1/me/password', 'POST /api/v1/me/email',
-      'POST /api/v1/auth/register', 'POST /api/v1/auth/login', 'POST /api/v1/auth/logout', 'POST /api/v1/auth/confirm-email',
-      'POST /api/v1/auth/confirm-email-change', 'POST /api/v1/auth/resend-confirmation', 'POST /api/v1/auth/forgot-password', 'POST /api/v1/auth/reset-password',
-      'PUT /api/v1/me/devices', 'GET /api/v1/me/devices/{token}', 'PATCH /api/v1/me/devices/{token}', 'DELETE /api/v1/me/devices/{token}',
-      'GET /api/v1/time-zones', 'POST /api/v1/households', 'GET /api/v1/households/{householdId}', 'PATCH /api/v1/households/{householdId}',
-      'POST /api/v1/households/{householdId}/onboarding/complete', 'GET /api/v1/households/{householdId}/events',
-      'GET /api/v1/households/{householdId}/rules', 'POST /api/v1/households/{householdId}/rules', 'GET /api/v1/households/{householdId}/rules/defaults',
-      'POST /api/v1/households/{householdId}/rules/parse', 'PATCH /api/v1/households/{householdId}/rules/{ruleId}', 'DELETE /api/v1/households/{householdId}/rules/{ruleId}',
-      'GET /api/v1/auth/providers', 'GET /api/v1/auth/challenge/{provider}', 'GET /api/v1/auth/external-callback', 'POST /api/v1/auth/exchange', 'POST /api/v1/auth/idp/native',
-    ]) expect(ops, op).to.include(op);
+      'GET /api/v1/me',
+      'PATCH /api/v1/me',
+      'POST /api/v1/me/password',
+      'POST /api/v1/me/email',
+      'POST /api/v1/auth/register',
+      'POST /api/v1/auth/login',
+      'POST /api/v1/auth/logout',
+      'POST /api/v1/auth/confirm-email',
+      'POST /api/v1/auth/confirm-email-change',
+      'POST /api/v1/auth/resend-confirmation',
+      'POST /api/v1/auth/forgot-password',
+      'POST /api/v1/auth/reset-password',
+      'PUT /api/v1/me/devices',
+      'GET /api/v1/me/devices/{token}',
+      'PATCH /api/v1/me/devices/{token}',
+      'DELETE /api/v1/me/devices/{token}',
+      'GET /api/v1/time-zones',
+      'POST /api/v1/households',
+      'GET /api/v1/households/{householdId}',
+      'PATCH /api/v1/households/{householdId}',
+      'POST /api/v1/households/{householdId}/onboarding/complete',
+      'GET /api/v1/households/{householdId}/events',
+      'GET /api/v1/households/{householdId}/rules',
+      'POST /api/v1/households/{householdId}/rules',
+      'GET /api/v1/households/{householdId}/rules/defaults',
+      'POST /api/v1/households/{householdId}/rules/parse',
+      'PATCH /api/v1/households/{householdId}/rules/{ruleId}',
+      'DELETE /api/v1/households/{householdId}/rules/{ruleId}',
+      'GET /api/v1/auth/providers',
+      'GET /api/v1/auth/challenge/{provider}',
+      'GET /api/v1/auth/external-callback',
+      'POST /api/v1/auth/exchange',
+      'POST /api/v1/auth/idp/native',
+    ])
+      expect(ops, op).to.include(op);
   });
 });

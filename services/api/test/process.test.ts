@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'chai';
 import { freePort } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,11 +25,23 @@ async function start(env: Record<string, string>): Promise<Started> {
   let out = '';
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     cwd: root,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', PASSWORD_BREACH_API: 'off', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      PASSWORD_BREACH_API: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
+  child.stdout!.on('data', (d) => {
+    out += d;
+  });
+  child.stderr!.on('data', (d) => {
+    out += d;
+  });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return { child, port, output: () => out, exited };
 }
@@ -77,7 +89,9 @@ describe('the service process', function () {
       const net = await import('node:net');
       const socket = net.connect(s.port, '127.0.0.1');
       let received = '';
-      socket.on('data', (d) => { received += d; });
+      socket.on('data', (d) => {
+        received += d;
+      });
       socket.on('error', () => {}); // the server may reset the socket once it has answered and closes
       await new Promise((r) => socket.once('connect', r));
       const body = JSON.stringify({ hello: 'world' });

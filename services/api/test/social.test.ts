@@ -88,11 +88,22 @@ describe('social sign-in through the composed service', () => {
   });
 
   it('signs an app in natively with an Apple identity token, linking by verified address', async () => {
-    const password = await request.agent(h.app).post('/api/v1/auth/register').send({ email: 'linked@example.test', password: 'a fine password', displayName: 'Linked' });
+    const password = await request
+      .agent(h.app)
+      .post('/api/v1/auth/register')
+      .send({ email: 'linked@example.test', password: 'a fine password', displayName: 'Linked' });
     expect(password.status).to.equal(200);
     const rawNonce = 'nonce-123';
-    const token = await idp.appleToken({ sub: 'apple-9', email: 'linked@example.test', email_verified: 'true', aud: APPLE_APP_AUDIENCES[0], nonce: createHash('sha256').update(rawNonce).digest('hex') });
-    const res = await request(h.app).post('/api/v1/auth/idp/native').send({ identityToken: token, rawNonce, givenName: 'Ignored', familyName: null, email: null });
+    const token = await idp.appleToken({
+      sub: 'apple-9',
+      email: 'linked@example.test',
+      email_verified: 'true',
+      aud: APPLE_APP_AUDIENCES[0],
+      nonce: createHash('sha256').update(rawNonce).digest('hex'),
+    });
+    const res = await request(h.app)
+      .post('/api/v1/auth/idp/native')
+      .send({ identityToken: token, rawNonce, givenName: 'Ignored', familyName: null, email: null });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.user).to.include({ email: 'linked@example.test', displayName: 'Linked' });
     const wrong = await request(h.app).post('/api/v1/auth/idp/native').send({ identityToken: token, rawNonce: 'other' });

@@ -3,7 +3,17 @@ import type { Account, Db } from '../AccountStore.js';
 import type { ProviderName } from './config.js';
 import type { IdentityStore, NewAppCode, NewIdentityLink, SpentAppCode } from './IdentityStore.js';
 
-const ACCOUNT_COLUMNS = ['a.id', 'a.email', 'a.emailNormalized', 'a.displayName', 'a.passwordHash', 'a.emailConfirmed', 'a.securityStamp', 'a.createdAt', 'a.updatedAt'];
+const ACCOUNT_COLUMNS = [
+  'a.id',
+  'a.email',
+  'a.emailNormalized',
+  'a.displayName',
+  'a.passwordHash',
+  'a.emailConfirmed',
+  'a.securityStamp',
+  'a.createdAt',
+  'a.updatedAt',
+];
 
 /** IdentityStore on knex (snake_case columns through the mappers). */
 export class KnexIdentityStore implements IdentityStore {
@@ -14,7 +24,11 @@ export class KnexIdentityStore implements IdentityStore {
   }
 
   async findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined> {
-    return this.knex('account_identities as i').join('accounts as a', 'a.id', 'i.accountId').select(ACCOUNT_COLUMNS).where({ 'i.provider': provider, 'i.subject': subject }).first();
+    return this.knex('account_identities as i')
+      .join('accounts as a', 'a.id', 'i.accountId')
+      .select(ACCOUNT_COLUMNS)
+      .where({ 'i.provider': provider, 'i.subject': subject })
+      .first();
   }
 
   async insertLink(trx: Db, link: NewIdentityLink): Promise<void> {
@@ -26,12 +40,18 @@ export class KnexIdentityStore implements IdentityStore {
   }
 
   async spendAppCode(codeHash: Buffer, now: Date): Promise<SpentAppCode | undefined> {
-    const rows: SpentAppCode[] = await this.knex('app_signin_codes').where({ codeHash }).whereNull('usedAt').update({ usedAt: now }).returning(['accountId', 'codeChallenge', 'expiresAt']);
+    const rows: SpentAppCode[] = await this.knex('app_signin_codes')
+      .where({ codeHash })
+      .whereNull('usedAt')
+      .update({ usedAt: now })
+      .returning(['accountId', 'codeChallenge', 'expiresAt']);
     return rows[0];
   }
 
   async prune(now: Date): Promise<number> {
-    return this.knex('app_signin_codes').where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000)).delete();
+    return this.knex('app_signin_codes')
+      .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))
+      .delete();
   }
 
   async spendExternalCookie(jti: string, expiresAt: Date): Promise<boolean> {
@@ -42,6 +62,8 @@ export class KnexIdentityStore implements IdentityStore {
   // A day of grace, as for the codes: an instance whose clock lags may still take the cookie as
   // unexpired, and must still find it spent.
   async pruneSpentExternalCookies(now: Date): Promise<number> {
-    return this.knex('spent_external_cookies').where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000)).delete();
+    return this.knex('spent_external_cookies')
+      .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))
+      .delete();
   }
 }

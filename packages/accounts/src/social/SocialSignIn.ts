@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { AuthenticationError, type Clock, type Logger, NotFoundError, type RandomBytes, ServiceUnavailableError, timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
-import type { Account, AccountStore } from '../AccountStore.js';
 import type { AccountService } from '../AccountService.js';
+import type { Account, AccountStore } from '../AccountStore.js';
 import type { Sessions } from '../sessions.js';
 import { hashToken, sameSecret } from '../tokens.js';
-import { AppleSignIn, type AppleCallbackForm } from './apple.js';
+import { type AppleCallbackForm, AppleSignIn } from './apple.js';
 import { AppleTokenVerifier, KeysUnavailableError } from './apple-tokens.js';
 import { type AppleConfig, callbackPath, EXTERNAL_CALLBACK_PATH, type GoogleConfig, PROVIDER_LABELS, type ProviderName } from './config.js';
 import { type ChallengeQuery, type Flow, flowOf, safeReturnUrl, withQueryParam } from './flow.js';
@@ -279,7 +279,8 @@ export class SocialSignIn {
    */
   async native(req: Request, body: NativeSignInBody): Promise<Account> {
     const apple = this.o.config.apple;
-    if (!apple || apple.nativeAudiences.length === 0 || !this.appleTokens) throw new NotFoundError('idp_signin_unavailable', 'Native sign-in is not configured on this server');
+    if (!apple || apple.nativeAudiences.length === 0 || !this.appleTokens)
+      throw new NotFoundError('idp_signin_unavailable', 'Native sign-in is not configured on this server');
     const rejected = (reason: string) => {
       this.o.logger.info({ provider: 'apple', reason }, 'native sign-in rejected');
       return new AuthenticationError('idp_signin_rejected', 'Apple did not confirm this sign-in');
@@ -314,7 +315,11 @@ export class SocialSignIn {
     try {
       account = await timing.step('link-account', () => this.linker.accountFor(identity));
     } catch (err) {
-      if (err instanceof AccountNotCreatedError) throw new AuthenticationError('account_not_created', 'No account could be signed in: the address is not verified by Apple and belongs to another account');
+      if (err instanceof AccountNotCreatedError)
+        throw new AuthenticationError(
+          'account_not_created',
+          'No account could be signed in: the address is not verified by Apple and belongs to another account',
+        );
       throw err;
     }
     await this.o.sessions.signIn(req, account.id, account.securityStamp);

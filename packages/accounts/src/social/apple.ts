@@ -82,7 +82,8 @@ export class AppleSignIn {
     }
     try {
       const claims = await timing.step('verify-id-token', () => this.o.verifier.verify(idToken, this.o.web.clientId));
-      if (typeof claims.nonce !== 'string' || !pending.nonce || !sameSecret(claims.nonce, pending.nonce)) return { ok: false, flow, reason: 'id_token nonce does not match' };
+      if (typeof claims.nonce !== 'string' || !pending.nonce || !sameSecret(claims.nonce, pending.nonce))
+        return { ok: false, flow, reason: 'id_token nonce does not match' };
       const email = typeof claims.email === 'string' && claims.email !== '' ? claims.email : null;
       const names = namesOf(form.user);
       return {
@@ -104,7 +105,13 @@ export class AppleSignIn {
 
   /** The code for an id_token at APPLE_TOKEN_URL. */
   private async exchange(code: string): Promise<string> {
-    const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: this.redirectUri, client_id: this.o.web.clientId, client_secret: await this.clientSecret() });
+    const body = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: this.redirectUri,
+      client_id: this.o.web.clientId,
+      client_secret: await this.clientSecret(),
+    });
     const answer = await this.o.fetch(this.o.config.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },

@@ -77,11 +77,15 @@ export function flowOf(query: ChallengeQuery, allowedRedirectUris: readonly stri
   const hasChallenge = codeChallenge !== undefined && codeChallenge !== '';
   if (hasUri !== hasChallenge) {
     const missing = hasUri ? 'codeChallenge' : 'redirectUri';
-    throw new InputError('app_signin_incomplete', `The app flow needs both codeChallenge and redirectUri; ${missing} is missing`, [{ field: missing, message: 'is required with the other app-flow parameter', in: 'query' }]);
+    throw new InputError('app_signin_incomplete', `The app flow needs both codeChallenge and redirectUri; ${missing} is missing`, [
+      { field: missing, message: 'is required with the other app-flow parameter', in: 'query' },
+    ]);
   }
   if (!hasUri) return returnUrl === undefined ? { kind: 'browser' } : { kind: 'browser', returnUrl };
-  if (!S256_CHALLENGE.test(codeChallenge!)) throw invalid('codeChallenge', 'must be an S256 challenge: 43 base64url characters', 'codeChallenge must be S256 (43 base64url characters)');
-  if (!allowedRedirectUris.includes(redirectUri!)) throw invalid('redirectUri', 'is not an allowed app redirect URI', 'redirectUri is not one of APP_REDIRECT_URIS');
+  if (!S256_CHALLENGE.test(codeChallenge!))
+    throw invalid('codeChallenge', 'must be an S256 challenge: 43 base64url characters', 'codeChallenge must be S256 (43 base64url characters)');
+  if (!allowedRedirectUris.includes(redirectUri!))
+    throw invalid('redirectUri', 'is not an allowed app redirect URI', 'redirectUri is not one of APP_REDIRECT_URIS');
   return { kind: 'app', redirectUri: redirectUri!, codeChallenge: codeChallenge! };
 }
 

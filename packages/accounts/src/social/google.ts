@@ -47,11 +47,15 @@ export class GoogleSignIn {
       // passport-oauth2 picks the PKCE form of `store` by its arity (5): keep every parameter.
       store: (req: Request, verifier: string, appState: { flow: Flow }, _meta: unknown, done: StoreCallback) => {
         const pending: PendingSignIn = { state: o.random(32).toString('base64url'), verifier, flow: appState.flow };
-        o.stateCookie.set(req.res!, pending).then(() => done(null, pending.state), (err: Error) => done(err));
+        o.stateCookie.set(req.res!, pending).then(
+          () => done(null, pending.state),
+          (err: Error) => done(err),
+        );
       },
       verify: (req: Request, providedState: string, _meta: unknown, done: VerifyCallback) => {
         const pending = this.inFlight.get(req);
-        if (!pending?.verifier || typeof providedState !== 'string' || !sameSecret(providedState, pending.state)) done(null, false, { message: 'state does not match' });
+        if (!pending?.verifier || typeof providedState !== 'string' || !sameSecret(providedState, pending.state))
+          done(null, false, { message: 'state does not match' });
         else done(null, pending.verifier);
       },
     };
@@ -68,7 +72,12 @@ export class GoogleSignIn {
         state: true,
         store: stateStore as never,
       },
-      (_accessToken: string, _refreshToken: string, profile: Profile, done: (err: Error | null, user?: ExternalIdentity | false, info?: { message: string }) => void) => {
+      (
+        _accessToken: string,
+        _refreshToken: string,
+        profile: Profile,
+        done: (err: Error | null, user?: ExternalIdentity | false, info?: { message: string }) => void,
+      ) => {
         const identity = identityOf(profile);
         if (identity) done(null, identity);
         else done(null, false, { message: 'Google gave no subject' });
@@ -86,7 +95,9 @@ export class GoogleSignIn {
       res.once('finish', resolve);
       res.once('close', resolve);
       // An object `state` makes passport-oauth2 hand it to the state store (a string would be sent as is).
-      this.o.passport.authenticate(this.strategyName, { session: false, state: { flow } as unknown as string }, (err: unknown) => reject(err ?? new Error('Google sign-in did not start')))(view, res, reject);
+      this.o.passport.authenticate(this.strategyName, { session: false, state: { flow } as unknown as string }, (err: unknown) =>
+        reject(err ?? new Error('Google sign-in did not start')),
+      )(view, res, reject);
     });
   }
 
@@ -128,7 +139,10 @@ function identityOf(profile: Profile): ExternalIdentity | undefined {
     subject: profile.id,
     email,
     emailVerified: email !== null && vouched(first?.verified),
-    displayName: composeDisplayName({ givenName: profile.name?.givenName, familyName: profile.name?.familyName, fullName: profile.displayName, email }, 'Google user'),
+    displayName: composeDisplayName(
+      { givenName: profile.name?.givenName, familyName: profile.name?.familyName, fullName: profile.displayName, email },
+      'Google user',
+    ),
   };
 }
 

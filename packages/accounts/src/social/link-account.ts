@@ -1,7 +1,7 @@
 import { type Clock, isPgError, PG } from '@svc/http-kit';
 import type { Knex } from 'knex';
-import type { Account, AccountStore } from '../AccountStore.js';
 import type { AccountService } from '../AccountService.js';
+import type { Account, AccountStore } from '../AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from '../email.js';
 import type { IdentityStore } from './IdentityStore.js';
 import type { ExternalIdentity } from './identity.js';
@@ -52,7 +52,14 @@ export class IdentityLinker {
 
     const email = identity.email && looksLikeAddress(identity.email) ? tidyEmail(identity.email) : null;
     const link = (trx: Knex.Transaction, account: Account) =>
-      this.o.identities.insertLink(trx, { accountId: account.id, provider: identity.provider, subject: identity.subject, email: identity.email, emailVerified: identity.emailVerified, createdAt: this.o.clock.now() });
+      this.o.identities.insertLink(trx, {
+        accountId: account.id,
+        provider: identity.provider,
+        subject: identity.subject,
+        email: identity.email,
+        emailVerified: identity.emailVerified,
+        createdAt: this.o.clock.now(),
+      });
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));

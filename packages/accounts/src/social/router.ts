@@ -7,8 +7,8 @@ import {
   ChallengeParams,
   ChallengeQuery,
   type ChallengeQueryInput,
-  type ExchangeBody,
   ExchangeAuthCodeRequest,
+  type ExchangeBody,
   ExternalCallbackQuery,
   type ExternalCallbackQueryInput,
   GoogleCallbackQuery,
@@ -38,7 +38,8 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       path: '/api/v1/auth/providers',
       operationId: 'listAuthProviders',
       summary: 'The social login providers configured on this server',
-      description: 'Providers whose browser sign-in is configured: Google with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, Apple with APPLE_CLIENT_ID, APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY. Native Apple sign-in alone does not list Apple.',
+      description:
+        'Providers whose browser sign-in is configured: Google with GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, Apple with APPLE_CLIENT_ID, APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY. Native Apple sign-in alone does not list Apple.',
       responses: { 200: { description: 'the providers, Google first', schema: { type: 'array', items: AuthProviderResponseSchema } } },
     },
     (_req, res) => {
@@ -70,7 +71,8 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       path: '/api/v1/auth/callback/google',
       operationId: 'googleCallback',
       summary: 'Google comes back here (registered with Google); 302 on to external-callback',
-      description: 'Checks `state` against the state cookie, exchanges the code (with PKCE) and reads the userinfo, then sets the five-minute external cookie. Any failure lands on /login, or on the app URI with ?error=account in the app flow. 404 `unknown_login_provider` when Google is not configured.',
+      description:
+        'Checks `state` against the state cookie, exchanges the code (with PKCE) and reads the userinfo, then sets the five-minute external cookie. Any failure lands on /login, or on the app URI with ?error=account in the app flow. 404 `unknown_login_provider` when Google is not configured.',
       query: GoogleCallbackQuery,
       responses: redirect('external-callback, /login, or the app URI with ?error=account'),
       errorCodes: { 404: ['unknown_login_provider'] },
@@ -121,7 +123,8 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       path: '/api/v1/auth/exchange',
       operationId: 'exchangeAuthCode',
       summary: 'Redeems the app flow code with its PKCE verifier; sets the session cookie',
-      description: 'Every attempt spends the code, a wrong verifier included; of concurrent attempts exactly one can succeed. 401 `signin_code_spent` for an unknown, used, expired (two minutes) or mismatched code.',
+      description:
+        'Every attempt spends the code, a wrong verifier included; of concurrent attempts exactly one can succeed. 401 `signin_code_spent` for an unknown, used, expired (two minutes) or mismatched code.',
       body: ExchangeAuthCodeRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['signin_code_spent'] },
@@ -142,8 +145,16 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       description:
         "RS256 token checked against APPLE_KEYS_URL (cached; refetched for an unknown key id), iss = APPLE_ISSUER, aud one of APPLE_NATIVE_AUDIENCES, not expired; a token with a nonce needs rawNonce whose lower-case SHA-256 hex equals it exactly. Same account rules as external-callback; givenName/familyName name a new account. 404 `idp_signin_unavailable` without APPLE_NATIVE_AUDIENCES; 401 `idp_signin_rejected` when Apple does not vouch for the token; 401 `account_not_created` when the token's address is not verified and belongs to another account; 503 `service_unavailable` when Apple's keys cannot be fetched.",
       body: IdpNativeSignInRequest,
-      responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema }, 503: { description: "Apple's keys could not be fetched" } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['idp_signin_rejected', 'account_not_created'], 404: ['idp_signin_unavailable'], 503: ['service_unavailable'] },
+      responses: {
+        200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema },
+        503: { description: "Apple's keys could not be fetched" },
+      },
+      errorCodes: {
+        400: ['validation_failed', 'value_too_long'],
+        401: ['idp_signin_rejected', 'account_not_created'],
+        404: ['idp_signin_unavailable'],
+        503: ['service_unavailable'],
+      },
     },
     async (req, res) => {
       const account = await social.native(req, req.input.body);

@@ -71,7 +71,12 @@ export class SignedCookie<T extends object> {
     const raw = readCookie(req, this.o.name);
     if (!raw) return undefined;
     try {
-      const { payload } = await jwtVerify(raw, this.key, { algorithms: ['HS256'], audience: this.o.name, currentDate: this.o.clock.now(), requiredClaims: ['exp'] });
+      const { payload } = await jwtVerify(raw, this.key, {
+        algorithms: ['HS256'],
+        audience: this.o.name,
+        currentDate: this.o.clock.now(),
+        requiredClaims: ['exp'],
+      });
       if (!payload.v || typeof payload.v !== 'object' || typeof payload.exp !== 'number') return undefined;
       const jti = typeof payload.jti === 'string' && payload.jti !== '' ? payload.jti : undefined;
       return { value: payload.v as T, jti, expiresAt: new Date(payload.exp * 1000) };

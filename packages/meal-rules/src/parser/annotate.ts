@@ -58,9 +58,7 @@ function abbreviationDot(prev: Token | undefined, next: Token | undefined): bool
 
 /** "kl. 17", "man. og tor.": the dot belongs to the abbreviation unless a new sentence starts. */
 function dropAbbreviationDots(tokens: Token[]): Token[] {
-  return tokens.filter(
-    (tok, i) => !(tok.kind === 'stop' && tok.text === '.' && abbreviationDot(tokens[i - 1], tokens[i + 1])),
-  );
+  return tokens.filter((tok, i) => !(tok.kind === 'stop' && tok.text === '.' && abbreviationDot(tokens[i - 1], tokens[i + 1])));
 }
 
 /** Splits "mon-thu" or "to-tre" into parts around a dash unless the lexicon knows the whole word. */

@@ -18,10 +18,7 @@ export function daysInMonth(y: number, m: number): number {
 }
 
 export function isValidYmd(y: number, m: number, d: number): boolean {
-  return (
-    Number.isInteger(y) && Number.isInteger(m) && Number.isInteger(d) &&
-    y >= 1000 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m)
-  );
+  return Number.isInteger(y) && Number.isInteger(m) && Number.isInteger(d) && y >= 1000 && y <= 9999 && m >= 1 && m <= 12 && d >= 1 && d <= daysInMonth(y, m);
 }
 
 const pad = (n: number, width = 2): string => String(n).padStart(width, '0');

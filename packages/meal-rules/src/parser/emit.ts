@@ -1,13 +1,6 @@
 import { sortWeekdays, WEEK } from './calendar.js';
 import type { ClauseFacts } from './facts.js';
-import type {
-  CreateMealRuleRequest,
-  MealCategory,
-  MealRulePayload,
-  RuleScope,
-  RuleStrength,
-  Weekday,
-} from './types.js';
+import type { CreateMealRuleRequest, MealCategory, MealRulePayload, RuleScope, RuleStrength, Weekday } from './types.js';
 
 // Turns what a clause says into rule requests. Each emitter handles one rule
 // kind; the position it reports keeps proposals in the order they were said.

@@ -47,8 +47,27 @@ export interface ClauseFacts {
 }
 
 const GLUE: ReadonlySet<TagKind> = new Set([
-  'filler', 'soft', 'on', 'in', 'at', 'and', 'or', 'but', 'also', 'comma', 'dash', 'slash', 'dinner', 'every',
-  'from', 'rangeTo', 'only', 'neg', 'andHalf', 'quant', 'except',
+  'filler',
+  'soft',
+  'on',
+  'in',
+  'at',
+  'and',
+  'or',
+  'but',
+  'also',
+  'comma',
+  'dash',
+  'slash',
+  'dinner',
+  'every',
+  'from',
+  'rangeTo',
+  'only',
+  'neg',
+  'andHalf',
+  'quant',
+  'except',
 ]);
 
 function firstPos(seq: Item[], used: boolean[], kind: TagKind): number {
@@ -76,10 +95,7 @@ export interface Inherited {
   expectTime: boolean;
 }
 
-type Recognised = Pick<
-  ClauseFacts,
-  'times' | 'dates' | 'durations' | 'days' | 'price' | 'repeatPos' | 'count' | 'period' | 'perWeekAlone'
->;
+type Recognised = Pick<ClauseFacts, 'times' | 'dates' | 'durations' | 'days' | 'price' | 'repeatPos' | 'count' | 'period' | 'perWeekAlone'>;
 
 /** Runs the recognisers in claiming order; `used` marks what each one took. */
 function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean, continuesTime: boolean): Recognised {

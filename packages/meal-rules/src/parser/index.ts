@@ -1,3 +1,5 @@
+export { detectLanguage } from './language.js';
+export { createOfflineRuleParser, parseRulesOffline } from './parse.js';
 export type {
   CreateMealRuleRequest,
   MealCategory,
@@ -12,6 +14,4 @@ export type {
   RuleStrength,
   Weekday,
 } from './types.js';
-export { detectLanguage } from './language.js';
-export { createOfflineRuleParser, parseRulesOffline } from './parse.js';
 export { isValidCreateRequest, validateCreateRequest } from './validate.js';

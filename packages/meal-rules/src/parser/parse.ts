@@ -7,14 +7,7 @@ import { type Clause, splitClauses } from './split.js';
 import { summariseLeftovers, summariseRequest } from './summary.js';
 import type { Lang } from './tags.js';
 import { tokenize } from './text.js';
-import type {
-  CreateMealRuleRequest,
-  ParseContext,
-  ParsedLeftoverDinners,
-  ParsedRuleProposal,
-  ParseRulesResponse,
-  RuleParser,
-} from './types.js';
+import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser } from './types.js';
 import { validateCreateRequest } from './validate.js';
 
 // The offline parser: sentence → clauses → facts → rule requests. Clauses
@@ -71,8 +64,7 @@ function narrowsPrevious(proposals: ParsedRuleProposal[], req: CreateMealRuleReq
   const b = req;
   if (!last || !a || a.payload.kind !== 'CategoryFrequency' || b.payload.kind !== 'CategoryFrequency') return false;
   const sameRule =
-    a.payload.category === b.payload.category && a.strength === b.strength && a.scope === b.scope &&
-    a.startDate === b.startDate && a.endDate === b.endDate;
+    a.payload.category === b.payload.category && a.strength === b.strength && a.scope === b.scope && a.startDate === b.startDate && a.endDate === b.endDate;
   const [p, q] = [a.payload, b.payload];
   const min = p.maximumPerWeek === 7 && q.minimumPerWeek === 0 ? p.minimumPerWeek : q.maximumPerWeek === 7 && p.minimumPerWeek === 0 ? q.minimumPerWeek : -1;
   const max = min === p.minimumPerWeek ? q.maximumPerWeek : p.maximumPerWeek;

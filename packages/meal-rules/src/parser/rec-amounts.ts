@@ -200,8 +200,7 @@ export function findCount(seq: Item[], used: boolean[], daySpans = true): CountH
   for (let p = 0; p < seq.length; p++) {
     if (used[p]) continue;
     const before = quantBefore(seq, used, p);
-    const raw =
-      readTimesWords(seq, p) ?? (daySpans ? readEveryNDays(seq, p) : null) ?? readNumberCount(seq, p, before !== null, before?.q === 'between');
+    const raw = readTimesWords(seq, p) ?? (daySpans ? readEveryNDays(seq, p) : null) ?? readNumberCount(seq, p, before !== null, before?.q === 'between');
     if (!raw) continue;
     // "twice a week at most": the quantifier may follow the count or its "a week"
     const afterPos = is(seq[raw.next], 'per') ? raw.next + 1 : raw.next;

@@ -1,12 +1,4 @@
-import {
-  addDays,
-  compareMonthDay,
-  daysInMonth,
-  isValidYmd,
-  nextOccurrence,
-  toIso,
-  type Ymd,
-} from './calendar.js';
+import { addDays, compareMonthDay, daysInMonth, isValidYmd, nextOccurrence, toIso, type Ymd } from './calendar.js';
 import { type Item, is } from './tags.js';
 
 // Named dates and date ranges. A date without a year is the next one on or
@@ -41,8 +33,7 @@ interface Written {
   next: number;
 }
 
-const isInt = (n: number | undefined, lo: number, hi: number): n is number =>
-  n !== undefined && Number.isInteger(n) && n >= lo && n <= hi;
+const isInt = (n: number | undefined, lo: number, hi: number): n is number => n !== undefined && Number.isInteger(n) && n >= lo && n <= hi;
 
 function plainInt(it: Item | undefined): number | undefined {
   return is(it, 'num') && (!it.parts || it.parts.length === 1) ? it.tag.n : undefined;
@@ -170,8 +161,7 @@ export function findDates(seq: Item[], used: boolean[], today: Ymd): DateFacts {
     if (used[p]) continue;
     const it = seq[p] as Item;
     const intro = is(it, 'from') || (is(it, 'quant') && it.tag.q === 'between');
-    const range =
-      (intro ? readRange(seq, used, p + 1, true, today) : null) ?? monthRange(seq, p, today) ?? readRange(seq, used, p, false, today);
+    const range = (intro ? readRange(seq, used, p + 1, true, today) : null) ?? monthRange(seq, p, today) ?? readRange(seq, used, p, false, today);
     if (range) {
       facts.range ??= { start: range.start, end: range.end, pos: p };
       markUsed(used, p, range.next);

@@ -126,10 +126,7 @@ export function findTimes(seq: Item[], used: boolean[], expectTime: boolean, con
   for (let p = 0; p < seq.length; p++) {
     if (used[p]) continue;
     const clock =
-      digitalClock(seq, p, expectTime) ??
-      phraseClock(seq, p) ??
-      (expectTime ? minutesClock(seq, p) : null) ??
-      hourClock(seq, p, expectTime, continues);
+      digitalClock(seq, p, expectTime) ?? phraseClock(seq, p) ?? (expectTime ? minutesClock(seq, p) : null) ?? hourClock(seq, p, expectTime, continues);
     if (!clock || clock.used.some((k) => used[k])) continue;
     const last = Math.max(...clock.used);
     const time = format(clock, saysMorning(seq, used, last + 1));

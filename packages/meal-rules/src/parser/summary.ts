@@ -6,7 +6,6 @@ import type { CreateMealRuleRequest, MealCategory, MealRulePayload, Weekday } fr
 // Short readable summaries in the sentence's own language, so the person
 // can check at a glance that the parser heard them right.
 
-
 interface CategoryWords {
   /** "Fish 2 times a week", "No meat" */
   noun: string;
@@ -44,12 +43,22 @@ const CATEGORY: Readonly<Record<Lang, Readonly<Record<MealCategory, CategoryWord
 
 const DAY_PLURAL: Readonly<Record<Lang, Readonly<Record<Weekday, string>>>> = {
   en: {
-    Monday: 'Mondays', Tuesday: 'Tuesdays', Wednesday: 'Wednesdays', Thursday: 'Thursdays', Friday: 'Fridays',
-    Saturday: 'Saturdays', Sunday: 'Sundays',
+    Monday: 'Mondays',
+    Tuesday: 'Tuesdays',
+    Wednesday: 'Wednesdays',
+    Thursday: 'Thursdays',
+    Friday: 'Fridays',
+    Saturday: 'Saturdays',
+    Sunday: 'Sundays',
   },
   nb: {
-    Monday: 'mandager', Tuesday: 'tirsdager', Wednesday: 'onsdager', Thursday: 'torsdager', Friday: 'fredager',
-    Saturday: 'lørdager', Sunday: 'søndager',
+    Monday: 'mandager',
+    Tuesday: 'tirsdager',
+    Wednesday: 'onsdager',
+    Thursday: 'torsdager',
+    Friday: 'fredager',
+    Saturday: 'lørdager',
+    Sunday: 'søndager',
   },
 };
 
@@ -75,7 +84,10 @@ function daysPhrase(days: Weekday[], lang: Lang): string {
   if (sorted.length === 7) return lang === 'nb' ? ' hver dag' : ' every day';
   if (key === WEEK.slice(0, 5).join(',')) return lang === 'nb' ? ' på hverdager' : ' on weekdays';
   if (key === 'Saturday,Sunday') return lang === 'nb' ? ' i helgene' : ' at weekends';
-  const names = listJoin(days.map((d) => DAY_PLURAL[lang][d]), lang);
+  const names = listJoin(
+    days.map((d) => DAY_PLURAL[lang][d]),
+    lang,
+  );
   return lang === 'nb' ? ` på ${names}` : ` on ${names}`;
 }
 

@@ -11,10 +11,10 @@ const args = process.argv.slice(2);
 let embedded;
 let tmp;
 if (!process.env.TEST_DATABASE_URL) {
-  const { startEmbeddedPostgres } = await import('../packages/http-kit/dist/src/embedded-postgres.js').catch(async () => {
-    // http-kit not built yet: build it first (a fresh clone)
-    await run('npx', ['turbo', 'run', 'build', '--filter=@svc/http-kit', '--output-logs=errors-only']);
-    return import('../packages/http-kit/dist/src/embedded-postgres.js');
+  const { startEmbeddedPostgres } = await import('../packages/db/dist/src/embedded-postgres.js').catch(async () => {
+    // @svc/db not built yet: build it first (a fresh clone)
+    await run('npx', ['turbo', 'run', 'build', '--filter=@svc/db', '--output-logs=errors-only']);
+    return import('../packages/db/dist/src/embedded-postgres.js');
   });
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-pg-'));
   fs.chmodSync(tmp, 0o777);

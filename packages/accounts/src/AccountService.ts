@@ -1,4 +1,6 @@
-import { type Clock, InputError, isPgError, LockedError, type Logger, PG, type RandomBytes, TooManyRequestsError, timing } from '@svc/http-kit';
+import type { Clock, RandomBytes } from '@svc/contracts';
+import { isPgError, PG } from '@svc/db';
+import { InputError, LockedError, type Logger, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Account, AccountStore } from './AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from './email.js';

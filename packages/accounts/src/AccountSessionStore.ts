@@ -1,4 +1,4 @@
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
 import session, { type SessionData } from 'express-session';

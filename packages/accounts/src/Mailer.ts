@@ -1,7 +1,8 @@
 import { AsyncResource } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { Clock, Logger } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
+import type { Logger } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailContent } from './mail-templates.js';

@@ -8,17 +8,8 @@
  * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
  * the packages that need to know accounts (households).
  */
-import {
-  type AccountDirectory,
-  type ApiRouter,
-  type Clock,
-  type Logger,
-  type MembershipsProvider,
-  type RandomBytes,
-  RateLimit,
-  type RateLimitOptions,
-  systemRandom,
-} from '@svc/http-kit';
+import type { AccountDirectory, Clock, MembershipsProvider, RandomBytes } from '@svc/contracts';
+import { type ApiRouter, type Logger, RateLimit, type RateLimitOptions, systemRandom } from '@svc/http-kit';
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';

@@ -1,4 +1,4 @@
-import type { Membership } from '@svc/http-kit';
+import type { Membership } from '@svc/contracts';
 import type { Account } from './AccountStore.js';
 
 /** What a MeResponse needs of an account (the session loads exactly this, without the hash). */

@@ -1,4 +1,4 @@
-import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createAccounts from '../migrations/20261122090000_create_accounts.js';
 import * as createSocialSignIn from '../migrations/20261123090000_create_social_sign_in.js';

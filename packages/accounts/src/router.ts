@@ -1,4 +1,5 @@
-import { ApiRouter, AuthenticationError, type Clock, type MembershipsProvider, principalOf } from '@svc/http-kit';
+import type { Clock, MembershipsProvider } from '@svc/contracts';
+import { ApiRouter, AuthenticationError, principalOf } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
 import type { AccountService } from './AccountService.js';

@@ -1,4 +1,5 @@
-import { type Clock, keepContext, type RandomBytes, SESSION_COOKIE } from '@svc/http-kit';
+import { type Clock, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
+import { keepContext } from '@svc/http-kit';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { RandomBytes } from '@svc/http-kit';
+import type { RandomBytes } from '@svc/contracts';
 
 export type TokenPurpose = 'confirm_email' | 'change_email' | 'reset_password';
 

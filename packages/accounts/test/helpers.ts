@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ApiRouter, type Logger, ManualClock, type Membership, principalOf } from '@svc/http-kit';
+import type { Membership } from '@svc/contracts';
+import { ApiRouter, type Logger, ManualClock, principalOf } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import { pino } from 'pino';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, type JWK, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 
 type KeyPair = Awaited<ReturnType<typeof generateKeyPair>>;

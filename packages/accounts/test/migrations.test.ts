@@ -1,4 +1,4 @@
-import { rollbackMigrations, runMigrations } from '@svc/http-kit';
+import { rollbackMigrations, runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import { migrations } from '../src/index.js';

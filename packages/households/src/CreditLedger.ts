@@ -1,4 +1,5 @@
-import { type Clock, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
+import { NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { calendarMonthIn } from './formats.js';
 

@@ -1,4 +1,4 @@
-import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/http-kit';
+import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
 import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from './formats.js';
 
 /** HouseholdResponse of the spec, every optional member included (decisions.md §2: always sent). */

@@ -1,5 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ConflictError, type HouseholdProfile, type HouseholdRole, isPgError, type Membership, NotAllowedError, NotFoundError, PG } from '@svc/http-kit';
+import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
+import { isPgError, PG } from '@svc/db';
+import { ConflictError, NotAllowedError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, toHourMinute } from './formats.js';

@@ -1,4 +1,5 @@
-import { type AccountDirectory, assertRole } from '@svc/http-kit';
+import type { AccountDirectory } from '@svc/contracts';
+import { assertRole } from '@svc/http-kit';
 import type { HouseholdResponse, HouseholdStore } from './HouseholdStore.js';
 import { admit, type IntakeMode } from './intake.js';
 import { type CreateHouseholdRequest, householdChanges, newHousehold, type UpdateHouseholdRequest } from './settings.js';

@@ -2,18 +2,8 @@
  * @svc/households: households, members and roles, settings, onboarding and the day's thread,
  * the plan and its AI credits, and intake (invite codes, waitlist).
  */
-import {
-  type AccountDirectory,
-  type ApiRouter,
-  type Clock,
-  type HouseholdAccess,
-  type HouseholdProfiles,
-  type Logger,
-  type MembershipsProvider,
-  type RandomBytes,
-  type SpendTurn,
-  systemRandom,
-} from '@svc/http-kit';
+import type { AccountDirectory, Clock, HouseholdAccess, HouseholdProfiles, MembershipsProvider, RandomBytes, SpendTurn } from '@svc/contracts';
+import { type ApiRouter, type Logger, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { type CreditBalance, CreditLedger } from './CreditLedger.js';
 import { type CreateInviteCodeOptions, IntakeCodes, type IntakeInviteCode, normaliseInviteCode } from './intake.js';

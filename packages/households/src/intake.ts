@@ -1,4 +1,5 @@
-import { type AccountDirectory, InputError, NotAllowedError, type RandomBytes } from '@svc/http-kit';
+import type { AccountDirectory, RandomBytes } from '@svc/contracts';
+import { InputError, NotAllowedError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { IntakeTicket } from './HouseholdStore.js';
 

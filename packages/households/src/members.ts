@@ -1,4 +1,5 @@
-import { type AccountDirectory, assertRole, type HouseholdRole, type RandomBytes } from '@svc/http-kit';
+import type { AccountDirectory, HouseholdRole, RandomBytes } from '@svc/contracts';
+import { assertRole } from '@svc/http-kit';
 import type { HouseholdStore, InvitationResponse } from './HouseholdStore.js';
 
 /** An invitation code lives this long (decisions.md §5). */

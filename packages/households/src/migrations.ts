@@ -1,4 +1,4 @@
-import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createHouseholds from '../migrations/20261122100000_create_households.js';
 import * as createInvitations from '../migrations/20261122100100_create_household_invitations.js';

@@ -1,4 +1,4 @@
-import type { AccountDirectory, HouseholdRole } from '@svc/http-kit';
+import type { AccountDirectory, HouseholdRole } from '@svc/contracts';
 import { toHourMinute } from './formats.js';
 import type { CompleteOnboardingResponse, HouseholdResponse, HouseholdStore, OnboardingStep } from './HouseholdStore.js';
 import { listMembers } from './members.js';

@@ -1,4 +1,5 @@
-import { type AccountDirectory, ApiRouter, type Clock, principalOf, type RandomBytes } from '@svc/http-kit';
+import type { AccountDirectory, Clock, RandomBytes } from '@svc/contracts';
+import { ApiRouter, principalOf } from '@svc/http-kit';
 import { TIME_ZONE_IDS } from './formats.js';
 import type { HouseholdStore } from './HouseholdStore.js';
 import { createHousehold, updateHousehold } from './households.js';

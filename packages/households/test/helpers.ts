@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type AccountDirectory, createLogger, ManualClock } from '@svc/http-kit';
+import type { AccountDirectory } from '@svc/contracts';
+import { createLogger, ManualClock } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import request from 'supertest';

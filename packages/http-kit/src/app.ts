@@ -1,7 +1,7 @@
+import { SESSION_COOKIE } from '@svc/contracts';
 import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
-import { SESSION_COOKIE } from './contracts.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
 import {

@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-
-/** The one clock. Tests pass a ManualClock and move it instead of sleeping. */
-export interface Clock {
-  now(): Date;
-}
+import type { Clock, RandomBytes } from '@svc/contracts';
 
 export const systemClock: Clock = { now: () => new Date() };
 
@@ -27,6 +23,4 @@ export class ManualClock implements Clock {
   }
 }
 
-/** The one source of randomness for tokens and ids; tests may pass a seeded one. */
-export type RandomBytes = (size: number) => Buffer;
 export const systemRandom: RandomBytes = (size) => randomBytes(size);

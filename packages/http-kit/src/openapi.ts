@@ -1,5 +1,5 @@
+import { SESSION_COOKIE } from '@svc/contracts';
 import type { OperationSpec } from './api-router.js';
-import { SESSION_COOKIE } from './contracts.js';
 import type { JsonSchema } from './validation.js';
 
 const PROBLEM_SCHEMA: JsonSchema = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import type { Knex } from 'knex';
 import type { EventPage, MealEvent, MealEventInput, MealEventStore, PageRequest, Participant } from './MealEventStore.js';
 

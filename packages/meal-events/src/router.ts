@@ -1,4 +1,5 @@
-import { ADULT_ROLES, ApiRouter, assertRole, type Clock, type HouseholdAccess, NotFoundError, principalOf } from '@svc/http-kit';
+import { ADULT_ROLES, type Clock, type HouseholdAccess } from '@svc/contracts';
+import { ApiRouter, assertRole, NotFoundError, principalOf } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CursorCodec } from './cursor.js';
 import { KnexMealEventStore } from './KnexMealEventStore.js';

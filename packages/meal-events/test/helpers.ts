@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type HouseholdAccess, type HouseholdRole, NotFoundError } from '@svc/http-kit';
+import type { HouseholdAccess, HouseholdRole } from '@svc/contracts';
+import { NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 
 /** HouseholdAccess over a map household → user → role, standing in for @svc/households. */

@@ -1,4 +1,4 @@
-import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealRules from '../migrations/20261122100000_create_meal_rules.js';
 

@@ -1,15 +1,5 @@
-import {
-  ADULT_ROLES,
-  ApiRouter,
-  assertRole,
-  type Clock,
-  type HouseholdAccess,
-  type HouseholdProfiles,
-  NotFoundError,
-  principalOf,
-  type SpendTurn,
-  timing,
-} from '@svc/http-kit';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
+import { ApiRouter, assertRole, NotFoundError, principalOf, timing } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { defaultRulesFor } from './defaults.js';
 import { KnexMealRuleStore } from './KnexMealRuleStore.js';

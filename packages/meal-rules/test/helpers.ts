@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type HouseholdAccess,
-  type HouseholdProfile,
-  type HouseholdProfiles,
-  type HouseholdRole,
-  ManualClock,
-  NotFoundError,
-  type SpendTurn,
-  TooManyRequestsError,
-} from '@svc/http-kit';
+import type { HouseholdAccess, HouseholdProfile, HouseholdProfiles, HouseholdRole, SpendTurn } from '@svc/contracts';
+import { ManualClock, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import { createMealRules, type MealRulesDeps, migrations } from '../src/index.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { HouseholdRole } from '@svc/http-kit';
+import type { HouseholdRole } from '@svc/contracts';
 import { expect } from 'chai';
 import request from 'supertest';
 import type { ParseRulesResponse, RuleParser } from '../src/index.js';

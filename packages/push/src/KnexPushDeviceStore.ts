@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushDeviceStore, PushKind, PushPlatform, RegisterDevice } from './PushDeviceStore.js';
 

@@ -1,4 +1,4 @@
-import { type MigrationSet, runMigrations } from '@svc/http-kit';
+import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createPushDevices from '../migrations/20261122130000_create_push_devices.js';
 

@@ -1,4 +1,5 @@
-import { ApiRouter, type Clock, NotFoundError, principalOf } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
+import { ApiRouter, NotFoundError, principalOf } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { KnexPushDeviceStore } from './KnexPushDeviceStore.js';
 import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './PushDeviceStore.js';

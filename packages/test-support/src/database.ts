@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createKnex, type EmbeddedDatabase, type MigrationSet, runMigrations, startEmbeddedPostgres } from '@svc/http-kit';
+import { createKnex, type EmbeddedDatabase, type MigrationSet, runMigrations, startEmbeddedPostgres } from '@svc/db';
+import { instrumentKnex } from '@svc/http-kit';
 import type { Knex } from 'knex';
 
 let embedded: Promise<EmbeddedDatabase> | undefined;
@@ -62,7 +63,7 @@ export async function createTestDatabase(sets: MigrationSet[] = []): Promise<Tes
     await adminKnex.destroy();
   }
   const url = withDatabase(admin, name);
-  const knex = createKnex(url, { poolMax: 20 });
+  const knex = instrumentKnex(createKnex(url, { poolMax: 20 }));
   await runMigrations(knex, sets);
   return {
     knex,

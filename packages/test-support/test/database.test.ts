@@ -25,7 +25,7 @@ describe('createTestDatabase', () => {
       await a.destroy();
       await b.destroy();
     }
-    const admin = (await import('@svc/http-kit')).createKnex(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
+    const admin = (await import('@svc/db')).createKnex(process.env.TEST_DATABASE_URL!, { poolMax: 1 });
     const left = await admin('pg_database').where('datname', a.name).first();
     await admin.destroy();
     expect(left).to.equal(undefined);

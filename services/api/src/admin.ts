@@ -11,7 +11,8 @@
  *   waitlist list                       who asked to join while intake was paused
  */
 import { parseArgs } from 'node:util';
-import { createKnex, createLogger } from '@svc/http-kit';
+import { createKnex } from '@svc/db';
+import { createLogger } from '@svc/http-kit';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { buildService } from './service.js';

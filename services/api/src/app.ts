@@ -1,4 +1,5 @@
-import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, databaseAnswers, type Logger, ServiceUnavailableError } from '@svc/http-kit';
+import { databaseAnswers } from '@svc/db';
+import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, ServiceUnavailableError } from '@svc/http-kit';
 import type { Express, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 

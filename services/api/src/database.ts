@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { type EmbeddedDatabase, runningEmbeddedPostgres, startEmbeddedPostgres } from '@svc/http-kit';
+import { type EmbeddedDatabase, runningEmbeddedPostgres, startEmbeddedPostgres } from '@svc/db';
 import type { Config } from './config.js';
 
 export interface Database {

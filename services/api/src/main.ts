@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import { createKnex, createLogger } from '@svc/http-kit';
+import { createKnex } from '@svc/db';
+import { createLogger, instrumentKnex } from '@svc/http-kit';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { buildService } from './service.js';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
   const database = await openDatabase(config, (line) => logger.debug({ postgres: line }, 'postgres'));
   const embedded = database.embedded;
-  const knex = createKnex(database.url, { poolMax: 20 });
+  const knex = instrumentKnex(createKnex(database.url, { poolMax: 20 }));
   const service = await buildService({ config, knex, logger });
   const server: Server = service.app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

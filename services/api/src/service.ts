@@ -1,7 +1,9 @@
 import { createHmac } from 'node:crypto';
 import * as accounts from '@svc/accounts';
+import type { AccountDirectory, Clock, RandomBytes } from '@svc/contracts';
+import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { type AccountDirectory, type Clock, type Logger, type RandomBytes, runMigrations, systemClock, systemRandom } from '@svc/http-kit';
+import { type Logger, systemClock, systemRandom } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AuthenticationError, type Clock, type Logger, NotFoundError, type RandomBytes, ServiceUnavailableError, timing } from '@svc/http-kit';
+import type { Clock, RandomBytes } from '@svc/contracts';
+import { AuthenticationError, type Logger, NotFoundError, ServiceUnavailableError, timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
 import type { AccountService } from '../AccountService.js';

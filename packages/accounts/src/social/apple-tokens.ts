@@ -1,4 +1,4 @@
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import { createRemoteJWKSet, customFetch, errors, type JWTPayload, jwtVerify } from 'jose';
 
 /** The identity token was not vouched for: bad signature, key, alg, iss, aud, expired, malformed. */

@@ -1,4 +1,5 @@
-import { type Clock, type RandomBytes, timing } from '@svc/http-kit';
+import type { Clock, RandomBytes } from '@svc/contracts';
+import { timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import { importPKCS8, SignJWT } from 'jose';
 import { sameSecret } from '../tokens.js';

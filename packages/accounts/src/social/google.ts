@@ -1,5 +1,6 @@
 import type http from 'node:http';
-import { type RandomBytes, timing } from '@svc/http-kit';
+import type { RandomBytes } from '@svc/contracts';
+import { timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import type { PassportStatic } from 'passport';
 import { Strategy as GoogleStrategy, type Profile } from 'passport-google-oauth20';

@@ -1,4 +1,5 @@
-import { type Clock, isPgError, PG } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
+import { isPgError, PG } from '@svc/db';
 import type { Knex } from 'knex';
 import type { AccountService } from '../AccountService.js';
 import type { Account, AccountStore } from '../AccountStore.js';

@@ -1,5 +1,5 @@
 import { hkdfSync } from 'node:crypto';
-import type { Clock } from '@svc/http-kit';
+import type { Clock } from '@svc/contracts';
 import type { CookieOptions, Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 

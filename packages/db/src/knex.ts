@@ -1,6 +1,5 @@
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
-import { instrumentKnex } from './knex-timing.js';
 
 const { knexSnakeCaseMappers } = objection;
 
@@ -12,8 +11,10 @@ export interface KnexOptions {
 }
 
 /**
- * The one way to open the database: pg, snake_case columns mapped to camelCase fields, a short
- * connection timeout so an outage answers 503 quickly, and every query counted into Server-Timing.
+ * The one way to open the database: pg, snake_case columns mapped to camelCase fields (for knex
+ * and for the Objection models bound to it), a short connection timeout so an outage answers 503
+ * quickly. The host wraps it with http-kit's `instrumentKnex` so every query is counted into
+ * Server-Timing.
  */
 export function createKnex(connectionString: string, options: KnexOptions = {}): Knex {
   const knex = knexFactory({
@@ -27,7 +28,7 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...knexSnakeCaseMappers(),
   });
-  return instrumentKnex(knex);
+  return knex;
 }
 
 /** One migration of one package. Names sort in the order they run (a timestamp prefix). */

@@ -1,16 +1,24 @@
 /**
- * The few shapes that cross package boundaries. They live here, at the bottom of the dependency
- * graph, so that a package can take another's service through its router deps (the host wires the
- * real one in) without importing it, and the dependencies keep pointing one way.
+ * @svc/contracts: the shapes that cross package boundaries, and nothing else (no logic, no
+ * dependencies). A domain package states what it needs from another as one of these capability
+ * types in its `createRouter` options; `services/api` hands in the real implementation. So no
+ * domain package imports another, and the dependency graph keeps pointing one way.
  */
-import { NotAllowedError } from './errors.js';
 
-/** The session cookie's name (service-spec.md, Authentication 1). */
+/** The one clock. Production passes the system clock; tests pass a manual one and move it instead of sleeping. */
+export interface Clock {
+  now(): Date;
+}
+
+/** The one source of randomness for tokens and ids; tests may pass a seeded one. */
+export type RandomBytes = (size: number) => Buffer;
+
+/** The session cookie's name (the contract names it; clients and the CSRF check rely on it). */
 export const SESSION_COOKIE = 'service_session';
 
 export type HouseholdRole = 'Owner' | 'Adult' | 'Junior';
 
-/** Adult-only operations accept the Owner too (decisions.md §5). */
+/** Adult-only operations accept the Owner too (the Owner counts as an adult wherever adults may act). */
 export const ADULT_ROLES: readonly HouseholdRole[] = ['Owner', 'Adult'];
 
 /** MembershipResponse of the spec. */
@@ -28,11 +36,6 @@ export interface HouseholdAccess {
    * does not exist or the caller is not a member: a non-member never learns it exists.
    */
   roleOf(userId: string, householdId: string): Promise<HouseholdRole>;
-}
-
-/** Throws 403 `forbidden` unless `role` is one of `allowed`. */
-export function assertRole(role: HouseholdRole, allowed: readonly HouseholdRole[]): void {
-  if (!allowed.includes(role)) throw new NotAllowedError('forbidden', `This operation is not open to the ${role} role`);
 }
 
 /** Lists an account's memberships, for GET /me; implemented by @svc/households. */

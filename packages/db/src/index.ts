@@ -1,0 +1,9 @@
+/**
+ * @svc/db: the database layer every package shares. One way to open PostgreSQL (`createKnex`),
+ * the migrations runner (one history table per package, instances take turns under an advisory
+ * lock), Objection's base model, PostgreSQL error codes, and the embedded PostgreSQL used when no
+ * DATABASE_URL is given. It knows no HTTP and no domain.
+ */
+export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+export * from './knex.js';
+export * from './model.js';

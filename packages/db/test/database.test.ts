@@ -1,0 +1,70 @@
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
+import { createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+
+describe('@svc/db', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await createTestDatabase();
+  });
+  after(() => db.destroy());
+
+  it('maps camelCase fields to snake_case columns', async () => {
+    await db.knex.schema.createTable('mapped', (t) => {
+      t.increments('id');
+      t.string('time_zone_id');
+    });
+    await db.knex('mapped').insert({ timeZoneId: 'Europe/Oslo' });
+    expect(await db.knex('mapped').first()).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo' });
+  });
+
+  it('runs each migration once when several instances migrate at the same moment, and rolls back', async () => {
+    let ups = 0;
+    const set: MigrationSet = {
+      name: 'race',
+      migrations: [
+        {
+          name: '001_a',
+          up: async (k: Knex) => {
+            ups += 1;
+            await k.schema.createTable('race_a', (t) => t.increments('id'));
+          },
+          down: async (k: Knex) => {
+            await k.schema.dropTable('race_a');
+          },
+        },
+        {
+          name: '002_b',
+          up: async (k: Knex) => {
+            ups += 1;
+            await k.schema.createTable('race_b', (t) => t.increments('id'));
+          },
+          down: async (k: Knex) => {
+            await k.schema.dropTable('race_b');
+          },
+        },
+      ],
+    };
+    const instances = Array.from({ length: 4 }, () => createKnex(db.url, { poolMax: 3 }));
+    try {
+      const results = await Promise.all(instances.map((k) => runMigrations(k, [set])));
+      expect(ups).to.equal(2);
+      expect(results.flat().sort()).to.deep.equal(['race/001_a', 'race/002_b']);
+      expect(await db.knex.schema.hasTable('race_b')).to.equal(true);
+      await rollbackMigrations(db.knex, [set]);
+      expect(await db.knex.schema.hasTable('race_a')).to.equal(false);
+    } finally {
+      await Promise.all(instances.map((k) => k.destroy()));
+    }
+  });
+
+  it('tells whether the database answers, quickly when it does not', async () => {
+    expect(await databaseAnswers(db.knex)).to.equal(true);
+    const dead = createKnex('postgres://postgres@127.0.0.1:1/none', { acquireTimeoutMs: 500 });
+    const started = Date.now();
+    expect(await databaseAnswers(dead)).to.equal(false);
+    expect(Date.now() - started).to.be.below(3000);
+    await dead.destroy();
+  });
+});

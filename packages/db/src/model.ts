@@ -2,17 +2,47 @@ import objection from 'objection';
 
 const { Model } = objection;
 
+/** A JSON schema as the models take it (the same literal objects the HTTP layer validates with). */
+export type ModelSchema = { type?: unknown; properties?: Record<string, unknown>; [key: string]: unknown };
+
+/**
+ * The jsonSchema of a model whose row holds an API shape plus columns of its own: the API
+ * schema's properties (so a field is declared once, for ajv, OpenAPI, the compiler and Objection)
+ * and the row's own columns. Nothing is required at this level: Objection validates patches too,
+ * and NOT NULL lives in the migration.
+ */
+export function rowSchema(api: ModelSchema, own: Record<string, unknown> = {}): objection.JSONSchema {
+  return { type: 'object', properties: { ...(api.properties ?? {}), ...own } } as objection.JSONSchema;
+}
+
+/** A timestamp as models hold it: ISO 8601 UTC with milliseconds (pg's Date is turned into this on read). */
+export const TimestampSchema = { type: 'string', format: 'date-time' } as const;
+
 /**
  * The base of every package's Objection models. Column names are mapped by the knex the model is
  * bound to (`createKnex` sets knexSnakeCaseMappers), so models use camelCase like the rest of the
  * code. A model is never bound globally (`Model.knex()`): stores bind it to the knex (or
  * transaction) they were given with `Model.bindKnex(knex)` or `Model.query(trx)`, so two apps in
  * one process (the tests run many) never share a database.
+ *
+ * Timestamps: the columns named in `timestamps` are held as ISO strings (what the API answers),
+ * converted from pg's Date on read; writes pass ISO strings or Dates.
  */
 export class BaseModel extends Model {
-  /** Rows are written as given; the API layer has already validated the input with the same schemas. */
+  /** `first()` adds `limit 1`. */
   static override useLimitInFirst = true;
+  /** Columns held as ISO 8601 strings. */
+  static timestamps: readonly string[] = [];
+
+  override $parseDatabaseJson(json: objection.Pojo): objection.Pojo {
+    const parsed = super.$parseDatabaseJson(json);
+    for (const column of (this.constructor as typeof BaseModel).timestamps) {
+      const value = parsed[column];
+      if (value instanceof Date) parsed[column] = value.toISOString();
+    }
+    return parsed;
+  }
 }
 
-export type { ModelClass, QueryBuilder, Transaction } from 'objection';
+export type { ModelClass, Pojo, QueryBuilder, Transaction } from 'objection';
 export { objection };

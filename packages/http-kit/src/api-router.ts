@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, PartValidator, withStringLimits } from './validation.js';
 
@@ -48,6 +49,14 @@ export interface ValidInput<B, Q, P> {
   params: P;
 }
 
+/**
+ * A schema written once, as a literal: `const Body = { type: 'object', … } as const satisfies TypedSchema`.
+ * The same object validates (ajv), documents (OpenAPI) and types (`Infer<typeof Body>`) a request part.
+ */
+export type TypedSchema = JSONSchema;
+/** The TypeScript type of what a TypedSchema accepts. */
+export type Infer<S> = S extends JSONSchema ? (S extends boolean ? unknown : FromSchema<S>) : unknown;
+
 export type TypedRequest<B = unknown, Q = unknown, P = unknown> = Request & { input: ValidInput<B, Q, P> };
 export type TypedHandler<B, Q, P> = (req: TypedRequest<B, Q, P>, res: Response, next: NextFunction) => unknown;
 
@@ -66,7 +75,15 @@ export class ApiRouter {
 
   constructor(private readonly defaults: { tags?: string[] } = {}) {}
 
-  route<B = unknown, Q = unknown, P = unknown>(spec: OperationSpec, ...handlers: TypedHandler<B, Q, P>[]): this {
+  /**
+   * Declares one operation. The handler's `req.input` is typed from the spec's own schemas
+   * (`params`, `query`, `body` written `as const satisfies TypedSchema`), so a field is declared
+   * once for ajv, the OpenAPI document and the compiler.
+   */
+  route<const S extends OperationSpec>(spec: S, ...handlers: TypedHandler<Infer<S['body']>, Infer<S['query']>, Infer<S['params']>>[]): this;
+  /** @deprecated Transitional: explicit request types. Write the schemas `as const` and let `route` infer them. */
+  route<B = unknown, Q = unknown, P = unknown>(spec: OperationSpec, ...handlers: TypedHandler<B, Q, P>[]): this;
+  route(spec: OperationSpec, ...handlers: TypedHandler<unknown, unknown, unknown>[]): this {
     const full: OperationSpec = {
       ...spec,
       tags: spec.tags ?? this.defaults.tags,

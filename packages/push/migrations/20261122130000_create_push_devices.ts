@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 /**
  * Phones registered for push, one row per token. The account id is an opaque uuid owned by
- * @svc/accounts: no foreign key crosses package boundaries.
+ * @svc/accounts; the foreign key to accounts is added by this package's `relations` migrations.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('push_devices', (t) => {

@@ -1,11 +1,11 @@
 /**
- * @svc/push: the phones a person registers for push notifications, the kinds each one wants, and
- * `devicesFor`, the question a sender asks before it sends.
+ * @svc/push: the phones a person registers for push notifications and the kinds each one wants.
+ * `PushService.devicesFor` is the question a sender asks before it sends.
  */
 
-export { KnexPushDeviceStore } from './KnexPushDeviceStore.js';
-export { migrate, migrations } from './migrations.js';
-export type { DeviceSwitches, PushDevice, PushDeviceStore, PushKind, PushPlatform, RegisterDevice } from './PushDeviceStore.js';
-export { PLATFORMS, PUSH_KINDS } from './PushDeviceStore.js';
-export { createPush, type PushDeps } from './router.js';
-export { LIMITS as PUSH_LIMITS } from './schemas.js';
+export { migrate, migrations, relations } from './migrations.js';
+export { PushDeviceModel, tokenHash } from './models/index.js';
+export { createRouter, type RouterOptions } from './router.js';
+export * from './schemas.js';
+export { PushService, type PushServiceOptions } from './service.js';
+export { ObjectionPushStore, type PushStore, type RegisterDevice } from './store.js';

@@ -1,39 +1,18 @@
-import type { Clock } from '@svc/contracts';
-import { ApiRouter, NotFoundError, principalOf } from '@svc/http-kit';
-import type { Knex } from 'knex';
-import { KnexPushDeviceStore } from './KnexPushDeviceStore.js';
-import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './PushDeviceStore.js';
+import { ApiRouter, principalOf } from '@svc/http-kit';
 import { PushDeviceSchema, RegisterBody, TokenParams, UpdateBody } from './schemas.js';
+import type { PushService } from './service.js';
 
-/** What the push package needs from its host. */
-export interface PushDeps {
-  knex: Knex;
-  clock: Clock;
-  /** `defaultProvider`: stored when a phone registers without naming one (PUSH_DEFAULT_PROVIDER, default `fcm`). */
-  config: { defaultProvider: string };
+/** What the push routes need: the package's service (which holds its store and clock). */
+export interface RouterOptions {
+  service: PushService;
 }
 
-interface RegisterRequest {
-  token: string;
-  platform: PushPlatform;
-  provider?: string | null;
-}
-
-type TokenPath = { token: string };
-
-const notMine = () => new NotFoundError('not_found', 'No such device registered to this account');
-
-/**
- * The push-device operations (service-spec.md, Push devices), and `devicesFor`, what a sender
- * asks: the account's phones that want a given kind of push.
- */
-export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]> } {
-  const defaultProvider = deps.config.defaultProvider;
-  if (!defaultProvider) throw new Error('push: config.defaultProvider must not be empty');
-  const store = new KnexPushDeviceStore(deps.knex, deps.clock);
+/** The push-device operations (the contract's "Push devices"): register, read, switch, forget. */
+export function createRouter(options: RouterOptions): ApiRouter {
+  const { service } = options;
   const api = new ApiRouter({ tags: ['Push devices'] });
 
-  api.route<RegisterRequest>(
+  api.route(
     {
       method: 'put',
       path: '/api/v1/me/devices',
@@ -47,13 +26,11 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       errorCodes: { 400: ['validation_failed', 'value_too_long'] },
     },
     async (req, res) => {
-      const { userId } = principalOf(req);
-      const { token, platform, provider } = req.input.body;
-      res.json(await store.register(userId, { token, platform, provider: provider ?? defaultProvider }));
+      res.json(await service.register(principalOf(req).userId, req.input.body));
     },
   );
 
-  api.route<unknown, unknown, TokenPath>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/me/devices/{token}',
@@ -65,13 +42,11 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      const device = await store.get(principalOf(req).userId, req.input.params.token);
-      if (!device) throw notMine();
-      res.json(device);
+      res.json(await service.get(principalOf(req).userId, req.input.params.token));
     },
   );
 
-  api.route<DeviceSwitches, unknown, TokenPath>(
+  api.route(
     {
       method: 'patch',
       path: '/api/v1/me/devices/{token}',
@@ -85,13 +60,11 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const device = await store.setSwitches(principalOf(req).userId, req.input.params.token, req.input.body);
-      if (!device) throw notMine();
-      res.json(device);
+      res.json(await service.setSwitches(principalOf(req).userId, req.input.params.token, req.input.body));
     },
   );
 
-  api.route<unknown, unknown, TokenPath>(
+  api.route(
     {
       method: 'delete',
       path: '/api/v1/me/devices/{token}',
@@ -103,10 +76,10 @@ export function createPush(deps: PushDeps): { router: ApiRouter; devicesFor(user
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      if (!(await store.remove(principalOf(req).userId, req.input.params.token))) throw notMine();
+      await service.remove(principalOf(req).userId, req.input.params.token);
       res.status(204).end();
     },
   );
 
-  return { router: api, devicesFor: (userId, kind) => store.devicesFor(userId, kind) };
+  return api;
 }

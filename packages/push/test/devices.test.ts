@@ -4,7 +4,7 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createPush, migrations, type PushKind } from '../src/index.js';
+import { createRouter, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
 
 describe('push devices: /api/v1/me/devices', () => {
   let db: TestDatabase;
@@ -20,9 +20,9 @@ describe('push devices: /api/v1/me/devices', () => {
 
   before(async () => {
     db = await createTestDatabase([migrations]);
-    const push = createPush({ knex: db.knex, clock, config: { defaultProvider: 'fcm' } });
-    devicesFor = push.devicesFor;
-    app = buildTestApp({ routers: [push.router] });
+    const service = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
+    devicesFor = (userId, kind) => service.devicesFor(userId, kind);
+    app = buildTestApp({ routers: [createRouter({ service })] });
   });
   beforeEach(() => clock.set('2026-11-22T09:00:00.000Z'));
   afterEach(() => db.truncate());

@@ -14,7 +14,15 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 
 /** Every package's migrations, dependencies first. */
-export const allMigrations = [accounts.migrations, households.migrations, mealRules.migrations, mealEvents.migrations, push.migrations];
+export const allMigrations = [
+  accounts.migrations,
+  households.migrations,
+  mealRules.migrations,
+  mealEvents.migrations,
+  push.migrations,
+  // Foreign keys across packages, once every package's tables exist.
+  push.relations,
+];
 
 export interface ServiceDeps {
   config: Config;
@@ -105,7 +113,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     access: householdsApi.access,
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
   });
-  const pushApi = push.createPush({ knex, clock, config: { defaultProvider: config.pushDefaultProvider } });
+  const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   const app = createApp({
     knex,
@@ -115,7 +123,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     trustProxy: config.trustProxy,
     authenticate: accountsApi.authenticate,
     authLimiter: accountsApi.authLimiter,
-    routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, pushApi.router],
+    routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, push.createRouter({ service: pushService })],
   });
   if (deps.startMailer !== false) accountsApi.mailer.start();
   return {

@@ -1,0 +1,1 @@
+export { PushDeviceModel, tokenHash } from './PushDeviceModel.js';

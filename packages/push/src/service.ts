@@ -1,0 +1,54 @@
+import type { Clock } from '@svc/contracts';
+import { NotFoundError } from '@svc/http-kit';
+import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
+import type { PushStore } from './store.js';
+
+export interface PushServiceOptions {
+  store: PushStore;
+  clock: Clock;
+  /** `defaultProvider`: stored when a phone registers without naming one (PUSH_DEFAULT_PROVIDER, default `fcm`). */
+  config: { defaultProvider: string };
+}
+
+const notMine = () => new NotFoundError('not_found', 'No such device registered to this account');
+
+/**
+ * The push rules: a token belongs to one account at a time, a phone registering without a
+ * provider gets the service default, and a token of another account is "not found" (never
+ * "forbidden": a caller learns nothing of other people's phones). `devicesFor` is the question a
+ * sender asks before it sends.
+ */
+export class PushService {
+  private readonly store: PushStore;
+  private readonly clock: Clock;
+  private readonly defaultProvider: string;
+
+  constructor(options: PushServiceOptions) {
+    if (!options.config.defaultProvider) throw new Error('push: config.defaultProvider must not be empty');
+    this.store = options.store;
+    this.clock = options.clock;
+    this.defaultProvider = options.config.defaultProvider;
+  }
+
+  register(userId: string, request: RegisterRequest): Promise<PushDevice> {
+    const { token, platform, provider } = request;
+    return this.store.register(userId, { token, platform, provider: provider ?? this.defaultProvider }, this.clock.now());
+  }
+
+  async get(userId: string, token: string): Promise<PushDevice> {
+    return (await this.store.get(userId, token)) ?? Promise.reject(notMine());
+  }
+
+  async setSwitches(userId: string, token: string, switches: DeviceSwitches): Promise<PushDevice> {
+    return (await this.store.setSwitches(userId, token, switches, this.clock.now())) ?? Promise.reject(notMine());
+  }
+
+  async remove(userId: string, token: string): Promise<void> {
+    if (!(await this.store.remove(userId, token))) throw notMine();
+  }
+
+  /** The account's phones that want `kind`, most recently seen first. */
+  devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]> {
+    return this.store.devicesFor(userId, kind);
+  }
+}

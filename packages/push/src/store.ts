@@ -1,0 +1,110 @@
+import type { Knex } from 'knex';
+import { PushDeviceModel, tokenHash } from './models/index.js';
+import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './schemas.js';
+
+/** A registration as the store writes it: the provider already defaulted. */
+export interface RegisterDevice {
+  token: string;
+  platform: PushPlatform;
+  provider: string;
+}
+
+/**
+ * What the push service needs from storage. Every lookup is the caller's own: a token registered
+ * to another account is not found. Time comes in as `now`; the store holds no clock.
+ */
+export interface PushStore {
+  /** Upsert by token, in one statement: new → all switches on; known → marked seen and handed to `userId`. */
+  register(userId: string, device: RegisterDevice, now: Date): Promise<PushDevice>;
+  get(userId: string, token: string): Promise<PushDevice | undefined>;
+  setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined>;
+  /** Hard delete; false when the token is not the caller's. */
+  remove(userId: string, token: string): Promise<boolean>;
+  /** The account's devices with `kind` switched on, most recently seen first. */
+  devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]>;
+}
+
+/** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
+export class ObjectionPushStore implements PushStore {
+  private readonly Device: typeof PushDeviceModel;
+
+  constructor(knex: Knex) {
+    this.Device = PushDeviceModel.bindKnex(knex);
+  }
+
+  private mine(userId: string, token: string) {
+    // The token itself is compared too: equal hashes of different tokens must still not match.
+    return this.Device.query().where({ tokenHash: tokenHash(token), userId, token });
+  }
+
+  async register(userId: string, device: RegisterDevice, now: Date): Promise<PushDevice> {
+    const k = this.Device.knex();
+    // Same owner: the phone's own switches stay. A new owner starts like a new phone (all on):
+    // the switches were the previous person's choices.
+    const keepIfSameOwner = (column: string) => k.raw('case when ?? = excluded.user_id then ?? else true end', ['pushDevices.userId', `pushDevices.${column}`]);
+    // One statement, atomic under concurrency: parallel PUTs of a token leave exactly one row.
+    // (Objection has no upsert of its own; the model's knex builder writes it.)
+    const rows = await k('pushDevices')
+      .insert({
+        tokenHash: tokenHash(device.token),
+        token: device.token,
+        userId,
+        platform: device.platform,
+        provider: device.provider,
+        listChanges: true,
+        householdNews: true,
+        runDone: true,
+        reminders: true,
+        lastSeenAt: now,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflict('tokenHash')
+      .merge({
+        listChanges: keepIfSameOwner('listChanges'),
+        householdNews: keepIfSameOwner('householdNews'),
+        runDone: keepIfSameOwner('runDone'),
+        reminders: keepIfSameOwner('reminders'),
+        createdAt: k.raw('case when ?? = excluded.user_id then ?? else excluded.created_at end', ['pushDevices.userId', 'pushDevices.createdAt']),
+        userId: k.raw('excluded.user_id'),
+        platform: k.raw('excluded.platform'),
+        provider: k.raw('excluded.provider'),
+        lastSeenAt: k.raw('excluded.last_seen_at'),
+        updatedAt: k.raw('excluded.updated_at'),
+      })
+      .returning('*');
+    return this.Device.fromDatabaseJson(rows[0]).toApi();
+  }
+
+  async get(userId: string, token: string): Promise<PushDevice | undefined> {
+    return (await this.mine(userId, token).first())?.toApi();
+  }
+
+  async setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined> {
+    const rows = await this.mine(userId, token)
+      .patch({
+        listChanges: switches.listChanges,
+        householdNews: switches.householdNews,
+        runDone: switches.runDone,
+        // Left out or null keeps the value: an older client that knows three switches must not turn reminders off.
+        ...(typeof switches.reminders === 'boolean' ? { reminders: switches.reminders } : {}),
+        updatedAt: now.toISOString(),
+      })
+      .returning('*');
+    return rows[0]?.toApi();
+  }
+
+  async remove(userId: string, token: string): Promise<boolean> {
+    return (await this.mine(userId, token).delete()) > 0;
+  }
+
+  async devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]> {
+    // Each kind names its column: a kind never reaches SQL as text.
+    const column = { listChanges: 'listChanges', householdNews: 'householdNews', runDone: 'runDone', reminders: 'reminders' }[kind];
+    if (!column) throw new TypeError(`Unknown push kind: ${String(kind)}`);
+    const rows = await this.Device.query()
+      .where({ userId, [column]: true })
+      .orderBy([{ column: 'lastSeenAt', order: 'desc' }, { column: 'token' }]);
+    return rows.map((row) => row.toApi());
+  }
+}

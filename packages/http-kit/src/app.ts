@@ -26,6 +26,8 @@ export interface HttpAppOptions {
   open?: ApiRouter[];
   /** Loads the session (if any) into `req.principal`. */
   authenticate?: RequestHandler[];
+  /** Paths of state-changing operations that start a session, guarded against login CSRF like cookie-carrying ones; default: every state-changing literal /api/v1/auth/* path. */
+  signInPaths?: string[];
   /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
   authLimiter?: RequestHandler;
   routers: ApiRouter[];
@@ -60,7 +62,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
     .filter((o) => o.bodyContentType === FORM_CONTENT_TYPE)
     .map((o) => ({ method: o.method, path: o.path }));
   app.use(jsonBody({ formRoutes }));
-  app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE }));
+  // Every state-changing /api/v1/auth/* operation (login, register, exchange …) acts before there is a session.
+  const signInPaths =
+    options.signInPaths ??
+    options.routers
+      .flatMap((r) => r.operations)
+      .filter((o) => o.method !== 'get' && o.path.startsWith('/api/v1/auth/') && !o.path.includes('{'))
+      .map((o) => o.path);
+  app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
   if (options.authenticate) app.use('/api', ...options.authenticate);
   if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);
   for (const r of options.routers) app.use(r.router);

@@ -97,6 +97,31 @@ function findNul(value: unknown, path: string, depth = 0): string | undefined {
   return undefined;
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have; no operation needs more than a handful. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * True when the JSON text nests arrays/objects deeper than `max`. One pass over the bytes before
+ * JSON.parse, skipping strings, so a body nested thousands deep (well inside the size limit) is
+ * refused before parsing or validation could recurse on it.
+ */
+export function jsonNestsDeeperThan(buf: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < buf.length; i++) {
+    const c = buf[i];
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped byte
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** The one non-JSON body the pipeline accepts, and only on routes that declare it. */
 export const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 
@@ -118,7 +143,20 @@ export interface FormRoute {
  */
 export function jsonBody(options: { limit?: string | number; formRoutes?: FormRoute[] } = {}): RequestHandler[] {
   const limit = options.limit ?? '64kb';
-  const parser = keepContext(express.json({ limit, strict: true, type: ['application/json', 'application/*+json'] }));
+  const parser = keepContext(
+    express.json({
+      limit,
+      strict: true,
+      type: ['application/json', 'application/*+json'],
+      verify: (_req, _res, buf) => {
+        if (jsonNestsDeeperThan(buf, MAX_JSON_DEPTH)) {
+          throw new InputError('validation_failed', `The body nests deeper than ${MAX_JSON_DEPTH} levels`, [
+            { field: 'body', message: `nests deeper than ${MAX_JSON_DEPTH} levels`, in: 'body' },
+          ]);
+        }
+      },
+    }),
+  );
   const formKeys = new Set(
     (options.formRoutes ?? []).map((r) => {
       if (!r.path.startsWith('/') || /[{}:*]/.test(r.path)) throw new Error(`a form route needs a literal path, got "${r.path}"`);
@@ -219,18 +257,31 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
 }
 
 /**
- * Cross-site request forgery guard for cookie sessions: a state-changing request that carries the
- * session cookie and an `Origin` header must come from one of `allowedOrigins` (403 `forbidden`).
- * JSON-only bodies (see jsonBody) close the form route; this closes the fetch route.
+ * Cross-site request forgery guard. For a state-changing request (POST, PUT, PATCH, DELETE):
+ * - carrying the session cookie: refused (403 `forbidden`) when its `Origin` is not one of
+ *   `allowedOrigins`, or when the browser says it was sent from another site
+ *   (`Sec-Fetch-Site: cross-site`) whether or not it names an origin;
+ * - to a sign-in path (`signInPaths`, e.g. login and register, which carry no session yet):
+ *   refused the same way, so another site cannot sign a visitor in to the attacker's account
+ *   (login CSRF).
+ * Requests without cookies and without an `Origin` (the apps) are unaffected. `exempt` routes (a
+ * provider's cross-site form_post callback, proved by its OAuth state) are not sign-in paths, but
+ * the session-cookie rule still holds for them. JSON-only bodies
+ * (see jsonBody) close the HTML-form route; this closes the fetch route.
  */
-export function originGuard(options: { allowedOrigins: string[]; cookieName: string }): RequestHandler {
+export function originGuard(options: { allowedOrigins: string[]; cookieName: string; signInPaths?: string[]; exempt?: FormRoute[] }): RequestHandler {
   const allowed = new Set(options.allowedOrigins.map((o) => new URL(o).origin));
   const cookiePattern = new RegExp(`(?:^|;\\s*)${options.cookieName}=`);
+  const signIn = new Set(options.signInPaths ?? []);
+  const exempt = new Set((options.exempt ?? []).map((r) => `${r.method.toUpperCase()} ${r.path}`));
   return (req, _res, next) => {
     if (STATE_CHANGING.has(req.method)) {
-      const origin = req.get('origin');
-      if (origin !== undefined && cookiePattern.test(req.get('cookie') ?? '') && !allowed.has(origin)) {
-        throw new NotAllowedError('forbidden', 'Cross-origin request refused');
+      const signingIn = signIn.has(req.path) && !exempt.has(`${req.method} ${req.path}`);
+      const guarded = signingIn || cookiePattern.test(req.get('cookie') ?? '');
+      if (guarded) {
+        const origin = req.get('origin');
+        if (origin !== undefined && !allowed.has(origin)) throw new NotAllowedError('forbidden', 'Cross-origin request refused');
+        if (req.get('sec-fetch-site') === 'cross-site') throw new NotAllowedError('forbidden', 'Cross-site request refused');
       }
     }
     next();

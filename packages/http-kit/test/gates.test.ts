@@ -55,4 +55,45 @@ describe('the cross-site origin guard', () => {
       201,
     );
   });
+
+  it('refuses a cookie-carrying state change marked Sec-Fetch-Site: cross-site, with or without an Origin', async () => {
+    const res = await request(server).post('/api/v1/things').set('Cookie', 'service_session=abc').set('Sec-Fetch-Site', 'cross-site').send({ name: 'x' });
+    expect(res.status).to.equal(403);
+    expect(res.body.code).to.equal('forbidden');
+    for (const site of ['same-origin', 'none']) {
+      expect(
+        (await request(server).post('/api/v1/things').set('Cookie', 'service_session=abc').set('Sec-Fetch-Site', site).send({ name: 'x' })).status,
+      ).to.equal(201);
+    }
+    // No cookie: an app or a server, not a victim's browser session.
+    expect((await request(server).post('/api/v1/things').set('Sec-Fetch-Site', 'cross-site').send({ name: 'x' })).status).to.equal(201);
+  });
+});
+
+describe('login CSRF: sign-in paths without a session cookie', () => {
+  const server = app([demoRouter()], { signInPaths: ['/api/v1/things'] });
+
+  it('refuses a foreign Origin or Sec-Fetch-Site: cross-site on a sign-in path, and lets the own origin and apps through', async () => {
+    const foreign = await request(server).post('/api/v1/things').set('Origin', 'https://evil.example').send({ name: 'x' });
+    expect(foreign.status).to.equal(403);
+    expect(foreign.body.code).to.equal('forbidden');
+    expect((await request(server).post('/api/v1/things').set('Origin', 'null').send({ name: 'x' })).status).to.equal(403);
+    expect((await request(server).post('/api/v1/things').set('Sec-Fetch-Site', 'cross-site').send({ name: 'x' })).status).to.equal(403);
+    expect((await request(server).post('/api/v1/things').set('Origin', 'http://localhost:8080').send({ name: 'x' })).status).to.equal(201);
+    expect((await request(server).post('/api/v1/things').send({ name: 'x' })).status).to.equal(201);
+  });
+
+  it('treats every state-changing literal /api/v1/auth/* path as a sign-in path by default', async () => {
+    const { ApiRouter } = await import('../src/index.js');
+    const auth = new ApiRouter();
+    auth.route(
+      { method: 'post', path: '/api/v1/auth/login', operationId: 'login', summary: 'login', responses: { 204: { description: 'ok' } } },
+      (_req, res) => {
+        res.status(204).end();
+      },
+    );
+    const withAuth = app([auth]);
+    expect((await request(withAuth).post('/api/v1/auth/login').set('Origin', 'https://evil.example').send({})).status).to.equal(403);
+    expect((await request(withAuth).post('/api/v1/auth/login').send({})).status).to.equal(204);
+  });
 });

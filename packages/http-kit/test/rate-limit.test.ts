@@ -1,23 +1,9 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import request from 'supertest';
+import { connectTestRedis } from '../../test-support/src/index.js';
 import { RateLimit, TooManyRequestsError } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function reachable(url: string): Promise<Redis | undefined> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
-  r.on('error', () => {});
-  try {
-    await r.connect();
-    await r.ping();
-    return r;
-  } catch {
-    r.disconnect();
-    return undefined;
-  }
-}
 
 describe('RateLimit', () => {
   it('answers 429 rate_limited with Retry-After in seconds past the ceiling', async () => {
@@ -50,9 +36,8 @@ describe('RateLimit', () => {
   describe('with Redis', () => {
     let redis: Redis | undefined;
     before(async function () {
-      redis = await reachable(REDIS_URL);
+      redis = await connectTestRedis();
       if (!redis) {
-        console.log(`    (no Redis at ${REDIS_URL}: the shared-counter tests are skipped)`);
         this.skip();
       }
     });

@@ -1,3 +1,4 @@
 export * from './app.js';
 export * from './database.js';
+export * from './redis.js';
 export * from './smtp.js';

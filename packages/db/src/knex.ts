@@ -1,31 +1,75 @@
+import { performance } from 'node:perf_hooks';
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
 
 const { knexSnakeCaseMappers } = objection;
 
+/** The part of a pino logger the database layer writes to. */
+export interface DbLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+  debug(obj: object, msg: string): void;
+}
+
 export interface KnexOptions {
   poolMax?: number;
-  /** How long a request may wait for a connection before it fails (503 while the database is down). */
+  /** How long a request may wait for a connection (and a new connection to open) before it fails: 503 while the database is down. */
   acquireTimeoutMs?: number;
+  /**
+   * Server side: PostgreSQL cancels a statement running longer (`statement_timeout`); client side:
+   * pg gives up on a query whose answer does not come within this plus a second (`query_timeout`),
+   * which is what ends a request against a hung server. 0 or unset: no limit (migrations).
+   */
+  statementTimeoutMs?: number;
   applicationName?: string;
+  /** Where knex's own warnings go: one JSON line per event, the same message at most once per 10 s. */
+  logger?: DbLogger;
+}
+
+/**
+ * knex's own log lines (e.g. ~one "Acquire connection error" with a stack per request during an
+ * outage) as one short JSON line each, and the same first line at most once per window with a
+ * count of those left out, so an outage does not flood the log.
+ */
+export function throttledKnexLog(logger: DbLogger, windowMs = 10_000, now: () => number = () => performance.now()) {
+  const seen = new Map<string, { at: number; suppressed: number }>();
+  const emit = (level: 'warn' | 'error' | 'debug') => (message: unknown) => {
+    const text = typeof message === 'string' ? message : String((message as Error)?.message ?? message);
+    const line = text.split('\n')[0]!.slice(0, 300);
+    const t = now();
+    const last = seen.get(line);
+    if (last && t - last.at < windowMs) {
+      last.suppressed++;
+      return;
+    }
+    seen.set(line, { at: t, suppressed: 0 });
+    if (seen.size > 100) seen.delete(seen.keys().next().value!);
+    logger[level]({ knex: line, suppressedBefore: last?.suppressed ?? 0 }, 'database');
+  };
+  return { warn: emit('warn'), error: emit('error'), deprecate: emit('warn'), debug: emit('debug') };
 }
 
 /**
  * The one way to open the database: pg, snake_case columns mapped to camelCase fields (for knex
- * and for the Objection models bound to it), a short connection timeout so an outage answers 503
- * quickly. The host wraps it with http-kit's `instrumentKnex` so every query is counted into
- * Server-Timing.
+ * and for the Objection models bound to it), short connection timeouts and TCP keep-alive so an
+ * outage or a hung server answers 503 quickly instead of hanging. The host wraps it with
+ * http-kit's `instrumentKnex` so every query is counted into Server-Timing.
  */
 export function createKnex(connectionString: string, options: KnexOptions = {}): Knex {
+  const statementTimeout = options.statementTimeoutMs ?? 0;
   const knex = knexFactory({
     client: 'pg',
     connection: {
       connectionString,
       connectionTimeoutMillis: options.acquireTimeoutMs ?? 3000,
       application_name: options.applicationName ?? 'meal-planner',
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 1000 } : {}),
     },
     pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
+    ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
   });
   return knex;
@@ -95,13 +139,19 @@ async function withAdvisoryLock<T>(knex: Knex, key: number, fn: () => Promise<T>
   }
 }
 
-/** True when a trivial query answers within the pool's timeout. */
-export async function databaseAnswers(knex: Knex): Promise<boolean> {
+/** True when a trivial query answers within `timeoutMs` (readiness; never hangs on a hung server). */
+export async function databaseAnswers(knex: Knex, timeoutMs = 2000): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), timeoutMs);
+  });
   try {
-    await knex.raw('select 1');
-    return true;
+    // A hung server would keep `select 1` waiting: the answer is "not ready" once timeoutMs has passed.
+    return await Promise.race([knex.raw('select 1').then(() => true), late]);
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

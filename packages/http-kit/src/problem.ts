@@ -35,16 +35,45 @@ export interface ProblemAnswer {
   unexpected: boolean;
 }
 
-/** Node/pg error codes that mean "the database is not reachable right now". */
-const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P02', '57P03', '53300']);
+/**
+ * Node and PostgreSQL error codes that mean "the database is not reachable or not answering right
+ * now": sockets refused, reset or timed out; server shutting down or starting (57P01–57P03), too
+ * many connections (53300), a statement cancelled by statement_timeout (57014, a hung or
+ * overloaded server), connection exceptions (class 08).
+ */
+const DB_DOWN_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  '57P01',
+  '57P02',
+  '57P03',
+  '57014',
+  '53300',
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+]);
 
-function isDatabaseDown(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
+/** Messages pg, pg-pool, knex and tarn use for the same conditions (they carry no code). */
+const DB_DOWN_MESSAGES =
+  /Connection terminated|connect ECONNREFUSED|timeout expired|Query read timeout|Connection ended unexpectedly|not queryable|terminating connection|the database system is (?:starting up|shutting down)|Timeout acquiring a connection/;
+
+/** True for any error that means the database does not answer (directly, or as the `cause` of one). */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (!(err instanceof Error) || depth > 3) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_DOWN_CODES.has(code)) return true;
-  // knex: "Knex: Timeout acquiring a connection. The pool is probably full."
-  if (err.name === 'KnexTimeoutError') return true;
-  return /Connection terminated|connect ECONNREFUSED/.test(err.message);
+  if (err.name === 'KnexTimeoutError' || err.name === 'TimeoutError') return true;
+  if (DB_DOWN_MESSAGES.test(err.message)) return true;
+  return isDatabaseUnavailable((err as { cause?: unknown }).cause, depth + 1);
 }
 
 /** Errors thrown by Express's body parser (raw-body / body-parser) carry a `type`. */
@@ -75,7 +104,7 @@ export function toProblem(err: unknown, ctx: { traceId: string; instance?: strin
   if (!known && err instanceof URIError && (err as { status?: unknown }).status === 400)
     known = new InputError('validation_failed', 'The path is not valid: a parameter has a malformed percent-encoding');
   let unexpected = false;
-  if (!known && isDatabaseDown(err)) known = new ServiceUnavailableError();
+  if (!known && isDatabaseUnavailable(err)) known = new ServiceUnavailableError();
   if (!known) {
     unexpected = true;
     known = new HttpError(500, 'internal_error', 'An unexpected error occurred; quote the trace id when reporting it');

@@ -101,8 +101,9 @@ export class ApiRouter {
       res.locals.route = `${full.method.toUpperCase()} ${full.path}`;
       next();
     };
-    const validate: RequestHandler = (req, _res, next) => {
+    const validate: RequestHandler = (req, res, next) => {
       throwDeferredInputError(req);
+      if (typeof req.params.householdId === 'string') res.locals.householdId = req.params.householdId; // for the request log
       req.input = {
         params: validators.params ? validators.params.check(req.params) : req.params,
         query: validators.query ? validators.query.check(req.query) : req.query,

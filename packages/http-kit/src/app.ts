@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
+import type { Metrics } from './metrics.js';
 import {
   type AppVersionFloors,
   appVersionGate,
@@ -28,6 +29,14 @@ export interface HttpAppOptions {
   authenticate?: RequestHandler[];
   /** Paths of state-changing operations that start a session, guarded against login CSRF like cookie-carrying ones; default: every state-changing literal /api/v1/auth/* path. */
   signInPaths?: string[];
+  /** Request durations and refusals are recorded here when given. */
+  metrics?: Metrics;
+  /**
+   * True while the instance drains before shutting down: every answer then carries
+   * `Connection: close`, so a balancer's keep-alive connection is not reused for a request that
+   * would meet a closing socket.
+   */
+  draining?: () => boolean;
   /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
   authLimiter?: RequestHandler;
   routers: ApiRouter[];
@@ -46,7 +55,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
 
   app.use(requestContext());
-  app.use(requestLogger(options.logger));
+  const draining = options.draining;
+  if (draining) {
+    app.use((_req, res, next) => {
+      if (draining()) res.setHeader('Connection', 'close');
+      next();
+    });
+  }
+  app.use(requestLogger(options.logger, options.metrics));
   app.use(
     helmet({
       contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },

@@ -6,6 +6,7 @@ export * from './errors.js';
 export * from './fallback.js';
 export * from './knex-timing.js';
 export * from './logger.js';
+export * from './metrics.js';
 export * from './middleware.js';
 export * from './openapi.js';
 export * from './problem.js';

@@ -304,16 +304,35 @@ export function principalOf(req: Request): Principal {
   return req.principal;
 }
 
-/** One JSON log line per request: method, route pattern (never the raw URL: it may hold tokens), status, ms, traceId. */
-export function requestLogger(logger: Logger): RequestHandler {
+/**
+ * One JSON log line per request: method, route pattern (never the raw URL: it may hold tokens),
+ * status, ms, traceId, and when known the caller's userId, the householdId of the path and the
+ * problem code of an error answer. The same figures go to `metrics` when given.
+ */
+export function requestLogger(
+  logger: Logger,
+  metrics?: { observe(method: string, route: string | null, status: number, seconds: number, code?: string): void },
+): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = res.locals.route ?? null;
+      const code: string | undefined = res.locals.problemCode;
       logger.info(
-        { method: req.method, route: res.locals.route ?? null, status: res.statusCode, ms: Math.round(ms * 10) / 10, traceId: req.traceId },
+        {
+          method: req.method,
+          route,
+          status: res.statusCode,
+          ms: Math.round(ms * 10) / 10,
+          traceId: req.traceId,
+          ...(req.principal ? { userId: req.principal.userId } : {}),
+          ...(res.locals.householdId ? { householdId: res.locals.householdId } : {}),
+          ...(code ? { code } : {}),
+        },
         'request',
       );
+      metrics?.observe(req.method, route, res.statusCode, ms / 1000, code);
     });
     next();
   };
@@ -329,6 +348,7 @@ export function errorHandler(options: { logger?: Logger } = {}): ErrorRequestHan
     const answer = toProblem(err, { traceId: req.traceId ?? newTraceId(), instance: req.path });
     if (answer.unexpected) options.logger?.error({ err, traceId: req.traceId, route: res.locals.route ?? null }, 'unhandled error');
     else if (answer.status === 503) options.logger?.warn({ traceId: req.traceId, err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    res.locals.problemCode = answer.body.code;
     sendProblem(res, answer.status, answer.headers, answer.body);
   };
 }

@@ -1,5 +1,5 @@
 import { databaseAnswers } from '@svc/db';
-import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, ServiceUnavailableError } from '@svc/http-kit';
+import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, type Metrics, ServiceUnavailableError } from '@svc/http-kit';
 import type { Express, RequestHandler } from 'express';
 import type { Knex } from 'knex';
 
@@ -13,6 +13,9 @@ export interface AppDeps {
   authLimiter?: RequestHandler;
   routers: ApiRouter[];
   version?: string;
+  metrics?: Metrics;
+  /** True once SIGTERM came: readiness answers 503 at once and every answer closes its connection. */
+  draining?: () => boolean;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -35,13 +38,14 @@ export function createApp(deps: AppDeps): Express {
       method: 'get',
       path: '/readyz',
       operationId: 'readyz',
-      summary: 'Readiness: 200 only while the database answers',
+      summary: 'Readiness: 200 only while the database answers (within 2 s) and the instance is not shutting down',
       responses: {
         200: { description: 'Ready', schema: { type: 'object', properties: { status: { const: 'ready' } } } },
-        503: { description: 'The database does not answer' },
+        503: { description: 'The database does not answer, or the instance is draining before it stops' },
       },
     },
     async (_req, res) => {
+      if (deps.draining?.()) throw new ServiceUnavailableError('The instance is shutting down');
       if (!(await databaseAnswers(deps.knex))) throw new ServiceUnavailableError('The database does not answer');
       res.json({ status: 'ready' });
     },
@@ -77,5 +81,7 @@ export function createApp(deps: AppDeps): Express {
     authenticate: deps.authenticate,
     authLimiter: deps.authLimiter,
     routers: deps.routers,
+    metrics: deps.metrics,
+    draining: deps.draining,
   });
 }

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
 
-/** Everything the service reads from its environment (decisions.md §1), parsed and checked once. */
+/** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
 export interface Config {
   nodeEnv: string;
   port: number;
@@ -39,6 +40,18 @@ export interface Config {
     nativeAudiences: string[];
   };
   appRedirectUris: string[];
+  /** Seconds an instance keeps serving after SIGTERM (readiness already 503, every answer `Connection: close`) so the balancer stops sending before it closes. */
+  shutdownDrainSeconds: number;
+  /** Seconds in-flight requests may take to finish after the drain before the process gives up (exit 1). */
+  shutdownTimeoutSeconds: number;
+  /** Port of the Prometheus /metrics listener; undefined: no metrics listener. */
+  metricsPort: number | undefined;
+  /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
+  dbStatementTimeoutMs: number;
+  /** Names this instance on every log line and metric (default: the host name). */
+  instanceId: string;
+  /** An OpenAI-compatible chat-completions endpoint for the rule parser; undefined: the offline parser only. */
+  ruleParser: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
 }
 
 /** A configuration value that cannot be used; start-up prints `message` as its one line. */
@@ -165,6 +178,9 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
   const publicHttps = publicBaseUrl.startsWith('https:');
+  const ruleParserUrl = str(env, 'RULE_PARSER_URL');
+  const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
+  if (metricsPort !== undefined && metricsPort === port) throw new ConfigError('METRICS_PORT', 'must differ from PORT (metrics are not served to the public)');
   return {
     nodeEnv,
     port,
@@ -217,5 +233,18 @@ export function loadConfig(env: Env = process.env): Config {
       nativeAudiences: list(env, 'APPLE_NATIVE_AUDIENCES'),
     },
     appRedirectUris,
+    shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 300),
+    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
+    metricsPort,
+    dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
+    ruleParser: ruleParserUrl
+      ? {
+          url: url(env, 'RULE_PARSER_URL', ruleParserUrl),
+          model: str(env, 'RULE_PARSER_MODEL') ?? 'llama3.1',
+          apiKey: str(env, 'RULE_PARSER_API_KEY'),
+          timeoutMs: int(env, 'RULE_PARSER_TIMEOUT_MS', 2000, 100, 60_000),
+        }
+      : undefined,
   };
 }

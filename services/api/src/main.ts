@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
-import { createKnex } from '@svc/db';
-import { createLogger, instrumentKnex } from '@svc/http-kit';
+import { createKnex, runMigrations } from '@svc/db';
+import { createLogger, instrumentKnex, Metrics } from '@svc/http-kit';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
-import { buildService } from './service.js';
+import { allMigrations, buildService } from './service.js';
 
-const logger = createLogger({ name: 'api' });
+let logger = createLogger({ name: 'api' });
 
 async function main(): Promise<void> {
   let config: Config;
@@ -19,11 +19,24 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  logger = createLogger({ name: 'api', instance: config.instanceId });
   if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
   const database = await openDatabase(config, (line) => logger.debug({ postgres: line }, 'postgres'));
   const embedded = database.embedded;
-  const knex = instrumentKnex(createKnex(database.url, { poolMax: 20 }));
-  const service = await buildService({ config, knex, logger });
+  const knex = instrumentKnex(createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, logger }));
+  // Migrations may run longer than any request may: their own connection, without statement_timeout.
+  const migrator = createKnex(database.url, { poolMax: 2, logger });
+  try {
+    const applied = await runMigrations(migrator, allMigrations);
+    if (applied.length) logger.info({ applied }, 'migrations applied');
+  } finally {
+    await migrator.destroy();
+  }
+  const metrics = config.metricsPort === undefined ? undefined : new Metrics({ labels: { instance: config.instanceId } });
+  if (metrics) metrics.watchPool(knex);
+  let draining = false;
+  const service = await buildService({ config, knex, logger, metrics, draining: () => draining });
+  const metricsServer = metrics && config.metricsPort !== undefined ? await metrics.serve(config.metricsPort, config.host) : undefined;
   const server: Server = service.app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -43,18 +56,25 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
+  // SIGTERM: readiness answers 503 at once and every answer carries `Connection: close`, while the
+  // instance keeps serving for SHUTDOWN_DRAIN_SECONDS so the balancer (readiness probe, or a
+  // closed keep-alive connection) stops sending to it; then it stops accepting, finishes what is in
+  // flight (at most SHUTDOWN_TIMEOUT_SECONDS), stops the mail worker (a claimed mail is finished or
+  // released, never lost), closes the pools and exits 0.
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'draining');
+    draining = true;
+    logger.info({ signal, drainSeconds: config.shutdownDrainSeconds }, 'draining');
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainSeconds * 1000));
+    logger.info('closing');
     const force = setTimeout(() => {
-      logger.error('drain took too long; exiting');
+      logger.error('in-flight requests took too long; exiting');
       process.exit(1);
-    }, 25_000);
+    }, config.shutdownTimeoutSeconds * 1000);
     force.unref();
-    // Stop accepting and let in-flight requests finish. Keep-alive sockets are closed as soon as
-    // they are idle (at once, or when their request has been answered), so they cannot hold the
-    // drain open for the keep-alive timeout.
+    // Keep-alive sockets are closed as soon as they are idle (at once, or when their request has
+    // been answered), so they cannot hold the close open for the keep-alive timeout.
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
@@ -62,6 +82,7 @@ async function main(): Promise<void> {
       sweeper.unref();
     });
     await service.close();
+    metricsServer?.close();
     await knex.destroy();
     if (embedded) await embedded.stop();
     logger.info('stopped');

@@ -3,7 +3,7 @@ import * as accounts from '@svc/accounts';
 import type { AccountDirectory, Clock, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { type Logger, systemClock, systemRandom } from '@svc/http-kit';
+import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
@@ -34,6 +34,10 @@ export interface ServiceDeps {
   mailTransport?: accounts.AccountsDeps['mailTransport'];
   /** Start the outbox worker (default true); tests drive it by hand with `mailer.deliverDue()`. */
   startMailer?: boolean;
+  /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
+  metrics?: Metrics;
+  /** True once the instance drains before stopping (main sets it on SIGTERM). */
+  draining?: () => boolean;
 }
 
 export interface Service {
@@ -123,6 +127,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     trustProxy: config.trustProxy,
     authenticate: accountsApi.authenticate,
     authLimiter: accountsApi.authLimiter,
+    metrics: deps.metrics,
+    draining: deps.draining,
     routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, push.createRouter({ service: pushService })],
   });
   if (deps.startMailer !== false) accountsApi.mailer.start();

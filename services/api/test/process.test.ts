@@ -32,6 +32,7 @@ async function start(env: Record<string, string>): Promise<Started> {
       HOST: '127.0.0.1',
       LOG_LEVEL: 'info',
       PASSWORD_BREACH_API: 'off',
+      SHUTDOWN_DRAIN_SECONDS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,19 +47,40 @@ async function start(env: Record<string, string>): Promise<Started> {
   return { child, port, output: () => out, exited };
 }
 
-async function waitReady(s: Started, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (s.child.exitCode !== null) throw new Error(`exited early: ${s.output()}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${s.port}/readyz`);
-      if (res.status === 200) return;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`not ready in time: ${s.output()}`);
+/** Resolves once the process has written `text` (event-driven: no polling, no sleeping). */
+function waitForOutput(s: Started, text: string, timeoutMs = 60_000): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (s.output().includes(text)) {
+        cleanup();
+        resolve();
+      }
+    };
+    const onExit = () => {
+      cleanup();
+      reject(new Error(`exited before "${text}": ${s.output()}`));
+    };
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`no "${text}" in time: ${s.output()}`));
+    }, timeoutMs);
+    const cleanup = () => {
+      clearTimeout(timer);
+      s.child.stdout!.off('data', check);
+      s.child.stderr!.off('data', check);
+      s.child.off('exit', onExit);
+    };
+    s.child.stdout!.on('data', check);
+    s.child.stderr!.on('data', check);
+    s.child.on('exit', onExit);
+    check();
+  });
+}
+
+async function waitReady(s: Started): Promise<void> {
+  await waitForOutput(s, '"msg":"ready"');
+  const res = await fetch(`http://127.0.0.1:${s.port}/readyz`);
+  if (res.status !== 200) throw new Error(`ready line but /readyz ${res.status}: ${s.output()}`);
 }
 
 describe('the service process', function () {
@@ -79,36 +101,108 @@ describe('the service process', function () {
     expect(lines[0]).to.match(/^Invalid configuration: AUTH_RATE_LIMIT: /);
   });
 
-  it('migrates, serves, drains an in-flight request on SIGTERM and exits 0', async () => {
+  it('on SIGTERM: readiness 503 at once, keeps serving with Connection: close for the drain, finishes an in-flight request, exits 0', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-proc-'));
-    const s = await start({ DATABASE_URL: db.url, DATA_DIR: dataDir });
+    const s = await start({ DATABASE_URL: db.url, DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '2', INSTANCE_ID: 'proc-test-1' });
     try {
       await waitReady(s);
       expect(s.output()).to.match(/"msg":"ready"/);
-      // An in-flight request: its headers and half its body are in when the signal comes; the rest after.
+      expect(s.output()).to.contain('"instance":"proc-test-1"');
+      // A keep-alive connection that has already been answered once (so the server is reading it).
       const net = await import('node:net');
       const socket = net.connect(s.port, '127.0.0.1');
       let received = '';
+      const answers: (() => void)[] = [];
       socket.on('data', (d) => {
         received += d;
+        for (const wake of answers.splice(0)) wake();
       });
       socket.on('error', () => {}); // the server may reset the socket once it has answered and closes
       await new Promise((r) => socket.once('connect', r));
+      const answered = (n: number) =>
+        new Promise<void>((resolve) => {
+          const check = () => ((received.match(/HTTP\/1\.1 /g) ?? []).length >= n ? resolve() : answers.push(check));
+          check();
+        });
+      socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await answered(1);
+      expect(received).to.match(/^HTTP\/1\.1 200 /);
+
+      s.child.kill('SIGTERM');
+      await waitForOutput(s, '"msg":"draining"');
+      const ready = await fetch(`http://127.0.0.1:${s.port}/readyz`);
+      expect(ready.status).to.equal(503);
+      expect(((await ready.json()) as { code: string }).code).to.equal('service_unavailable');
+      const during = await fetch(`http://127.0.0.1:${s.port}/healthz`);
+      expect(during.status).to.equal(200);
+      expect(during.headers.get('connection')).to.equal('close');
+
+      // An in-flight request: its headers and half its body arrive during the drain, the rest after the close began.
       const body = JSON.stringify({ hello: 'world' });
       socket.write(`POST /api/v1/not-there HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`);
-      await new Promise((r) => setTimeout(r, 200));
-      s.child.kill('SIGTERM');
-      while (!s.output().includes('"msg":"draining"')) await new Promise((r) => setTimeout(r, 20));
+      await waitForOutput(s, '"msg":"closing"');
       socket.write(body.slice(5));
       await new Promise((r) => socket.once('close', r));
-      expect(received).to.match(/^HTTP\/1\.1 404 /);
-      expect(received).to.contain('application/problem+json');
+      const second = received.slice(received.lastIndexOf('HTTP/1.1 '));
+      expect(second).to.match(/^HTTP\/1\.1 404 /);
+      expect(second).to.contain('application/problem+json');
+      expect(second.toLowerCase()).to.contain('connection: close');
       expect(await s.exited).to.equal(0);
       expect(s.output()).to.contain('"msg":"stopped"');
       expect(s.output()).to.not.match(/service_session=|password/i);
     } finally {
       s.child.kill('SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves Prometheus metrics on METRICS_PORT, not on the API port', async () => {
+    const metricsPort = await freePort();
+    const s = await start({ DATABASE_URL: db.url, METRICS_PORT: String(metricsPort), INSTANCE_ID: 'metrics-1' });
+    try {
+      await waitReady(s);
+      await fetch(`http://127.0.0.1:${s.port}/healthz`);
+      const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
+      expect(res.status).to.equal(200);
+      const text = await res.text();
+      expect(text).to.match(/http_request_duration_seconds_count\{instance="metrics-1",method="GET",route="GET \/healthz",status="200"\} \d+/);
+      expect(text).to.contain('db_pool_connections_in_use');
+      expect(text).to.contain('nodejs_eventloop_lag_p99_seconds');
+      expect((await fetch(`http://127.0.0.1:${s.port}/metrics`)).status).to.equal(404);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).to.equal(0);
+    } finally {
+      s.child.kill('SIGKILL');
+    }
+  });
+
+  it('npm run migrate: applies the migrations and exits 0, then finds nothing to do', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const run = () =>
+        new Promise<{ code: number | null; out: string }>((resolve) => {
+          let out = '';
+          const child = spawn(process.execPath, ['dist/src/migrate.js'], {
+            cwd: root,
+            env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: fresh.url, PASSWORD_BREACH_API: 'off' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          child.stdout.on('data', (d) => {
+            out += d;
+          });
+          child.stderr.on('data', (d) => {
+            out += d;
+          });
+          child.on('exit', (code) => resolve({ code, out }));
+        });
+      const first = await run();
+      expect(first.code, first.out).to.equal(0);
+      expect(first.out).to.contain('migrations applied');
+      const second = await run();
+      expect(second.code).to.equal(0);
+      expect(second.out).to.contain('nothing to migrate');
+    } finally {
+      await fresh.destroy();
     }
   });
 

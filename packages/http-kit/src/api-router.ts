@@ -1,7 +1,8 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { InputError } from './errors.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
-import { type JsonSchema, PartValidator, withStringLimits } from './validation.js';
+import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -104,11 +105,25 @@ export class ApiRouter {
     const validate: RequestHandler = (req, res, next) => {
       throwDeferredInputError(req);
       if (typeof req.params.householdId === 'string') res.locals.householdId = req.params.householdId; // for the request log
-      req.input = {
-        params: validators.params ? validators.params.check(req.params) : req.params,
-        query: validators.query ? validators.query.check(req.query) : req.query,
-        body: validators.body ? validators.body.check(req.body ?? {}) : req.body,
+      // Every part is checked before answering, so one 400 names every failing field.
+      const errors: InputError[] = [];
+      const check = (validator: PartValidator | undefined, value: unknown, fallback: unknown) => {
+        if (!validator) return fallback;
+        try {
+          return validator.check(value);
+        } catch (err) {
+          if (!(err instanceof InputError)) throw err;
+          errors.push(err);
+          return undefined;
+        }
       };
+      const input = {
+        params: check(validators.params, req.params, req.params),
+        query: check(validators.query, req.query, req.query),
+        body: check(validators.body, req.body ?? {}, req.body),
+      };
+      if (errors.length) throw mergeInputErrors(errors);
+      req.input = input;
       next();
     };
     const chain: RequestHandler[] = [mark, ...(full.auth ? [requireAuth] : []), validate, ...(handlers as unknown as RequestHandler[])];

@@ -129,6 +129,6 @@ export class TooManyRequestsError extends HttpError {
 /** 503: a dependency (the database) does not answer. */
 export class ServiceUnavailableError extends HttpError {
   constructor(message = 'The service is temporarily unavailable', options: HttpErrorOptions = {}) {
-    super(503, 'service_unavailable', message, { headers: { 'Retry-After': '5', ...options.headers }, ...options });
+    super(503, 'service_unavailable', message, { ...options, headers: { 'Retry-After': '5', ...options.headers } });
   }
 }

@@ -29,13 +29,28 @@ export class RateLimit {
       : new RateLimiterMemory(base);
   }
 
-  /** Takes one point for `key`, or throws 429 with Retry-After in seconds. */
-  async consume(key: string, points = 1): Promise<void> {
+  /** The `RateLimit-Policy` header value (IETF httpapi RateLimit header fields draft): quota `q` per window `w` seconds. */
+  get policy(): string {
+    return `"${this.options.keyPrefix}";q=${this.options.points};w=${this.options.durationSeconds}`;
+  }
+
+  /** The `RateLimit` header value: what is left (`r`) and seconds until the window resets (`t`). */
+  private state(res: RateLimiterRes): string {
+    return `"${this.options.keyPrefix}";r=${Math.max(0, res.remainingPoints)};t=${Math.max(0, Math.ceil(res.msBeforeNext / 1000))}`;
+  }
+
+  /**
+   * Takes one point for `key`, or throws 429 with Retry-After in seconds. Answers the
+   * `RateLimit` header value after the take (the 429 carries it, with `RateLimit-Policy`, too).
+   */
+  async consume(key: string, points = 1): Promise<string> {
     try {
-      await this.limiter.consume(key, points);
+      return this.state(await this.limiter.consume(key, points));
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) {
-        throw new TooManyRequestsError(this.options.code ?? 'rate_limited', 'Too many requests; try again later', rejection.msBeforeNext / 1000);
+        throw new TooManyRequestsError(this.options.code ?? 'rate_limited', 'Too many requests; try again later', rejection.msBeforeNext / 1000, {
+          headers: { 'RateLimit-Policy': this.policy, RateLimit: this.state(rejection) },
+        });
       }
       throw rejection;
     }
@@ -45,10 +60,14 @@ export class RateLimit {
     await this.limiter.delete(key);
   }
 
-  /** Middleware that takes one point per request, keyed by `key(req)` (the client IP by default). */
+  /**
+   * Middleware that takes one point per request, keyed by `key(req)` (the client IP by default),
+   * and tells the client its budget: `RateLimit-Policy` and `RateLimit` on every answer.
+   */
   middleware(key: (req: Request) => string = (req) => req.ip ?? 'unknown'): RequestHandler {
-    return async (req, _res, next) => {
-      await this.consume(key(req));
+    return async (req, res, next) => {
+      res.setHeader('RateLimit-Policy', this.policy);
+      res.setHeader('RateLimit', await this.consume(key(req)));
       next();
     };
   }

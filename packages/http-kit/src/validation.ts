@@ -14,7 +14,8 @@ export const DEFAULT_MAX_STRING = 200;
 export type Location = 'body' | 'query' | 'path';
 
 function makeAjv(coerce: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, discriminator: true, coerceTypes: coerce ? 'array' : false, useDefaults: true });
+  // verbose: errors carry their schema, so a message can name the expected form instead of a regular expression.
+  const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, discriminator: true, coerceTypes: coerce ? 'array' : false, useDefaults: true });
   addFormats(ajv, { mode: 'full', formats: ['date', 'time', 'date-time', 'uuid', 'email', 'uri'] });
   return ajv;
 }
@@ -52,19 +53,74 @@ function fieldName(err: ErrorObject): string {
   return out;
 }
 
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'a date (YYYY-MM-DD)',
+  time: 'a time of day (HH:mm)',
+  'date-time': 'a date and time (ISO 8601, e.g. 2026-11-22T18:00:00Z)',
+  uuid: 'an id (UUID)',
+  email: 'an e-mail address',
+  uri: 'an absolute URL',
+};
+
+/** A message a person can act on: the rule broken, in words, never a regular expression. */
 function describe(err: ErrorObject): string {
+  const params = err.params as Record<string, unknown>;
+  const schema = (err.parentSchema ?? {}) as { description?: unknown; examples?: unknown[] };
   switch (err.keyword) {
     case 'required':
       return 'is required';
     case 'type':
-      return `must be ${(err.params as { type: string }).type}`;
+      return `must be ${String(params.type).replace(/,/g, ' or ')}`;
     case 'maxLength':
-      return `must be at most ${(err.params as { limit: number }).limit} characters`;
+      return `must be at most ${params.limit} characters`;
+    case 'minLength':
+      return params.limit === 1 ? 'must not be empty' : `must be at least ${params.limit} characters`;
     case 'enum':
-      return `must be one of ${(err.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+      return `must be one of ${(params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'const':
+      return `must be ${String(params.allowedValue)}`;
+    case 'format':
+      return `must be ${FORMAT_WORDS[String(params.format)] ?? `in the ${String(params.format)} format`}`;
+    case 'pattern': {
+      const example = Array.isArray(schema.examples) && schema.examples.length ? ` such as ${String(schema.examples[0])}` : '';
+      const hint = typeof schema.description === 'string' ? `: ${schema.description.replace(/\.$/, '')}` : '';
+      return `is not in the expected form${example}${hint}`;
+    }
+    case 'minimum':
+      return `must be ${params.limit} or more`;
+    case 'maximum':
+      return `must be ${params.limit} or less`;
+    case 'exclusiveMinimum':
+      return `must be more than ${params.limit}`;
+    case 'exclusiveMaximum':
+      return `must be less than ${params.limit}`;
+    case 'minItems':
+      return `must have at least ${params.limit} item${params.limit === 1 ? '' : 's'}`;
+    case 'maxItems':
+      return `must have at most ${params.limit} items`;
+    case 'uniqueItems':
+      return 'must not repeat an item';
+    case 'multipleOf':
+      return `must be a multiple of ${params.multipleOf}`;
     default:
       return err.message ?? 'is not valid';
   }
+}
+
+/**
+ * Several request parts' input errors as one answer, so a client learns every failing field in
+ * one round: the fields of all parts; the code an operation chose for a field wins, then
+ * `value_too_long` when every part failed only by length, else `validation_failed`.
+ */
+export function mergeInputErrors(errors: InputError[]): InputError {
+  if (errors.length === 1) return errors[0]!;
+  const special = errors.find((e) => e.code !== 'validation_failed' && e.code !== 'value_too_long');
+  const code = special?.code ?? (errors.every((e) => e.code === 'value_too_long') ? 'value_too_long' : 'validation_failed');
+  return new InputError(
+    code,
+    errors.map((e) => e.message).join(' '),
+    errors.flatMap((e) => e.fields),
+  );
 }
 
 /**

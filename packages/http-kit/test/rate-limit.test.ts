@@ -22,6 +22,20 @@ describe('RateLimit', () => {
     expect(Number(last!.headers['retry-after'])).to.be.within(1, 60);
   });
 
+  it('tells the client its budget with RateLimit-Policy and RateLimit on every answer, the 429 included', async () => {
+    const limit = new RateLimit({ keyPrefix: `h${Date.now()}`, points: 2, durationSeconds: 60 });
+    const server = app([demoRouter()], { authLimiter: limit.middleware() });
+    const first = await request(server).get('/api/v1/auth/anything');
+    expect(first.headers['ratelimit-policy']).to.match(/^"h\d+";q=2;w=60$/);
+    expect(first.headers.ratelimit).to.match(/^"h\d+";r=1;t=(60|59)$/);
+    expect((await request(server).get('/api/v1/auth/anything')).headers.ratelimit).to.match(/;r=0;/);
+    const refused = await request(server).get('/api/v1/auth/anything');
+    expect(refused.status).to.equal(429);
+    expect(refused.headers['ratelimit-policy']).to.match(/;q=2;w=60$/);
+    expect(refused.headers.ratelimit).to.match(/;r=0;t=\d+$/);
+    expect(refused.headers['retry-after']).to.match(/^\d+$/);
+  });
+
   it('keeps separate counters per key', async () => {
     const limit = new RateLimit({ keyPrefix: `k${Date.now()}`, points: 1, durationSeconds: 60 });
     await limit.consume('a');

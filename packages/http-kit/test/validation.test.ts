@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { DEFAULT_MAX_STRING, withStringLimits } from '../src/index.js';
+import { ApiRouter, DEFAULT_MAX_STRING, withStringLimits } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
 
 const ID = '8c9c5a4e-7a54-4a8e-9a43-1f3c8d7e6b5a';
@@ -130,5 +130,47 @@ describe('request validation', () => {
     expect(out.properties.e!.maxLength).to.equal(DEFAULT_MAX_STRING);
     const long = withStringLimits<Record<string, unknown>>({ type: 'string', enum: ['x'.repeat(300)] });
     expect(long.maxLength).to.equal(300);
+  });
+});
+
+describe('validation answers in one round, in words', () => {
+  const api = new ApiRouter();
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/boxes/{boxId}',
+      operationId: 'box',
+      summary: 'box',
+      params: { type: 'object', required: ['boxId'], properties: { boxId: { type: 'string', format: 'uuid' } } },
+      query: { type: 'object', properties: { size: { type: 'integer', minimum: 1, maximum: 10 } } },
+      body: {
+        type: 'object',
+        required: ['when', 'time', 'code'],
+        properties: {
+          when: { type: 'string', format: 'date' },
+          time: { type: 'string', pattern: '^\\d{2}:\\d{2}$', examples: ['18:30'] },
+          code: { type: 'string', minLength: 1 },
+        },
+      },
+      responses: { 204: { description: 'ok' } },
+    },
+    (_req, res) => {
+      res.status(204).end();
+    },
+  );
+  const server = app([api]);
+
+  it('names every failing field of path, query and body in one 400', async () => {
+    const res = await request(server).post('/api/v1/boxes/not-a-uuid?size=99').send({ when: '2026-13-40', time: '7pm', code: '' });
+    expect(res.status).to.equal(400);
+    expect(res.body.code).to.equal('validation_failed');
+    expect(res.body.errors).to.deep.equal([
+      { field: 'boxId', message: 'must be an id (UUID)', in: 'path' },
+      { field: 'size', message: 'must be 10 or less', in: 'query' },
+      { field: 'when', message: 'must be a date (YYYY-MM-DD)', in: 'body' },
+      { field: 'time', message: 'is not in the expected form such as 18:30', in: 'body' },
+      { field: 'code', message: 'must not be empty', in: 'body' },
+    ]);
+    expect(res.body.detail).to.not.match(/\^|\\d|pattern/);
   });
 });

@@ -21,7 +21,11 @@ async function main(): Promise<void> {
 
   logger = createLogger({ name: 'api', instance: config.instanceId });
   if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
-  const database = await openDatabase(config, (line) => logger.debug({ postgres: line }, 'postgres'));
+  const database = await openDatabase(
+    config,
+    (line) => logger.debug({ postgres: line }, 'postgres'),
+    (line) => logger.warn({ postgres: line }, 'embedded PostgreSQL'),
+  );
   const embedded = database.embedded;
   const knex = instrumentKnex(createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, logger }));
   // Migrations may run longer than any request may: their own connection, without statement_timeout.

@@ -206,26 +206,35 @@ describe('the service process', function () {
     }
   });
 
-  it('starts an embedded PostgreSQL without DATABASE_URL and keeps its data across restarts', async () => {
+  it('starts an embedded PostgreSQL without DATABASE_URL, keeps its data across restarts, and changes no directory it does not own', async () => {
     // DATA_DIR inside a private directory (mkdtemp makes mode 700), as in a checkout under `mktemp -d`
     const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-embedded-'));
     expect(fs.statSync(privateDir).mode & 0o777).to.equal(0o700);
     const dataDir = path.join(privateDir, 'data');
+    const asRoot = process.getuid?.() === 0;
     try {
       const first = await start({ DATA_DIR: dataDir });
       await waitReady(first);
       expect(first.output()).to.contain('"database":"embedded"');
       first.child.kill('SIGTERM');
       expect(await first.exited).to.equal(0);
-      expect(fs.existsSync(path.join(dataDir, 'postgres', 'PG_VERSION'))).to.equal(true);
-      const marker = fs.statSync(path.join(dataDir, 'postgres', 'PG_VERSION')).mtimeMs;
+      // Root: postgres runs as the postgres user, which cannot pass through the private directory;
+      // the service keeps the cluster in a directory of its own and says where, instead of opening
+      // the private one up.
+      expect(fs.statSync(privateDir).mode & 0o777).to.equal(0o700);
+      const where = /the embedded cluster for [^ ]+ is kept in ([^"\\]+)"/.exec(first.output())?.[1];
+      if (asRoot) expect(where, first.output()).to.be.a('string');
+      const clusterDir = asRoot ? where! : path.join(dataDir, 'postgres');
+      expect(fs.existsSync(path.join(clusterDir, 'PG_VERSION'))).to.equal(true);
+      const marker = fs.statSync(path.join(clusterDir, 'PG_VERSION')).mtimeMs;
 
       const second = await start({ DATA_DIR: dataDir });
       await waitReady(second);
       expect(second.output()).to.not.contain('migrations applied');
-      expect(fs.statSync(path.join(dataDir, 'postgres', 'PG_VERSION')).mtimeMs).to.equal(marker);
+      expect(fs.statSync(path.join(clusterDir, 'PG_VERSION')).mtimeMs).to.equal(marker);
       second.child.kill('SIGTERM');
       expect(await second.exited).to.equal(0);
+      if (asRoot) fs.rmSync(path.dirname(clusterDir), { recursive: true, force: true });
     } finally {
       fs.rmSync(privateDir, { recursive: true, force: true });
     }

@@ -12,5 +12,6 @@ export * from './openapi.js';
 export * from './problem.js';
 export * from './rate-limit.js';
 export * from './roles.js';
+export * from './server.js';
 export * from './trace.js';
 export * from './validation.js';

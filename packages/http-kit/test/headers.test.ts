@@ -90,3 +90,22 @@ describe('headers on every response', () => {
     expect(res.headers['x-diagnostics']).to.equal(undefined);
   });
 });
+
+describe('requests Node refuses before Express', () => {
+  it('answers a request line over 16 kB with 431 problem+json and a trace id', async () => {
+    const { createHttpServer } = await import('../src/index.js');
+    const server = createHttpServer(app([demoRouter()]));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/ping?q=${'x'.repeat(20_000)}`);
+      expect(res.status).to.equal(431);
+      expect(res.headers.get('content-type')).to.match(/^application\/problem\+json/);
+      const body = (await res.json()) as { code: string; status: number };
+      expect(body).to.include({ code: 'request_too_large', status: 431 });
+      expect(res.headers.get('x-trace-id')).to.match(/^[0-9a-f]{32}$/);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { createKnex, runMigrations } from '@svc/db';
-import { createLogger, instrumentKnex, Metrics } from '@svc/http-kit';
+import { createHttpServer, createLogger, instrumentKnex, Metrics } from '@svc/http-kit';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { allMigrations, buildService } from './service.js';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   let draining = false;
   const service = await buildService({ config, knex, logger, metrics, draining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? await metrics.serve(config.metricsPort, config.host) : undefined;
-  const server: Server = service.app.listen(config.port, config.host);
+  const server: Server = createHttpServer(service.app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

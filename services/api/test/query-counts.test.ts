@@ -1,0 +1,105 @@
+/**
+ * SQL statements per operation, read from each answer's X-Diagnostics header, against a budget:
+ * a change that makes an operation do more database work than it did fails here (speed itself is
+ * measured by `npm run bench`, never by a timed test). The table is printed so a change that makes
+ * an operation cheaper can lower its budget.
+ */
+import { expect } from 'chai';
+import type request from 'supertest';
+import supertest from 'supertest';
+import { type Harness, signUp, startHarness } from './harness.js';
+
+/** Budget per operation: the most statements it may issue. */
+const BUDGET: Record<string, number> = {
+  'GET /api/v1/me': 2,
+  'PATCH /api/v1/me': 3,
+  'POST /api/v1/auth/login': 7,
+  'POST /api/v1/auth/register (new address)': 8,
+  'POST /api/v1/auth/forgot-password': 8,
+  'GET /api/v1/households/{id}': 2,
+  'PATCH /api/v1/households/{id}': 3,
+  'GET /api/v1/households/{id}/members': 4,
+  'GET /api/v1/households/{id}/rules': 3,
+  'POST /api/v1/households/{id}/rules': 3,
+  'GET /api/v1/households/{id}/events': 3,
+  'POST /api/v1/households/{id}/events': 3,
+  'PUT /api/v1/me/devices': 2,
+  'GET /api/v1/time-zones': 1,
+};
+
+describe('SQL statements per operation', function () {
+  this.timeout(60_000);
+  let h: Harness;
+  let agent: request.Agent;
+  let householdId: string;
+  const measured: Record<string, number> = {};
+
+  const queries = (res: request.Response): number => JSON.parse(res.headers['x-diagnostics'] ?? '{"db":{"queries":-1}}').db.queries;
+  async function measure(name: string, send: () => request.Test, status: number): Promise<request.Response> {
+    const res = await send().set('X-Diagnostics', '1');
+    expect(res.status, `${name}: ${JSON.stringify(res.body)}`).to.equal(status);
+    measured[name] = queries(res);
+    return res;
+  }
+
+  before(async () => {
+    h = await startHarness({ AUTH_RATE_LIMIT: '1000000' });
+    agent = await signUp(h.app, 'counts@example.com');
+    householdId = (await agent.post('/api/v1/households').send({ name: 'Counts', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body.id;
+  });
+  after(async () => {
+    console.log(
+      `    statements per operation:\n${Object.entries(measured)
+        .map(([k, v]) => `      ${String(v).padStart(3)}  (budget ${BUDGET[k]})  ${k}`)
+        .join('\n')}`,
+    );
+    await h?.close();
+  });
+
+  it('stays within each operation’s budget', async () => {
+    const hh = `/api/v1/households/${householdId}`;
+    await measure('GET /api/v1/me', () => agent.get('/api/v1/me'), 200);
+    await measure('PATCH /api/v1/me', () => agent.patch('/api/v1/me').send({ displayName: 'Counted' }), 200);
+    await measure(
+      'POST /api/v1/auth/login',
+      () => agent.post('/api/v1/auth/login').send({ email: 'counts@example.com', password: 'correct horse battery' }),
+      200,
+    );
+    await measure(
+      'POST /api/v1/auth/register (new address)',
+      () => supertest.agent(h.app).post('/api/v1/auth/register').send({ email: 'fresh@example.com', password: 'correct horse battery', displayName: 'Fresh' }),
+      200,
+    );
+    await measure('POST /api/v1/auth/forgot-password', () => agent.post('/api/v1/auth/forgot-password').send({ email: 'counts@example.com' }), 204);
+    await measure('GET /api/v1/households/{id}', () => agent.get(hh), 200);
+    await measure('PATCH /api/v1/households/{id}', () => agent.patch(hh).send({ name: 'Counted home' }), 200);
+    await measure('GET /api/v1/households/{id}/members', () => agent.get(`${hh}/members`), 200);
+    await measure('GET /api/v1/households/{id}/rules', () => agent.get(`${hh}/rules`), 200);
+    await measure(
+      'POST /api/v1/households/{id}/rules',
+      () =>
+        agent
+          .post(`${hh}/rules`)
+          .send({
+            payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
+            strength: 'Hard',
+            scope: 'Permanent',
+            startDate: null,
+            endDate: null,
+          }),
+      201,
+    );
+    await measure('GET /api/v1/households/{id}/events', () => agent.get(`${hh}/events`), 200);
+    await measure(
+      'POST /api/v1/households/{id}/events',
+      () =>
+        agent
+          .post(`${hh}/events`)
+          .send({ date: '2026-12-01', eventType: 'Guests', servingTime: '18:00', availableCookingMinutes: 30, notes: '', participants: [] }),
+      201,
+    );
+    await measure('PUT /api/v1/me/devices', () => agent.put('/api/v1/me/devices').send({ token: 'count-token', platform: 'ios' }), 200);
+    await measure('GET /api/v1/time-zones', () => agent.get('/api/v1/time-zones'), 200);
+    for (const [name, n] of Object.entries(measured)) expect(n, name).to.be.at.most(BUDGET[name]!);
+  });
+});

@@ -107,9 +107,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
   });
-  const eventsApi = mealEvents.createMealEvents({
-    knex,
+  const eventsService = new mealEvents.MealEventsService({
+    store: new mealEvents.ObjectionMealEventStore(knex),
     clock,
+    random,
     access: householdsApi.access,
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
   });
@@ -123,7 +124,13 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     trustProxy: config.trustProxy,
     authenticate: accountsApi.authenticate,
     authLimiter: accountsApi.authLimiter,
-    routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, push.createRouter({ service: pushService })],
+    routers: [
+      accountsApi.router,
+      householdsApi.router,
+      rulesApi.router,
+      mealEvents.createRouter({ service: eventsService }),
+      push.createRouter({ service: pushService }),
+    ],
   });
   if (deps.startMailer !== false) accountsApi.mailer.start();
   return {

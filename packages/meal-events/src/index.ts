@@ -3,7 +3,7 @@
  * listed earliest first with signed keyset cursors, and written by the household's adults.
  */
 
-export { migrate, migrations } from './migrations.js';
+export { migrate, migrations, relations } from './migrations.js';
 export { MealEventModel } from './models/index.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';

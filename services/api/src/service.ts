@@ -22,6 +22,7 @@ export const allMigrations = [
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
   push.relations,
+  mealEvents.relations,
 ];
 
 export interface ServiceDeps {

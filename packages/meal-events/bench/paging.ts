@@ -8,12 +8,9 @@
  * database of its own, dropped at the end. REPS (default 200) sets the repetitions.
  */
 import { randomUUID } from 'node:crypto';
-import { systemClock } from '@svc/http-kit';
 import { createTestDatabase } from '@svc/test-support';
 import type { Knex } from 'knex';
-import { KnexMealEventStore } from '../src/KnexMealEventStore.js';
-import type { EventPosition, PageRequest } from '../src/MealEventStore.js';
-import { migrations } from '../src/migrations.js';
+import { type EventPosition, migrations, ObjectionMealEventStore, type PageRequest } from '../src/index.js';
 
 const EVENTS = 100_000;
 const LIMIT = 100;
@@ -75,7 +72,7 @@ async function main(): Promise<void> {
     await knex.raw('analyze meal_events');
     console.log(`inserted ${EVENTS} events in ${(Number(process.hrtime.bigint() - t) / 1e6).toFixed(0)} ms`);
 
-    const store = new KnexMealEventStore(knex, systemClock);
+    const store = new ObjectionMealEventStore(knex);
     const first: PageRequest = { from: null, to: null, after: null, limit: LIMIT };
 
     // Walk the cursor once to page 1,000, exactly as a client would (and check it ends there).

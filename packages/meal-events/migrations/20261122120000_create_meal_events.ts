@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Meal events of a household. The household id is an opaque uuid owned by @svc/households: no
- * foreign key crosses package boundaries.
+ * Meal events of a household. The household id is a uuid owned by @svc/households; the foreign key
+ * to households is added by this package's `relations` migrations.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('meal_events', (t) => {

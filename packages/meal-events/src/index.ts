@@ -3,10 +3,9 @@
  * listed earliest first with signed keyset cursors, and written by the household's adults.
  */
 
-export { KnexMealEventStore } from './KnexMealEventStore.js';
-export type { EventPage, EventPosition, MealEvent, MealEventInput, MealEventStore, MealEventType, PageRequest, Participant } from './MealEventStore.js';
-export { EVENT_TYPES } from './MealEventStore.js';
-export { migrate, migrations } from './migrations.js';
-export type { PagedMealEvents } from './paging.js';
-export { createMealEvents, type MealEventsDeps } from './router.js';
-export { LIMITS as MEAL_EVENT_LIMITS } from './schemas.js';
+export { migrate, migrations, relations } from './migrations.js';
+export { MealEventModel } from './models/index.js';
+export { createRouter, type RouterOptions } from './router.js';
+export * from './schemas.js';
+export { MealEventsService, type MealEventsServiceOptions } from './service.js';
+export { type EventPage, type EventPosition, type MealEventStore, type MealEventValues, ObjectionMealEventStore, type PageRequest } from './store.js';

@@ -1,14 +1,26 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealEvents from '../migrations/20261122120000_create_meal_events.js';
+import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 
-/** This package's migrations, in the order they run; the history lives in `knex_migrations_meal_events`. */
+/** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_events`. */
 export const migrations: MigrationSet = {
   name: 'meal_events',
   migrations: [{ name: '20261122120000_create_meal_events', up: createMealEvents.up, down: createMealEvents.down }],
 };
 
-/** Brings this package's tables up to date (dependencies' tables must already be there). */
+/**
+ * Foreign keys from this package's tables to other packages' tables (meal_events.household_id →
+ * households). The host runs every package's `relations` after every package's `migrations`, so
+ * the referenced tables exist; a package's own tests run without them. History:
+ * `knex_migrations_meal_events_relations`.
+ */
+export const relations: MigrationSet = {
+  name: 'meal_events_relations',
+  migrations: [{ name: '20261125100000_meal_events_household_fk', up: mealEventsHouseholdFk.up, down: mealEventsHouseholdFk.down }],
+};
+
+/** Brings this package's own tables up to date. */
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }

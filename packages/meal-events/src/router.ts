@@ -1,38 +1,22 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess } from '@svc/contracts';
-import { ApiRouter, assertRole, NotFoundError, principalOf } from '@svc/http-kit';
-import type { Knex } from 'knex';
-import { CursorCodec } from './cursor.js';
-import { KnexMealEventStore } from './KnexMealEventStore.js';
-import type { MealEventInput, MealEventStore } from './MealEventStore.js';
-import { assertRange, type EventListQuery, listEvents } from './paging.js';
+import { ApiRouter, principalOf } from '@svc/http-kit';
 import { EventParams, HouseholdParams, ListQuery, MealEventBody, MealEventSchema, PagedMealEventSchema } from './schemas.js';
+import type { MealEventsService } from './service.js';
 
-/** What the meal-events package needs from its host. */
-export interface MealEventsDeps {
-  knex: Knex;
-  clock: Clock;
-  /** Membership and role of the caller, from @svc/households. */
-  access: HouseholdAccess;
-  /** HMAC key for page cursors; the host derives it from SESSION_SECRET. */
-  cursorSecret: string;
+/** What the meal-events routes need: the package's service (which holds its store, clock, access and cursor secret). */
+export interface RouterOptions {
+  service: MealEventsService;
 }
 
-type HouseholdPath = { householdId: string };
-type EventPath = { householdId: string; eventId: string };
-
-const NOT_FOUND_EVENT = () => new NotFoundError('not_found', 'No such meal event in this household');
-
 /**
- * The meal-events operations: the paged list (service-spec.md, Meal events) and the writes of
- * decisions.md §5. Any member reads; Owner and Adult write; a non-member gets 404.
+ * The meal-events operations: the paged list (the contract's "Meal events") and the writes.
+ * Any member reads; Owner and Adult write; a non-member gets 404. Ids in the path are compared
+ * lower-cased.
  */
-export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; store: MealEventStore } {
-  const store = new KnexMealEventStore(deps.knex, deps.clock);
-  const codec = new CursorCodec(deps.cursorSecret);
-  const { access } = deps;
+export function createRouter(options: RouterOptions): ApiRouter {
+  const { service } = options;
   const api = new ApiRouter({ tags: ['MealEvents'] });
 
-  api.route<unknown, EventListQuery, HouseholdPath>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events',
@@ -48,15 +32,11 @@ export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; sto
       errorCodes: { 400: ['validation_failed', 'invalid_cursor'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { userId } = principalOf(req);
-      const householdId = req.input.params.householdId.toLowerCase();
-      assertRange(req.input.query.from, req.input.query.to);
-      await access.roleOf(userId, householdId);
-      res.json(await listEvents(store, codec, householdId, req.input.query));
+      res.json(await service.list(principalOf(req).userId, req.input.params.householdId.toLowerCase(), req.input.query));
     },
   );
 
-  api.route<MealEventInput, unknown, HouseholdPath>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/events',
@@ -69,14 +49,11 @@ export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; sto
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { userId } = principalOf(req);
-      const householdId = req.input.params.householdId.toLowerCase();
-      assertRole(await access.roleOf(userId, householdId), ADULT_ROLES);
-      res.status(201).json(await store.create(householdId, req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId.toLowerCase(), req.input.body));
     },
   );
 
-  api.route<MealEventInput, unknown, EventPath>(
+  api.route(
     {
       method: 'put',
       path: '/api/v1/households/{householdId}/events/{eventId}',
@@ -89,16 +66,12 @@ export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; sto
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { userId } = principalOf(req);
-      const householdId = req.input.params.householdId.toLowerCase();
-      assertRole(await access.roleOf(userId, householdId), ADULT_ROLES);
-      const event = await store.replace(householdId, req.input.params.eventId.toLowerCase(), req.input.body);
-      if (!event) throw NOT_FOUND_EVENT();
-      res.json(event);
+      const { householdId, eventId } = req.input.params;
+      res.json(await service.replace(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase(), req.input.body));
     },
   );
 
-  api.route<unknown, unknown, EventPath>(
+  api.route(
     {
       method: 'delete',
       path: '/api/v1/households/{householdId}/events/{eventId}',
@@ -110,13 +83,11 @@ export function createMealEvents(deps: MealEventsDeps): { router: ApiRouter; sto
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { userId } = principalOf(req);
-      const householdId = req.input.params.householdId.toLowerCase();
-      assertRole(await access.roleOf(userId, householdId), ADULT_ROLES);
-      if (!(await store.remove(householdId, req.input.params.eventId.toLowerCase()))) throw NOT_FOUND_EVENT();
+      const { householdId, eventId } = req.input.params;
+      await service.remove(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase());
       res.status(204).end();
     },
   );
 
-  return { router: api, store };
+  return api;
 }

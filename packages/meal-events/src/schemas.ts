@@ -1,5 +1,8 @@
-import type { JsonSchema } from '@svc/http-kit';
-import { EVENT_TYPES } from './MealEventStore.js';
+import type { Infer, TypedSchema } from '@svc/http-kit';
+
+/** The four kinds of meal event (decisions.md §2). */
+export const EVENT_TYPES = ['Guests', 'EatingOut', 'Away', 'Activity'] as const;
+export type MealEventType = (typeof EVENT_TYPES)[number];
 
 /** Longest accepted values of an event (decisions.md §2 fixes notes at 2000; the rest are ours). */
 export const LIMITS = {
@@ -11,34 +14,39 @@ export const LIMITS = {
   pageDefault: 50,
 } as const;
 
-/** A real calendar date; year 0000 does not exist in PostgreSQL (or the Gregorian calendar). */
-const DateSchema: JsonSchema = {
+/**
+ * A real calendar date in years 1900–9999: `format: date` refuses days a month does not have
+ * (2026-02-30, 29 February outside leap years) and anything but exactly YYYY-MM-DD (so a fifth
+ * year digit); the pattern keeps the year to a sane range, so nothing a client sends reaches
+ * PostgreSQL as year 0000 (which it refuses) or as an absurd century.
+ */
+const DateSchema = {
   type: 'string',
   format: 'date',
-  pattern: '^(?!0000)[0-9]{4}-',
-  description: 'YYYY-MM-DD, a real date (years 0001–9999)',
+  pattern: '^(19[0-9]{2}|[2-9][0-9]{3})-',
+  description: 'YYYY-MM-DD, a real date in years 1900–9999',
   examples: ['2026-11-22'],
-};
+} as const satisfies TypedSchema;
 
-const UuidSchema: JsonSchema = { type: 'string', format: 'uuid' };
+const UuidSchema = { type: 'string', format: 'uuid' } as const satisfies TypedSchema;
 
-export const HouseholdParams: JsonSchema = {
+export const HouseholdParams = {
   type: 'object',
   required: ['householdId'],
   properties: { householdId: UuidSchema },
-};
+} as const satisfies TypedSchema;
 
-export const EventParams: JsonSchema = {
+export const EventParams = {
   type: 'object',
   required: ['householdId', 'eventId'],
   properties: { householdId: UuidSchema, eventId: UuidSchema },
-};
+} as const satisfies TypedSchema;
 
-export const ListQuery: JsonSchema = {
+export const ListQuery = {
   type: 'object',
   properties: {
-    from: { ...DateSchema, description: 'Earliest date, inclusive (YYYY-MM-DD). Not later than `to`.' },
-    to: { ...DateSchema, description: 'Latest date, inclusive (YYYY-MM-DD).' },
+    from: { ...DateSchema, description: 'Earliest date, inclusive (YYYY-MM-DD, years 1900–9999). Not later than `to`.' },
+    to: { ...DateSchema, description: 'Latest date, inclusive (YYYY-MM-DD, years 1900–9999).' },
     cursor: {
       type: 'string',
       minLength: 1,
@@ -54,26 +62,31 @@ export const ListQuery: JsonSchema = {
       description: '1 to 100, default 50; outside: 400 validation_failed',
     },
   },
-};
+} as const satisfies TypedSchema;
+/** The query of GET …/events as validated (`limit` defaulted to 50). */
+export type ListEventsQuery = Infer<typeof ListQuery>;
 
-const ParticipantSchema: JsonSchema = {
+export const ParticipantSchema = {
   type: 'object',
   required: ['memberId', 'name'],
   properties: {
     memberId: { type: ['string', 'null'], format: 'uuid', description: 'The household member, or null for a guest' },
     name: { type: 'string', minLength: 1, maxLength: LIMITS.participantName },
   },
-};
+} as const satisfies TypedSchema;
+/** One person at (or away from) the table; `memberId` links a household member when there is one. */
+export type Participant = Infer<typeof ParticipantSchema>;
 
 /** POST and PUT body: every member required (PUT replaces them all); `notes` may be "" but not null. */
-export const MealEventBody: JsonSchema = {
+export const MealEventBody = {
   type: 'object',
   required: ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants'],
   properties: {
     date: DateSchema,
-    eventType: { type: 'string', enum: [...EVENT_TYPES] },
+    eventType: { type: 'string', enum: EVENT_TYPES },
     servingTime: {
       type: 'string',
+      // 00:00 to 23:59 (24:00 is not a time of day), optional seconds.
       pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
       description: 'HH:mm, 24-hour; HH:mm:ss accepted (seconds are dropped); answered as HH:mm',
       examples: ['18:30'],
@@ -82,16 +95,19 @@ export const MealEventBody: JsonSchema = {
     notes: { type: 'string', maxLength: LIMITS.notes, description: 'Up to 2000 characters; "" for none (null is refused)' },
     participants: { type: 'array', maxItems: LIMITS.participants, items: ParticipantSchema, description: 'At most 50' },
   },
-};
+} as const satisfies TypedSchema;
+/** What a client writes: every member required, a PUT replaces them all. */
+export type MealEventInput = Infer<typeof MealEventBody>;
 
-export const MealEventSchema: JsonSchema = {
+/** A meal event as the API answers it. */
+export const MealEventSchema = {
   type: 'object',
   required: ['id', 'householdId', 'date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     householdId: { type: 'string', format: 'uuid' },
     date: { type: 'string', format: 'date' },
-    eventType: { type: 'string', enum: [...EVENT_TYPES] },
+    eventType: { type: 'string', enum: EVENT_TYPES },
     servingTime: { type: 'string', description: 'HH:mm', examples: ['18:30'] },
     availableCookingMinutes: { type: 'integer', format: 'int32' },
     notes: { type: 'string' },
@@ -99,9 +115,11 @@ export const MealEventSchema: JsonSchema = {
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
   },
-};
+} as const satisfies TypedSchema;
+export type MealEvent = Infer<typeof MealEventSchema>;
 
-export const PagedMealEventSchema: JsonSchema = {
+/** PagedMealEventResponse of the spec; `total` is always null and always sent. */
+export const PagedMealEventSchema = {
   type: 'object',
   required: ['items', 'nextCursor', 'total'],
   properties: {
@@ -109,4 +127,5 @@ export const PagedMealEventSchema: JsonSchema = {
     nextCursor: { type: ['string', 'null'], description: 'Pass back as `cursor` for the next page; null on the last page' },
     total: { type: 'null', description: 'Always null' },
   },
-};
+} as const satisfies TypedSchema;
+export type PagedMealEvents = Infer<typeof PagedMealEventSchema>;

@@ -4,7 +4,7 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createMealEvents, type MealEvent, migrations } from '../src/index.js';
+import { createRouter, type MealEvent, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
 import { MemoryAccess, seed, sortKey, spread } from './helpers.js';
 
 describe('GET /api/v1/households/{householdId}/events', () => {
@@ -21,8 +21,13 @@ describe('GET /api/v1/households/{householdId}/events', () => {
   before(async () => {
     db = await createTestDatabase([migrations]);
     access.set(household, owner, 'Owner').set(household, junior, 'Junior').set(other, owner, 'Owner');
-    const { router } = createMealEvents({ knex: db.knex, clock: new ManualClock(), access, cursorSecret: 'test secret for cursors' });
-    app = buildTestApp({ routers: [router] });
+    const service = new MealEventsService({
+      store: new ObjectionMealEventStore(db.knex),
+      clock: new ManualClock(),
+      access,
+      cursorSecret: 'test secret for cursors',
+    });
+    app = buildTestApp({ routers: [createRouter({ service })] });
   });
   afterEach(() => db.truncate());
   after(() => db.destroy());
@@ -234,6 +239,25 @@ describe('GET /api/v1/households/{householdId}/events', () => {
       });
     }
     it('accepts 29 February in a leap year', () => get({ from: '2028-02-29' }).expect(200));
+
+    describe('dates outside years 1900–9999 or the calendar (never reaching PostgreSQL)', () => {
+      for (const d of ['0000-01-01', '1899-12-31', '2026-02-30', '2026-04-31', '2027-02-29', '99999-01-01', '+02026-01-01', '-2026-01-01', '10000-01-01']) {
+        for (const field of ['from', 'to']) {
+          it(`answers 400 validation_failed naming ${field} for ${field}=${d}`, async () => {
+            const res = await get({ [field]: d }).expect(400);
+            expect(res.body.code).to.equal('validation_failed');
+            expect([...new Set(res.body.errors.map((e: { field: string }) => e.field))]).to.deep.equal([field]);
+          });
+        }
+      }
+      it('accepts the edges 1900-01-01 and 9999-12-31', async () => {
+        await seed(db.knex, household, [{ date: '1900-01-01' }, { date: '9999-12-31', servingTime: '23:59' }]);
+        const res = await get({ from: '1900-01-01', to: '9999-12-31', limit: 1 }).expect(200);
+        expect(res.body.items.map((e: MealEvent) => e.date)).to.deep.equal(['1900-01-01']);
+        const next = await get({ cursor: res.body.nextCursor }).expect(200);
+        expect(next.body.items.map((e: MealEvent) => [e.date, e.servingTime])).to.deep.equal([['9999-12-31', '23:59']]);
+      });
+    });
     it('answers 400 validation_failed when from is later than to', () => expectCode({ from: '2026-11-02', to: '2026-11-01' }, 'validation_failed'));
     it('answers 400 validation_failed for a householdId that is not a uuid', async () => {
       const res = await get({}, owner, '/api/v1/households/not-a-uuid/events').expect(400);
@@ -273,8 +297,13 @@ describe('GET /api/v1/households/{householdId}/events', () => {
         await expectCode({ cursor: theirs }, 'invalid_cursor');
       });
       it('answers 400 invalid_cursor for a cursor signed with another secret', async () => {
-        const { router } = createMealEvents({ knex: db.knex, clock: new ManualClock(), access, cursorSecret: 'another secret' });
-        const otherApp = buildTestApp({ routers: [router] });
+        const service = new MealEventsService({
+          store: new ObjectionMealEventStore(db.knex),
+          clock: new ManualClock(),
+          access,
+          cursorSecret: 'another secret',
+        });
+        const otherApp = buildTestApp({ routers: [createRouter({ service })] });
         const foreign = (await request(otherApp).get(path).query({ limit: 1 }).set('X-Test-User', owner).expect(200)).body.nextCursor;
         await expectCode({ cursor: foreign }, 'invalid_cursor');
       });

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { rollbackMigrations, runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { migrations } from '../src/index.js';
+import { migrations, relations } from '../src/index.js';
+import { seed } from './helpers.js';
 
 describe('meal-events migrations', () => {
   let db: TestDatabase;
@@ -18,5 +20,27 @@ describe('meal-events migrations', () => {
     expect(await db.knex.schema.hasTable('meal_events')).to.equal(false);
     await runMigrations(db.knex, [migrations]);
     expect(await db.knex.schema.hasTable('meal_events')).to.equal(true);
+  });
+
+  it('relations: drop events of households that are gone, then cascade a household delete to its events', async () => {
+    // Stands in for @svc/households' table: the relation needs only its key.
+    await db.knex.schema.createTable('households', (t) => t.uuid('id').primary());
+    const kept = randomUUID();
+    const gone = randomUUID();
+    await db.knex('households').insert({ id: kept });
+    const [keptEvent] = await seed(db.knex, kept, [{ date: '2026-11-22' }]);
+    await seed(db.knex, gone, [{ date: '2026-11-22' }, { date: '2026-11-23' }]);
+
+    await runMigrations(db.knex, [relations]);
+    expect((await db.knex('mealEvents').select('id')).map((r) => r.id)).to.deep.equal([keptEvent]);
+    const orphan = await seed(db.knex, gone, [{ date: '2026-11-24' }]).catch((err: { code?: string }) => err);
+    expect(orphan).to.have.property('code', '23503'); // foreign_key_violation
+    await db.knex('households').where({ id: kept }).delete();
+    expect(await db.knex('mealEvents').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+
+    await rollbackMigrations(db.knex, [relations]);
+    await seed(db.knex, gone, [{ date: '2026-11-22' }]);
+    await runMigrations(db.knex, [relations]);
+    expect(await db.knex('mealEvents').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
   });
 });

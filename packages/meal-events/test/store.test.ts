@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { ManualClock } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { KnexMealEventStore, migrations, type PageRequest } from '../src/index.js';
+import { MealEventModel, migrations, ObjectionMealEventStore, type PageRequest } from '../src/index.js';
 
-describe('KnexMealEventStore', () => {
+describe('ObjectionMealEventStore', () => {
   let db: TestDatabase;
-  let store: KnexMealEventStore;
+  let store: ObjectionMealEventStore;
   const household = randomUUID();
 
   before(async () => {
     db = await createTestDatabase([migrations]);
-    store = new KnexMealEventStore(db.knex, new ManualClock());
+    store = new ObjectionMealEventStore(db.knex);
   });
   after(() => db.destroy());
 
@@ -41,6 +40,17 @@ describe('KnexMealEventStore', () => {
       if (req.after) expect(text).to.match(/Index Cond: .*ROW\(date, serving_time, id\) >/);
     });
   }
+
+  it('gives the API shape from a model read without the formatted columns too (select *)', async () => {
+    const at = new Date('2026-11-22T09:00:00.000Z');
+    const values = { date: '2026-12-31', eventType: 'Away' as const, servingTime: '07:05', availableCookingMinutes: 0, notes: '', participants: [] };
+    const created = await store.create(household, randomUUID(), values, at);
+    const row = await MealEventModel.bindKnex(db.knex).query().findById(created.id);
+    expect(row?.toApi()).to.deep.equal(created);
+    expect(JSON.parse(JSON.stringify(row))).to.deep.equal(created);
+    expect(await store.get(household, created.id)).to.deep.equal(created);
+    expect(await store.get(randomUUID(), created.id)).to.equal(undefined);
+  });
 
   it('reads limit + 1 rows to know whether another page follows', async () => {
     const { sql } = store.pageQuery(household, requests[0]![1]).toSQL();

@@ -4,7 +4,7 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createMealEvents, migrations } from '../src/index.js';
+import { createRouter, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
 import { MemoryAccess } from './helpers.js';
 
 describe('meal event writes (POST, PUT, DELETE)', () => {
@@ -37,8 +37,8 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
   before(async () => {
     db = await createTestDatabase([migrations]);
     access.set(household, owner, 'Owner').set(household, adult, 'Adult').set(household, junior, 'Junior').set(other, owner, 'Owner');
-    const { router } = createMealEvents({ knex: db.knex, clock, access, cursorSecret: 'test secret' });
-    app = buildTestApp({ routers: [router] });
+    const service = new MealEventsService({ store: new ObjectionMealEventStore(db.knex), clock, access, cursorSecret: 'test secret' });
+    app = buildTestApp({ routers: [createRouter({ service })] });
   });
   afterEach(() => db.truncate());
   after(() => db.destroy());
@@ -137,6 +137,38 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       expect(res.body.code).to.equal('validation_failed');
     });
   }
+  const outOfRange: [string, Record<string, unknown>][] = [
+    ['date', { date: '0000-01-01' }],
+    ['date', { date: '1899-12-31' }],
+    ['date', { date: '2026-02-30' }],
+    ['date', { date: '2027-02-29' }],
+    ['date', { date: '99999-01-01' }],
+    ['date', { date: '10000-01-01' }],
+    ['date', { date: '+02026-01-01' }],
+    ['servingTime', { servingTime: '24:00' }],
+    ['servingTime', { servingTime: '24:00:00' }],
+    ['servingTime', { servingTime: '23:59:60' }],
+    ['servingTime', { servingTime: '99:99' }],
+  ];
+  for (const [field, over] of outOfRange) {
+    it(`answers 400 validation_failed naming ${field} for ${JSON.stringify(over[field])}, on POST and on PUT, and stores nothing`, async () => {
+      const res = await post(body(over)).expect(400);
+      expect(res.body.code).to.equal('validation_failed');
+      expect([...new Set(res.body.errors.map((e: { field: string }) => e.field))]).to.deep.equal([field]);
+      const created = (await post(body()).expect(201)).body;
+      const again = await put(created.id, body(over)).expect(400);
+      expect(again.body.code).to.equal('validation_failed');
+      expect([...new Set(again.body.errors.map((e: { field: string }) => e.field))]).to.deep.equal([field]);
+      expect((await list()).body.items).to.deep.equal([created]);
+    });
+  }
+  it('accepts the date edges 1900-01-01 and 9999-12-31 and the time edges 00:00 and 23:59:59', async () => {
+    const early = (await post(body({ date: '1900-01-01', servingTime: '00:00' })).expect(201)).body;
+    const late = (await post(body({ date: '9999-12-31', servingTime: '23:59:59' })).expect(201)).body;
+    expect([early.date, early.servingTime, late.date, late.servingTime]).to.deep.equal(['1900-01-01', '00:00', '9999-12-31', '23:59']);
+    expect((await list()).body.items).to.deep.equal([early, late]);
+  });
+
   for (const field of ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants']) {
     it(`answers 400 validation_failed naming ${field} when it is left out, on POST and on PUT`, async () => {
       const b: Record<string, unknown> = body();

@@ -22,6 +22,7 @@ export const allMigrations = [
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
   push.relations,
+  mealEvents.relations,
 ];
 
 export interface ServiceDeps {
@@ -111,9 +112,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
   });
-  const eventsApi = mealEvents.createMealEvents({
-    knex,
+  const eventsService = new mealEvents.MealEventsService({
+    store: new mealEvents.ObjectionMealEventStore(knex),
     clock,
+    random,
     access: householdsApi.access,
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
   });
@@ -129,7 +131,13 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     authLimiter: accountsApi.authLimiter,
     metrics: deps.metrics,
     draining: deps.draining,
-    routers: [accountsApi.router, householdsApi.router, rulesApi.router, eventsApi.router, push.createRouter({ service: pushService })],
+    routers: [
+      accountsApi.router,
+      householdsApi.router,
+      rulesApi.router,
+      mealEvents.createRouter({ service: eventsService }),
+      push.createRouter({ service: pushService }),
+    ],
   });
   if (deps.startMailer !== false) accountsApi.mailer.start();
   return {

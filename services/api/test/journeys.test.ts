@@ -137,6 +137,13 @@ describe('user journeys through the composed service', () => {
     } while (cursor);
     expect(seen).to.deep.equal(['2026-12-01', '2026-12-02', '2026-12-03', '2026-12-04', '2026-12-05']);
     expect((await adult.get(`/api/v1/households/${household.id}/events?cursor=forged`)).status).to.equal(400);
+    expect((await adult.get(`/api/v1/households/${household.id}/events`).query({ from: '0000-01-01' })).body.code).to.equal('validation_failed');
+
+    // meal-events' relations migration ran: a household's events go with the household.
+    const events = () => h.db.knex('mealEvents').where({ householdId: household.id }).count({ n: '*' }).first();
+    expect(await events()).to.deep.equal({ n: '5' });
+    await h.db.knex('households').where({ id: household.id }).delete();
+    expect(await events()).to.deep.equal({ n: '0' });
   });
 
   it('registers a phone, moves it to the next login on the same phone, and forgets it on delete', async () => {

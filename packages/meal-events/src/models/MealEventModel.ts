@@ -1,0 +1,89 @@
+import { BaseModel, objection, type Pojo, rowSchema } from '@svc/db';
+import { type MealEvent, MealEventSchema, type MealEventType, type Participant } from '../schemas.js';
+
+const { raw } = objection;
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * One row of `meal_events`: an event of one household. Every column is part of the API shape, so
+ * the row schema is the response schema (the household id is an opaque uuid of @svc/households).
+ */
+export class MealEventModel extends BaseModel {
+  static override tableName = 'meal_events';
+  static override idColumn = 'id';
+  static override timestamps = ['createdAt', 'updatedAt'];
+  static override jsonSchema = rowSchema(MealEventSchema, {});
+
+  /**
+   * `apiColumns`: every column, with `date` and `servingTime` formatted by PostgreSQL (`to_char`),
+   * so the answer depends neither on the pg driver's type parsers nor on the server's DateStyle.
+   * The formatted columns keep their names: ORDER BY must therefore qualify the table's columns
+   * (`meal_events.date`), or it would sort by the text (and could not use the index).
+   */
+  static override modifiers = {
+    apiColumns(query: objection.QueryBuilder<MealEventModel>) {
+      query.select(
+        'id',
+        'householdId',
+        raw(`to_char(??, 'YYYY-MM-DD') as ??`, ['date', 'date']),
+        'eventType',
+        raw(`to_char(??, 'HH24:MI') as ??`, ['servingTime', 'servingTime']),
+        'availableCookingMinutes',
+        'notes',
+        'participants',
+        'createdAt',
+        'updatedAt',
+      );
+    },
+  };
+
+  declare id: string;
+  /** The household the event belongs to (an opaque id from @svc/households). */
+  declare householdId: string;
+  /** YYYY-MM-DD */
+  declare date: string;
+  declare eventType: MealEventType;
+  /** HH:mm, 24-hour (stored to the minute). */
+  declare servingTime: string;
+  declare availableCookingMinutes: number;
+  declare notes: string;
+  declare participants: Participant[];
+  declare createdAt: string;
+  declare updatedAt: string;
+
+  /**
+   * Holds `date` as YYYY-MM-DD and `servingTime` as HH:mm however the row was read: `apiColumns`
+   * already gives those; a plain `select *` gives pg's Date (local midnight) and `HH:mm:ss`.
+   */
+  override $parseDatabaseJson(json: Pojo): Pojo {
+    const parsed = super.$parseDatabaseJson(json);
+    const date = parsed.date;
+    if (date instanceof Date) parsed.date = `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+    if (typeof parsed.servingTime === 'string') parsed.servingTime = parsed.servingTime.slice(0, 5);
+    return parsed;
+  }
+
+  /** MealEventResponse: every column, in the contract's order. */
+  toApi(): MealEvent {
+    return {
+      id: this.id,
+      householdId: this.householdId,
+      date: this.date,
+      eventType: this.eventType,
+      servingTime: this.servingTime,
+      availableCookingMinutes: this.availableCookingMinutes,
+      notes: this.notes,
+      participants: this.participants,
+      createdAt: this.createdAt,
+      updatedAt: this.updatedAt,
+    };
+  }
+
+  /** JSON of a model instance is its API shape too (never the bookkeeping of a query). */
+  override $formatJson(_json: Pojo): Pojo {
+    return this.toApi();
+  }
+}

@@ -1,0 +1,1 @@
+export { MealEventModel } from './MealEventModel.js';

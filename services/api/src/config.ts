@@ -146,6 +146,9 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? '.data');
   const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
   const databaseUrl = str(env, 'DATABASE_URL');
+  // The production image carries no embedded PostgreSQL: a missing DATABASE_URL is a configuration error there.
+  if (databaseUrl === undefined && (str(env, 'NODE_ENV') ?? 'development') === 'production')
+    throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production (the embedded PostgreSQL is for development)');
   if (databaseUrl !== undefined) url(env, 'DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
   const redisUrl = str(env, 'REDIS_URL');
   if (redisUrl !== undefined) url(env, 'REDIS_URL', redisUrl, ['redis:', 'rediss:']);

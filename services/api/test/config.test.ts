@@ -90,7 +90,8 @@ describe('configuration', () => {
     [{ APPLE_CLIENT_ID: 'id' }, 'APPLE_TEAM_ID'],
     [{ APP_REDIRECT_URIS: 'not a uri' }, 'APP_REDIRECT_URIS'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
-    [{ NODE_ENV: 'production' }, 'SESSION_SECRET'],
+    [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/meals' }, 'SESSION_SECRET'],
+    [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }, 'DATABASE_URL'],
   ];
   for (const [env, variable] of bad) {
     it(`refuses ${JSON.stringify(env)}, naming ${variable}`, () => {

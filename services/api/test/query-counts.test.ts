@@ -78,15 +78,13 @@ describe('SQL statements per operation', function () {
     await measure(
       'POST /api/v1/households/{id}/rules',
       () =>
-        agent
-          .post(`${hh}/rules`)
-          .send({
-            payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
-            strength: 'Hard',
-            scope: 'Permanent',
-            startDate: null,
-            endDate: null,
-          }),
+        agent.post(`${hh}/rules`).send({
+          payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
+          strength: 'Hard',
+          scope: 'Permanent',
+          startDate: null,
+          endDate: null,
+        }),
       201,
     );
     await measure('GET /api/v1/households/{id}/events', () => agent.get(`${hh}/events`), 200);

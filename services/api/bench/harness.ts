@@ -3,7 +3,7 @@
  * of the app being measured. The process prints `port=<n>` on stdout once it listens, then answers
  * the bench over the IPC channel of `child_process.fork`:
  *
- *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms), cpu: process.cpuUsage(), rssKb, queries }
+ *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms of delay beyond the 5 ms sampling interval), cpu: process.cpuUsage(), rssKb, queries }
  *   { cmd: 'eld-reset' }  → { ok: true }   (restarts the event-loop delay histogram)
  *   { cmd: 'exit' }       → closes the listener and exits 0, so a --cpu-prof profile is written
  */
@@ -34,9 +34,11 @@ export function rssKb(pid: number): number {
 
 /** Announces the port and serves the bench's requests; `close` runs before exiting. */
 export function attachHarness(server: Server, opts: { queries?: () => number; close?: () => Promise<void> } = {}): void {
-  const eld = monitorEventLoopDelay({ resolution: 10 });
+  // The histogram holds whole intervals of its sampling timer; the delay is what exceeds RESOLUTION.
+  const RESOLUTION = 5;
+  const eld = monitorEventLoopDelay({ resolution: RESOLUTION });
   eld.enable();
-  const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+  const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION) * 100) / 100);
   process.on('message', (msg: HarnessRequest) => {
     const reply = (body: object) => process.send?.({ id: msg.id, ...body });
     if (msg.cmd === 'stats') {

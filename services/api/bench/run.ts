@@ -34,6 +34,7 @@ import { parseArgs } from 'node:util';
 import { createTestDatabase } from '@svc/test-support';
 import autocannon from 'autocannon';
 import { type ChildStats, type HarnessRequest, rssKb } from './harness.js';
+import { report as profileReport } from './profile-top.js';
 
 // ---------------------------------------------------------------------------------------------
 // Options
@@ -81,7 +82,9 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 // ---------------------------------------------------------------------------------------------
 // Measured processes
 
+// Compiled (npm run bench: bench/dist/bench/*.js, run by plain node like production) or under tsx.
 const here = path.dirname(fileURLToPath(import.meta.url));
+const ext = path.extname(fileURLToPath(import.meta.url));
 const sessionSecret = randomBytes(36).toString('base64url');
 
 class App {
@@ -101,7 +104,7 @@ class App {
   static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
     const execArgv = [...process.execArgv];
     if (cpuProfile && opts.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.profile}`, `--cpu-prof-name=${cpuProfile}.cpuprofile`);
-    const proc = fork(path.join(here, file), [], {
+    const proc = fork(path.join(here, `${file}${ext}`), [], {
       execArgv,
       env: { ...process.env, NODE_ENV: 'production', BENCH_DATABASE_URL: databaseUrl, SESSION_SECRET: sessionSecret },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
@@ -259,9 +262,9 @@ let exitCode = 0;
 try {
   log(`${os.cpus().length} cores, Node ${process.version}, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}; database ${db.name}`);
   // The service first: its migrations make the tables the naive anchor reads.
-  const service = await startApp('service', 'serve-service.ts');
-  const naive = await startApp('naive', 'naive-app.ts');
-  const ceiling = await startApp('ceiling', 'ceiling-app.ts');
+  const service = await startApp('service', 'serve-service');
+  const naive = await startApp('naive', 'naive-app');
+  const ceiling = await startApp('ceiling', 'ceiling-app');
   log(`service pid ${service.pid} ${service.base}; naive pid ${naive.pid}; ceiling pid ${ceiling.pid}`);
 
   // One account (a real bcrypt cost 12 password), its household, a few rules, many events.
@@ -418,7 +421,7 @@ try {
   if (opts.profile) {
     // A service process of its own per scenario, so each profile holds one scenario.
     for (const s of scenarios) {
-      const app = s.app === 'service' ? await startApp(`service ${s.id}`, 'serve-service.ts', s.id) : appFor[s.app];
+      const app = s.app === 'service' ? await startApp(`service ${s.id}`, 'serve-service', s.id) : appFor[s.app];
       const rounds: RoundResult[] = [];
       const queries = await sampleQueries(s, app);
       await round(s, app, opts.warmupSeconds);
@@ -476,7 +479,7 @@ try {
       }
     | undefined;
   if (wanted('storm')) {
-    const app = opts.profile ? await startApp('service storm', 'serve-service.ts', 'storm') : service;
+    const app = opts.profile ? await startApp('service storm', 'serve-service', 'storm') : service;
     const me = (seconds: number) =>
       load({
         base: app.base,
@@ -538,7 +541,7 @@ try {
 
   let rss: { startMb: number; afterRoundMb: number[]; maxMb: number; minMb: number; rps: number[]; non2xx: number; errors: number } | undefined;
   if (wanted('rss')) {
-    const app = opts.profile ? await startApp('service rss', 'serve-service.ts', 'rss') : service;
+    const app = opts.profile ? await startApp('service rss', 'serve-service', 'rss') : service;
     const startMb = rssKb(app.pid) / 1024;
     const afterRoundMb: number[] = [];
     const rpsList: number[] = [];
@@ -661,6 +664,18 @@ try {
   for (const v of verdicts) lines.push(`| ${v.target} | ${v.measured} | ${v.verdict} |`);
   process.stdout.write(`\n${lines.join('\n')}\n`);
 
+  // Each profile is written when its process exits (already, for all but the shared service).
+  const profiles: { scenario: string; file: string; summary: string }[] = [];
+  if (opts.profile) {
+    for (const r of rows.filter((x) => x.app === 'service')) {
+      const file = path.join(opts.profile, `${r.id}.cpuprofile`);
+      if (!fs.existsSync(file)) continue;
+      const summary = profileReport(file, 25, r.cpuMsPerRequest);
+      profiles.push({ scenario: r.id, file, summary });
+      process.stdout.write(`\n${r.label}: CPU ${f2(r.cpuMsPerRequest)} ms per request\n${summary}\n`);
+    }
+  }
+
   if (args.json) {
     const report = {
       machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model.trim(), node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
@@ -671,6 +686,7 @@ try {
       storm,
       rss,
       verdicts,
+      profiles: profiles.map(({ scenario, file }) => ({ scenario, file })),
     };
     fs.writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
     log(`wrote ${args.json}`);

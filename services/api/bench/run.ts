@@ -1,125 +1,701 @@
 /**
- * `npm run bench`: the hot paths of the composed service over real HTTP (autocannon), on a
- * database of its own (TEST_DATABASE_URL or DATABASE_URL, else an embedded server).
- * Prints, per path: requests/s, latency p50/p99, and the SQL queries one request makes (read from
- * its Server-Timing header), then the event-loop delay while logins hash passwords.
+ * `npm run bench`: the service against its anchors, in one run, over real HTTP (autocannon).
  *
- *   npm run bench                 # all scenarios, 10 s each
- *   npm run bench -- --seconds 3  # shorter
+ * Three processes of their own, each with a whole event loop, on one bench database
+ * (TEST_DATABASE_URL or DATABASE_URL, else an embedded PostgreSQL; a scratch database dropped at
+ * the end): the service (serve-service.ts: buildService + listen), the naive anchor (naive-app.ts:
+ * express-session + connect-pg-simple, re-saved on every hit) and the ceiling anchor
+ * (ceiling-app.ts: Express + helmet, constant JSON). Data is seeded through the service's HTTP API
+ * (register, household, rules, logins), plus bulk SQL for the events.
+ *
+ * Scenarios (--rounds rounds of --seconds at --connections, median reported; rounds interleave
+ * across scenarios so machine noise spreads evenly): GET /me on the three apps, GET household,
+ * GET rules, GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), PATCH
+ * household; then a login storm (20 concurrent real logins, bcrypt cost 12, while GET /me runs at
+ * 20 connections) and the service's RSS after each of three rounds of mixed load.
+ *
+ *   npm run bench                                  # full run (about 10 minutes)
+ *   npm run bench -- --quick                       # smoke run: 1 round of 3 s, 10,000 events, RSS 3 × 10 s
+ *   npm run bench -- --json out.json               # the same results as JSON
+ *   npm run bench -- --profile prof --only me      # service started with --cpu-prof per scenario
+ *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
+ *
+ * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
+ * --storm-logins 20 --storm-connections 20 --only <ids> (me-ceiling, me-naive, me, household,
+ * rules, events-first, events-deep, patch-household, storm, rss).
  */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLogger } from '@svc/http-kit';
 import { createTestDatabase } from '@svc/test-support';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/config.js';
-import { buildService } from '../src/service.js';
+import { type ChildStats, type HarnessRequest, rssKb } from './harness.js';
+import { report as profileReport } from './profile-top.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, connections: { type: 'string', default: '20' } } });
-const seconds = Number(values.seconds);
-const connections = Number(values.connections);
+// ---------------------------------------------------------------------------------------------
+// Options
 
-if (!process.env.TEST_DATABASE_URL && process.env.DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.DATABASE_URL;
-const db = await createTestDatabase();
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-const config = loadConfig({ DATA_DIR: dataDir, PASSWORD_BREACH_API: 'off', AUTH_RATE_LIMIT: '1000000', LOCKOUT_MAX_FAILURES: '1000' });
-const service = await buildService({ config, knex: db.knex, logger: createLogger({ level: 'silent' }), startMailer: false });
-const server = service.app.listen(0, '127.0.0.1');
-await new Promise((r) => server.once('listening', r));
-const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string' },
+    connections: { type: 'string' },
+    rounds: { type: 'string' },
+    events: { type: 'string' },
+    'rss-seconds': { type: 'string' },
+    'storm-logins': { type: 'string' },
+    'storm-connections': { type: 'string' },
+    json: { type: 'string' },
+    profile: { type: 'string' },
+    only: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+  },
+});
+const quick = args.quick === true;
+const num = (v: string | undefined, full: number, q: number = full) => (v === undefined ? (quick ? q : full) : Number(v));
+const opts = {
+  seconds: num(args.seconds, 10, 3),
+  connections: num(args.connections, 50),
+  rounds: num(args.rounds, 3, 1),
+  events: num(args.events, 100_000, 10_000),
+  rssSeconds: num(args['rss-seconds'], 60, 10),
+  rssRounds: 3,
+  stormLogins: num(args['storm-logins'], 20),
+  stormConnections: num(args['storm-connections'], 20),
+  warmupSeconds: quick ? 1 : 2,
+  quick,
+  profile: args.profile ? path.resolve(args.profile) : undefined,
+  only: args.only ? new Set(args.only.split(',').map((s) => s.trim())) : undefined,
+};
+const PAGE_LIMIT = 100;
+const deepPage = Math.max(2, Math.min(1000, Math.floor(opts.events / PAGE_LIMIT)));
+const wanted = (id: string) => !opts.only || opts.only.has(id);
+if (opts.profile) fs.mkdirSync(opts.profile, { recursive: true });
 
-async function call(method: string, url: string, body?: unknown, cookie?: string) {
+const started = new Date();
+const loadBefore = os.loadavg();
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// Measured processes
+
+// Compiled (npm run bench: bench/dist/bench/*.js, run by plain node like production) or under tsx.
+const here = path.dirname(fileURLToPath(import.meta.url));
+const ext = path.extname(fileURLToPath(import.meta.url));
+const sessionSecret = randomBytes(36).toString('base64url');
+
+class App {
+  private pending = new Map<number, (v: unknown) => void>();
+  private nextId = 1;
+  private constructor(
+    readonly name: string,
+    readonly proc: ChildProcess,
+    readonly base: string,
+  ) {
+    proc.on('message', (msg: { id: number }) => {
+      this.pending.get(msg.id)?.(msg);
+      this.pending.delete(msg.id);
+    });
+  }
+
+  static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
+    const execArgv = [...process.execArgv];
+    if (cpuProfile && opts.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.profile}`, `--cpu-prof-name=${cpuProfile}.cpuprofile`);
+    const proc = fork(path.join(here, `${file}${ext}`), [], {
+      execArgv,
+      env: { ...process.env, NODE_ENV: 'production', BENCH_DATABASE_URL: databaseUrl, SESSION_SECRET: sessionSecret },
+      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        const m = /^port=(\d+)$/m.exec(out);
+        if (m) resolve(Number(m[1]));
+      };
+      proc.stdout!.on('data', onData);
+      proc.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
+      setTimeout(() => reject(new Error(`${name} did not listen within 60 s`)), 60_000).unref();
+    });
+    proc.stdout!.resume();
+    return new App(name, proc, `http://127.0.0.1:${port}`);
+  }
+
+  get pid(): number {
+    return this.proc.pid!;
+  }
+
+  private ask<T>(cmd: HarnessRequest['cmd']): Promise<T> {
+    const id = this.nextId++;
+    return new Promise<T>((resolve) => {
+      this.pending.set(id, resolve as (v: unknown) => void);
+      this.proc.send({ id, cmd } satisfies HarnessRequest);
+    });
+  }
+
+  stats(): Promise<ChildStats> {
+    return this.ask<ChildStats>('stats');
+  }
+
+  async resetEventLoopDelay(): Promise<void> {
+    await this.ask('eld-reset');
+  }
+
+  async stop(): Promise<void> {
+    if (this.proc.exitCode !== null) return;
+    const exited = new Promise((resolve) => this.proc.once('exit', resolve));
+    this.proc.send({ id: 0, cmd: 'exit' } satisfies HarnessRequest);
+    const timer = setTimeout(() => this.proc.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP helpers
+
+async function call(base: string, method: string, url: string, body?: unknown, cookie?: string) {
   const res = await fetch(base + url, {
     method,
     headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = text;
+  }
+  return { status: res.status, headers: res.headers, body: json as Record<string, unknown> };
 }
 
-// One account with a household, a few rules and 2,000 events.
-const signup = await fetch(`${base}/api/v1/auth/register`, {
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1', displayName: 'Bench' }),
-});
-const cookie = (signup.headers.get('set-cookie') ?? '').split(';')[0]!;
-const household = (await call('POST', '/api/v1/households', { name: 'Bench', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' }, cookie)).body;
-await db.knex.raw(
-  `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at)
-   select gen_random_uuid(), ?, date '2026-01-01' + (g % 3650), 'Guests', time '18:00', 30, '', '[]'::jsonb, now(), now() from generate_series(1, 2000) g`,
-  [household.id],
-);
+function sessionCookie(headers: Headers, name: string): string {
+  const found = headers.getSetCookie().find((c) => c.startsWith(`${name}=`));
+  if (!found) throw new Error(`no ${name} cookie in the answer`);
+  return found.split(';')[0]!;
+}
 
-interface Row {
+function must(res: { status: number; body: unknown }, status: number, what: string) {
+  if (res.status !== status) throw new Error(`${what}: expected ${status}, got ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+interface LoadSpec {
+  base: string;
+  method: 'GET' | 'PATCH' | 'POST';
   path: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  queries: string;
-  non2xx: number;
-}
-const rows: Row[] = [];
-
-async function scenario(name: string, url: string, opts: { method?: string; body?: unknown; cookie?: string } = {}) {
-  const probe = await call(opts.method ?? 'GET', url, opts.body, opts.cookie);
-  const timing = probe.headers.get('server-timing') ?? '';
-  const queries = /desc="(\d+) queries"/.exec(timing)?.[1] ?? '?';
-  const result = await autocannon({
-    url: base + url,
-    method: (opts.method ?? 'GET') as 'GET',
-    connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', ...(opts.cookie ? { cookie: opts.cookie } : {}) },
-    body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
-  });
-  rows.push({
-    path: `${opts.method ?? 'GET'} ${name}`,
-    rps: Math.round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    queries,
-    non2xx: result.non2xx,
-  });
+  /** One session per connection (cycled), or none. */
+  cookies?: string[];
+  /** Bodies sent in turn (each request takes the next one). */
+  bodies?: unknown[];
+  connections: number;
+  seconds: number;
 }
 
-await scenario('/healthz', '/healthz');
-await scenario('/api/v1/me', '/api/v1/me', { cookie });
-await scenario('/api/v1/households/{id}', `/api/v1/households/${household.id}`, { cookie });
-await scenario('/api/v1/households/{id}/events?limit=50', `/api/v1/households/${household.id}/events?limit=50`, { cookie });
-await scenario('/api/v1/households/{id}/rules', `/api/v1/households/${household.id}/rules`, { cookie });
+interface Mixed {
+  base: string;
+  requests: { method: 'GET' | 'PATCH'; path: string; body?: unknown }[];
+  cookies: string[];
+  connections: number;
+  seconds: number;
+}
 
-// Logins hash passwords: the event loop of the serving process must stay responsive meanwhile.
-const histogram = monitorEventLoopDelay({ resolution: 5 });
-histogram.enable();
-const logins = await autocannon({
-  url: `${base}/api/v1/auth/login`,
-  method: 'POST',
-  connections: 8,
-  duration: Math.min(seconds, 5),
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ email: 'bench@example.com', password: 'bench password 1' }),
-});
-histogram.disable();
+function load(spec: LoadSpec | Mixed): Promise<autocannon.Result> {
+  const headers = { 'content-type': 'application/json' };
+  let turn = 0;
+  const cookies = spec.cookies ?? [];
+  const nextCookie = () => cookies[turn++ % cookies.length]!;
+  const common = { url: spec.base, connections: spec.connections, duration: spec.seconds, headers, timeout: 30 };
+  if ('requests' in spec || spec.bodies) {
+    // Several requests in turn: each one picks the next session as it is built.
+    const list = 'requests' in spec ? spec.requests : spec.bodies!.map((body) => ({ method: spec.method, path: spec.path, body }));
+    return autocannon({
+      ...common,
+      requests: list.map((r) => ({
+        method: r.method,
+        path: r.path,
+        body: r.body === undefined ? undefined : JSON.stringify(r.body),
+        setupRequest: (req: autocannon.Request) => (cookies.length ? { ...req, headers: { ...req.headers, cookie: nextCookie() } } : req),
+      })),
+    });
+  }
+  // One request: each connection keeps one session of its own, built once.
+  return autocannon({
+    ...common,
+    method: spec.method,
+    url: spec.base + spec.path,
+    setupClient: cookies.length ? (client) => client.setHeaders({ ...headers, cookie: nextCookie() }) : undefined,
+  });
+}
 
-console.log(`\n${connections} connections, ${seconds} s per path, ${os.cpus().length} cores\n`);
-console.log('| path | req/s | p50 ms | p99 ms | SQL queries per request | non-2xx |');
-console.log('|---|---:|---:|---:|---:|---:|');
-for (const r of rows) console.log(`| ${r.path} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.queries} | ${r.non2xx} |`);
-console.log(
-  `\nPOST /api/v1/auth/login (8 connections): ${Math.round(logins.requests.average)} req/s, p50 ${logins.latency.p50} ms, p99 ${logins.latency.p99} ms, non-2xx ${logins.non2xx}`,
-);
-console.log(
-  `event-loop delay meanwhile: p50 ${(histogram.percentile(50) / 1e6).toFixed(1)} ms, p99 ${(histogram.percentile(99) / 1e6).toFixed(1)} ms, max ${(histogram.max / 1e6).toFixed(1)} ms`,
-);
+const median = (xs: number[]) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const cpuMs = (a: ChildStats, b: ChildStats) => (b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / 1000;
 
-server.close();
-await service.close();
-await db.destroy();
-fs.rmSync(dataDir, { recursive: true, force: true });
-process.exit(0);
+// ---------------------------------------------------------------------------------------------
+// Set-up: database, the three processes, data
+
+if (!process.env.TEST_DATABASE_URL && process.env.DATABASE_URL) process.env.TEST_DATABASE_URL = process.env.DATABASE_URL;
+const db = await createTestDatabase();
+const apps: App[] = [];
+const startApp = async (name: string, file: string, profileName?: string) => {
+  const app = await App.start(name, file, db.url, profileName);
+  apps.push(app);
+  return app;
+};
+const stopApp = async (app: App) => {
+  await app.stop();
+  apps.splice(apps.indexOf(app), 1);
+};
+let exitCode = 0;
+
+try {
+  log(`${os.cpus().length} cores, Node ${process.version}, load ${loadBefore.map((l) => l.toFixed(2)).join(' ')}; database ${db.name}`);
+  // The service first: its migrations make the tables the naive anchor reads.
+  const service = await startApp('service', 'serve-service');
+  const naive = await startApp('naive', 'naive-app');
+  const ceiling = await startApp('ceiling', 'ceiling-app');
+  log(`service pid ${service.pid} ${service.base}; naive pid ${naive.pid}; ceiling pid ${ceiling.pid}`);
+
+  // One account (a real bcrypt cost 12 password), its household, a few rules, many events.
+  const email = 'bench@example.com';
+  const password = 'bench password 1';
+  const registered = await call(service.base, 'POST', '/api/v1/auth/register', { email, password, displayName: 'Bench' });
+  must(registered, 200, 'register');
+  const cookies = [sessionCookie(registered.headers, 'service_session')];
+  const created = await call(service.base, 'POST', '/api/v1/households', { name: 'Bench', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' }, cookies[0]);
+  must(created, 201, 'create household');
+  const householdId = String(created.body.id);
+  const rule = (payload: object) => ({ payload, strength: 'Soft', scope: 'Permanent', startDate: null, endDate: null });
+  for (const payload of [
+    { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 3 },
+    { kind: 'CategoryExcludedDays', category: 'Meat', excludedWeekdays: ['Monday'] },
+    { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: ['Tuesday', 'Wednesday'], specificDate: null },
+    { kind: 'DinnerTimeOnWeekday', time: '18:30', weekdays: ['Friday'] },
+    { kind: 'RepeatAfterDays', days: 14 },
+  ]) {
+    must(await call(service.base, 'POST', `/api/v1/households/${householdId}/rules`, rule(payload), cookies[0]), 201, `create rule ${payload.kind}`);
+  }
+  await db.knex.raw(
+    `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at)
+     select gen_random_uuid(), ?, date '2026-01-01' + (g % 3650), (array['Guests','EatingOut','Away','Activity'])[1 + g % 4], time '18:00' + (g % 7) * interval '15 minutes',
+            30, 'bench event ' || g, jsonb_build_array(jsonb_build_object('memberId', null, 'name', 'Guest ' || g)), now(), now()
+     from generate_series(1, ?) g`,
+    [householdId, opts.events],
+  );
+  await db.knex.raw('analyze');
+
+  // One session per connection, each by a real login (as the clients would have).
+  const sessions = Math.max(opts.connections, opts.stormConnections);
+  log(`logging ${sessions - 1} more sessions in (bcrypt cost 12)…`);
+  for (let i = 1; i < sessions; i += 4) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(4, sessions - i) }, () => call(service.base, 'POST', '/api/v1/auth/login', { email, password })),
+    );
+    for (const res of batch) {
+      must(res, 200, 'login');
+      cookies.push(sessionCookie(res.headers, 'service_session'));
+    }
+  }
+  const naiveCookies: string[] = [];
+  for (let i = 0; i < sessions; i++) {
+    const res = await call(naive.base, 'POST', '/login', { email });
+    must(res, 200, 'naive login');
+    naiveCookies.push(sessionCookie(res.headers, 'naive_session'));
+  }
+
+  // Page N of the events: walk the cursors once.
+  const eventsPath = `/api/v1/households/${householdId}/events?limit=${PAGE_LIMIT}`;
+  let deepPath = eventsPath;
+  for (let page = 1; page < deepPage; page++) {
+    const res = await call(service.base, 'GET', deepPath, undefined, cookies[0]);
+    must(res, 200, `events page ${page}`);
+    const next = res.body.nextCursor;
+    if (typeof next !== 'string') throw new Error(`events page ${page} has no nextCursor`);
+    deepPath = `${eventsPath}&cursor=${encodeURIComponent(next)}`;
+  }
+  const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as unknown[];
+  log(`seeded: household ${householdId}, 5 rules, ${opts.events} events (page ${deepPage} holds ${deepItems.length}), ${sessions} sessions per app`);
+
+  // -------------------------------------------------------------------------------------------
+  // Throughput scenarios
+
+  interface Scenario {
+    id: string;
+    label: string;
+    app: 'service' | 'naive' | 'ceiling';
+    method: 'GET' | 'PATCH';
+    path: string;
+    bodies?: unknown[];
+    authenticatedGet: boolean;
+  }
+  const hh = `/api/v1/households/${householdId}`;
+  const scenarios: Scenario[] = (
+    [
+      { id: 'me-ceiling', label: 'GET /me — ceiling (Express + helmet, constant)', app: 'ceiling', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
+      { id: 'me-naive', label: 'GET /me — naive (express-session + pg)', app: 'naive', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
+      { id: 'me', label: 'GET /me — service', app: 'service', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
+      { id: 'household', label: 'GET household', app: 'service', method: 'GET', path: hh, authenticatedGet: true },
+      { id: 'rules', label: 'GET rules (5)', app: 'service', method: 'GET', path: `${hh}/rules`, authenticatedGet: true },
+      { id: 'events-first', label: `GET events page 1 (limit ${PAGE_LIMIT})`, app: 'service', method: 'GET', path: eventsPath, authenticatedGet: true },
+      {
+        id: 'events-deep',
+        label: `GET events page ${deepPage.toLocaleString('en')} of ${opts.events.toLocaleString('en')}`,
+        app: 'service',
+        method: 'GET',
+        path: deepPath,
+        authenticatedGet: true,
+      },
+      {
+        id: 'patch-household',
+        label: 'PATCH household (write)',
+        app: 'service',
+        method: 'PATCH',
+        path: hh,
+        bodies: [
+          { name: 'Bench A', maxNewDishesPerWeek: 4 },
+          { name: 'Bench B', maxNewDishesPerWeek: 5 },
+        ],
+        authenticatedGet: false,
+      },
+    ] satisfies Scenario[]
+  ).filter((s) => wanted(s.id));
+
+  interface RoundResult {
+    rps: number;
+    p50: number;
+    p99: number;
+    errors: number;
+    non2xx: number;
+    cpuMsPerRequest: number;
+  }
+  const results = new Map<string, { queries: number | null; rounds: RoundResult[] }>();
+  const appFor = { service, naive, ceiling };
+
+  async function sampleQueries(s: Scenario, app: App): Promise<number | null> {
+    const cookie = s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies[0] : cookies[0];
+    const before = await app.stats();
+    const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie);
+    if (res.status >= 300) throw new Error(`${s.id}: sample request answered ${res.status} ${JSON.stringify(res.body)}`);
+    if (s.app === 'service') {
+      const m = /desc="(\d+) queries"/.exec(res.headers.get('server-timing') ?? '');
+      return m ? Number(m[1]) : null;
+    }
+    const after = await app.stats();
+    return (after.queries ?? 0) - (before.queries ?? 0);
+  }
+
+  async function round(s: Scenario, app: App, seconds: number): Promise<RoundResult> {
+    const before = await app.stats();
+    const r = await load({
+      base: app.base,
+      method: s.method,
+      path: s.path,
+      bodies: s.bodies,
+      cookies: s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies : cookies,
+      connections: opts.connections,
+      seconds,
+    });
+    const after = await app.stats();
+    const answered = r['2xx'] + r.non2xx;
+    return {
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      errors: r.errors + r.timeouts,
+      non2xx: r.non2xx,
+      cpuMsPerRequest: answered ? cpuMs(before, after) / answered : Number.NaN,
+    };
+  }
+
+  if (opts.profile) {
+    // A service process of its own per scenario, so each profile holds one scenario.
+    for (const s of scenarios) {
+      const app = s.app === 'service' ? await startApp(`service ${s.id}`, 'serve-service', s.id) : appFor[s.app];
+      const rounds: RoundResult[] = [];
+      const queries = await sampleQueries(s, app);
+      await round(s, app, opts.warmupSeconds);
+      for (let i = 0; i < opts.rounds; i++) rounds.push(await round(s, app, opts.seconds));
+      results.set(s.id, { queries, rounds });
+      if (app !== appFor[s.app]) await stopApp(app);
+      log(`${s.id}: done (profile ${s.app === 'service' ? path.join(opts.profile, `${s.id}.cpuprofile`) : 'none: anchor'})`);
+    }
+  } else {
+    for (const s of scenarios) {
+      results.set(s.id, { queries: await sampleQueries(s, appFor[s.app]), rounds: [] });
+      await round(s, appFor[s.app], opts.warmupSeconds);
+    }
+    for (let i = 0; i < opts.rounds; i++) {
+      for (const s of scenarios) {
+        results.get(s.id)!.rounds.push(await round(s, appFor[s.app], opts.seconds));
+        log(`round ${i + 1}/${opts.rounds} ${s.id}: ${Math.round(results.get(s.id)!.rounds.at(-1)!.rps)} req/s`);
+      }
+    }
+  }
+
+  const rows = scenarios.map((s) => {
+    const r = results.get(s.id)!;
+    return {
+      id: s.id,
+      label: s.label,
+      app: s.app,
+      authenticatedGet: s.authenticatedGet,
+      rps: median(r.rounds.map((x) => x.rps)),
+      p50: median(r.rounds.map((x) => x.p50)),
+      p99: median(r.rounds.map((x) => x.p99)),
+      errors: r.rounds.reduce((n, x) => n + x.errors, 0),
+      non2xx: r.rounds.reduce((n, x) => n + x.non2xx, 0),
+      queries: r.queries,
+      cpuMsPerRequest: median(r.rounds.map((x) => x.cpuMsPerRequest)),
+      rounds: r.rounds,
+    };
+  });
+  const byId = (id: string) => rows.find((r) => r.id === id);
+  const naiveRps = byId('me-naive')?.rps ?? Number.NaN;
+  const ceilingRps = byId('me-ceiling')?.rps ?? Number.NaN;
+
+  // -------------------------------------------------------------------------------------------
+  // Login storm: GET /me p99 before vs while 20 real logins run at once; event-loop delay meanwhile
+
+  let storm:
+    | {
+        meBefore: { rps: number; p99: number };
+        meDuring: { rps: number; p99: number };
+        logins: { rps: number; p50: number; p99: number; non2xx: number; errors: number };
+        eventLoopP99Before: number;
+        eventLoopP99During: number;
+        eventLoopMaxDuring: number;
+        rounds: unknown[];
+      }
+    | undefined;
+  if (wanted('storm')) {
+    const app = opts.profile ? await startApp('service storm', 'serve-service', 'storm') : service;
+    const me = (seconds: number) =>
+      load({
+        base: app.base,
+        method: 'GET',
+        path: '/api/v1/me',
+        cookies: cookies.slice(0, opts.stormConnections),
+        connections: opts.stormConnections,
+        seconds,
+      });
+    await me(opts.warmupSeconds);
+    const rounds = [];
+    for (let i = 0; i < opts.rounds; i++) {
+      await app.resetEventLoopDelay();
+      const before = await me(opts.seconds);
+      const eldBefore = (await app.stats()).eld;
+      await app.resetEventLoopDelay();
+      const [during, logins] = await Promise.all([
+        me(opts.seconds),
+        load({
+          base: app.base,
+          method: 'POST',
+          path: '/api/v1/auth/login',
+          bodies: [{ email, password }],
+          connections: opts.stormLogins,
+          seconds: opts.seconds,
+        }),
+      ]);
+      const eldDuring = (await app.stats()).eld;
+      rounds.push({ before, during, logins, eldBefore, eldDuring });
+      log(
+        `storm round ${i + 1}: GET /me p99 ${before.latency.p99} → ${during.latency.p99} ms, event-loop p99 ${eldDuring.p99} ms, logins ${logins.requests.average}/s`,
+      );
+    }
+    storm = {
+      meBefore: { rps: median(rounds.map((r) => r.before.requests.average)), p99: median(rounds.map((r) => r.before.latency.p99)) },
+      meDuring: { rps: median(rounds.map((r) => r.during.requests.average)), p99: median(rounds.map((r) => r.during.latency.p99)) },
+      logins: {
+        rps: median(rounds.map((r) => r.logins.requests.average)),
+        p50: median(rounds.map((r) => r.logins.latency.p50)),
+        p99: median(rounds.map((r) => r.logins.latency.p99)),
+        non2xx: rounds.reduce((n, r) => n + r.logins.non2xx, 0),
+        errors: rounds.reduce((n, r) => n + r.logins.errors + r.logins.timeouts, 0),
+      },
+      eventLoopP99Before: median(rounds.map((r) => r.eldBefore.p99)),
+      eventLoopP99During: median(rounds.map((r) => r.eldDuring.p99)),
+      eventLoopMaxDuring: Math.max(...rounds.map((r) => r.eldDuring.max)),
+      rounds: rounds.map((r) => ({
+        meBeforeP99: r.before.latency.p99,
+        meDuringP99: r.during.latency.p99,
+        loginsPerSecond: r.logins.requests.average,
+        eventLoopDuring: r.eldDuring,
+      })),
+    };
+    if (app !== service) await stopApp(app);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // RSS of the service process after each round of mixed load
+
+  let rss: { startMb: number; afterRoundMb: number[]; maxMb: number; minMb: number; rps: number[]; non2xx: number; errors: number } | undefined;
+  if (wanted('rss')) {
+    const app = opts.profile ? await startApp('service rss', 'serve-service', 'rss') : service;
+    const startMb = rssKb(app.pid) / 1024;
+    const afterRoundMb: number[] = [];
+    const rpsList: number[] = [];
+    let non2xx = 0;
+    let errors = 0;
+    for (let i = 0; i < opts.rssRounds; i++) {
+      const r = await load({
+        base: app.base,
+        requests: [
+          { method: 'GET', path: '/api/v1/me' },
+          { method: 'GET', path: hh },
+          { method: 'GET', path: `${hh}/rules` },
+          { method: 'GET', path: eventsPath },
+          { method: 'GET', path: deepPath },
+          { method: 'PATCH', path: hh, body: { name: `Bench ${i}` } },
+        ],
+        cookies,
+        connections: opts.connections,
+        seconds: opts.rssSeconds,
+      });
+      afterRoundMb.push(rssKb(app.pid) / 1024);
+      rpsList.push(r.requests.average);
+      non2xx += r.non2xx;
+      errors += r.errors + r.timeouts;
+      log(`rss round ${i + 1}: ${afterRoundMb.at(-1)!.toFixed(1)} MB after ${opts.rssSeconds} s at ${Math.round(r.requests.average)} req/s`);
+    }
+    rss = { startMb, afterRoundMb, maxMb: Math.max(...afterRoundMb), minMb: Math.min(...afterRoundMb), rps: rpsList, non2xx, errors };
+    if (app !== service) await stopApp(app);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Verdicts
+
+  const me = byId('me');
+  const pass = (ok: boolean | undefined) => (ok === undefined ? 'n/a' : ok ? 'PASS' : 'MISS');
+  const verdicts: { target: string; measured: string; verdict: string }[] = [];
+  const verdict = (target: string, measured: string, ok: boolean | undefined) => verdicts.push({ target, measured, verdict: pass(ok) });
+  const fin = (...xs: (number | undefined)[]) => xs.every((x) => x !== undefined && Number.isFinite(x));
+  const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '—');
+  const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
+  const pct = (x: number) => (Number.isFinite(x) ? `${Math.round(x * 100)} %` : '—');
+
+  verdict(
+    'GET /me ≥ 2× naive',
+    me && fin(me.rps, naiveRps) ? `${f2(me.rps / naiveRps)}× (${Math.round(me.rps)} vs ${Math.round(naiveRps)} req/s)` : '—',
+    me && fin(me.rps, naiveRps) ? me.rps >= 2 * naiveRps : undefined,
+  );
+  verdict(
+    'GET /me ≥ 45 % of ceiling',
+    me && fin(me.rps, ceilingRps) ? `${pct(me.rps / ceilingRps)} (${Math.round(me.rps)} vs ${Math.round(ceilingRps)} req/s)` : '—',
+    me && fin(me.rps, ceilingRps) ? me.rps >= 0.45 * ceilingRps : undefined,
+  );
+  for (const r of rows.filter((x) => x.authenticatedGet)) {
+    verdict(
+      `${r.label} within 20 % of GET /me req/s`,
+      me ? `${pct(r.rps / me.rps)} of GET /me (${Math.round(r.rps)} req/s)` : '—',
+      me ? r.rps >= 0.8 * me.rps && r.rps <= 1.2 * me.rps : undefined,
+    );
+  }
+  verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${me.p99} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
+  const first = byId('events-first');
+  const deep = byId('events-deep');
+  verdict(
+    `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,
+    first && deep
+      ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${deep.p99} vs ${first.p99} ms`
+      : '—',
+    first && deep ? deep.rps >= 0.9 * first.rps : undefined,
+  );
+  verdict(
+    'storm: GET /me p99 during ≤ 1.5× before',
+    storm ? `${storm.meDuring.p99} vs ${storm.meBefore.p99} ms (${f2(storm.meDuring.p99 / storm.meBefore.p99)}×)` : '—',
+    storm ? storm.meDuring.p99 <= 1.5 * storm.meBefore.p99 : undefined,
+  );
+  verdict(
+    'storm: service event-loop delay p99 ≤ 20 ms',
+    storm ? `${f1(storm.eventLoopP99During)} ms (max ${f1(storm.eventLoopMaxDuring)} ms)` : '—',
+    storm ? storm.eventLoopP99During <= 20 : undefined,
+  );
+  verdict('RSS ≤ 200 MB', rss ? `max ${f1(rss.maxMb)} MB` : '—', rss ? rss.maxMb <= 200 : undefined);
+  verdict(
+    'RSS flat (max − min ≤ 10 %)',
+    rss ? `${rss.afterRoundMb.map(f1).join(' / ')} MB: spread ${pct((rss.maxMb - rss.minMb) / rss.minMb)}` : '—',
+    rss ? rss.maxMb - rss.minMb <= 0.1 * rss.minMb : undefined,
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // Report
+
+  const loadAfter = os.loadavg();
+  const lines: string[] = [];
+  lines.push(
+    `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, ${started.toISOString()}; load average before ${loadBefore.map(f2).join(' ')}, after ${loadAfter.map(f2).join(' ')}`,
+  );
+  lines.push(
+    `${opts.rounds} round(s) of ${opts.seconds} s at ${opts.connections} connections per scenario, median shown${opts.profile ? '; service under --cpu-prof' : ''}; load generator (autocannon) on the same cores`,
+  );
+  lines.push('');
+  lines.push('| scenario | req/s | p50 ms | p99 ms | errors / non-2xx | queries/req | CPU ms/req | × naive GET /me | % of ceiling |');
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    lines.push(
+      `| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} / ${r.non2xx} | ${r.queries ?? '?'} | ${f2(r.cpuMsPerRequest)} | ${f2(r.rps / naiveRps)} | ${pct(r.rps / ceilingRps)} |`,
+    );
+  }
+  lines.push('');
+  if (storm) {
+    lines.push(
+      `Login storm (${opts.stormLogins} concurrent logins, bcrypt cost 12, GET /me at ${opts.stormConnections} connections): GET /me p99 ${storm.meBefore.p99} ms before → ${storm.meDuring.p99} ms during (${Math.round(storm.meBefore.rps)} → ${Math.round(storm.meDuring.rps)} req/s); logins ${f1(storm.logins.rps)}/s, p50 ${storm.logins.p50} ms, p99 ${storm.logins.p99} ms, errors / non-2xx ${storm.logins.errors} / ${storm.logins.non2xx}; service event-loop delay p99 ${f1(storm.eventLoopP99Before)} ms before → ${f1(storm.eventLoopP99During)} ms during (max ${f1(storm.eventLoopMaxDuring)} ms)`,
+    );
+  }
+  if (rss) {
+    lines.push(
+      `RSS of the service (VmRSS): ${f1(rss.startMb)} MB at rest, then ${rss.afterRoundMb.map(f1).join(' / ')} MB after each of ${opts.rssRounds} rounds of ${opts.rssSeconds} s mixed load (me, household, rules, events page 1 and ${deepPage}, PATCH) at ${rss.rps.map((x) => Math.round(x)).join(' / ')} req/s; errors / non-2xx ${rss.errors} / ${rss.non2xx}`,
+    );
+  }
+  lines.push('');
+  lines.push('| target | measured | verdict |');
+  lines.push('|---|---|---|');
+  for (const v of verdicts) lines.push(`| ${v.target} | ${v.measured} | ${v.verdict} |`);
+  process.stdout.write(`\n${lines.join('\n')}\n`);
+
+  // Each profile is written when its process exits (already, for all but the shared service).
+  const profiles: { scenario: string; file: string; summary: string }[] = [];
+  if (opts.profile) {
+    for (const r of rows.filter((x) => x.app === 'service')) {
+      const file = path.join(opts.profile, `${r.id}.cpuprofile`);
+      if (!fs.existsSync(file)) continue;
+      const summary = profileReport(file, 25, r.cpuMsPerRequest);
+      profiles.push({ scenario: r.id, file, summary });
+      process.stdout.write(`\n${r.label}: CPU ${f2(r.cpuMsPerRequest)} ms per request\n${summary}\n`);
+    }
+  }
+
+  if (args.json) {
+    const report = {
+      machine: { cores: os.cpus().length, cpu: os.cpus()[0]?.model.trim(), node: process.version, loadavgBefore: loadBefore, loadavgAfter: loadAfter },
+      startedAt: started.toISOString(),
+      finishedAt: new Date().toISOString(),
+      options: { ...opts, only: opts.only ? [...opts.only] : undefined, deepPage, pageLimit: PAGE_LIMIT },
+      scenarios: rows.map((r) => ({ ...r, ratioToNaiveMe: r.rps / naiveRps, ratioToCeiling: r.rps / ceilingRps })),
+      storm,
+      rss,
+      verdicts,
+      profiles: profiles.map(({ scenario, file }) => ({ scenario, file })),
+    };
+    fs.writeFileSync(args.json, `${JSON.stringify(report, null, 2)}\n`);
+    log(`wrote ${args.json}`);
+  }
+} catch (err) {
+  exitCode = 1;
+  process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+} finally {
+  for (const app of [...apps].reverse()) await app.stop().catch(() => undefined);
+  await db.destroy().catch(() => undefined);
+}
+process.exit(exitCode);

@@ -1,0 +1,75 @@
+/**
+ * The bench's side of each measured process (service, naive anchor, ceiling anchor): never part
+ * of the app being measured. The process prints `port=<n>` on stdout once it listens, then answers
+ * the bench over the IPC channel of `child_process.fork`:
+ *
+ *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms of delay beyond the 5 ms sampling interval), cpu: process.cpuUsage(), rssKb, queries }
+ *   { cmd: 'eld-reset' }  → { ok: true }   (restarts the event-loop delay histogram)
+ *   { cmd: 'exit' }       → closes the listener and exits 0, so a --cpu-prof profile is written
+ */
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+export interface ChildStats {
+  eld: { p50: number; p99: number; max: number };
+  cpu: NodeJS.CpuUsage;
+  rssKb: number;
+  /** SQL queries the process has sent so far, when it counts them (the naive anchor does). */
+  queries?: number;
+}
+
+export type HarnessRequest = { id: number; cmd: 'stats' | 'eld-reset' | 'exit' };
+
+/** VmRSS of a process from /proc (kB), or NaN off Linux. */
+export function rssKb(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Announces the port and serves the bench's requests; `close` runs before exiting. */
+export function attachHarness(server: Server, opts: { queries?: () => number; close?: () => Promise<void> } = {}): void {
+  // The histogram holds whole intervals of its sampling timer; the delay is what exceeds RESOLUTION.
+  const RESOLUTION = 5;
+  const eld = monitorEventLoopDelay({ resolution: RESOLUTION });
+  eld.enable();
+  const ms = (ns: number) => Math.max(0, Math.round((ns / 1e6 - RESOLUTION) * 100) / 100);
+  process.on('message', (msg: HarnessRequest) => {
+    const reply = (body: object) => process.send?.({ id: msg.id, ...body });
+    if (msg.cmd === 'stats') {
+      const stats: ChildStats = {
+        eld: { p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max) },
+        cpu: process.cpuUsage(),
+        rssKb: rssKb(process.pid),
+        queries: opts.queries?.(),
+      };
+      reply(stats);
+    } else if (msg.cmd === 'eld-reset') {
+      eld.reset();
+      reply({ ok: true });
+    } else if (msg.cmd === 'exit') {
+      server.closeAllConnections();
+      server.close();
+      void (opts.close?.() ?? Promise.resolve()).finally(() => process.exit(0));
+    }
+  });
+  // The bench going away takes its children with it.
+  process.on('disconnect', () => process.exit(0));
+  const port = (server.address() as AddressInfo).port;
+  process.stdout.write(`port=${port}\n`);
+}
+
+/** Listens on 127.0.0.1 on a free port. */
+export async function listen(server: Server): Promise<Server> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

@@ -64,3 +64,43 @@ export interface HouseholdProfile {
 
 /** Looks a household up (no access check: call HouseholdAccess.roleOf first). Throws NotFoundError when there is none. */
 export type HouseholdProfiles = (householdId: string) => Promise<HouseholdProfile>;
+
+/**
+ * A database transaction handed across packages (a `Knex.Transaction` at run time). Opaque here so
+ * that contracts keeps no dependency; a package casts it to its own knex type.
+ */
+export interface Transaction {
+  readonly isTransaction?: boolean;
+}
+
+/**
+ * One package's part in deleting an account (a person's right to erasure). The accounts package
+ * opens one transaction, calls every step in the order the host lists them, then deletes the
+ * account row; a step that throws (e.g. ConflictError `owner_must_transfer`) rolls everything back.
+ * A step deletes only its own package's rows (its foreign keys cascade to what hangs off them).
+ * Implemented by @svc/households (memberships, and households where the person was the only
+ * member) and @svc/push (devices).
+ */
+export interface AccountDeletionStep {
+  /** Refuses, or deletes this package's data of the account, inside `trx`. */
+  deleteAccountData(userId: string, trx: Transaction): Promise<void>;
+}
+
+/** API-shaped JSON of one record, as the package's own GET would answer it. */
+export type ExportRecord = Record<string, unknown>;
+
+/**
+ * What the packages hold about a person, for the data export (GDPR Art. 15/20). Each part reads
+ * only its own package's tables and answers API-shaped JSON; the export streams them so that at
+ * most one household's events are held at once.
+ */
+export interface PersonalDataSources {
+  /** @svc/households: a household's settings (HouseholdResponse) and its members (as GET members answers). */
+  household(householdId: string): Promise<{ household: ExportRecord; members: ExportRecord[] }>;
+  /** @svc/meal-rules: the household's rules (MealRuleResponse). */
+  rules(householdId: string): Promise<ExportRecord[]>;
+  /** @svc/meal-events: the household's meal events, in list order, yielded page by page. */
+  events(householdId: string): AsyncIterable<ExportRecord[]>;
+  /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
+  devices(userId: string): Promise<ExportRecord[]>;
+}

@@ -104,3 +104,6 @@ export interface PersonalDataSources {
   /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
   devices(userId: string): Promise<ExportRecord[]>;
 }
+
+/** The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access check: call HouseholdAccess.roleOf first. */
+export type HouseholdMemberIds = (householdId: string) => Promise<ReadonlySet<string>>;

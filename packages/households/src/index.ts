@@ -2,7 +2,16 @@
  * @svc/households: households, members and roles, settings, onboarding and the day's thread,
  * the plan and its AI credits, and intake (invite codes, waitlist).
  */
-import type { AccountDirectory, Clock, HouseholdAccess, HouseholdProfiles, MembershipsProvider, RandomBytes, SpendTurn } from '@svc/contracts';
+import type {
+  AccountDirectory,
+  Clock,
+  HouseholdAccess,
+  HouseholdMemberIds,
+  HouseholdProfiles,
+  MembershipsProvider,
+  RandomBytes,
+  SpendTurn,
+} from '@svc/contracts';
 import { type ApiRouter, type Logger, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { type CreditBalance, CreditLedger } from './CreditLedger.js';
@@ -74,6 +83,8 @@ export interface Households {
   profiles: HouseholdProfiles;
   /** One AI turn for the rule parser: allowance first, then welcome credits; 429 otherwise. */
   spendTurn: SpendTurn;
+  /** The ids of a household's members (no access check). */
+  memberIds: HouseholdMemberIds;
   admin: HouseholdAdmin;
 }
 
@@ -100,6 +111,7 @@ export function createHouseholds(deps: HouseholdsDeps): Households {
     memberships: (userId) => store.memberships(userId),
     profiles: (householdId) => store.profile(householdId),
     spendTurn: (householdId) => ledger.spendTurn(householdId),
+    memberIds: async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId)),
     admin: {
       async createInviteCode(options = {}) {
         const made = await codes.create(options, clock.now());

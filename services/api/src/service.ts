@@ -22,6 +22,7 @@ export const allMigrations = [
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
   push.relations,
+  mealRules.relations,
   mealEvents.relations,
 ];
 
@@ -39,6 +40,8 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
   draining?: () => boolean;
+  /** The rule parser's model deadline runs on these (tests fire it by hand); the system's timers otherwise. */
+  timers?: mealRules.Timers;
 }
 
 export interface Service {
@@ -105,12 +108,15 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
-  const rulesApi = mealRules.createMealRules({
-    knex,
+  const rulesService = new mealRules.MealRulesService({
+    store: new mealRules.ObjectionMealRuleStore(knex),
     clock,
     access: householdsApi.access,
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
+    // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
+    modelParser: config.ruleParser && mealRules.createModelRuleParser({ ...config.ruleParser, timers: deps.timers }),
+    logger: logger.child({ component: 'meal-rules' }),
   });
   const eventsService = new mealEvents.MealEventsService({
     store: new mealEvents.ObjectionMealEventStore(knex),
@@ -134,7 +140,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     routers: [
       accountsApi.router,
       householdsApi.router,
-      rulesApi.router,
+      mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService }),
       push.createRouter({ service: pushService }),
     ],

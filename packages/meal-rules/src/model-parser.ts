@@ -140,15 +140,38 @@ function instructions(ctx: ParseContext): string {
   ].join('\n');
 }
 
-/** The answer's envelope, checked as the contract's ParseRulesResponse (strings capped at the sentence's 1000 characters). */
-const envelope = new PartValidator(withStringLimits(ParseRulesResponseSchema, 1000), 'body');
+/**
+ * The answer's envelope: the contract's ParseRulesResponse with each `request` only required to be
+ * an object (strings capped at the sentence's 1000 characters). Each request is then checked by the
+ * service exactly as create checks a client's (schema and rules between fields): one proposal the
+ * create operation would refuse is dropped to `unheard`, not the whole answer.
+ */
+const envelope = new PartValidator(
+  withStringLimits(
+    {
+      ...ParseRulesResponseSchema,
+      properties: {
+        ...ParseRulesResponseSchema.properties,
+        proposals: {
+          ...ParseRulesResponseSchema.properties.proposals,
+          items: {
+            ...ParseRulesResponseSchema.properties.proposals.items,
+            properties: { ...ParseRulesResponseSchema.properties.proposals.items.properties, request: { type: 'object' } },
+          },
+        },
+      },
+    },
+    1000,
+  ),
+  'body',
+);
 
 /**
  * A RuleParser that asks a language model behind an OpenAI-compatible chat-completions endpoint,
  * with structured output (`response_format: json_schema`, the seven rule kinds), and checks the
- * answer's shape. It throws ModelParserError on timeout, on any error of the server or the network,
- * and on an answer that is not the documented JSON; the service then answers with the offline
- * parser and charges no turn. Proposals that create would refuse are the service's to drop.
+ * answer's envelope. It throws ModelParserError on timeout, on any error of the server or the
+ * network, and on an answer that is not the documented JSON; the service then answers with the
+ * offline parser and charges no turn. Proposals that create would refuse are the service's to drop.
  */
 export function createModelRuleParser(options: ModelRuleParserOptions): RuleParser {
   const timeoutMs = options.timeoutMs ?? 2000;

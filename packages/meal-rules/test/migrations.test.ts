@@ -59,8 +59,8 @@ describe('meal-rules migrations', () => {
     expect((await db.knex('meal_rules').select('id')).map((r) => r.id)).to.deep.equal([keptRule.id]);
     const orphan = await store
       .create(gone, SAMPLES.RepeatAfterDays, 'UserDeclared', now)
-      .catch((err: { nativeError?: { code?: string }; code?: string }) => err);
-    expect(orphan.nativeError?.code ?? orphan.code).to.equal('23503'); // foreign_key_violation
+      .catch((err: unknown) => err as { nativeError?: { code?: string }; code?: string });
+    expect((orphan as { nativeError?: { code?: string } }).nativeError?.code ?? (orphan as { code?: string }).code).to.equal('23503'); // foreign_key_violation
     await db.knex('households').where({ id: kept }).delete();
     expect(await db.knex('meal_rules').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
 

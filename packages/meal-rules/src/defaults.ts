@@ -2,7 +2,8 @@ import { v5 as uuidv5 } from 'uuid';
 import type { DefaultRules } from './schemas.js';
 
 /**
- * National guideline rules (service-spec.md, Meal rules rule 3; decisions.md §6).
+ * National guideline rules: the contract offers, per country, the health authority's weekly advice
+ * on fish and red meat as default rules (a fallback for countries without one).
  *
  * Each authority publishes its weekly advice on fish and on red meat. The planner counts dinners,
  * so the advice becomes CategoryFrequency rules in dinners per week:

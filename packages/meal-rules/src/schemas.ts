@@ -1,9 +1,11 @@
 import type { Infer, TypedSchema } from '@svc/http-kit';
 
 /*
- * The meal-rule shapes of service-spec.md ("Meal rules"), as JSON Schema. The same objects validate
- * requests (through ApiRouter's ajv, which has `discriminator: true`) and describe the operations in
- * the OpenAPI document, so every range below is visible to clients.
+ * The meal-rule shapes of the contract, as JSON Schema written once (`as const satisfies
+ * TypedSchema`). The same objects validate requests (through ApiRouter's ajv, which has
+ * `discriminator: true`), describe the operations in the OpenAPI document (so every range below is
+ * visible to clients), give MealRuleModel its jsonSchema and the model parser its answer schema,
+ * and type the code (`Infer<typeof …>`).
  */
 
 export const MEAL_RULE_KINDS = [

@@ -169,7 +169,11 @@ export class MealRulesService {
       return await parser.parse(text, ctx);
     } catch (err) {
       // The error's own message only: the household's sentence stays out of the log.
-      this.logger?.warn({ parser: parser.name, err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'rule parser failed; falling back');
+      const reason = (err as { reason?: string })?.reason ?? 'error';
+      this.logger?.warn(
+        { parser: parser.name, reason, err: { name: (err as Error)?.name, message: (err as Error)?.message } },
+        'rule parser failed; falling back',
+      );
       return undefined;
     }
   }

@@ -184,6 +184,23 @@ describe('POST /rules/parse with a language model (RULE_PARSER_URL)', () => {
     await expectOfflineFallback(await pending);
   });
 
+  it('logs why it fell back, without the sentence or the key', async () => {
+    const lines: { obj: Record<string, unknown>; msg: string }[] = [];
+    const logger = { warn: (obj: object, msg: string) => lines.push({ obj: obj as Record<string, unknown>, msg }) };
+    const logged = h.appWith({ modelParser: createModelRuleParser({ url: model.url, model: 'tiny-llm', apiKey: 'sk-secret', timers }), logger });
+    model.behaviour = { answer: 'not json' };
+    await parse(logged).expect(200);
+    model.behaviour = { status: 500 };
+    await parse(logged).expect(200);
+    expect(lines.map((l) => [l.msg, l.obj.reason])).to.deep.equal([
+      ['rule parser failed; falling back', 'invalid'],
+      ['rule parser failed; falling back', 'unavailable'],
+    ]);
+    const text = JSON.stringify(lines);
+    expect(text).to.not.include('fish');
+    expect(text).to.not.include('sk-secret');
+  });
+
   it('takes RULE_PARSER_TIMEOUT_MS as the deadline, and clears the timer when the answer comes in time', async () => {
     const quick = h.appWith({ modelParser: createModelRuleParser({ url: model.url, model: 'tiny-llm', timeoutMs: 750, timers }) });
     model.behaviour = { hang: true };

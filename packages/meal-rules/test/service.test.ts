@@ -1,3 +1,4 @@
+import type { PersonalDataSources } from '@svc/contracts';
 import { expect } from 'chai';
 import request from 'supertest';
 import { type Harness, SAMPLES, startHarness } from './helpers.js';
@@ -22,10 +23,13 @@ describe('MealRulesService.exportRules (the data export’s rules of a household
     await request(h.app).post(`/api/v1/households/${other}/rules`).set('X-Test-User', otherAdult).send(SAMPLES.RepeatAfterDays).expect(201);
 
     const listed = await request(h.app).get(`/api/v1/households/${householdId}/rules`).set('X-Test-User', adult).expect(200);
-    const exported = await h.serviceWith({}).exportRules(householdId);
+    const service = h.serviceWith({});
+    // The host hands this to the data export as PersonalDataSources' `rules` (checked by the compiler).
+    const rules: PersonalDataSources['rules'] = (id) => service.exportRules(id);
+    const exported = await rules(householdId);
     expect(JSON.parse(JSON.stringify(exported))).to.deep.equal(listed.body);
     expect(exported).to.have.length(3);
     expect(exported[0]).to.include({ householdId, startDate: '2026-12-01', endDate: '2027-01-31', createdAt: '2026-11-22T09:00:00.000Z' });
-    expect(await h.serviceWith({}).exportRules('00000000-0000-4000-8000-000000000000')).to.deep.equal([]);
+    expect(await rules('00000000-0000-4000-8000-000000000000')).to.deep.equal([]);
   });
 });

@@ -40,8 +40,6 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
   draining?: () => boolean;
-  /** The rule parser's model deadline runs on these (tests fire it by hand); the system's timers otherwise. */
-  timers?: mealRules.Timers;
 }
 
 export interface Service {
@@ -115,7 +113,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
     // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
-    modelParser: config.ruleParser && mealRules.createModelRuleParser({ ...config.ruleParser, timers: deps.timers }),
+    modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
     logger: logger.child({ component: 'meal-rules' }),
   });
   const eventsService = new mealEvents.MealEventsService({

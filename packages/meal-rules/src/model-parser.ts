@@ -1,7 +1,7 @@
 import { InputError, PartValidator, withStringLimits } from '@svc/http-kit';
 import OpenAI from 'openai';
 import type { ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
-import { PAYLOAD_SCHEMAS, ParseRulesResponseSchema, RULE_SCOPES, RULE_STRENGTHS } from './schemas.js';
+import { PAYLOAD_SCHEMAS, ParseRulesResponseSchema, RULE_SCOPES, RULE_STRENGTHS, WEEKDAYS } from './schemas.js';
 
 /** The timer the model parser's deadline runs on; tests pass one they fire by hand instead of waiting. */
 export interface Timers {
@@ -120,11 +120,17 @@ export const MODEL_ANSWER_SCHEMA = forModel({
   },
 }) as Record<string, unknown>;
 
+/** ` (a Sunday)` for a real YYYY-MM-DD date, so "next Friday" can be resolved; empty otherwise. */
+function weekdayOf(date: string): string {
+  const day = new Date(`${date}T12:00:00Z`);
+  return Number.isNaN(day.getTime()) ? '' : ` (a ${WEEKDAYS[day.getUTCDay()]})`;
+}
+
 function instructions(ctx: ParseContext): string {
   return [
     'You turn what a household says about its dinners into meal rules for a meal planner.',
     'The sentence may be in English or Norwegian (Bokmål); answer summaries in the language of the sentence.',
-    `Today is ${ctx.today}. The household's preferred language is ${ctx.language ?? 'unknown'}.`,
+    `Today is ${ctx.today}${weekdayOf(ctx.today)}. The household's preferred language is ${ctx.language ?? 'unknown'}.`,
     'Rule kinds:',
     '- CategoryFrequency: how many dinners of a category per week ("fish twice a week": 2–2; "at least 2": 2–7; "at most 2", "max 2": 0–2; "no meat": 0–0).',
     '- CategoryExcludedDays: a category never on some weekdays ("no fish on Mondays").',

@@ -100,7 +100,7 @@ describe('POST /rules/parse with a language model (RULE_PARSER_URL)', () => {
     const messages = sent!.body.messages as { role: string; content: string }[];
     expect(messages.map((m) => m.role)).to.deep.equal(['system', 'user']);
     expect(messages[1]!.content).to.equal(SENTENCE);
-    expect(messages[0]!.content).to.include('Today is 2026-11-22.');
+    expect(messages[0]!.content).to.include('Today is 2026-11-22 (a Sunday).');
   });
 
   it("merges a valid answer with the offline parser's: the model wins on the same subject, the offline parser fills in; one turn", async () => {

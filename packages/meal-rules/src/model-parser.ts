@@ -1,7 +1,7 @@
-import { InputError, PartValidator, withStringLimits } from '@svc/http-kit';
 import OpenAI from 'openai';
+import { answerIssues } from './answer.js';
 import type { ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
-import { PAYLOAD_SCHEMAS, ParseRulesResponseSchema, RULE_SCOPES, RULE_STRENGTHS, WEEKDAYS } from './schemas.js';
+import { PAYLOAD_SCHEMAS, RULE_SCOPES, RULE_STRENGTHS, WEEKDAYS } from './schemas.js';
 
 /** The timer the model parser's deadline runs on; tests pass one they fire by hand instead of waiting. */
 export interface Timers {
@@ -147,32 +147,6 @@ function instructions(ctx: ParseContext): string {
 }
 
 /**
- * The answer's envelope: the contract's ParseRulesResponse with each `request` only required to be
- * an object (strings capped at the sentence's 1000 characters). Each request is then checked by the
- * service exactly as create checks a client's (schema and rules between fields): one proposal the
- * create operation would refuse is dropped to `unheard`, not the whole answer.
- */
-const envelope = new PartValidator(
-  withStringLimits(
-    {
-      ...ParseRulesResponseSchema,
-      properties: {
-        ...ParseRulesResponseSchema.properties,
-        proposals: {
-          ...ParseRulesResponseSchema.properties.proposals,
-          items: {
-            ...ParseRulesResponseSchema.properties.proposals.items,
-            properties: { ...ParseRulesResponseSchema.properties.proposals.items.properties, request: { type: 'object' } },
-          },
-        },
-      },
-    },
-    1000,
-  ),
-  'body',
-);
-
-/**
  * A RuleParser that asks a language model behind an OpenAI-compatible chat-completions endpoint,
  * with structured output (`response_format: json_schema`, the seven rule kinds), and checks the
  * answer's envelope. It throws ModelParserError on timeout, on any error of the server or the
@@ -234,12 +208,9 @@ export function createModelRuleParser(options: ModelRuleParserOptions): RulePars
       } catch {
         throw new ModelParserError('invalid', 'The answer is not JSON');
       }
-      try {
-        return envelope.check(answer) as ParseRulesResponse;
-      } catch (err) {
-        if (err instanceof InputError) throw new ModelParserError('invalid', `The answer is not a ParseRulesResponse: ${err.message.slice(0, 300)}`);
-        throw err;
-      }
+      const issues = answerIssues(answer);
+      if (issues) throw new ModelParserError('invalid', `The answer is not a ParseRulesResponse: ${issues.slice(0, 300)}`);
+      return answer as ParseRulesResponse;
     },
   };
 }

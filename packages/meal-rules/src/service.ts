@@ -1,5 +1,6 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
+import { answerIssues } from './answer.js';
 import { defaultRulesFor } from './defaults.js';
 import { mergeParses } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
@@ -133,40 +134,47 @@ export class MealRulesService {
     if (text.trim() === '') return structuredClone(EMPTY_PARSE);
     const profile = await this.profiles(householdId);
     const ctx: ParseContext = { today: todayIn(profile.timeZoneId, this.clock.now()), language: profile.preferredLanguage };
-    let answer: ParseRulesResponse;
     try {
-      answer = await this.store.transaction(async (trx) => {
+      return await this.store.transaction(async (trx) => {
         await timing.step('spend-turn', () => this.spendTurn(householdId, trx));
         const reading = await timing.step('parse', () => this.read(text, ctx));
         if (!reading.charged) throw new Uncharged(reading.answer);
         return reading.answer;
       });
     } catch (err) {
-      if (!(err instanceof Uncharged)) throw err;
-      answer = err.answer;
+      if (err instanceof Uncharged) return err.answer;
+      throw err;
     }
-    return creatableOnly(answer);
   }
 
   /**
-   * Reads the sentence: the model (when configured) and the offline parser side by side. Never
-   * throws: a failing parser is logged and stood in for.
+   * Reads the sentence: the model (when configured) and the offline parser side by side, and
+   * decides the whole answer before the turn is committed. Never throws: a failing parser is
+   * logged and stood in for.
    */
   private async read(text: string, ctx: ParseContext): Promise<Reading> {
     const fromModel = this.modelParser ? this.attempt(this.modelParser, text, ctx) : undefined;
     const offline = await this.attempt(this.parser, text, ctx);
-    if (fromModel) {
-      const model = await fromModel;
-      if (model) return { answer: mergeParses(creatableOnly(model), offline ?? EMPTY_PARSE), charged: true };
+    try {
+      if (fromModel) {
+        const model = await fromModel;
+        if (model) return { answer: creatableOnly(mergeParses(creatableOnly(model), offline ?? EMPTY_PARSE)), charged: true };
+      }
+      if (offline) return { answer: creatableOnly(offline), charged: !this.modelParser };
+    } catch (err) {
+      this.logger?.warn({ reason: 'error', err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'rule parse answer failed; falling back');
     }
-    if (offline) return { answer: offline, charged: !this.modelParser };
     // Nothing could read it: the sentence comes back unheard, as the offline parser answers its own failures.
     return { answer: { proposals: [], leftoverDinners: null, unheard: [text.trim()] }, charged: false };
   }
 
+  /** One parser's answer in the documented envelope, or undefined (logged) when it threw or answered something else. */
   private async attempt(parser: RuleParser, text: string, ctx: ParseContext): Promise<ParseRulesResponse | undefined> {
     try {
-      return await parser.parse(text, ctx);
+      const answer = await parser.parse(text, ctx);
+      const issues = answerIssues(answer);
+      if (issues) throw Object.assign(new Error(`not a ParseRulesResponse: ${issues.slice(0, 300)}`), { reason: 'invalid' });
+      return answer;
     } catch (err) {
       // The error's own message only: the household's sentence stays out of the log.
       const reason = (err as { reason?: string })?.reason ?? 'error';

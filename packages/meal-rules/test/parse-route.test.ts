@@ -165,6 +165,16 @@ describe('POST /rules/parse', () => {
       expect(h.households.turnsSpent).to.deep.equal([]);
     });
 
+    it('treats an answer that is not a ParseRulesResponse as a failure: 200, the sentence unheard, no turn', async () => {
+      for (const garbage of [undefined, null, 'fish', { proposals: 'fish' }, { proposals: [{ summary: 1 }], leftoverDinners: null, unheard: [] }]) {
+        const odd: RuleParser = { name: 'odd', parse: async () => garbage as never };
+        const res = await parse('fish twice a week', h.appWith({ parser: odd }));
+        expect(res.status, JSON.stringify(garbage)).to.equal(200);
+        expect(res.body).to.deep.equal({ proposals: [], leftoverDinners: null, unheard: ['fish twice a week'] });
+      }
+      expect(h.households.turnsSpent).to.deep.equal([]);
+    });
+
     it('charges no turn for any of several parallel failing parses, and one each for parallel good ones', async () => {
       const broken = h.appWith({ parser: failing });
       const answers = await Promise.all([

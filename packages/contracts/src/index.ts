@@ -49,8 +49,13 @@ export interface AccountDirectory {
   addToWaitlist(entry: { accountId: string; reason: string }): Promise<boolean>;
 }
 
-/** Spends one AI turn of a household, or throws 429 (`quota_exceeded`, or paused with an HTTP-date Retry-After); from @svc/households. */
-export type SpendTurn = (householdId: string) => Promise<void>;
+/**
+ * Spends one AI turn of a household, or throws 429 (`quota_exceeded`, or paused with an HTTP-date
+ * Retry-After); from @svc/households. Given `trx`, the spend is written inside it (and holds the
+ * household's ledger lock until it ends), so the caller commits it together with what the turn
+ * bought, or rolls it back when that failed.
+ */
+export type SpendTurn = (householdId: string, trx?: Transaction) => Promise<void>;
 
 /** The household facts other packages plan around; implemented by @svc/households. */
 export interface HouseholdProfile {

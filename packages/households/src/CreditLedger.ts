@@ -68,11 +68,12 @@ export class CreditLedger {
    * Spends one turn: from the month's allowance, then from the welcome bundle. 429 `ai_paused` with
    * an HTTP-date Retry-After while an operator paused the household's AI; 429 `quota_exceeded`
    * without Retry-After when both pools are empty. A row lock on the household serialises spends.
+   * Inside the caller's `outer` transaction when given (the spend then commits or rolls back with it).
    */
-  async spendTurn(householdId: string): Promise<void> {
+  async spendTurn(householdId: string, outer?: Knex.Transaction): Promise<void> {
     if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
-    await this.knex.transaction(async (trx) => {
+    const spend = async (trx: Knex.Transaction) => {
       const household = await trx('households').select('timeZoneId', 'aiPausedUntil').where({ id: householdId }).forNoKeyUpdate().first();
       if (!household) throw new NotFoundError('not_found', 'No such household');
       const pausedUntil = household.aiPausedUntil as Date | null;
@@ -93,7 +94,8 @@ export class CreditLedger {
       else if (welcomeLeft > 0) rows.push({ householdId, pool: 'welcome', period: null, reason: 'ai_turn', delta: -1, createdAt: at });
       else throw new TooManyRequestsError('quota_exceeded', "The household's AI allowance for this month and its welcome credits are used up");
       await trx('creditLedger').insert(rows);
-    });
+    };
+    await (outer ? spend(outer) : this.knex.transaction(spend));
   }
 
   /** The household's balance now (reads only; the month's grant is shown before it is booked). */

@@ -110,7 +110,7 @@ export function createHouseholds(deps: HouseholdsDeps): Households {
     access: { roleOf: (userId, householdId) => store.roleOf(userId, householdId) },
     memberships: (userId) => store.memberships(userId),
     profiles: (householdId) => store.profile(householdId),
-    spendTurn: (householdId) => ledger.spendTurn(householdId),
+    spendTurn: (householdId, trx) => ledger.spendTurn(householdId, trx as Knex.Transaction | undefined),
     memberIds: async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId)),
     admin: {
       async createInviteCode(options = {}) {

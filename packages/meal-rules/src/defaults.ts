@@ -1,8 +1,9 @@
 import { v5 as uuidv5 } from 'uuid';
-import type { MealRuleResponse } from './MealRuleStore.js';
+import type { DefaultRules } from './schemas.js';
 
 /**
- * National guideline rules (service-spec.md, Meal rules rule 3; decisions.md §6).
+ * National guideline rules: the contract offers, per country, the health authority's weekly advice
+ * on fish and red meat as default rules (a fallback for countries without one).
  *
  * Each authority publishes its weekly advice on fish and on red meat. The planner counts dinners,
  * so the advice becomes CategoryFrequency rules in dinners per week:
@@ -117,17 +118,11 @@ export const GUIDELINES_REVIEWED_AT = '2026-11-22T00:00:00.000Z';
 /** Countries with a guideline of their own (others get the WHO fallback). */
 export const GUIDELINE_COUNTRIES: readonly string[] = Object.keys(GUIDELINES);
 
-export interface DefaultRulesResponse {
-  active: boolean;
-  source: string;
-  rules: MealRuleResponse[];
-}
-
 /**
  * The guideline rules for a household in `country` (ISO 3166-1 alpha-2). Ids are stable: the same
  * country and position always give the same id, in every household. Nothing is stored.
  */
-export function defaultRulesFor(householdId: string, country: string, active: boolean): DefaultRulesResponse {
+export function defaultRulesFor(householdId: string, country: string, active: boolean): DefaultRules {
   const code = country.trim().toUpperCase();
   const guideline = GUIDELINES[code] ?? WHO;
   return {

@@ -1,10 +1,14 @@
 /**
  * @svc/meal-rules: a household's meal rules (CRUD), the national guideline defaults, and the
- * sentence parser behind POST .../rules/parse.
+ * sentence parser behind POST .../rules/parse (offline, optionally helped by a language model).
  */
 
-export type { MealRuleResponse } from './MealRuleStore.js';
-export { migrate, migrations } from './migrations.js';
-export type { CreateMealRuleRequest, MealRulePayload, ParseRulesResponse, RuleParser } from './parser/index.js';
+export { migrate, migrations, relations } from './migrations.js';
+export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
+export { MealRuleModel } from './models/index.js';
+export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
 export { createOfflineRuleParser } from './parser/index.js';
-export { createMealRules, type MealRulesDeps } from './router.js';
+export { createRouter, type RouterOptions } from './router.js';
+export * from './schemas.js';
+export { MealRulesService, type MealRulesServiceOptions, type ParseFailureLog } from './service.js';
+export { type MealRuleStore, ObjectionMealRuleStore } from './store.js';

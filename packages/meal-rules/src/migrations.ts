@@ -1,14 +1,26 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealRules from '../migrations/20261122100000_create_meal_rules.js';
+import * as mealRulesHouseholdFk from '../migrations/relations/20261125110000_meal_rules_household_fk.js';
 
-/** This package's migrations, in the order they run; the history lives in `knex_migrations_meal_rules`. */
+/** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_rules`. */
 export const migrations: MigrationSet = {
   name: 'meal_rules',
   migrations: [{ name: '20261122100000_create_meal_rules', up: createMealRules.up, down: createMealRules.down }],
 };
 
-/** Brings this package's tables up to date (dependencies' tables must already be there). */
+/**
+ * Foreign keys from this package's tables to other packages' tables (meal_rules.household_id →
+ * households). The host runs every package's `relations` after every package's `migrations`, so
+ * the referenced tables exist; a package's own tests run without them. History:
+ * `knex_migrations_meal_rules_relations`.
+ */
+export const relations: MigrationSet = {
+  name: 'meal_rules_relations',
+  migrations: [{ name: '20261125110000_meal_rules_household_fk', up: mealRulesHouseholdFk.up, down: mealRulesHouseholdFk.down }],
+};
+
+/** Brings this package's own tables up to date. */
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }

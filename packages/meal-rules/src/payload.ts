@@ -1,14 +1,15 @@
-import type { MealRulePayload } from './parser/index.js';
-import { PAYLOAD_MEMBERS } from './schemas.js';
+import { type MealRule, PAYLOAD_MEMBERS } from './schemas.js';
+
+type Payload = MealRule['payload'];
 
 /**
  * The payload as it is stored and answered: `kind` first, then exactly the members of that kind in
- * the spec's order (extra members a client sent are dropped), and `time` as `HH:mm`.
+ * the contract's order (extra members a client sent are dropped), and `time` as `HH:mm`.
  */
-export function canonicalPayload(payload: MealRulePayload): MealRulePayload {
+export function canonicalPayload<P extends { kind: Payload['kind'] }>(payload: P): P {
   const source = payload as unknown as Record<string, unknown>;
   const out: Record<string, unknown> = { kind: payload.kind };
   for (const member of PAYLOAD_MEMBERS[payload.kind]) out[member] = source[member];
   if (typeof out.time === 'string') out.time = out.time.slice(0, 5);
-  return out as unknown as MealRulePayload;
+  return out as P;
 }

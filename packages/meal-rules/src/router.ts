@@ -1,10 +1,4 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
-import { ApiRouter, assertRole, NotFoundError, principalOf, timing } from '@svc/http-kit';
-import type { Knex } from 'knex';
-import { defaultRulesFor } from './defaults.js';
-import { KnexMealRuleStore } from './KnexMealRuleStore.js';
-import { type CreateMealRuleRequest, createOfflineRuleParser, type ParseRulesResponse, type RuleParser } from './parser/index.js';
-import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
+import { ApiRouter, principalOf } from '@svc/http-kit';
 import {
   DefaultRulesResponseSchema,
   HouseholdParamsSchema,
@@ -16,43 +10,25 @@ import {
   RULE_REQUEST_RULES_TEXT,
   RuleParamsSchema,
 } from './schemas.js';
-import { todayIn } from './today.js';
+import type { MealRulesService } from './service.js';
 
-/** What the meal-rules package needs from its host. */
-export interface MealRulesDeps {
-  knex: Knex;
-  clock: Clock;
-  /** Membership and role (404 for non-members); from @svc/households. */
-  access: HouseholdAccess;
-  /** Country, time zone and language of a household; from @svc/households. */
-  profiles: HouseholdProfiles;
-  /** Spends one AI turn, or throws 429 itself; from @svc/households. */
-  spendTurn: SpendTurn;
-  /** The sentence parser behind POST .../rules/parse; default: the offline English/Norwegian parser. */
-  parser?: RuleParser;
+/** What the meal-rules routes need: the package's service (which holds its store, clock and the households capabilities). */
+export interface RouterOptions {
+  service: MealRulesService;
 }
 
-interface HouseholdParams {
-  householdId: string;
-}
-interface RuleParams extends HouseholdParams {
-  ruleId: string;
-}
-
-const EMPTY_PARSE: ParseRulesResponse = { proposals: [], leftoverDinners: null, unheard: [] };
 const RULES = '/api/v1/households/{householdId}/rules';
 
 /**
- * The meal-rules operations of service-spec.md (rules CRUD, guideline defaults, sentence parsing),
- * with their schemas: they validate requests and feed the OpenAPI document.
+ * The meal-rules operations of the contract (rules CRUD, guideline defaults, sentence parsing),
+ * with their schemas: they validate requests and feed the OpenAPI document. Thin handlers: the
+ * rules live in MealRulesService.
  */
-export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
-  const { access, profiles, spendTurn, clock } = deps;
-  const store = new KnexMealRuleStore(deps.knex);
-  const parser = deps.parser ?? createOfflineRuleParser();
+export function createRouter(options: RouterOptions): ApiRouter {
+  const { service } = options;
   const api = new ApiRouter({ tags: ['MealRules'] });
 
-  api.route<unknown, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'get',
       path: RULES,
@@ -65,13 +41,11 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      const { householdId } = req.input.params;
-      await access.roleOf(principalOf(req).userId, householdId);
-      res.json(await store.list(householdId));
+      res.json(await service.list(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
-  api.route<CreateMealRuleRequest, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'post',
       path: RULES,
@@ -85,14 +59,11 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { householdId } = req.input.params;
-      assertRole(await access.roleOf(principalOf(req).userId, householdId), ADULT_ROLES);
-      assertValidRuleRequest(req.input.body);
-      res.status(201).json(await store.create(householdId, req.input.body, 'UserDeclared', clock.now()));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
     },
   );
 
-  api.route<unknown, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'get',
       path: `${RULES}/defaults`,
@@ -107,14 +78,11 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      const { householdId } = req.input.params;
-      await access.roleOf(principalOf(req).userId, householdId);
-      const [profile, hasOwn] = await Promise.all([profiles(householdId), store.hasKind(householdId, 'CategoryFrequency')]);
-      res.json(defaultRulesFor(householdId, profile.country, !hasOwn));
+      res.json(await service.defaults(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
-  api.route<{ text: string }, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'post',
       path: `${RULES}/parse`,
@@ -123,7 +91,9 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       description:
         "Adults only. Nothing is stored: POST a proposal's `request` to create the rule. A sentence with text costs one AI turn " +
         '(429 quota_exceeded when the allowance is used up; with Retry-After as an HTTP date while the household AI is paused); ' +
-        'an empty or blank one costs nothing and answers no proposals.',
+        'an empty or blank one costs nothing and answers no proposals. The turn is charged only when the reading succeeded: a parser ' +
+        'that fails (or a configured language model that times out, errs or answers nonsense) costs nothing, and the answer is the ' +
+        "offline parser's (or the sentence back in `unheard`), never an error.",
       auth: true,
       params: HouseholdParamsSchema,
       body: ParseRulesRequestSchema,
@@ -131,25 +101,11 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'rate_limited'] },
     },
     async (req, res) => {
-      const { householdId } = req.input.params;
-      assertRole(await access.roleOf(principalOf(req).userId, householdId), ADULT_ROLES);
-      const text = req.input.body.text;
-      if (text.trim() === '') {
-        res.json(EMPTY_PARSE);
-        return;
-      }
-      const profile = await profiles(householdId);
-      await timing.step('spend-turn', () => spendTurn(householdId));
-      const ctx = { today: todayIn(profile.timeZoneId, clock.now()), language: profile.preferredLanguage };
-      const parsed = await timing.step('parse', () => parser.parse(text, ctx));
-      // A proposal the create operation would refuse is no proposal: its summary joins `unheard`.
-      const proposals = parsed.proposals.filter((p) => isValidCreateRequest(p.request));
-      const refused = parsed.proposals.filter((p) => !proposals.includes(p)).map((p) => p.summary);
-      res.json({ proposals, leftoverDinners: parsed.leftoverDinners, unheard: [...parsed.unheard, ...refused] });
+      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId, req.input.body.text));
     },
   );
 
-  api.route<CreateMealRuleRequest, unknown, RuleParams>(
+  api.route(
     {
       method: 'patch',
       path: `${RULES}/{ruleId}`,
@@ -164,15 +120,11 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
     },
     async (req, res) => {
       const { householdId, ruleId } = req.input.params;
-      assertRole(await access.roleOf(principalOf(req).userId, householdId), ADULT_ROLES);
-      assertValidRuleRequest(req.input.body);
-      const rule = await store.replace(householdId, ruleId, req.input.body, 'UserDeclared', clock.now());
-      if (!rule) throw new NotFoundError('not_found', 'The household has no such rule');
-      res.json(rule);
+      res.json(await service.replace(principalOf(req).userId, householdId, ruleId, req.input.body));
     },
   );
 
-  api.route<unknown, unknown, RuleParams>(
+  api.route(
     {
       method: 'delete',
       path: `${RULES}/{ruleId}`,
@@ -186,11 +138,10 @@ export function createMealRules(deps: MealRulesDeps): { router: ApiRouter } {
     },
     async (req, res) => {
       const { householdId, ruleId } = req.input.params;
-      assertRole(await access.roleOf(principalOf(req).userId, householdId), ADULT_ROLES);
-      if (!(await store.remove(householdId, ruleId))) throw new NotFoundError('not_found', 'The household has no such rule');
+      await service.remove(principalOf(req).userId, householdId, ruleId);
       res.status(204).end();
     },
   );
 
-  return { router: api };
+  return api;
 }

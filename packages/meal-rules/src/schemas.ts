@@ -1,9 +1,11 @@
-import type { JsonSchema } from '@svc/http-kit';
+import type { Infer, TypedSchema } from '@svc/http-kit';
 
 /*
- * The meal-rule shapes of service-spec.md ("Meal rules"), as JSON Schema. The same objects validate
- * requests (through ApiRouter's ajv, which has `discriminator: true`) and describe the operations in
- * the OpenAPI document, so every range below is visible to clients.
+ * The meal-rule shapes of the contract, as JSON Schema written once (`as const satisfies
+ * TypedSchema`). The same objects validate requests (through ApiRouter's ajv, which has
+ * `discriminator: true`), describe the operations in the OpenAPI document (so every range below is
+ * visible to clients), give MealRuleModel its jsonSchema and the model parser its answer schema,
+ * and type the code (`Infer<typeof …>`).
  */
 
 export const MEAL_RULE_KINDS = [
@@ -43,106 +45,127 @@ export const LIMITS = {
   days: { minimum: 1, maximum: 365 },
 } as const;
 
-/** `HH:mm`, or `HH:mm:ss` on input (decisions.md §2); answers are always `HH:mm`. */
+/** `HH:mm`, or `HH:mm:ss` on input; answers are always `HH:mm`. */
 export const TIME_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$';
 
-const category: JsonSchema = { type: 'string', enum: [...MEAL_CATEGORIES], description: 'MealCategory' };
-const weekday: JsonSchema = { type: 'string', enum: [...WEEKDAYS], description: 'Weekday' };
-const nullableDate: JsonSchema = { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD (a real calendar date), or null' };
+const Category = { type: 'string', enum: MEAL_CATEGORIES, description: 'MealCategory' } as const satisfies TypedSchema;
+const Weekday = { type: 'string', enum: WEEKDAYS, description: 'Weekday' } as const satisfies TypedSchema;
+const NullableDate = { type: ['string', 'null'], format: 'date', description: 'YYYY-MM-DD (a real calendar date), or null' } as const satisfies TypedSchema;
+/** A weekday list: unique days, at most all seven (`minItems` is set where the list must name days). */
+const WeekdayList = { type: 'array', items: Weekday, uniqueItems: true, maxItems: 7 } as const satisfies TypedSchema;
+const PerWeek = { type: 'integer', ...LIMITS.perWeek } as const satisfies TypedSchema;
 
-/** A weekday list: unique days; `minItems` 1 where the list must name days, 0 where empty means every day. */
-function weekdayList(minItems: 0 | 1, description: string): JsonSchema {
-  return { type: 'array', items: weekday, uniqueItems: true, minItems, maxItems: 7, description };
-}
-
-function perWeek(description: string): JsonSchema {
-  return { type: 'integer', ...LIMITS.perWeek, description };
-}
-
-function kindSchema(kind: MealRuleKind, properties: Record<string, JsonSchema>, description: string): JsonSchema {
-  return {
+export const PAYLOAD_SCHEMAS = {
+  CategoryFrequency: {
     type: 'object',
-    title: kind,
-    description,
-    required: ['kind', ...PAYLOAD_MEMBERS[kind]],
-    properties: { kind: { type: 'string', const: kind }, ...properties },
-  };
-}
-
-export const PAYLOAD_SCHEMAS: Record<MealRuleKind, JsonSchema> = {
-  CategoryFrequency: kindSchema(
-    'CategoryFrequency',
-    {
-      category,
-      minimumPerWeek: perWeek('Dinners of the category per week, at least (0–7; not above maximumPerWeek)'),
-      maximumPerWeek: perWeek('Dinners of the category per week, at most (0–7)'),
+    title: 'CategoryFrequency',
+    description: 'How many dinners of a category a week.',
+    required: ['kind', 'category', 'minimumPerWeek', 'maximumPerWeek'],
+    properties: {
+      kind: { type: 'string', const: 'CategoryFrequency' },
+      category: Category,
+      minimumPerWeek: { ...PerWeek, description: 'Dinners of the category per week, at least (0–7; not above maximumPerWeek)' },
+      maximumPerWeek: { ...PerWeek, description: 'Dinners of the category per week, at most (0–7)' },
     },
-    'How many dinners of a category a week.',
-  ),
-  CategoryExcludedDays: kindSchema(
-    'CategoryExcludedDays',
-    { category, excludedWeekdays: weekdayList(1, 'Days on which the category is never served (1–7 unique days)') },
-    'A category is not served on these days.',
-  ),
-  CategoryOnDay: kindSchema(
-    'CategoryOnDay',
-    {
-      category,
+  },
+  CategoryExcludedDays: {
+    type: 'object',
+    title: 'CategoryExcludedDays',
+    description: 'A category is not served on these days.',
+    required: ['kind', 'category', 'excludedWeekdays'],
+    properties: {
+      kind: { type: 'string', const: 'CategoryExcludedDays' },
+      category: Category,
+      excludedWeekdays: { ...WeekdayList, minItems: 1, description: 'Days on which the category is never served (1–7 unique days)' },
+    },
+  },
+  CategoryOnDay: {
+    type: 'object',
+    title: 'CategoryOnDay',
+    description: 'A category on a weekday, or on one date.',
+    required: ['kind', 'category', 'weekday', 'specificDate'],
+    properties: {
+      kind: { type: 'string', const: 'CategoryOnDay' },
+      category: Category,
       weekday: { type: ['string', 'null'], enum: [...WEEKDAYS, null], description: 'Every such weekday; exactly one of weekday and specificDate is set' },
       specificDate: {
-        ...nullableDate,
+        ...NullableDate,
         description: 'One date (then scope is SpecificDate with startDate = endDate = this date); exactly one of weekday and specificDate is set',
       },
     },
-    'A category on a weekday, or on one date.',
-  ),
-  MaximumActiveCookingTime: kindSchema(
-    'MaximumActiveCookingTime',
-    {
+  },
+  MaximumActiveCookingTime: {
+    type: 'object',
+    title: 'MaximumActiveCookingTime',
+    description: 'A ceiling on active cooking time.',
+    required: ['kind', 'minutes', 'weekdays', 'specificDate'],
+    properties: {
+      kind: { type: 'string', const: 'MaximumActiveCookingTime' },
       minutes: { type: 'integer', ...LIMITS.minutes, description: 'Most minutes of active cooking (5–720)' },
-      weekdays: weekdayList(0, 'Days it applies to (0–7 unique days; empty: every day)'),
+      weekdays: { ...WeekdayList, minItems: 0, description: 'Days it applies to (0–7 unique days; empty: every day)' },
       specificDate: {
-        ...nullableDate,
+        ...NullableDate,
         description: 'One date it applies to instead of weekdays (then weekdays is empty and scope is SpecificDate on this date), or null',
       },
     },
-    'A ceiling on active cooking time.',
-  ),
-  DinnerTimeOnWeekday: kindSchema(
-    'DinnerTimeOnWeekday',
-    {
+  },
+  DinnerTimeOnWeekday: {
+    type: 'object',
+    title: 'DinnerTimeOnWeekday',
+    description: 'Dinner is served at this time on these days.',
+    required: ['kind', 'time', 'weekdays'],
+    properties: {
+      kind: { type: 'string', const: 'DinnerTimeOnWeekday' },
       time: { type: 'string', pattern: TIME_PATTERN, description: 'Time of day, 24-hour HH:mm (HH:mm:ss accepted; answered HH:mm)' },
-      weekdays: weekdayList(1, 'Days it applies to (1–7 unique days)'),
+      weekdays: { ...WeekdayList, minItems: 1, description: 'Days it applies to (1–7 unique days)' },
     },
-    'Dinner is served at this time on these days.',
-  ),
-  PriceClassOnDays: kindSchema(
-    'PriceClassOnDays',
-    {
-      ceiling: { type: 'string', enum: [...PRICE_CEILINGS], description: 'PriceCeiling' },
-      weekdays: weekdayList(0, 'Days it applies to (0–7 unique days; empty: every day)'),
+  },
+  PriceClassOnDays: {
+    type: 'object',
+    title: 'PriceClassOnDays',
+    description: 'A price ceiling on these days.',
+    required: ['kind', 'ceiling', 'weekdays'],
+    properties: {
+      kind: { type: 'string', const: 'PriceClassOnDays' },
+      ceiling: { type: 'string', enum: PRICE_CEILINGS, description: 'PriceCeiling' },
+      weekdays: { ...WeekdayList, minItems: 0, description: 'Days it applies to (0–7 unique days; empty: every day)' },
     },
-    'A price ceiling on these days.',
-  ),
-  RepeatAfterDays: kindSchema(
-    'RepeatAfterDays',
-    { days: { type: 'integer', ...LIMITS.days, description: 'A dish comes back no sooner than this many days (1–365)' } },
-    'How long before a dish may be repeated.',
-  ),
-};
+  },
+  RepeatAfterDays: {
+    type: 'object',
+    title: 'RepeatAfterDays',
+    description: 'How long before a dish may be repeated.',
+    required: ['kind', 'days'],
+    properties: {
+      kind: { type: 'string', const: 'RepeatAfterDays' },
+      days: { type: 'integer', ...LIMITS.days, description: 'A dish comes back no sooner than this many days (1–365)' },
+    },
+  },
+} as const satisfies Record<MealRuleKind, TypedSchema>;
+
+// ajv's `discriminator` is an OpenAPI keyword json-schema-to-ts does not list; spread in, it leaves the types alone.
+const BY_KIND = { discriminator: { propertyName: 'kind' } } as const;
 
 /**
  * MealRulePayloadDto: a union discriminated by `kind`. The `required`/`properties.kind` beside the
  * discriminator make a missing or unknown kind fail as `payload.kind`, not as an anonymous `payload`.
  */
-export const MealRulePayloadSchema: JsonSchema = {
+export const MealRulePayloadSchema = {
   type: 'object',
   description: 'MealRulePayloadDto: `kind` selects the type; every member of that type is required.',
   required: ['kind'],
-  properties: { kind: { type: 'string', enum: [...MEAL_RULE_KINDS], description: 'MealRuleKind' } },
-  discriminator: { propertyName: 'kind' },
-  oneOf: MEAL_RULE_KINDS.map((k) => PAYLOAD_SCHEMAS[k]),
-};
+  properties: { kind: { type: 'string', enum: MEAL_RULE_KINDS, description: 'MealRuleKind' } },
+  ...BY_KIND,
+  oneOf: [
+    PAYLOAD_SCHEMAS.CategoryFrequency,
+    PAYLOAD_SCHEMAS.CategoryExcludedDays,
+    PAYLOAD_SCHEMAS.CategoryOnDay,
+    PAYLOAD_SCHEMAS.MaximumActiveCookingTime,
+    PAYLOAD_SCHEMAS.DinnerTimeOnWeekday,
+    PAYLOAD_SCHEMAS.PriceClassOnDays,
+    PAYLOAD_SCHEMAS.RepeatAfterDays,
+  ],
+} as const satisfies TypedSchema;
 
 const range = (r: { minimum: number; maximum: number }) => `${r.minimum}–${r.maximum}`;
 
@@ -180,44 +203,48 @@ export const RULE_REQUEST_RULES_TEXT = [
 ].join('\n');
 
 /** CreateMealRuleRequest and UpdateMealRuleRequest (the same five required members). */
-export const MealRuleRequestSchema: JsonSchema = {
+export const MealRuleRequestSchema = {
   type: 'object',
   required: ['payload', 'strength', 'scope', 'startDate', 'endDate'],
   description: `CreateMealRuleRequest / UpdateMealRuleRequest. ${RULE_REQUEST_RULES_TEXT}`,
   properties: {
     payload: MealRulePayloadSchema,
-    strength: { type: 'string', enum: [...RULE_STRENGTHS], description: 'RuleStrength' },
-    scope: { type: 'string', enum: [...RULE_SCOPES], description: 'RuleScope' },
-    startDate: nullableDate,
-    endDate: nullableDate,
+    strength: { type: 'string', enum: RULE_STRENGTHS, description: 'RuleStrength' },
+    scope: { type: 'string', enum: RULE_SCOPES, description: 'RuleScope' },
+    startDate: NullableDate,
+    endDate: NullableDate,
   },
-};
+} as const satisfies TypedSchema;
+/** A create or replace body in the documented shape (the rules between fields are checked apart). */
+export type MealRuleRequest = Infer<typeof MealRuleRequestSchema>;
 
-export const MealRuleResponseSchema: JsonSchema = {
+export const MealRuleResponseSchema = {
   type: 'object',
   required: ['id', 'householdId', 'kind', 'strength', 'scope', 'startDate', 'endDate', 'source', 'payload', 'createdAt', 'updatedAt'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     householdId: { type: 'string', format: 'uuid' },
-    kind: { type: 'string', enum: [...MEAL_RULE_KINDS], description: 'Same as payload.kind' },
-    strength: { type: 'string', enum: [...RULE_STRENGTHS] },
-    scope: { type: 'string', enum: [...RULE_SCOPES] },
-    startDate: nullableDate,
-    endDate: nullableDate,
-    source: { type: 'string', enum: [...RULE_SOURCES] },
+    kind: { type: 'string', enum: MEAL_RULE_KINDS, description: 'Same as payload.kind' },
+    strength: { type: 'string', enum: RULE_STRENGTHS },
+    scope: { type: 'string', enum: RULE_SCOPES },
+    startDate: NullableDate,
+    endDate: NullableDate,
+    source: { type: 'string', enum: RULE_SOURCES },
     payload: { ...MealRulePayloadSchema, description: 'MealRulePayloadDto' },
-    createdAt: { type: 'string', format: 'date-time' },
-    updatedAt: { type: 'string', format: 'date-time' },
+    createdAt: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' },
+    updatedAt: { type: 'string', format: 'date-time', description: 'ISO 8601 UTC with milliseconds' },
   },
-};
+} as const satisfies TypedSchema;
+/** MealRuleResponse of the contract (every member always present). */
+export type MealRule = Infer<typeof MealRuleResponseSchema>;
 
-export const MealRuleListSchema: JsonSchema = {
+export const MealRuleListSchema = {
   type: 'array',
   items: MealRuleResponseSchema,
   description: 'Oldest first: createdAt, then id.',
-};
+} as const satisfies TypedSchema;
 
-export const DefaultRulesResponseSchema: JsonSchema = {
+export const DefaultRulesResponseSchema = {
   type: 'object',
   required: ['active', 'source', 'rules'],
   properties: {
@@ -229,15 +256,27 @@ export const DefaultRulesResponseSchema: JsonSchema = {
       description: 'Synthetic, never stored: stable ids, source SystemDefault, strength Soft, scope Permanent',
     },
   },
-};
+} as const satisfies TypedSchema;
+export type DefaultRules = Infer<typeof DefaultRulesResponseSchema>;
 
-export const ParseRulesRequestSchema: JsonSchema = {
+export const ParseRulesRequestSchema = {
   type: 'object',
   required: ['text'],
   properties: { text: { type: 'string', maxLength: 1000, description: 'The sentence, up to 1000 characters (longer: 400 value_too_long)' } },
-};
+} as const satisfies TypedSchema;
+export type ParseRulesRequest = Infer<typeof ParseRulesRequestSchema>;
 
-export const ParseRulesResponseSchema: JsonSchema = {
+export const ParsedLeftoverDinnersSchema = {
+  type: ['object', 'null'],
+  required: ['summary', 'enabled', 'askedEveryDays'],
+  properties: {
+    summary: { type: 'string' },
+    enabled: { type: 'boolean' },
+    askedEveryDays: { type: ['integer', 'null'] },
+  },
+} as const satisfies TypedSchema;
+
+export const ParseRulesResponseSchema = {
   type: 'object',
   required: ['proposals', 'leftoverDinners', 'unheard'],
   properties: {
@@ -252,27 +291,19 @@ export const ParseRulesResponseSchema: JsonSchema = {
         },
       },
     },
-    leftoverDinners: {
-      type: ['object', 'null'],
-      required: ['summary', 'enabled', 'askedEveryDays'],
-      properties: {
-        summary: { type: 'string' },
-        enabled: { type: 'boolean' },
-        askedEveryDays: { type: ['integer', 'null'] },
-      },
-    },
+    leftoverDinners: ParsedLeftoverDinnersSchema,
     unheard: { type: 'array', items: { type: 'string' }, description: 'Each clause no rule kind could hold' },
   },
-};
+} as const satisfies TypedSchema;
 
-export const HouseholdParamsSchema: JsonSchema = {
+export const HouseholdParamsSchema = {
   type: 'object',
   required: ['householdId'],
   properties: { householdId: { type: 'string', format: 'uuid' } },
-};
+} as const satisfies TypedSchema;
 
-export const RuleParamsSchema: JsonSchema = {
+export const RuleParamsSchema = {
   type: 'object',
   required: ['householdId', 'ruleId'],
   properties: { householdId: { type: 'string', format: 'uuid' }, ruleId: { type: 'string', format: 'uuid' } },
-};
+} as const satisfies TypedSchema;

@@ -1,15 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import type { HouseholdAccess, HouseholdProfile, HouseholdProfiles, HouseholdRole, SpendTurn } from '@svc/contracts';
+import type { HouseholdAccess, HouseholdProfile, HouseholdProfiles, HouseholdRole, SpendTurn, Transaction } from '@svc/contracts';
 import { ManualClock, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
-import { createMealRules, type MealRulesDeps, migrations } from '../src/index.js';
+import type { Knex } from 'knex';
+import { createRouter, MealRulesService, type MealRulesServiceOptions, migrations, ObjectionMealRuleStore } from '../src/index.js';
 
 /** Memberships and profiles held in memory, standing in for @svc/households. */
 export class FakeHouseholds {
   readonly roles = new Map<string, HouseholdRole>();
   readonly profileOf = new Map<string, HouseholdProfile>();
+  /** Turns spent and committed (a spend inside a transaction that rolls back is not here). */
   turnsSpent: string[] = [];
+  /** Every call of spendTurn, committed or not. */
+  spendCalls: { householdId: string; inTransaction: boolean }[] = [];
   /** When set, spendTurn throws it instead of counting. */
   turnError: Error | undefined;
 
@@ -39,9 +43,18 @@ export class FakeHouseholds {
     return profile;
   };
 
-  readonly spendTurn: SpendTurn = async (householdId) => {
+  /** Counts a turn when the caller's transaction commits, as the real ledger's row would be. */
+  readonly spendTurn: SpendTurn = async (householdId, trx?: Transaction) => {
+    this.spendCalls.push({ householdId, inTransaction: trx !== undefined });
     if (this.turnError) throw this.turnError;
-    this.turnsSpent.push(householdId);
+    if (!trx) {
+      this.turnsSpent.push(householdId);
+      return;
+    }
+    (trx as Knex.Transaction).executionPromise.then(
+      () => this.turnsSpent.push(householdId),
+      () => undefined,
+    );
   };
 
   static quotaExceeded(): TooManyRequestsError {
@@ -54,22 +67,27 @@ export interface Harness {
   clock: ManualClock;
   households: FakeHouseholds;
   app: Express;
-  /** Builds an app around other deps (a fake parser, say) on the same database. */
-  appWith(overrides: Partial<MealRulesDeps>): Express;
+  /** Builds an app around other service options (a fake parser, say) on the same database. */
+  appWith(overrides: Partial<MealRulesServiceOptions>): Express;
+  /** The service with those options (what the app's router uses). */
+  serviceWith(overrides: Partial<MealRulesServiceOptions>): MealRulesService;
 }
 
 export async function startHarness(): Promise<Harness> {
   const db = await createTestDatabase([migrations]);
   const clock = new ManualClock('2026-11-22T09:00:00.000Z');
   const households = new FakeHouseholds();
-  const appWith = (overrides: Partial<MealRulesDeps>) =>
-    buildTestApp({
-      routers: [
-        createMealRules({ knex: db.knex, clock, access: households.access, profiles: households.profiles, spendTurn: households.spendTurn, ...overrides })
-          .router,
-      ],
+  const serviceWith = (overrides: Partial<MealRulesServiceOptions>) =>
+    new MealRulesService({
+      store: new ObjectionMealRuleStore(db.knex),
+      clock,
+      access: households.access,
+      profiles: households.profiles,
+      spendTurn: households.spendTurn,
+      ...overrides,
     });
-  return { db, clock, households, app: appWith({}), appWith };
+  const appWith = (overrides: Partial<MealRulesServiceOptions>) => buildTestApp({ routers: [createRouter({ service: serviceWith(overrides) })] });
+  return { db, clock, households, app: appWith({}), appWith, serviceWith };
 }
 
 /** A valid CreateMealRuleRequest of each kind (Permanent unless the kind needs a date). */

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { rollbackMigrations, runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { migrations } from '../src/index.js';
+import { migrations, ObjectionMealRuleStore, relations } from '../src/index.js';
+import { SAMPLES } from './helpers.js';
 
 describe('meal-rules migrations', () => {
   let db: TestDatabase;
@@ -39,5 +41,34 @@ describe('meal-rules migrations', () => {
       failed = true;
     }
     expect(failed).to.equal(true);
+  });
+
+  it('relations: drop rules of households that are gone, then cascade a household delete to its rules', async () => {
+    // Stands in for @svc/households' table: the relation needs only its key.
+    await db.knex.schema.createTable('households', (t) => t.uuid('id').primary());
+    await db.knex('meal_rules').delete();
+    const store = new ObjectionMealRuleStore(db.knex);
+    const now = new Date('2026-11-22T09:00:00.000Z');
+    const kept = randomUUID();
+    const gone = randomUUID();
+    await db.knex('households').insert({ id: kept });
+    const keptRule = await store.create(kept, SAMPLES.CategoryFrequency, 'UserDeclared', now);
+    await store.create(gone, SAMPLES.RepeatAfterDays, 'UserDeclared', now);
+
+    await runMigrations(db.knex, [relations]);
+    expect((await db.knex('meal_rules').select('id')).map((r) => r.id)).to.deep.equal([keptRule.id]);
+    const orphan = await store
+      .create(gone, SAMPLES.RepeatAfterDays, 'UserDeclared', now)
+      .catch((err: unknown) => err as { nativeError?: { code?: string }; code?: string });
+    expect((orphan as { nativeError?: { code?: string } }).nativeError?.code ?? (orphan as { code?: string }).code).to.equal('23503'); // foreign_key_violation
+    await db.knex('households').where({ id: kept }).delete();
+    expect(await db.knex('meal_rules').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+
+    await rollbackMigrations(db.knex, [relations]);
+    await store.create(gone, SAMPLES.RepeatAfterDays, 'UserDeclared', now);
+    await runMigrations(db.knex, [relations]);
+    expect(await db.knex('meal_rules').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+    await rollbackMigrations(db.knex, [relations]);
+    await db.knex.schema.dropTable('households');
   });
 });

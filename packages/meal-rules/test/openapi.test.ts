@@ -1,7 +1,7 @@
 import { buildOpenApiDocument, ManualClock } from '@svc/http-kit';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { createMealRules } from '../src/index.js';
+import { createRouter, MealRulesService, ObjectionMealRuleStore } from '../src/index.js';
 import { ruleRequestIssues } from '../src/rule-validation.js';
 import { RULES_BETWEEN_FIELDS } from '../src/schemas.js';
 import { FakeHouseholds, sample } from './helpers.js';
@@ -14,13 +14,14 @@ interface Operation {
 function operations(): Record<string, Operation> {
   const households = new FakeHouseholds();
   // Building the document runs no query; the store is never asked.
-  const { router } = createMealRules({
-    knex: {} as Knex,
+  const service = new MealRulesService({
+    store: new ObjectionMealRuleStore({} as Knex),
     clock: new ManualClock(),
     access: households.access,
     profiles: households.profiles,
     spendTurn: households.spendTurn,
   });
+  const router = createRouter({ service });
   const doc = buildOpenApiDocument({ title: 't', version: '1' }, router.operations) as {
     paths: Record<string, Record<string, Operation & { operationId: string }>>;
   };

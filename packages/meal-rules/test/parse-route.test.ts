@@ -37,6 +37,7 @@ describe('POST /rules/parse', () => {
   beforeEach(async () => {
     await h.db.truncate();
     h.households.turnsSpent = [];
+    h.households.spendCalls = [];
     h.households.turnError = undefined;
     h.clock.set('2026-11-22T09:00:00.000Z');
     householdId = h.households.household({ timeZoneId: 'Europe/Oslo', preferredLanguage: 'nb' });
@@ -147,6 +148,47 @@ describe('POST /rules/parse', () => {
       leftoverDinners: { summary: 'Leftovers welcome', enabled: true, askedEveryDays: null },
       unheard: ['my son hates onions', 'Pasta 4–2 times a week', 'Taco on a date'],
     });
+  });
+
+  describe('when the parser fails', () => {
+    const failing: RuleParser = {
+      name: 'failing',
+      parse: async () => {
+        throw new Error('parser bug');
+      },
+    };
+
+    it('answers 200 with the sentence in unheard, and charges no turn', async () => {
+      const res = await parse('  fish twice a week ', h.appWith({ parser: failing }));
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.equal({ proposals: [], leftoverDinners: null, unheard: ['fish twice a week'] });
+      expect(h.households.turnsSpent).to.deep.equal([]);
+    });
+
+    it('treats an answer that is not a ParseRulesResponse as a failure: 200, the sentence unheard, no turn', async () => {
+      for (const garbage of [undefined, null, 'fish', { proposals: 'fish' }, { proposals: [{ summary: 1 }], leftoverDinners: null, unheard: [] }]) {
+        const odd: RuleParser = { name: 'odd', parse: async () => garbage as never };
+        const res = await parse('fish twice a week', h.appWith({ parser: odd }));
+        expect(res.status, JSON.stringify(garbage)).to.equal(200);
+        expect(res.body).to.deep.equal({ proposals: [], leftoverDinners: null, unheard: ['fish twice a week'] });
+      }
+      expect(h.households.turnsSpent).to.deep.equal([]);
+    });
+
+    it('charges no turn for any of several parallel failing parses, and one each for parallel good ones', async () => {
+      const broken = h.appWith({ parser: failing });
+      const answers = await Promise.all([
+        ...Array.from({ length: 4 }, () => parse('fish twice a week', broken)),
+        ...Array.from({ length: 3 }, () => parse('fish twice a week')),
+      ]);
+      expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200, 200]);
+      expect(h.households.turnsSpent).to.deep.equal([householdId, householdId, householdId]);
+    });
+  });
+
+  it('spends the turn inside the transaction that decides the answer', async () => {
+    await parse('fish twice a week').expect(200);
+    expect(h.households.spendCalls).to.deep.equal([{ householdId, inTransaction: true }]);
   });
 
   describe('with the offline parser (the default)', () => {

@@ -1,4 +1,5 @@
 export * from './app.js';
+export * from './chat-model.js';
 export * from './database.js';
 export * from './redis.js';
 export * from './smtp.js';

@@ -22,6 +22,7 @@ export const allMigrations = [
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
   push.relations,
+  mealRules.relations,
   mealEvents.relations,
 ];
 
@@ -105,12 +106,15 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
-  const rulesApi = mealRules.createMealRules({
-    knex,
+  const rulesService = new mealRules.MealRulesService({
+    store: new mealRules.ObjectionMealRuleStore(knex),
     clock,
     access: householdsApi.access,
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
+    // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
+    modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
+    logger: logger.child({ component: 'meal-rules' }),
   });
   const eventsService = new mealEvents.MealEventsService({
     store: new mealEvents.ObjectionMealEventStore(knex),
@@ -134,7 +138,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     routers: [
       accountsApi.router,
       householdsApi.router,
-      rulesApi.router,
+      mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService }),
       push.createRouter({ service: pushService }),
     ],

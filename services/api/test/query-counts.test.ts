@@ -21,6 +21,8 @@ const BUDGET: Record<string, number> = {
   'GET /api/v1/households/{id}/members': 4,
   'GET /api/v1/households/{id}/rules': 3,
   'POST /api/v1/households/{id}/rules': 3,
+  'GET /api/v1/households/{id}/rules/defaults': 4,
+  'POST /api/v1/households/{id}/rules/parse': 8,
   'GET /api/v1/households/{id}/events': 3,
   'POST /api/v1/households/{id}/events': 3,
   'PUT /api/v1/me/devices': 2,
@@ -87,6 +89,8 @@ describe('SQL statements per operation', function () {
         }),
       201,
     );
+    await measure('GET /api/v1/households/{id}/rules/defaults', () => agent.get(`${hh}/rules/defaults`), 200);
+    await measure('POST /api/v1/households/{id}/rules/parse', () => agent.post(`${hh}/rules/parse`).send({ text: 'fish twice a week' }), 200);
     await measure('GET /api/v1/households/{id}/events', () => agent.get(`${hh}/events`), 200);
     await measure(
       'POST /api/v1/households/{id}/events',

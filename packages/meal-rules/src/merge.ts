@@ -1,0 +1,65 @@
+import type { MealRulePayload, ParsedRuleProposal, ParseRulesResponse, Weekday } from './parser/index.js';
+
+/** The weekdays a payload speaks of; `undefined` for "every day" (an empty list of a kind where empty means every day). */
+function daysOf(payload: MealRulePayload): ReadonlySet<Weekday> | undefined {
+  switch (payload.kind) {
+    case 'MaximumActiveCookingTime':
+    case 'PriceClassOnDays':
+    case 'DinnerTimeOnWeekday':
+      return payload.weekdays.length === 0 ? undefined : new Set(payload.weekdays);
+    default:
+      return undefined;
+  }
+}
+
+function shareADay(a: MealRulePayload, b: MealRulePayload): boolean {
+  const x = daysOf(a);
+  const y = daysOf(b);
+  if (!x || !y) return true;
+  for (const day of x) if (y.has(day)) return true;
+  return false;
+}
+
+/**
+ * Whether two proposals speak of the same thing, so that only one of them should be offered: the
+ * same kind about the same category, the same day or date, or overlapping weekdays.
+ */
+export function sameSubject(a: ParsedRuleProposal, b: ParsedRuleProposal): boolean {
+  const p = a.request.payload;
+  const q = b.request.payload;
+  if (p.kind !== q.kind) return false;
+  switch (p.kind) {
+    case 'CategoryFrequency':
+    case 'CategoryExcludedDays':
+      return p.category === (q as typeof p).category;
+    case 'CategoryOnDay': {
+      // One dish a day: two wishes for the same day (or date) collide whatever their categories.
+      const o = q as typeof p;
+      return (p.weekday !== null && p.weekday === o.weekday) || (p.specificDate !== null && p.specificDate === o.specificDate);
+    }
+    case 'MaximumActiveCookingTime':
+      return p.specificDate === (q as typeof p).specificDate && shareADay(p, q);
+    case 'DinnerTimeOnWeekday':
+    case 'PriceClassOnDays':
+      return shareADay(p, q);
+    case 'RepeatAfterDays':
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The model's reading and the offline parser's, as one answer. The model read the whole sentence
+ * and wins wherever both speak of the same thing; the offline parser fills in the rules the model
+ * missed (it is exact on the phrasings it knows). `leftoverDinners` is the model's, else the
+ * offline parser's; `unheard` is the model's (its reading is the one the household paid for).
+ */
+export function mergeParses(model: ParseRulesResponse, offline: ParseRulesResponse): ParseRulesResponse {
+  const missed = offline.proposals.filter((o) => !model.proposals.some((m) => sameSubject(m, o)));
+  return {
+    proposals: [...model.proposals, ...missed],
+    leftoverDinners: model.leftoverDinners ?? offline.leftoverDinners,
+    unheard: model.unheard,
+  };
+}

@@ -1,0 +1,1 @@
+export { MealRuleModel } from './MealRuleModel.js';

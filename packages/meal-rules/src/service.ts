@@ -1,0 +1,195 @@
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
+import { assertRole, NotFoundError, timing } from '@svc/http-kit';
+import { answerIssues } from './answer.js';
+import { defaultRulesFor } from './defaults.js';
+import { mergeParses } from './merge.js';
+import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
+import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
+import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
+import type { MealRuleStore } from './store.js';
+import { todayIn } from './today.js';
+
+/** Where the service reports a parser that failed (a pino logger fits). */
+export interface ParseFailureLog {
+  warn(obj: object, msg: string): void;
+}
+
+export interface MealRulesServiceOptions {
+  store: MealRuleStore;
+  clock: Clock;
+  /** Membership and role (404 for non-members); from @svc/households. */
+  access: HouseholdAccess;
+  /** Country, time zone and language of a household; from @svc/households. */
+  profiles: HouseholdProfiles;
+  /** Spends one AI turn inside the given transaction, or throws 429; from @svc/households. */
+  spendTurn: SpendTurn;
+  /** The offline sentence parser; default: the built-in English/Norwegian one. */
+  parser?: RuleParser;
+  /**
+   * A language-model parser (`createModelRuleParser`), asked first when set; its answer is merged
+   * with the offline parser's. When it fails (timeout, error, invalid output) the offline answer
+   * is given and the turn is not charged.
+   */
+  modelParser?: RuleParser;
+  /** Where a failing parser is reported (never with the sentence: it is the household's text). */
+  logger?: ParseFailureLog;
+}
+
+const EMPTY_PARSE: ParseRulesResponse = { proposals: [], leftoverDinners: null, unheard: [] };
+const notFoundRule = () => new NotFoundError('not_found', 'The household has no such rule');
+
+/** What one reading of a sentence gave, and whether it is worth the household's turn. */
+interface Reading {
+  answer: ParseRulesResponse;
+  /** False when the parser the household pays for failed: the answer is a fallback, free. */
+  charged: boolean;
+}
+
+/** Thrown inside the parse transaction to roll the spent turn back, carrying the free answer out. */
+class Uncharged {
+  constructor(readonly answer: ParseRulesResponse) {}
+}
+
+/**
+ * The meal-rules rules: any member reads the rules and the defaults (a Junior too), Owner and Adult
+ * write and parse, a non-member (or an unknown household) gets 404 from `access`. A parse of a
+ * sentence costs one AI turn, charged in the same transaction that decides the answer: a parser
+ * that fails costs nothing and never turns into a 5xx. No HTTP here.
+ */
+export class MealRulesService {
+  private readonly store: MealRuleStore;
+  private readonly clock: Clock;
+  private readonly access: HouseholdAccess;
+  private readonly profiles: HouseholdProfiles;
+  private readonly spendTurn: SpendTurn;
+  private readonly parser: RuleParser;
+  private readonly modelParser: RuleParser | undefined;
+  private readonly logger: ParseFailureLog | undefined;
+
+  constructor(options: MealRulesServiceOptions) {
+    this.store = options.store;
+    this.clock = options.clock;
+    this.access = options.access;
+    this.profiles = options.profiles;
+    this.spendTurn = options.spendTurn;
+    this.parser = options.parser ?? createOfflineRuleParser();
+    this.modelParser = options.modelParser;
+    this.logger = options.logger;
+  }
+
+  private async assertAdult(userId: string, householdId: string): Promise<void> {
+    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  }
+
+  /** The household's rules, oldest first; any member. */
+  async list(userId: string, householdId: string): Promise<MealRule[]> {
+    await this.access.roleOf(userId, householdId);
+    return this.store.list(householdId);
+  }
+
+  /** Files a rule (source UserDeclared); adults only; 400 naming the field when a rule between fields is broken. */
+  async create(userId: string, householdId: string, request: MealRuleRequest): Promise<MealRule> {
+    await this.assertAdult(userId, householdId);
+    assertValidRuleRequest(request);
+    return this.store.create(householdId, request, 'UserDeclared', this.clock.now());
+  }
+
+  /** Full replacement (kind included; the rule becomes UserDeclared); adults only; 404 for a rule the household does not have. */
+  async replace(userId: string, householdId: string, ruleId: string, request: MealRuleRequest): Promise<MealRule> {
+    await this.assertAdult(userId, householdId);
+    assertValidRuleRequest(request);
+    return (await this.store.replace(householdId, ruleId, request, 'UserDeclared', this.clock.now())) ?? Promise.reject(notFoundRule());
+  }
+
+  /** Deletes a rule; adults only; 404 for a rule the household does not have. */
+  async remove(userId: string, householdId: string, ruleId: string): Promise<void> {
+    await this.assertAdult(userId, householdId);
+    if (!(await this.store.remove(householdId, ruleId))) throw notFoundRule();
+  }
+
+  /** The guideline rules of the household's country; `active` while it has no CategoryFrequency rule of its own. Any member. */
+  async defaults(userId: string, householdId: string): Promise<DefaultRules> {
+    await this.access.roleOf(userId, householdId);
+    const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
+    return defaultRulesFor(householdId, profile.country, !hasOwn);
+  }
+
+  /**
+   * The household's rules as GET …/rules answers them, for the data export (PersonalDataSources'
+   * `rules`). No access check: the caller (the export) has established membership.
+   */
+  exportRules(householdId: string): Promise<MealRule[]> {
+    return this.store.list(householdId);
+  }
+
+  /**
+   * Proposals from a sentence; adults only. Blank text answers nothing and costs nothing. Otherwise
+   * one transaction: the turn is spent first (so a household with no turn left, or a paused one, gets
+   * its 429 before any parser runs, and parallel parses queue on the household's ledger), then the
+   * sentence is read; the turn is committed only when the reading the household pays for succeeded.
+   * A failed reading rolls the turn back and answers the fallback: never a 5xx.
+   */
+  async parse(userId: string, householdId: string, text: string): Promise<ParseRulesResponse> {
+    await this.assertAdult(userId, householdId);
+    if (text.trim() === '') return structuredClone(EMPTY_PARSE);
+    const profile = await this.profiles(householdId);
+    const ctx: ParseContext = { today: todayIn(profile.timeZoneId, this.clock.now()), language: profile.preferredLanguage };
+    try {
+      return await this.store.transaction(async (trx) => {
+        await timing.step('spend-turn', () => this.spendTurn(householdId, trx));
+        const reading = await timing.step('parse', () => this.read(text, ctx));
+        if (!reading.charged) throw new Uncharged(reading.answer);
+        return reading.answer;
+      });
+    } catch (err) {
+      if (err instanceof Uncharged) return err.answer;
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the sentence: the model (when configured) and the offline parser side by side, and
+   * decides the whole answer before the turn is committed. Never throws: a failing parser is
+   * logged and stood in for.
+   */
+  private async read(text: string, ctx: ParseContext): Promise<Reading> {
+    const fromModel = this.modelParser ? this.attempt(this.modelParser, text, ctx) : undefined;
+    const offline = await this.attempt(this.parser, text, ctx);
+    try {
+      if (fromModel) {
+        const model = await fromModel;
+        if (model) return { answer: creatableOnly(mergeParses(creatableOnly(model), offline ?? EMPTY_PARSE)), charged: true };
+      }
+      if (offline) return { answer: creatableOnly(offline), charged: !this.modelParser };
+    } catch (err) {
+      this.logger?.warn({ reason: 'error', err: { name: (err as Error)?.name, message: (err as Error)?.message } }, 'rule parse answer failed; falling back');
+    }
+    // Nothing could read it: the sentence comes back unheard, as the offline parser answers its own failures.
+    return { answer: { proposals: [], leftoverDinners: null, unheard: [text.trim()] }, charged: false };
+  }
+
+  /** One parser's answer in the documented envelope, or undefined (logged) when it threw or answered something else. */
+  private async attempt(parser: RuleParser, text: string, ctx: ParseContext): Promise<ParseRulesResponse | undefined> {
+    try {
+      const answer = await parser.parse(text, ctx);
+      const issues = answerIssues(answer);
+      if (issues) throw Object.assign(new Error(`not a ParseRulesResponse: ${issues.slice(0, 300)}`), { reason: 'invalid' });
+      return answer;
+    } catch (err) {
+      // The error's own message only: the household's sentence stays out of the log.
+      const reason = (err as { reason?: string })?.reason ?? 'error';
+      this.logger?.warn(
+        { parser: parser.name, reason, err: { name: (err as Error)?.name, message: (err as Error)?.message } },
+        'rule parser failed; falling back',
+      );
+      return undefined;
+    }
+  }
+}
+
+/** A proposal the create operation would refuse is no proposal: its summary joins `unheard`. */
+function creatableOnly(parsed: ParseRulesResponse): ParseRulesResponse {
+  const proposals = parsed.proposals.filter((p) => isValidCreateRequest(p.request));
+  const refused = parsed.proposals.filter((p) => !proposals.includes(p)).map((p) => p.summary);
+  return { proposals, leftoverDinners: parsed.leftoverDinners, unheard: [...parsed.unheard, ...refused] };
+}

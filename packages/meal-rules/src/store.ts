@@ -1,0 +1,90 @@
+import type { Knex } from 'knex';
+import { MealRuleModel } from './models/index.js';
+import { canonicalPayload } from './payload.js';
+import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './schemas.js';
+
+/**
+ * What the meal-rules service needs from storage. Every lookup is scoped by household: a rule id of
+ * another household is simply not there. Time comes in as `now`; the store holds no clock. A method
+ * that can join a transaction takes it last (`trx`).
+ */
+export interface MealRuleStore {
+  /** The household's rules, oldest first (createdAt, then id). */
+  list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]>;
+  create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule>;
+  /** Full replacement (kind included); undefined when the household has no such rule. */
+  replace(householdId: string, ruleId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule | undefined>;
+  /** False when the household has no such rule. */
+  remove(householdId: string, ruleId: string, trx?: Knex.Transaction): Promise<boolean>;
+  /** Whether the household has at least one rule of this kind. */
+  hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean>;
+  /** Runs `work` in one database transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+}
+
+/** The columns a request writes (`kind` twice: its own column, and inside the payload). */
+function writable(request: MealRuleRequest) {
+  const payload = canonicalPayload(request.payload);
+  return { kind: payload.kind, strength: request.strength, scope: request.scope, startDate: request.startDate, endDate: request.endDate, payload };
+}
+
+/**
+ * MealRuleStore on Objection: MealRuleModel bound to the knex the host hands in. Every operation is
+ * one statement (each scoped by household), so none needs a transaction of its own.
+ */
+export class ObjectionMealRuleStore implements MealRuleStore {
+  private readonly Rule: typeof MealRuleModel;
+
+  constructor(knex: Knex) {
+    this.Rule = MealRuleModel.bindKnex(knex);
+  }
+
+  private mine(householdId: string, ruleId: string, trx?: Knex.Transaction) {
+    return this.Rule.query(trx).where({ householdId, id: ruleId });
+  }
+
+  async list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]> {
+    const rows = await this.Rule.query(trx)
+      .modify('apiColumns')
+      .where({ householdId })
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+    return rows.map((row) => row.toApi());
+  }
+
+  async create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule> {
+    const at = now.toISOString();
+    // The id comes from the column default (gen_random_uuid()); everything else is known here.
+    const rule = this.Rule.fromJson({ householdId, ...writable(request), source, createdAt: at, updatedAt: at });
+    const inserted = await this.Rule.query(trx).insert(rule).returning('id');
+    rule.id = inserted.id;
+    return rule.toApi();
+  }
+
+  async replace(
+    householdId: string,
+    ruleId: string,
+    request: MealRuleRequest,
+    source: RuleSource,
+    now: Date,
+    trx?: Knex.Transaction,
+  ): Promise<MealRule | undefined> {
+    const updatedAt = now.toISOString();
+    const values = { ...writable(request), source, updatedAt };
+    const rows = await this.mine(householdId, ruleId, trx).patch(values).returning('createdAt');
+    const row = rows[0];
+    if (!row) return undefined;
+    return this.Rule.fromJson({ id: ruleId, householdId, ...values, createdAt: row.createdAt }).toApi();
+  }
+
+  async remove(householdId: string, ruleId: string, trx?: Knex.Transaction): Promise<boolean> {
+    return (await this.mine(householdId, ruleId, trx).delete()) > 0;
+  }
+
+  async hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean> {
+    return (await this.Rule.query(trx).select('id').where({ householdId, kind }).first()) !== undefined;
+  }
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.Rule.knex().transaction(work);
+  }
+}

@@ -1,90 +1,37 @@
-import type { CreateMealRuleRequest, MealCategory, MealRulePayload, PriceCeiling, Weekday } from '../src/parser/index.js';
+import {
+  ALL,
+  cook,
+  dinnerAt,
+  en,
+  excl,
+  FRI,
+  freq,
+  leftovers,
+  MON,
+  NO_VEG_MEAT,
+  nb,
+  never,
+  on,
+  onDate,
+  type ParserCase,
+  price,
+  repeat,
+  SAT,
+  SUN,
+  soft,
+  THU,
+  TUE,
+  WED,
+  WEEKEND,
+  WORKDAYS,
+} from './parser-case-kit.js';
 
-// The parser's contract as examples. Dates are relative to TODAY unless a
+export { type ParserCase, TODAY } from './parser-case-kit.js';
+
+// The parser's contract as examples (the tuning table). Dates are relative to TODAY unless a
 // case sets its own. Proposals are compared exactly and in sentence order;
 // leftoverDinners without its summary; unheard as given. A missing
 // leftoverDinners means null, a missing unheard means [].
-
-export const TODAY = '2026-11-22';
-
-export interface ExpectedLeftovers {
-  enabled: boolean;
-  askedEveryDays: number | null;
-}
-
-export interface ParserCase {
-  text: string;
-  today?: string;
-  /** ctx.language: a hint only */
-  language?: string;
-  /** the language the summaries must be written in */
-  lang: 'en' | 'nb';
-  expect: {
-    proposals: CreateMealRuleRequest[];
-    leftoverDinners?: ExpectedLeftovers | null;
-    unheard?: string[];
-  };
-  /** exact summaries, checked for a subset of cases */
-  summaries?: string[];
-}
-
-// --- builders -------------------------------------------------------------------------
-
-interface Opts {
-  soft?: boolean;
-  range?: [string, string];
-  date?: string;
-}
-
-const MON: Weekday = 'Monday';
-const TUE: Weekday = 'Tuesday';
-const WED: Weekday = 'Wednesday';
-const THU: Weekday = 'Thursday';
-const FRI: Weekday = 'Friday';
-const SAT: Weekday = 'Saturday';
-const SUN: Weekday = 'Sunday';
-const WORKDAYS: Weekday[] = [MON, TUE, WED, THU, FRI];
-const WEEKEND: Weekday[] = [SAT, SUN];
-const ALL: Weekday[] = [MON, TUE, WED, THU, FRI, SAT, SUN];
-
-function req(payload: MealRulePayload, o: Opts = {}): CreateMealRuleRequest {
-  const strength = o.soft ? 'Soft' : 'Hard';
-  if (o.date) return { payload, strength, scope: 'SpecificDate', startDate: o.date, endDate: o.date };
-  if (o.range) return { payload, strength, scope: 'DateRange', startDate: o.range[0], endDate: o.range[1] };
-  return { payload, strength, scope: 'Permanent', startDate: null, endDate: null };
-}
-
-const freq = (category: MealCategory, min: number, max: number, o?: Opts) =>
-  req({ kind: 'CategoryFrequency', category, minimumPerWeek: min, maximumPerWeek: max }, o);
-const never = (category: MealCategory, o?: Opts) => freq(category, 0, 0, o);
-const excl = (category: MealCategory, days: Weekday[], o?: Opts) => req({ kind: 'CategoryExcludedDays', category, excludedWeekdays: days }, o);
-const on = (category: MealCategory, weekday: Weekday, o?: Opts) => req({ kind: 'CategoryOnDay', category, weekday, specificDate: null }, o);
-const onDate = (category: MealCategory, date: string, o?: Opts) => req({ kind: 'CategoryOnDay', category, weekday: null, specificDate: date }, { ...o, date });
-const cook = (minutes: number, weekdays: Weekday[] = [], o?: Opts) =>
-  req({ kind: 'MaximumActiveCookingTime', minutes, weekdays, specificDate: o?.date ?? null }, o);
-const dinnerAt = (time: string, weekdays: Weekday[] = ALL, o?: Opts) => req({ kind: 'DinnerTimeOnWeekday', time, weekdays }, o);
-const price = (ceiling: PriceCeiling, weekdays: Weekday[] = [], o?: Opts) => req({ kind: 'PriceClassOnDays', ceiling, weekdays }, o);
-const repeat = (days: number, o?: Opts) => req({ kind: 'RepeatAfterDays', days }, o);
-const leftovers = (enabled: boolean, askedEveryDays: number | null = null): ExpectedLeftovers => ({ enabled, askedEveryDays });
-const soft: Opts = { soft: true };
-const NO_VEG_MEAT = [never('Meat'), never('Poultry'), never('Fish')];
-
-const en = (
-  text: string,
-  proposals: CreateMealRuleRequest[],
-  more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {},
-): ParserCase => {
-  const { leftoverDinners, unheard, ...rest } = more;
-  return { text, lang: 'en', ...rest, expect: { proposals, leftoverDinners, unheard } };
-};
-const nb = (
-  text: string,
-  proposals: CreateMealRuleRequest[],
-  more: Partial<ParserCase> & { leftoverDinners?: ExpectedLeftovers | null; unheard?: string[] } = {},
-): ParserCase => {
-  const { leftoverDinners, unheard, ...rest } = more;
-  return { text, lang: 'nb', ...rest, expect: { proposals, leftoverDinners, unheard } };
-};
 
 // --- English -------------------------------------------------------------------------
 

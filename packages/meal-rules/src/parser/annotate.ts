@@ -93,7 +93,23 @@ function splitCompound(tok: Token, src: string, lex: Lexicon): Token[] {
 // --- unknown words: Norwegian compounds and typos ---------------------------------
 
 /** what may follow a dish in a Norwegian compound: "pizzakveld", "suppedag", "pastamiddager" */
-const DISH_COMPOUND_TAILS = ['kveldene', 'kvelden', 'kvelder', 'kveld', 'middagene', 'middagen', 'middager', 'middag', 'dagene', 'dagen', 'dager', 'dag', 'retter', 'retten', 'rett'];
+const DISH_COMPOUND_TAILS = [
+  'kveldene',
+  'kvelden',
+  'kvelder',
+  'kveld',
+  'middagene',
+  'middagen',
+  'middager',
+  'middag',
+  'dagene',
+  'dagen',
+  'dager',
+  'dag',
+  'retter',
+  'retten',
+  'rett',
+];
 
 function singleTags(word: string, lex: Lexicon): readonly Tag[] {
   return lex.phrases.get(word)?.find((p) => p.words.length === 1)?.tags ?? [];

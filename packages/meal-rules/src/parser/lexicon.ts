@@ -64,19 +64,19 @@ const CATEGORY_WORDS: Readonly<Record<MealCategory, string>> = {
     kjøtt kjøttet kjøttmiddag kjøttmiddager kjøttretter storfe storfekjøtt oksekjøtt svin svinekjøtt
     svinekjøttet lam lammekjøtt biff kjøttdeig kjøttkaker kjøttboller karbonader pinnekjøtt ribbe svineribbe
     fårikål lapskaus medisterkaker lammestek svinestek biffer ribs bacon roastbeef`,
-  Poultry: `chicken chickens turkey poultry duck kylling kyllingen kyllingmiddag kyllingmiddager kyllingfilet
+  Poultry: `chicken chickens turkey poultry duck kylling kyllingen kyllinger kyllingmiddag kyllingmiddager kyllingfilet
     kyllinggryte kyllinglår fjærkre kalkun`,
   Vegetarian: `vegetarian veggie veg meatless meat-free vegetar vegetarisk vegetariske vegetarmat vegetarmiddag
     vegetarmiddager vegetarmiddagen vegetarrett vegetarretter vegetardag vegetardager kjøttfri kjøttfritt kjøttfrie`,
   Vegan: 'vegan plant-based vegansk veganske veganmat veganmiddag veganmiddager plantebasert plantebaserte',
-  Soup: `soup soups suppe supper suppen suppemiddag fiskesuppe tomatsuppe ertesuppe grønnsakssuppe kyllingsuppe
+  Soup: `soup soups suppe supper suppen suppa suppemiddag fiskesuppe tomatsuppe ertesuppe grønnsakssuppe kyllingsuppe
     løksuppe`,
   Pasta: `pasta spaghetti lasagna lasagne macaroni penne tagliatelle carbonara bolognese pastaen spagetti
     makaroni pastarett pastaretter`,
   Taco: 'taco tacos tex-mex burrito burritos fajitas tacoen tacokveld tacomiddag',
   Leftovers: 'leftovers leftover left-overs rester restene restemiddag restemiddager restemat',
   Other: `pizza pizzas burger burgers hamburger hamburgers pancakes pancake sushi sausages sausage hotdogs
-    porridge waffles kebab takeaway takeout take-out pizzaen burgere hamburgere pannekaker pannekake grøt
+    porridge waffles kebab takeaway takeout take-out pizzaen pizzaer burgere hamburgere pannekaker pannekake grøt
     grøten risgrøt havregrøt pølser pølse vafler fastfood`,
 };
 

@@ -194,6 +194,14 @@ class Reading {
   }
 }
 
+/**
+ * The parser without its safety net, for the property tests that prove the net is never needed.
+ * Not exported from index.ts: callers use parseRulesOffline.
+ */
+export function parseRulesUnguarded(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
+  return parse(src, ctx);
+}
+
 function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
   const lang: Lang = detectLanguage(src, ctx?.language);
   const clauses = splitClauses(annotate(tokenize(src), src, lexiconFor(lang)));

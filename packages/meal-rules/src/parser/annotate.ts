@@ -118,7 +118,7 @@ function singleTags(word: string, lex: Lexicon): readonly Tag[] {
 const isDish = (word: string, lex: Lexicon) => word.length >= 3 && singleTags(word, lex).some((t) => t.t === 'cat');
 const isDay = (word: string, lex: Lexicon) => singleTags(word, lex).some((t) => t.t === 'day' && !t.weak);
 
-/** "pizzakveld" → pizza; "fiskedag" → fisk; "lørdagsgrøt" → lørdag + grøt. Null when it is no such compound. */
+/** "pizzakveld" → pizza; "fiskedag" → fisk; "tacotirsdag" → taco + tirsdag; "lørdagsgrøt" → lørdag + grøt. Null when it is no such compound. */
 function norwegianCompound(tok: Token, lex: Lexicon): Token[] | null {
   const w = tok.text;
   for (const tail of DISH_COMPOUND_TAILS) {
@@ -126,6 +126,19 @@ function norwegianCompound(tok: Token, lex: Lexicon): Token[] | null {
     const head = w.slice(0, -tail.length);
     const dish = [head, head.replace(/[es]$/, '')].find((h) => isDish(h, lex));
     if (dish) return [{ ...tok, text: dish }];
+  }
+  for (let cut = 3; cut < w.length - 3; cut++) {
+    // "tacotirsdag", "tacolørdag": a dish, then a day
+    const dishHead = w.slice(0, cut);
+    const dayTail = w.slice(cut);
+    const dish = [dishHead, dishHead.replace(/[es]$/, '')].find((h) => isDish(h, lex));
+    if (dish && isDay(dayTail, lex)) {
+      const mid = tok.start + cut;
+      return [
+        { ...tok, text: dish, end: mid },
+        { ...tok, text: dayTail, start: mid, upper: false },
+      ];
+    }
   }
   for (let cut = 3; cut < w.length - 2; cut++) {
     const day = w.slice(0, cut);

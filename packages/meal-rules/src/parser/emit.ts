@@ -157,7 +157,8 @@ function vegetarianHousehold(f: ClauseFacts, cats: ClauseFacts['cats'], out: Out
 
 function emitCategories(f: ClauseFacts, out: Out): void {
   // "no fish two days in a row": the "no" is not about fish as such, and nothing holds the rest
-  if (f.inARow || f.vague || f.days.alternate || f.looseOrdinals > 0 || (f.neg && f.looseNumbers > 0)) return;
+  // ("less meat, so max 2 a week": a vague word next to a real count does not stop the count)
+  if (f.inARow || (f.vague && !f.count) || f.days.alternate || f.looseOrdinals > 0 || (f.neg && f.looseNumbers > 0)) return;
   const cats = vegetarianHousehold(
     f,
     f.cats.filter((c) => c.cat !== 'Leftovers'),

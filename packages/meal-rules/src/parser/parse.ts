@@ -123,13 +123,20 @@ function resolveOtherDays(f: ClauseFacts, named: Set<Weekday>): ClauseFacts {
 function analyseAll(clauses: Clause[], today: Ymd): ClauseFacts[] {
   const facts: ClauseFacts[] = [];
   let expectTime = false;
+  let afterCount = false;
   let named = new Set<Weekday>();
   clauses.forEach((clause, i) => {
-    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) named = new Set();
-    const f = resolveOtherDays(analyseClause(clause, today, { expectTime }), named);
+    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) {
+      named = new Set();
+      afterCount = false;
+    }
+    const f = resolveOtherDays(analyseClause(clause, today, { expectTime, afterCount }), named);
     for (const d of f.days.days) named.add(d);
     facts.push(f);
-    if (!f.softOnly) expectTime = f.times.length > 0;
+    if (!f.softOnly) {
+      expectTime = f.times.length > 0;
+      afterCount = f.count !== null;
+    }
   });
   return facts;
 }

@@ -30,7 +30,9 @@ import {
 // words combined, "X is taco night", "the other weekdays"), and committed before any tuning.
 // The parser is never tuned on these sentences: a miss here is reported, not fixed by a special
 // case. Its score is printed by parser.test.ts ("held-out: N/M fully right"). Today is TODAY
-// (Sunday 22 November 2026) unless a case says otherwise.
+// (Sunday 22 November 2026) unless a case says otherwise. The second batch (marked below) was
+// written after the parser was tuned on the tuning table, and committed before the parser was
+// run on it: it measures how the parser does on sentences nobody wrote it for.
 
 const OTHER_THAN_MON: typeof ALL = [TUE, WED, THU, FRI, SAT, SUN];
 
@@ -140,6 +142,28 @@ const ENGLISH: ParserCase[] = [
     freq('Poultry', 2, 2),
     on('Vegetarian', WED, soft),
   ]),
+  // second batch: written after tuning, committed before the parser saw it
+  en('pizza on fridyas please', [on('Other', FRI)]),
+  en('no meat on wensday', [excl('Meat', [WED])]),
+  en('vegetarain food on mondays', [on('Vegetarian', MON)]),
+  en('from 14 to 20 February no fish', [never('Fish', { range: ['2027-02-14', '2027-02-20'] })]),
+  en('no pasta between 3/8 and 10/8', [never('Pasta', { range: ['2027-08-03', '2027-08-10'] })]),
+  en('max 45 minutes of cooking every single day', [cook(45, ALL)]),
+  en('Dinner at 17:00 every day except Friday, then at 19:30', [dinnerAt('17:00', [MON, TUE, WED, THU, SAT, SUN]), dinnerAt('19:30', [FRI])]),
+  en('cheap or moderate prices at weekends', [price('CheapOrMid', WEEKEND)]),
+  en('Wednesday is pasta night and Saturday is pizza night', [on('Pasta', WED), on('Other', SAT)]),
+  en('Dinner at 6 on Saturdays and 5:30 the other days', [dinnerAt('18:00', [SAT]), dinnerAt('17:30', [MON, TUE, WED, THU, FRI, SUN])]),
+  en('We like chicken 2-3 times a week', [freq('Poultry', 2, 3)]),
+  en('no meat on weekdays, only on weekends', [excl('Meat', WORKDAYS), on('Meat', SAT), on('Meat', SUN)]),
+  en('dinner around 18:00 on sundays', [dinnerAt('18:00', [SUN])]),
+  en('at most 20 minutes monday to thursday', [cook(20, [MON, TUE, WED, THU])]),
+  en('Leftovers on Wednesdays and Sundays', [on('Leftovers', WED), on('Leftovers', SUN)], { leftoverDinners: leftovers(true) }),
+  en('Fish on Tuesdays and Thursdays, and tacos on Fridays if possible', [on('Fish', TUE), on('Fish', THU), on('Taco', FRI, soft)]),
+  en('No more than 2 pasta dinners a week please', [freq('Pasta', 0, 2)]),
+  en('turkey on christmas eve', [onDate('Poultry', '2026-12-24')]),
+  en('Max 30 min mon-thu, 1 hour fri-sun', [cook(30, [MON, TUE, WED, THU]), cook(60, [FRI, SAT, SUN])]),
+  en('soup once a week, preferably on Monday', [freq('Soup', 1, 1), on('Soup', MON, soft)]),
+  en('no fish on saturdya or sundya', [excl('Fish', WEEKEND)]),
 ];
 
 const NORWEGIAN: ParserCase[] = [
@@ -251,6 +275,28 @@ const NORWEGIAN: ParserCase[] = [
     freq('Poultry', 2, 2),
     on('Vegetarian', WED, soft),
   ]),
+  // andre runde: skrevet etter tuningen, lagt inn før parseren så dem
+  nb('pizza på fredaer', [on('Other', FRI)]),
+  nb('ikke kjøtt på ondsag', [excl('Meat', [WED])]),
+  nb('vegetarmat på mandgaer', [on('Vegetarian', MON)]),
+  nb('fra 14. til 20. februar ingen fisk', [never('Fish', { range: ['2027-02-14', '2027-02-20'] })]),
+  nb('ikke pasta mellom 3/8 og 10/8', [never('Pasta', { range: ['2027-08-03', '2027-08-10'] })]),
+  nb('maks 45 minutter matlaging hver eneste dag', [cook(45, ALL)]),
+  nb('middag kl 17 hver dag unntatt fredag, da kl 19.30', [dinnerAt('17:00', [MON, TUE, WED, THU, SAT, SUN]), dinnerAt('19:30', [FRI])]),
+  nb('billige eller rimelige priser i helgene', [price('CheapOrMid', WEEKEND)]),
+  nb('onsdag er pastakveld og lørdag er pizzakveld', [on('Pasta', WED), on('Other', SAT)]),
+  nb('middag kl 18 på lørdager og halv seks de andre dagene', [dinnerAt('18:00', [SAT]), dinnerAt('17:30', [MON, TUE, WED, THU, FRI, SUN])]),
+  nb('vi liker kylling 2-3 ganger i uka', [freq('Poultry', 2, 3)]),
+  nb('ikke kjøtt på hverdager, bare i helgene', [excl('Meat', WORKDAYS), on('Meat', SAT), on('Meat', SUN)]),
+  nb('middag rundt 18 på søndager', [dinnerAt('18:00', [SUN])]),
+  nb('maks 20 minutter mandag til torsdag', [cook(20, [MON, TUE, WED, THU])]),
+  nb('rester på onsdager og søndager', [on('Leftovers', WED), on('Leftovers', SUN)], { leftoverDinners: leftovers(true) }),
+  nb('fisk på tirsdager og torsdager, og taco på fredager hvis mulig', [on('Fish', TUE), on('Fish', THU), on('Taco', FRI, soft)]),
+  nb('ikke mer enn 2 pastamiddager i uka takk', [freq('Pasta', 0, 2)]),
+  nb('kalkun på julaften', [onDate('Poultry', '2026-12-24')]),
+  nb('maks 30 min man-tor, 1 time fre-søn', [cook(30, [MON, TUE, WED, THU]), cook(60, [FRI, SAT, SUN])]),
+  nb('suppe en gang i uka, helst på mandag', [freq('Soup', 1, 1), on('Soup', MON, soft)]),
+  nb('ingen fisk på lørdga eller søndga', [excl('Fish', WEEKEND)]),
 ];
 
 export const HELD_OUT: ParserCase[] = [...ENGLISH, ...NORWEGIAN];

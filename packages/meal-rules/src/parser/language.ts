@@ -30,7 +30,7 @@ function markerSets(): { en: Set<string>; nb: Set<string> } {
 
 const NORWEGIAN_LETTERS = /[æøåÆØÅ]/;
 
-/** A misspelt word votes too when it is a typo of one language's word only ("desmeber", "tirsdga"). */
+/** A misspelt word votes when it is a typo of one language's word only ("desmeber", "tirsdga"). */
 function typoVote(word: string): number {
   const nb = typoTarget(word, 'nb');
   const en = typoTarget(word, 'en');
@@ -41,13 +41,16 @@ function typoVote(word: string): number {
 export function detectLanguage(text: string, hint?: string): 'en' | 'nb' {
   const { en, nb } = markerSets();
   let score = 0;
+  const unknown: string[] = [];
   for (const tok of tokenize(typeof text === 'string' ? text : '')) {
     if (tok.kind !== 'word') continue;
     if (nb.has(tok.text)) score++;
     else if (en.has(tok.text)) score--;
     else if (NORWEGIAN_LETTERS.test(text.slice(tok.start, tok.end))) score++;
-    else score += typoVote(tok.text);
+    else unknown.push(tok.text);
   }
+  // typos are weaker evidence: they only break a tie between the words spelt right
+  if (score === 0) for (const w of unknown) score += typoVote(w);
   if (score > 0) return 'nb';
   if (score < 0) return 'en';
   return /^(nb|no|nn)\b/i.test(hint ?? '') ? 'nb' : 'en';

@@ -45,6 +45,8 @@ interface Index {
   targets: Map<number, string[]>;
   /** every word that may block a correction (vocabulary of both languages, common words), by length */
   blockers: Map<number, string[]>;
+  /** the same words by length and first or second letter, for one-edit look-ups */
+  blockerBuckets: LetterBuckets;
 }
 
 const COMMON_LISTS = { en: 'english', nb: 'norwegian' } as const;
@@ -123,7 +125,8 @@ function indexFor(lang: Lang): Index {
     for (const w of phraseWords(entry)) if (allowedEdits(w.length) > 0 && /^[a-z]+$/.test(w)) targets.add(w);
   }
   const blockers = new Set<string>([...meanings('en').keys(), ...meanings('nb').keys(), ...commonOfBoth()]);
-  index = { meaning, targets: byLength(targets), blockers: byLength(blockers) };
+  const blockersByLength = byLength(blockers);
+  index = { meaning, targets: byLength(targets), blockers: blockersByLength, blockerBuckets: letterBuckets(blockersByLength) };
   indexes.set(lang, index);
   return index;
 }
@@ -148,14 +151,42 @@ export function isKnownWord(word: string, lang: Lang): boolean {
  */
 export function boundedDistance(a: string, b: string, max: number): number {
   if (Math.abs(a.length - b.length) > max) return max + 1;
+  if (b.length >= ROW_CAPACITY) return slowBoundedDistance(a, b, max);
+  // three reused rows (two back, one back, this one): no allocation per comparison
+  let before = ROWS[0] as Int32Array;
+  let prev = ROWS[1] as Int32Array;
+  let row = ROWS[2] as Int32Array;
+  for (let j = 0; j <= b.length; j++) prev[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    row[0] = i;
+    let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = 1; j <= b.length; j++) {
+      const bj = b.charCodeAt(j - 1);
+      let v = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) v = Math.min(v, (before[j - 2] as number) + 1);
+      row[j] = v;
+      if (v < rowMin) rowMin = v;
+    }
+    if (rowMin > max) return max + 1;
+    [before, prev, row] = [prev, row, before];
+  }
+  const d = prev[b.length] as number;
+  return d <= max ? d : max + 1;
+}
+
+const ROW_CAPACITY = 64;
+const ROWS = [new Int32Array(ROW_CAPACITY), new Int32Array(ROW_CAPACITY), new Int32Array(ROW_CAPACITY)];
+
+/** The same for words too long for the reused rows (never a vocabulary word; only typed text). */
+function slowBoundedDistance(a: string, b: string, max: number): number {
   let before: number[] = [];
   let prev: number[] = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row: number[] = [i];
     let rowMin = i;
     for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      let v = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (before[j - 2] as number) + 1);
       row.push(v);
       if (v < rowMin) rowMin = v;
@@ -180,6 +211,53 @@ function nearest(word: string, lists: Map<number, string[]>, max: number): { wor
   return out;
 }
 
+/** Words by length and first letter, and by length and second letter: where a one-edit neighbour can be. */
+interface LetterBuckets {
+  first: Map<string, string[]>;
+  second: Map<string, string[]>;
+}
+
+function letterBuckets(lists: Map<number, string[]>): LetterBuckets {
+  const first = new Map<string, string[]>();
+  const second = new Map<string, string[]>();
+  const put = (m: Map<string, string[]>, key: string, w: string) => {
+    const list = m.get(key) ?? [];
+    list.push(w);
+    m.set(key, list);
+  };
+  for (const [len, words] of lists) {
+    for (const w of words) {
+      put(first, `${len}:${w[0]}`, w);
+      put(second, `${len}:${w[1] ?? ''}`, w);
+    }
+  }
+  return { first, second };
+}
+
+/**
+ * The words within one edit, found without scanning them all: a one-edit neighbour of w either
+ * starts with w's first or second letter (same, shorter or longer), or, when the edit is at its
+ * start, has w's second letter second (a substitution) or w's first letter second (an insertion).
+ */
+function nearestOneEdit(word: string, buckets: LetterBuckets): { word: string; d: number }[] {
+  const [a = '', b = ''] = word;
+  const n = word.length;
+  const keys: [Map<string, string[]>, string][] = [];
+  for (const len of [n - 1, n, n + 1]) keys.push([buckets.first, `${len}:${a}`], [buckets.first, `${len}:${b}`]);
+  keys.push([buckets.second, `${n}:${b}`], [buckets.second, `${n + 1}:${a}`]);
+  const seen = new Set<string>();
+  const out: { word: string; d: number }[] = [];
+  for (const [m, key] of keys) {
+    for (const w of m.get(key) ?? []) {
+      if (seen.has(w)) continue;
+      seen.add(w);
+      const d = boundedDistance(word, w, 1);
+      if (d <= 1) out.push({ word: w, d });
+    }
+  }
+  return out;
+}
+
 /**
  * The vocabulary word a typed word is a typo of, or null. Does not look at whether the typed word
  * is itself a real word: callers skip those (see isKnownWord); the confusion test calls this on
@@ -188,7 +266,15 @@ function nearest(word: string, lists: Map<number, string[]>, max: number): { wor
 export function correctTypo(word: string, lang: Lang): string | null {
   if (word.length < MIN_TYPED_LENGTH || word.length > 40 || !/^[a-z]+$/.test(word)) return null;
   const index = indexFor(lang);
-  const candidates = nearest(word, index.targets, MAX_EDITS).filter((c) => c.d > 0 && c.d <= allowedEdits(c.word.length));
+  const candidates: { word: string; d: number }[] = [];
+  for (let len = word.length - MAX_EDITS; len <= word.length + MAX_EDITS; len++) {
+    const edits = allowedEdits(len);
+    if (edits === 0 || Math.abs(len - word.length) > edits) continue;
+    for (const t of index.targets.get(len) ?? []) {
+      const d = boundedDistance(word, t, edits);
+      if (d > 0 && d <= edits) candidates.push({ word: t, d });
+    }
+  }
   if (candidates.length === 0) return null;
   const best = Math.min(...candidates.map((c) => c.d));
   const winners = candidates.filter((c) => c.d === best);
@@ -204,7 +290,8 @@ export function correctTypo(word: string, lang: Lang): string | null {
     const vocabulary = meanings('en').has(c.word) || meanings('nb').has(c.word);
     return vocabulary || (ranks.get(c.word) ?? Number.POSITIVE_INFINITY) <= TIE_BLOCKING_RANK;
   };
-  const rivals = nearest(word, index.blockers, best).filter(blocks);
+  const near = best === 1 ? nearestOneEdit(word, index.blockerBuckets) : nearest(word, index.blockers, best);
+  const rivals = near.filter(blocks);
   if (rivals.length > 0) return null;
   return winners[0]?.word ?? null;
 }

@@ -292,6 +292,7 @@ const ENGLISH: ParserCase[] = [
   en('Fish on Mondays, pasta on the other days', [on('Fish', MON), ...[TUE, WED, THU, FRI, SAT, SUN].map((d) => on('Pasta', d))]),
   en('tacos on Friday and chicken the rest of the week', [on('Taco', FRI), ...[MON, TUE, WED, THU, SAT, SUN].map((d) => on('Poultry', d))]),
   en('cheap on weekdays, moderate on the other days', [price('Cheap', WORKDAYS), price('CheapOrMid', WEEKEND)]),
+  en('Monday: fish. Tuesday: pasta. Other days: chicken.', [on('Fish', MON), on('Pasta', TUE), ...[WED, THU, FRI, SAT, SUN].map((d) => on('Poultry', d))]),
   // issue 16: plain, sloppy, long and mixed
   en('fish on thursdays and no meat on monday thanks', [on('Fish', THU), excl('Meat', [MON])]),
   en('Dinner 18:30 on weekdays, and 17:00 on sat', [dinnerAt('18:30', WORKDAYS), dinnerAt('17:00', [SAT])]),
@@ -551,6 +552,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('Fisk på mandager og pasta resten av uka', [on('Fish', MON), ...[TUE, WED, THU, FRI, SAT, SUN].map((d) => on('Pasta', d))]),
   nb('taco på fredag og kylling resten av uka', [on('Taco', FRI), ...[MON, TUE, WED, THU, SAT, SUN].map((d) => on('Poultry', d))]),
   nb('billig på hverdager, rimelig de andre dagene', [price('Cheap', WORKDAYS), price('CheapOrMid', WEEKEND)]),
+  nb('Middag kl 16 på fredager. Kl 17.30 resten av uka.', [dinnerAt('16:00', [FRI]), dinnerAt('17:30', [MON, TUE, WED, THU, SAT, SUN])]),
   // issue 16: enkelt, slurvete, langt og blandet
   nb('fisk på torsdager og ikke kjøtt på mandag takk', [on('Fish', THU), excl('Meat', [MON])]),
   nb('middag 18.30 på hverdager og 17 på lørdag', [dinnerAt('18:30', WORKDAYS), dinnerAt('17:00', [SAT])]),

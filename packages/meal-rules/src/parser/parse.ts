@@ -111,7 +111,7 @@ function unheardTexts(src: string, clauses: Clause[], status: Status[]): string[
 
 /**
  * "…on Monday, and 30 minutes the other weekdays", "fisk på mandager, pasta resten av uka": the
- * other days are those of the group not named by an earlier clause of the same sentence.
+ * other days are those of the group not named by an earlier clause.
  */
 function resolveOtherDays(f: ClauseFacts, named: Set<Weekday>): ClauseFacts {
   const others = f.days.others;
@@ -124,12 +124,10 @@ function analyseAll(clauses: Clause[], today: Ymd): ClauseFacts[] {
   const facts: ClauseFacts[] = [];
   let expectTime = false;
   let afterCount = false;
-  let named = new Set<Weekday>();
+  const named = new Set<Weekday>();
   clauses.forEach((clause, i) => {
-    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) {
-      named = new Set();
-      afterCount = false;
-    }
+    // the days named so far count across sentences ("Monday: fish. Tuesday: pasta. Other days: chicken.")
+    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) afterCount = false;
     const f = resolveOtherDays(analyseClause(clause, today, { expectTime, afterCount }), named);
     for (const d of f.days.days) named.add(d);
     facts.push(f);

@@ -1,6 +1,7 @@
 import { type Entry, LEXICON_SOURCES, LIST_WORDS, NAME_ABBREVIATIONS, PREFIX_ABBREVIATIONS } from './lexicon.js';
 import { type Item, is, type Lang, type Tag } from './tags.js';
 import { fold, type Token } from './text.js';
+import { isKnownWord, typoTarget } from './tolerant.js';
 
 // Turns tokens into tagged items: longest-phrase lookup in the language's
 // lexicon, then a few local fix-ups that need a neighbour to decide
@@ -87,6 +88,79 @@ function splitCompound(tok: Token, src: string, lex: Lexicon): Token[] {
   }
   pushPart(raw.length);
   return out;
+}
+
+// --- unknown words: Norwegian compounds and typos ---------------------------------
+
+/** what may follow a dish in a Norwegian compound: "pizzakveld", "suppedag", "pastamiddager" */
+const DISH_COMPOUND_TAILS = [
+  'kveldene',
+  'kvelden',
+  'kvelder',
+  'kveld',
+  'middagene',
+  'middagen',
+  'middager',
+  'middag',
+  'dagene',
+  'dagen',
+  'dager',
+  'dag',
+  'retter',
+  'retten',
+  'rett',
+];
+
+function singleTags(word: string, lex: Lexicon): readonly Tag[] {
+  return lex.phrases.get(word)?.find((p) => p.words.length === 1)?.tags ?? [];
+}
+
+const isDish = (word: string, lex: Lexicon) => word.length >= 3 && singleTags(word, lex).some((t) => t.t === 'cat');
+const isDay = (word: string, lex: Lexicon) => singleTags(word, lex).some((t) => t.t === 'day' && !t.weak);
+
+/** "pizzakveld" → pizza; "fiskedag" → fisk; "tacotirsdag" → taco + tirsdag; "lørdagsgrøt" → lørdag + grøt. Null when it is no such compound. */
+function norwegianCompound(tok: Token, lex: Lexicon): Token[] | null {
+  const w = tok.text;
+  for (const tail of DISH_COMPOUND_TAILS) {
+    if (!w.endsWith(tail) || w.length <= tail.length + 2) continue;
+    const head = w.slice(0, -tail.length);
+    const dish = [head, head.replace(/[es]$/, '')].find((h) => isDish(h, lex));
+    if (dish) return [{ ...tok, text: dish }];
+  }
+  for (let cut = 3; cut < w.length - 3; cut++) {
+    // "tacotirsdag", "tacolørdag": a dish, then a day
+    const dishHead = w.slice(0, cut);
+    const dayTail = w.slice(cut);
+    const dish = [dishHead, dishHead.replace(/[es]$/, '')].find((h) => isDish(h, lex));
+    if (dish && isDay(dayTail, lex)) {
+      const mid = tok.start + cut;
+      return [
+        { ...tok, text: dish, end: mid },
+        { ...tok, text: dayTail, start: mid, upper: false },
+      ];
+    }
+  }
+  for (let cut = 3; cut < w.length - 2; cut++) {
+    const day = w.slice(0, cut);
+    const rest = w.slice(cut + (w[cut] === 's' ? 1 : 0));
+    if (isDay(day, lex) && w[cut] === 's' && isDish(rest, lex)) {
+      const mid = tok.start + cut;
+      return [
+        { ...tok, text: day, end: mid },
+        { ...tok, text: rest, start: mid, upper: false },
+      ];
+    }
+  }
+  return null;
+}
+
+/** A word neither lexicon nor the common-word lists know: a compound, or a typo of a vocabulary word. */
+function readUnknown(tok: Token, lex: Lexicon): Token[] {
+  if (tok.kind !== 'word' || lex.phrases.has(tok.text) || isKnownWord(tok.text, lex.lang)) return [tok];
+  const parts = lex.lang === 'nb' ? norwegianCompound(tok, lex) : null;
+  if (parts) return parts;
+  const fixed = typoTarget(tok.text, lex.lang);
+  return fixed ? [{ ...tok, text: fixed }] : [tok];
 }
 
 // --- phrase lookup -------------------------------------------------------------
@@ -226,6 +300,8 @@ function resolveWeak(items: Item[]): Item[] {
 }
 
 export function annotate(tokens: Token[], src: string, lex: Lexicon): Item[] {
-  const prepared = dropAbbreviationDots(tokens).flatMap((t) => splitCompound(t, src, lex));
+  const prepared = dropAbbreviationDots(tokens)
+    .flatMap((t) => splitCompound(t, src, lex))
+    .flatMap((t) => readUnknown(t, lex));
   return resolveWeak(composeTens(absorbOrdinalDots(toItems(prepared, lex))));
 }

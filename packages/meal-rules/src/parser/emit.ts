@@ -46,9 +46,12 @@ class Out {
   }
 }
 
-/** kinds where an empty list means every day */
+/**
+ * Cooking-time and price day lists: the days named, all seven for "every day" / "hver dag" (said,
+ * so written out), and empty (which the rule reads as every day) when no day was named at all.
+ */
 function dayListOrEveryDay(f: ClauseFacts): Weekday[] {
-  return f.days.everyDay || f.days.days.length === 7 ? [] : sortWeekdays(f.days.days);
+  return f.days.everyDay ? [...WEEK] : sortWeekdays(f.days.days);
 }
 
 function emitTimes(f: ClauseFacts, out: Out): void {
@@ -154,7 +157,8 @@ function vegetarianHousehold(f: ClauseFacts, cats: ClauseFacts['cats'], out: Out
 
 function emitCategories(f: ClauseFacts, out: Out): void {
   // "no fish two days in a row": the "no" is not about fish as such, and nothing holds the rest
-  if (f.inARow || f.vague || f.days.alternate || f.looseOrdinals > 0 || (f.neg && f.looseNumbers > 0)) return;
+  // ("less meat, so max 2 a week": a vague word next to a real count does not stop the count)
+  if (f.inARow || (f.vague && !f.count) || f.days.alternate || f.looseOrdinals > 0 || (f.neg && f.looseNumbers > 0)) return;
   const cats = vegetarianHousehold(
     f,
     f.cats.filter((c) => c.cat !== 'Leftovers'),

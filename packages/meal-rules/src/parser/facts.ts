@@ -74,13 +74,19 @@ function firstPos(seq: Item[], used: boolean[], kind: TagKind): number {
   return seq.findIndex((it, k) => it.tag.t === kind && !used[k]);
 }
 
+/**
+ * The clause's price ceiling. Several price words ("budget or moderate", "billig eller rimelig")
+ * give the higher of their ceilings: the household accepts either, so the looser one holds.
+ */
 function findPrice(seq: Item[], used: boolean[]): ClauseFacts['price'] {
-  const p = firstPos(seq, used, 'price');
-  const it = seq[p];
-  if (is(it, 'price')) {
+  let found: ClauseFacts['price'] = null;
+  seq.forEach((it, p) => {
+    if (!is(it, 'price') || used[p]) return;
     used[p] = true;
-    return { ceiling: it.tag.ceiling, pos: p };
-  }
+    const ceiling = found?.ceiling === 'CheapOrMid' ? 'CheapOrMid' : it.tag.ceiling;
+    found = { ceiling, pos: found?.pos ?? p };
+  });
+  if (found) return found;
   // "nothing expensive", "ikke noe dyrt": a negated "expensive" caps the price at mid
   const e = firstPos(seq, used, 'expensive');
   const n = firstPos(seq, used, 'neg');
@@ -93,12 +99,14 @@ function findPrice(seq: Item[], used: boolean[]): ClauseFacts['price'] {
 export interface Inherited {
   /** the previous clause was about dinner time, so "and 18:30 at weekends" is too */
   expectTime: boolean;
+  /** the previous clause said how often, so "…og fisk to" is a count too */
+  afterCount?: boolean;
 }
 
 type Recognised = Pick<ClauseFacts, 'times' | 'dates' | 'durations' | 'days' | 'price' | 'repeatPos' | 'count' | 'period' | 'perWeekAlone'>;
 
 /** Runs the recognisers in claiming order; `used` marks what each one took. */
-function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean, continuesTime: boolean): Recognised {
+function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean, continuesTime: boolean, afterCount: boolean): Recognised {
   const times = findTimes(seq, used, expectTime, continuesTime);
   const dates = findDates(seq, used, today);
   const durations = findDurations(seq, used);
@@ -107,7 +115,7 @@ function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean
   const repeatPos = firstPos(seq, used, 'repeat');
   const leftovers = seq.some((it) => is(it, 'cat') && it.tag.cat === 'Leftovers');
   // a repeat clause's "once a week" is its span, not a count of dishes
-  const count = repeatPos >= 0 ? null : findCount(seq, used, !leftovers);
+  const count = repeatPos >= 0 ? null : findCount(seq, used, !leftovers, afterCount);
   const period = repeatPos >= 0 || leftovers ? findPeriod(seq, used) : null;
   const perWeekAlone = !count && seq.some((it, k) => is(it, 'per') && it.tag.unit === 'week' && !used[k]);
   return { times, dates, durations, days, price, repeatPos, count, period, perWeekAlone };
@@ -128,7 +136,7 @@ export function analyseClause(clause: Clause, today: Ymd, inherited: Inherited):
   const unknown = seq.filter((it) => is(it, 'word')).length;
   const dinner = has('dinner');
   const continuesTime = inherited.expectTime && unknown === 0 && !has('cat') && !dinner;
-  const found = recognise(seq, used, today, dinner || continuesTime, continuesTime);
+  const found = recognise(seq, used, today, dinner || continuesTime, continuesTime, inherited.afterCount === true);
   // what the recognisers left over tells whether the dish rules may be trusted
   const loose = seq.filter((it, k) => (is(it, 'num') || is(it, 'times')) && !used[k]);
   const negPos = seq.findIndex((it, k) => is(it, 'neg') && !used[k]);

@@ -1,5 +1,6 @@
 import { EN_DISH_MARKERS, LANGUAGE_MARKER_SOURCES, NB_DISH_MARKERS } from './lexicon.js';
 import { fold, tokenize } from './text.js';
+import { typoTarget } from './tolerant.js';
 
 // The sentence's own words decide its language: every word only one lexicon
 // knows is a vote. The household's preferred language only breaks a tie, so
@@ -29,15 +30,27 @@ function markerSets(): { en: Set<string>; nb: Set<string> } {
 
 const NORWEGIAN_LETTERS = /[æøåÆØÅ]/;
 
+/** A misspelt word votes when it is a typo of one language's word only ("desmeber", "tirsdga"). */
+function typoVote(word: string): number {
+  const nb = typoTarget(word, 'nb');
+  const en = typoTarget(word, 'en');
+  if (nb && !en) return 1;
+  return en && !nb ? -1 : 0;
+}
+
 export function detectLanguage(text: string, hint?: string): 'en' | 'nb' {
   const { en, nb } = markerSets();
   let score = 0;
+  const unknown: string[] = [];
   for (const tok of tokenize(typeof text === 'string' ? text : '')) {
     if (tok.kind !== 'word') continue;
     if (nb.has(tok.text)) score++;
     else if (en.has(tok.text)) score--;
     else if (NORWEGIAN_LETTERS.test(text.slice(tok.start, tok.end))) score++;
+    else unknown.push(tok.text);
   }
+  // typos are weaker evidence: they only break a tie between the words spelt right
+  if (score === 0) for (const w of unknown) score += typoVote(w);
   if (score > 0) return 'nb';
   if (score < 0) return 'en';
   return /^(nb|no|nn)\b/i.test(hint ?? '') ? 'nb' : 'en';

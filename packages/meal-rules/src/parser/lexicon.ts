@@ -64,19 +64,19 @@ const CATEGORY_WORDS: Readonly<Record<MealCategory, string>> = {
     kjøtt kjøttet kjøttmiddag kjøttmiddager kjøttretter storfe storfekjøtt oksekjøtt svin svinekjøtt
     svinekjøttet lam lammekjøtt biff kjøttdeig kjøttkaker kjøttboller karbonader pinnekjøtt ribbe svineribbe
     fårikål lapskaus medisterkaker lammestek svinestek biffer ribs bacon roastbeef`,
-  Poultry: `chicken chickens turkey poultry duck kylling kyllingen kyllingmiddag kyllingmiddager kyllingfilet
+  Poultry: `chicken chickens turkey poultry duck kylling kyllingen kyllinger kyllingmiddag kyllingmiddager kyllingfilet
     kyllinggryte kyllinglår fjærkre kalkun`,
   Vegetarian: `vegetarian veggie veg meatless meat-free vegetar vegetarisk vegetariske vegetarmat vegetarmiddag
     vegetarmiddager vegetarmiddagen vegetarrett vegetarretter vegetardag vegetardager kjøttfri kjøttfritt kjøttfrie`,
   Vegan: 'vegan plant-based vegansk veganske veganmat veganmiddag veganmiddager plantebasert plantebaserte',
-  Soup: `soup soups suppe supper suppen suppemiddag fiskesuppe tomatsuppe ertesuppe grønnsakssuppe kyllingsuppe
+  Soup: `soup soups suppe supper suppen suppa suppemiddag fiskesuppe tomatsuppe ertesuppe grønnsakssuppe kyllingsuppe
     løksuppe`,
   Pasta: `pasta spaghetti lasagna lasagne macaroni penne tagliatelle carbonara bolognese pastaen spagetti
     makaroni pastarett pastaretter`,
   Taco: 'taco tacos tex-mex burrito burritos fajitas tacoen tacokveld tacomiddag',
   Leftovers: 'leftovers leftover left-overs rester restene restemiddag restemiddager restemat',
   Other: `pizza pizzas burger burgers hamburger hamburgers pancakes pancake sushi sausages sausage hotdogs
-    porridge waffles kebab takeaway takeout take-out pizzaen burgere hamburgere pannekaker pannekake grøt
+    porridge waffles kebab takeaway takeout take-out pizzaen pizzaer burgere hamburgere pannekaker pannekake grøt
     grøten risgrøt havregrøt pølser pølse vafler fastfood`,
 };
 
@@ -239,6 +239,36 @@ const EN: Entry[] = [
     { t: 'days', days: WORKDAYS },
   ),
   ...all(['weekend', 'weekends', 'the weekend', 'weekend days'], { t: 'days', days: WEEKEND }),
+  ...all(
+    [
+      'the other weekdays',
+      'other weekdays',
+      'the other week days',
+      'the other weeknights',
+      'other weeknights',
+      'the rest of the weekdays',
+      'the remaining weekdays',
+      'all other weekdays',
+      'the other school nights',
+    ],
+    { t: 'otherDays', days: WORKDAYS },
+  ),
+  ...all(
+    [
+      'the other days',
+      'other days',
+      'the other nights',
+      'other nights',
+      'the rest of the week',
+      'rest of the week',
+      'the remaining days',
+      'all other days',
+      'every other day of the week',
+      'the rest of the days',
+      'the other days of the week',
+    ],
+    { t: 'otherDays', days: WEEK },
+  ),
   ...all(
     [
       'every day',
@@ -448,6 +478,12 @@ const EN: Entry[] = [
       'moderate',
       'moderately priced',
       'mid-priced',
+      'mid price',
+      'mid-price',
+      'medium priced',
+      'medium-priced',
+      'moderately-priced',
+      'middle of the road',
       'mid priced',
       'mid-range',
       'mid range',
@@ -686,6 +722,36 @@ const NB: Entry[] = [
   ...all(['helg', 'helgen', 'helger', 'helgene', 'helga', 'helgedager', 'helgedagene', 'helgemiddager'], { t: 'days', days: WEEKEND }),
   ...all(
     [
+      'de andre hverdagene',
+      'andre hverdager',
+      'de andre ukedagene',
+      'andre ukedager',
+      'resten av hverdagene',
+      'resten av ukedagene',
+      'alle andre hverdager',
+      'de øvrige hverdagene',
+    ],
+    { t: 'otherDays', days: WORKDAYS },
+  ),
+  ...all(
+    [
+      'de andre dagene',
+      'andre dager',
+      'de andre kveldene',
+      'resten av uka',
+      'resten av uken',
+      'resten av veka',
+      'resten av dagene',
+      'resten av tiden',
+      'alle andre dager',
+      'de øvrige dagene',
+      'ellers i uka',
+      'ellers i uken',
+    ],
+    { t: 'otherDays', days: WEEK },
+  ),
+  ...all(
+    [
       'hver dag',
       'alle dager',
       'daglig',
@@ -898,6 +964,12 @@ const NB: Entry[] = [
       'ikke for kostbart',
       'moderat pris',
       'middels pris',
+      'mellomdyr',
+      'mellomdyrt',
+      'mellomdyre',
+      'middels dyr',
+      'moderat',
+      'moderate',
       'middels dyrt',
       'middels dyre',
       'ikke noe dyrt',

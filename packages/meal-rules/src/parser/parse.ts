@@ -1,5 +1,5 @@
 import { annotate, lexiconFor } from './annotate.js';
-import { parseIso, todayUtc, type Ymd } from './calendar.js';
+import { parseIso, sortWeekdays, todayUtc, type Ymd } from './calendar.js';
 import { type Emitted, emitClause, type LeftoverWish } from './emit.js';
 import { analyseClause, type ClauseFacts } from './facts.js';
 import { detectLanguage } from './language.js';
@@ -7,7 +7,7 @@ import { type Clause, splitClauses } from './split.js';
 import { summariseLeftovers, summariseRequest } from './summary.js';
 import type { Lang } from './tags.js';
 import { tokenize } from './text.js';
-import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser } from './types.js';
+import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser, Weekday } from './types.js';
 import { validateCreateRequest } from './validate.js';
 
 // The offline parser: sentence → clauses → facts → rule requests. Clauses
@@ -46,6 +46,20 @@ function takesDaysFrom(f: ClauseFacts, before: ClauseFacts, emitted: Emitted): b
   const onlyDays = before.days.days.length > 0 && before.cats.length === 0 && before.dates.dates.length === 0;
   const kinds = emitted.drafts.map((d) => d.request.payload.kind);
   return dayless && onlyDays && kinds.length > 0 && kinds.every((k) => DAY_LIST_KINDS.has(k));
+}
+
+const saysNoDay = (f: ClauseFacts): boolean => f.days.days.length === 0 && !f.days.everyDay && !f.days.others && f.dates.dates.length === 0;
+
+const kindsOf = (emitted: Emitted): string => [...new Set(emitted.drafts.map((d) => d.request.payload.kind))].sort().join(',');
+
+/**
+ * "dinner at 17:30 every day except Saturday, then at 14:00", "maks 30 minutter unntatt lørdag, da
+ * to timer": a day-less clause of the same kind right after an exception holds on the excepted days.
+ */
+function takesExceptedDays(f: ClauseFacts, before: ClauseFacts | undefined, beforeKinds: string | undefined, emitted: Emitted): boolean {
+  if (!before || before.days.excepted.length === 0 || !saysNoDay(f) || f.cats.length > 0) return false;
+  const kinds = kindsOf(emitted);
+  return kinds !== '' && kinds === beforeKinds && [...kinds.split(',')].every((k) => DAY_LIST_KINDS.has(k));
 }
 
 function borrowDish(f: ClauseFacts, prev: ClauseFacts, sep: Clause['sep']): ClauseFacts {
@@ -95,14 +109,33 @@ function unheardTexts(src: string, clauses: Clause[], status: Status[]): string[
   return groups.map((g) => src.slice(g.start, g.end).trim()).filter(Boolean);
 }
 
+/**
+ * "…on Monday, and 30 minutes the other weekdays", "fisk på mandager, pasta resten av uka": the
+ * other days are those of the group not named by an earlier clause.
+ */
+function resolveOtherDays(f: ClauseFacts, named: Set<Weekday>): ClauseFacts {
+  const others = f.days.others;
+  if (!others || f.days.days.length > 0 || f.days.everyDay) return f;
+  const days = sortWeekdays(others.filter((d) => !named.has(d)));
+  return { ...f, days: { ...f.days, days, named: true } };
+}
+
 function analyseAll(clauses: Clause[], today: Ymd): ClauseFacts[] {
   const facts: ClauseFacts[] = [];
   let expectTime = false;
-  for (const clause of clauses) {
-    const f = analyseClause(clause, today, { expectTime });
+  let afterCount = false;
+  const named = new Set<Weekday>();
+  clauses.forEach((clause, i) => {
+    // the days named so far count across sentences ("Monday: fish. Tuesday: pasta. Other days: chicken.")
+    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) afterCount = false;
+    const f = resolveOtherDays(analyseClause(clause, today, { expectTime, afterCount }), named);
+    for (const d of f.days.days) named.add(d);
     facts.push(f);
-    if (!f.softOnly) expectTime = f.times.length > 0;
-  }
+    if (!f.softOnly) {
+      expectTime = f.times.length > 0;
+      afterCount = f.count !== null;
+    }
+  });
   return facts;
 }
 
@@ -111,6 +144,8 @@ class Reading {
   readonly proposals: ParsedRuleProposal[] = [];
   readonly wishes: LeftoverWish[] = [];
   readonly status: Status[] = [];
+  /** the rule kinds each clause gave */
+  private readonly kinds: string[] = [];
   /** the last clause that said more than a soft word */
   private prevIndex = -1;
 
@@ -129,6 +164,7 @@ class Reading {
       this.proposals.push({ summary: summariseRequest(d.request, this.lang), request: d.request });
     }
     if (emitted.leftovers) this.wishes.push(emitted.leftovers);
+    this.kinds[i] = kindsOf({ drafts: valid, leftovers: null });
     this.status.push(valid.length > 0 || emitted.leftovers ? 'rule' : f.content ? 'unheard' : 'dropped');
     if (!f.softOnly) this.prevIndex = i;
   }
@@ -155,8 +191,20 @@ class Reading {
       emitted = emitClause(f, soft);
       this.status[i - 1] = 'dropped';
     }
+    if (sameSentence && takesExceptedDays(f, before, this.kinds[i - 1], emitted) && before) {
+      f = { ...f, days: { ...f.days, days: before.days.excepted, named: true } };
+      emitted = emitClause(f, soft);
+    }
     return { f, emitted, borrowed };
   }
+}
+
+/**
+ * The parser without its safety net, for the property tests that prove the net is never needed.
+ * Not exported from index.ts: callers use parseRulesOffline.
+ */
+export function parseRulesUnguarded(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
+  return parse(src, ctx);
 }
 
 function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {

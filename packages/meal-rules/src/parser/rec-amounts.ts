@@ -129,7 +129,11 @@ function readTimesWords(seq: Item[], p: number): RawCount | null {
 /** nb number words that double as articles ("en vegetarmiddag" is "a vegetarian dinner") */
 const ARTICLES = new Set(['en', 'ett', 'ei', 'et']);
 
-function readNumberCount(seq: Item[], p: number, quantified: boolean, afterBetween: boolean): RawCount | null {
+/**
+ * @param afterCount the clause before said how often: a dish followed by a bare number that ends the
+ *   clause ("kylling en gang i uka og fisk to") is a count too
+ */
+function readNumberCount(seq: Item[], p: number, quantified: boolean, afterBetween: boolean, afterCount = false): RawCount | null {
   const lo = intValue(seq[p]);
   if (lo === null) return null;
   let hi = lo;
@@ -150,7 +154,8 @@ function readNumberCount(seq: Item[], p: number, quantified: boolean, afterBetwe
   if (is(word, 'times') && word.tag.n === undefined) return { lo, hi, next: j + 1 };
   if (is(seq[j], 'per')) return { lo, hi, next: j };
   // "…og fisk minst to", "2 fiskemiddager": the week is understood when the clause ends here
-  const bare = quantified || (dish && !ARTICLES.has(seq[p]?.text ?? ''));
+  const dishBefore = afterCount && is(seq[p - 1], 'cat') && !ARTICLES.has(seq[p]?.text ?? '');
+  const bare = quantified || dishBefore || (dish && !ARTICLES.has(seq[p]?.text ?? ''));
   return bare && j >= seq.length && hi <= 7 ? { lo, hi, next: j } : null;
 }
 
@@ -196,11 +201,12 @@ function applyQuant(q: Quant | null, lo: number, hi: number, negated: boolean): 
 }
 
 /** @param daySpans read "every 3 days" as a count (for dishes; for leftovers it is their spacing) */
-export function findCount(seq: Item[], used: boolean[], daySpans = true): CountHit | null {
+export function findCount(seq: Item[], used: boolean[], daySpans = true, afterCount = false): CountHit | null {
   for (let p = 0; p < seq.length; p++) {
     if (used[p]) continue;
     const before = quantBefore(seq, used, p);
-    const raw = readTimesWords(seq, p) ?? (daySpans ? readEveryNDays(seq, p) : null) ?? readNumberCount(seq, p, before !== null, before?.q === 'between');
+    const raw =
+      readTimesWords(seq, p) ?? (daySpans ? readEveryNDays(seq, p) : null) ?? readNumberCount(seq, p, before !== null, before?.q === 'between', afterCount);
     if (!raw) continue;
     // "twice a week at most": the quantifier may follow the count or its "a week"
     const afterPos = is(seq[raw.next], 'per') ? raw.next + 1 : raw.next;

@@ -57,6 +57,23 @@ function numericDate(it: Item, p: number): Written | null {
   return null;
 }
 
+/**
+ * "1/6", "15/6", "1/3/2027": day first, as in Norway and Britain; month first only when the
+ * second number cannot be a month ("6/15").
+ */
+function slashDate(seq: Item[], used: boolean[], p: number): Written | null {
+  const a = plainInt(seq[p]);
+  const b = plainInt(seq[p + 2]);
+  if (!is(seq[p + 1], 'slash') || a === undefined || b === undefined || used[p + 2]) return null;
+  const [d, m] = b > 12 && a <= 12 ? [b, a] : [a, b];
+  if (!isInt(d, 1, 31) || !isInt(m, 1, 12)) return null;
+  const y = plainInt(seq[p + 4]);
+  if (is(seq[p + 3], 'slash') && y !== undefined && (isInt(y, 1000, 9999) || isInt(y, 0, 99))) {
+    return { d, m, y: y < 100 ? 2000 + y : y, next: p + 5 };
+  }
+  return { d, m, next: p + 3 };
+}
+
 function readDate(seq: Item[], used: boolean[], p: number, today: Ymd): Written | null {
   const it = seq[p];
   if (!it || used[p]) return null;
@@ -71,6 +88,8 @@ function readDate(seq: Item[], used: boolean[], p: number, today: Ymd): Written 
   }
   if (!is(it, 'num')) return null;
   if (it.parts && it.parts.length > 1) return numericDate(it, p);
+  const slashed = slashDate(seq, used, p);
+  if (slashed) return slashed;
   const d = it.tag.n;
   if (!isInt(d, 1, 31)) return null;
   const month = seq[p + 1];

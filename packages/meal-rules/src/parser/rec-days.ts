@@ -1,4 +1,4 @@
-import { WEEK } from './calendar.js';
+import { sortWeekdays, WEEK } from './calendar.js';
 import { type Item, is } from './tags.js';
 import type { Weekday } from './types.js';
 
@@ -17,6 +17,10 @@ export interface DayFacts {
   alternate: boolean;
   /** position of the first mention, -1 when none */
   pos: number;
+  /** the days "except"/"unntatt" took out, for a following "then at 14:00" / "da kl 14" */
+  excepted: Weekday[];
+  /** "the other weekdays", "resten av uka": the days to take the already named ones from */
+  others: readonly Weekday[] | null;
 }
 
 function span(from: Weekday, to: Weekday): Weekday[] {
@@ -31,7 +35,7 @@ function span(from: Weekday, to: Weekday): Weekday[] {
 }
 
 export function findDays(seq: Item[], used: boolean[]): DayFacts {
-  const facts: DayFacts = { days: [], everyDay: false, named: false, alternate: false, pos: -1 };
+  const facts: DayFacts = { days: [], everyDay: false, named: false, alternate: false, pos: -1, excepted: [], others: null };
   const removed: Weekday[] = [];
   let excepting = false;
   const add = (list: readonly Weekday[], p: number) => {
@@ -48,6 +52,12 @@ export function findDays(seq: Item[], used: boolean[]): DayFacts {
     if (is(it, 'except')) {
       excepting = true;
       used[p] = true;
+      continue;
+    }
+    if (is(it, 'otherDays')) {
+      used[p] = true;
+      facts.others = it.tag.days;
+      if (facts.pos < 0) facts.pos = p;
       continue;
     }
     if (is(it, 'days')) {
@@ -83,5 +93,5 @@ export function findDays(seq: Item[], used: boolean[]): DayFacts {
 function without(facts: DayFacts, removed: Weekday[]): DayFacts {
   // "dinner at 18:30 except Fridays": with no days named, every day is meant
   const from = facts.everyDay || facts.days.length === 0 ? [...WEEK] : facts.days;
-  return { ...facts, everyDay: false, named: true, days: from.filter((d) => !removed.includes(d)) };
+  return { ...facts, everyDay: false, named: true, days: from.filter((d) => !removed.includes(d)), excepted: sortWeekdays(removed) };
 }

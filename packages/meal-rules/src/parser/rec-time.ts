@@ -124,7 +124,8 @@ function saysMorning(seq: Item[], used: boolean[], from: number): boolean {
 export function findTimes(seq: Item[], used: boolean[], expectTime: boolean, continues = false): TimeHit[] {
   const hits: TimeHit[] = [];
   for (let p = 0; p < seq.length; p++) {
-    if (used[p]) continue;
+    // "2/1 to 9/1" is a pair of dates, not "one to nine"
+    if (used[p] || is(seq[p - 1], 'slash') || is(seq[p + 1], 'slash')) continue;
     const clock =
       digitalClock(seq, p, expectTime) ?? phraseClock(seq, p) ?? (expectTime ? minutesClock(seq, p) : null) ?? hourClock(seq, p, expectTime, continues);
     if (!clock || clock.used.some((k) => used[k])) continue;

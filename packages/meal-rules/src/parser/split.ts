@@ -63,6 +63,8 @@ function joinsList(items: Item[], i: number): boolean {
   const b = listKind(items[n] as Item);
   if (a === null || b === null) return false;
   if (a === 'cat' || b === 'cat') return a === b && (!is(items[i], 'comma') || listContinues(items, n));
+  // "weekdays, weekends are flexible": a comma between two day groups ends a clause
+  if (is(items[i], 'comma') && is(items[p], 'days') && is(items[n], 'days')) return false;
   if (a === 'day' || b === 'day') return a === b;
   // numbers and dates mix: "24 and 31 December", "December 24th, 2027"
   return true;

@@ -17,6 +17,8 @@ export type Tag =
   | { t: 'day'; day: Weekday; weak?: boolean }
   /** weekdays, weekend, every day (every: true) */
   | { t: 'days'; days: readonly Weekday[]; every?: boolean }
+  /** "the other weekdays", "resten av uka": the days of `days` the sentence has not named yet */
+  | { t: 'otherDays'; days: readonly Weekday[] }
   | { t: 'num'; n: number; ordinal?: boolean }
   /** "times"/"ganger" (n absent) or a count word such as "once", "twice" */
   | { t: 'times'; n?: number }

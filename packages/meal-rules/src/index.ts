@@ -7,7 +7,7 @@ export { migrate, migrations, relations } from './migrations.js';
 export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
 export { MealRuleModel } from './models/index.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
-export { createOfflineRuleParser } from './parser/index.js';
+export { createOfflineRuleParser, warmUpParser } from './parser/index.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { MealRulesService, type MealRulesServiceOptions, type ParseFailureLog } from './service.js';

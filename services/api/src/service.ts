@@ -106,6 +106,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
+  // The parser's typo indexes, built now rather than inside the first parse request.
+  mealRules.warmUpParser();
   const rulesService = new mealRules.MealRulesService({
     store: new mealRules.ObjectionMealRuleStore(knex),
     clock,

@@ -1,5 +1,6 @@
 export { detectLanguage } from './language.js';
 export { createOfflineRuleParser, parseRulesOffline } from './parse.js';
+export { warmUp as warmUpParser } from './tolerant.js';
 export type {
   CreateMealRuleRequest,
   MealCategory,

@@ -316,3 +316,15 @@ export function tolerantVocabulary(lang: Lang): { targets: string[]; meaningOf: 
   const index = indexFor(lang);
   return { targets: [...index.targets.values()].flat(), meaningOf: (w) => index.meaning.get(w) ?? `other:${w}` };
 }
+
+/**
+ * Builds the word lists and typo indexes of both languages now, rather than in the first request
+ * that meets an unknown word (a few hundred milliseconds of a blocked event loop). The host calls
+ * it once at start-up, through `warmUpParser` of the package.
+ */
+export function warmUp(): void {
+  for (const lang of ['en', 'nb'] as const) {
+    indexFor(lang);
+    isKnownWord('', lang);
+  }
+}

@@ -1,4 +1,5 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
+import type { Knex } from 'knex';
 import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from './formats.js';
 
 /** HouseholdResponse of the spec, every optional member included (decisions.md §2: always sent). */
@@ -158,4 +159,32 @@ export interface HouseholdStore {
     skippedSteps: OnboardingStep[];
     recap: (household: HouseholdResponse) => string;
   }): Promise<CompleteOnboardingResponse>;
+
+  /** The household as it is now (no access check); NotFoundError when there is none. */
+  get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse>;
+  /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Locks the household's row (FOR NO KEY UPDATE) until `trx` ends. Every change of a household's
+   * members (role, removal, leaving, hand-over, account deletion) takes it first, so they run one
+   * at a time and each one reads the members as the previous one left them. Answers the
+   * household's name, or undefined when there is no such household.
+   */
+  lockHousehold(householdId: string, trx: Knex.Transaction): Promise<{ name: string } | undefined>;
+  /** The household's member rows of `userId` and of `memberId` (zero, one or two rows). */
+  memberRows(householdId: string, who: { userId: string; memberId?: string }, trx?: Knex.Transaction): Promise<MemberRow[]>;
+  /** Sets a member's role; false when the household has no such member. */
+  setRole(householdId: string, memberId: string, role: HouseholdRole, trx?: Knex.Transaction): Promise<boolean>;
+  /** Removes a member (the household's data stays); false when the household has no such member. */
+  removeMember(householdId: string, memberId: string, trx?: Knex.Transaction): Promise<boolean>;
+  /** Deletes the households; their foreign keys take every row that belongs to them along. */
+  deleteHouseholds(householdIds: string[], trx?: Knex.Transaction): Promise<void>;
+  /**
+   * Every household `userId` belongs to, locked as lockHousehold does (in id order, so two
+   * deletions never wait on each other in a circle), with the person's role there and how many
+   * other members it has.
+   */
+  lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; role: HouseholdRole; otherMembers: number }[]>;
+  /** Removes every membership of `userId`. */
+  removeMemberships(userId: string, trx?: Knex.Transaction): Promise<void>;
 }

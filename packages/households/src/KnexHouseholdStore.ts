@@ -113,6 +113,60 @@ export class KnexHouseholdStore implements HouseholdStore {
     return row.role as HouseholdRole;
   }
 
+  async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
+    if (!UUID.test(householdId)) throw householdNotFound();
+    const row = await (trx ?? this.knex)('households').where({ id: householdId }).first();
+    if (!row) throw householdNotFound();
+    return toResponse(row as HouseholdRow);
+  }
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.knex.transaction(work);
+  }
+
+  async lockHousehold(householdId: string, trx: Knex.Transaction): Promise<{ name: string } | undefined> {
+    if (!UUID.test(householdId)) return undefined;
+    return trx('households').select('name').where({ id: householdId }).forNoKeyUpdate().first();
+  }
+
+  async memberRows(householdId: string, who: { userId: string; memberId?: string }, trx?: Knex.Transaction): Promise<MemberRow[]> {
+    const rows = await (trx ?? this.knex)('householdMembers')
+      .select({ memberId: 'id', userId: 'userId', role: 'role', displayName: 'displayName' })
+      .where({ householdId })
+      .andWhere((q) => {
+        q.where({ userId: who.userId });
+        if (who.memberId) q.orWhere({ id: who.memberId });
+      });
+    return rows.map((r) => ({ memberId: r.memberId, userId: r.userId, role: r.role as HouseholdRole, displayName: r.displayName }));
+  }
+
+  async setRole(householdId: string, memberId: string, role: HouseholdRole, trx?: Knex.Transaction): Promise<boolean> {
+    return (await (trx ?? this.knex)('householdMembers').where({ householdId, id: memberId }).update({ role })) > 0;
+  }
+
+  async removeMember(householdId: string, memberId: string, trx?: Knex.Transaction): Promise<boolean> {
+    return (await (trx ?? this.knex)('householdMembers').where({ householdId, id: memberId }).delete()) > 0;
+  }
+
+  async deleteHouseholds(householdIds: string[], trx?: Knex.Transaction): Promise<void> {
+    if (householdIds.length) await (trx ?? this.knex)('households').whereIn('id', householdIds).delete();
+  }
+
+  async lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; role: HouseholdRole; otherMembers: number }[]> {
+    if (!UUID.test(userId)) return [];
+    await trx('households').select('id').whereIn('id', trx('householdMembers').select('householdId').where({ userId })).orderBy('id').forNoKeyUpdate();
+    // Read after the locks are held, so a hand-over that committed meanwhile is seen.
+    const rows = await trx('householdMembers as m')
+      .select({ householdId: 'm.householdId', role: 'm.role' })
+      .select(trx.raw('(select count(*)::int from household_members o where o.household_id = m.household_id and o.id <> m.id) as other_members'))
+      .where('m.userId', userId);
+    return rows.map((r) => ({ householdId: r.householdId, role: r.role as HouseholdRole, otherMembers: r.otherMembers as number }));
+  }
+
+  async removeMemberships(userId: string, trx?: Knex.Transaction): Promise<void> {
+    if (UUID.test(userId)) await (trx ?? this.knex)('householdMembers').where({ userId }).delete();
+  }
+
   async getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }> {
     if (!UUID.test(householdId) || !UUID.test(userId)) throw householdNotFound();
     const row = await this.knex('households as h')

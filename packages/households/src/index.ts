@@ -3,12 +3,14 @@
  * the plan and its AI credits, and intake (invite codes, waitlist).
  */
 import type {
+  AccountDeletionStep,
   AccountDirectory,
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
   HouseholdProfiles,
   MembershipsProvider,
+  PersonalDataSources,
   RandomBytes,
   SpendTurn,
 } from '@svc/contracts';
@@ -17,6 +19,7 @@ import type { Knex } from 'knex';
 import { type CreditBalance, CreditLedger } from './CreditLedger.js';
 import { type CreateInviteCodeOptions, IntakeCodes, type IntakeInviteCode, normaliseInviteCode } from './intake.js';
 import { KnexHouseholdStore } from './KnexHouseholdStore.js';
+import { accountDeletionStep, exportSource } from './life.js';
 import { createHouseholdsRouter } from './router.js';
 
 export type { CreditBalance, PoolBalance } from './CreditLedger.js';
@@ -31,7 +34,7 @@ export type {
 } from './HouseholdStore.js';
 export type { CreateInviteCodeOptions, IntakeInviteCode, IntakeMode } from './intake.js';
 export type { MemberResponse } from './members.js';
-export { migrate, migrations } from './migrations.js';
+export { migrate, migrations, relations } from './migrations.js';
 
 /** Configuration of the households package (decisions.md §1: INTAKE_MODE, INVITE_CODES, AI_TURNS_PER_MONTH, WELCOME_CREDITS). */
 export interface HouseholdsConfig {
@@ -85,6 +88,10 @@ export interface Households {
   spendTurn: SpendTurn;
   /** The ids of a household's members (no access check). */
   memberIds: HouseholdMemberIds;
+  /** Account deletion's households step: 409 `owner_must_transfer`, else deletes the person's lone households and memberships. */
+  deletionStep: AccountDeletionStep;
+  /** The data export's households part: a household's settings and members (no access check). */
+  exportSource: Pick<PersonalDataSources, 'household'>;
   admin: HouseholdAdmin;
 }
 
@@ -112,6 +119,8 @@ export function createHouseholds(deps: HouseholdsDeps): Households {
     profiles: (householdId) => store.profile(householdId),
     spendTurn: (householdId) => ledger.spendTurn(householdId),
     memberIds: async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId)),
+    deletionStep: accountDeletionStep(store),
+    exportSource: exportSource(store, accounts),
     admin: {
       async createInviteCode(options = {}) {
         const made = await codes.create(options, clock.now());

@@ -4,6 +4,7 @@ import { TIME_ZONE_IDS } from './formats.js';
 import type { HouseholdStore } from './HouseholdStore.js';
 import { createHousehold, updateHousehold } from './households.js';
 import type { IntakeMode } from './intake.js';
+import { changeRole, deleteHousehold, removeMember, transferOwnership } from './life.js';
 import { invite, listMembers } from './members.js';
 import { type CompleteOnboardingRequest, completeOnboarding } from './onboarding.js';
 import * as s from './schemas.js';
@@ -204,6 +205,90 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
       const { householdId, conversationId } = req.input.params;
       await store.roleOf(principalOf(req).userId, householdId);
       res.json(await store.conversation(householdId, conversationId));
+    },
+  );
+
+  api.route(
+    {
+      method: 'patch',
+      path: '/api/v1/households/{householdId}/members/{memberId}',
+      operationId: 'changeMemberRole',
+      auth: true,
+      summary: "Change a member's role to Adult or Junior (Owner only)",
+      description:
+        "Takes effect on the member's next request. Owner is 400 invalid_role (hand the household over with POST …/owner); " +
+        "the Owner's own role cannot change here: 409 owner_must_transfer.",
+      params: s.memberParams,
+      body: s.changeRoleBody,
+      responses: { 200: { description: 'The member as changed', schema: s.memberResponse } },
+      errorCodes: { 400: ['validation_failed', 'invalid_role'], 403: ['forbidden'], 404: ['not_found', 'member_not_found'], 409: ['owner_must_transfer'] },
+    },
+    async (req, res) => {
+      const { householdId, memberId } = req.input.params;
+      res.json(await changeRole({ store, accounts }, { userId: principalOf(req).userId, householdId, memberId, role: req.input.body.role }));
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}/members/{memberId}',
+      operationId: 'removeMember',
+      auth: true,
+      summary: 'Remove a member (Owner), or leave (the member themself)',
+      description:
+        "The household's data stays. The removed person loses access on their next request. The Owner removes anyone else; any other member " +
+        'removes only themself (403 forbidden otherwise); the Owner cannot leave: 409 owner_must_transfer (hand over, or delete the household).',
+      params: s.memberParams,
+      responses: { 204: { description: 'Removed' } },
+      errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found', 'member_not_found'], 409: ['owner_must_transfer'] },
+    },
+    async (req, res) => {
+      const { householdId, memberId } = req.input.params;
+      await removeMember(store, { userId: principalOf(req).userId, householdId, memberId });
+      res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/households/{householdId}/owner',
+      operationId: 'transferOwnership',
+      auth: true,
+      summary: 'Hand the household over to an Adult who has an account (Owner only); the old Owner becomes an Adult',
+      description:
+        'Atomic: the household has exactly one Owner before and after, also when hand-overs race. 409 invalid_role for a Junior or a member without an account.',
+      params: s.householdIdParams,
+      body: s.transferOwnershipBody,
+      responses: householdResponses,
+      errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found', 'member_not_found'], 409: ['invalid_role'] },
+    },
+    async (req, res) => {
+      res.json(
+        await transferOwnership(store, { userId: principalOf(req).userId, householdId: req.input.params.householdId, memberId: req.input.body.memberId }),
+      );
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}',
+      operationId: 'deleteHousehold',
+      auth: true,
+      summary: 'Delete the household with everything in it (Owner only); confirmName must be its name',
+      description:
+        'Deletes, in one transaction, its members, invitations, threads, plan and credits, meal rules, meal events and calendar feed. ' +
+        "400 confirmation_mismatch when confirmName is not exactly the household's name.",
+      params: s.householdIdParams,
+      body: s.deleteHouseholdBody,
+      responses: { 204: { description: 'Deleted' } },
+      errorCodes: { 400: ['validation_failed', 'confirmation_mismatch'], 403: ['forbidden'], ...notMember },
+    },
+    async (req, res) => {
+      await deleteHousehold(store, { userId: principalOf(req).userId, householdId: req.input.params.householdId, confirmName: req.input.body.confirmName });
+      res.status(204).end();
     },
   );
 

@@ -2,7 +2,7 @@
  * JSON Schemas of the households operations: ApiRouter compiles them once to validate requests,
  * and the same objects document the operations in the OpenAPI document.
  */
-import type { JsonSchema } from '@svc/http-kit';
+import type { JsonSchema, TypedSchema } from '@svc/http-kit';
 import { DRY_GOODS_MEASURES, MEASUREMENT_SYSTEMS, PANTRY_WEIGHTS, TIME_OF_DAY_PATTERN } from './formats.js';
 
 export const HOUSEHOLD_NAME_MAX = 100;
@@ -25,7 +25,11 @@ const nullable = (schema: JsonSchema): JsonSchema => {
   return out;
 };
 
-export const householdIdParams: JsonSchema = { type: 'object', required: ['householdId'], properties: { householdId: uuid } };
+export const householdIdParams = {
+  type: 'object',
+  required: ['householdId'],
+  properties: { householdId: { type: 'string', format: 'uuid' } },
+} as const satisfies TypedSchema;
 export const conversationParams: JsonSchema = {
   type: 'object',
   required: ['householdId', 'conversationId'],
@@ -237,3 +241,46 @@ export const conversationResponse: JsonSchema = {
     },
   },
 };
+
+const uuidString = { type: 'string', format: 'uuid' } as const;
+
+export const memberParams = {
+  type: 'object',
+  required: ['householdId', 'memberId'],
+  properties: { householdId: uuidString, memberId: uuidString },
+} as const satisfies TypedSchema;
+
+export const changeRoleBody = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: {
+      type: 'string',
+      enum: ['Owner', 'Adult', 'Junior'],
+      description: 'Adult or Junior; Owner is 400 invalid_role (a household is handed over with POST …/owner)',
+    },
+  },
+} as const satisfies TypedSchema;
+
+export const transferOwnershipBody = {
+  type: 'object',
+  required: ['memberId'],
+  properties: { memberId: { ...uuidString, description: 'An Adult member who has an account; becomes the Owner' } },
+} as const satisfies TypedSchema;
+
+export const deleteHouseholdBody = {
+  type: 'object',
+  required: ['confirmName'],
+  properties: { confirmName: { type: 'string', description: "The household's name, exactly as GET answers it" } },
+} as const satisfies TypedSchema;
+
+export const memberResponse = {
+  type: 'object',
+  required: ['memberId', 'displayName', 'role', 'userId'],
+  properties: {
+    memberId: uuidString,
+    displayName: { type: 'string' },
+    role: { type: 'string', enum: ['Owner', 'Adult', 'Junior'] },
+    userId: { type: ['string', 'null'], format: 'uuid' },
+  },
+} as const satisfies TypedSchema;

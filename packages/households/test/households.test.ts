@@ -351,6 +351,10 @@ describe('households: create, read, update', () => {
         'POST /api/v1/invitations/accept',
         'GET /api/v1/households/{householdId}/members',
         'GET /api/v1/households/{householdId}/conversations/{conversationId}',
+        'PATCH /api/v1/households/{householdId}/members/{memberId}',
+        'DELETE /api/v1/households/{householdId}/members/{memberId}',
+        'POST /api/v1/households/{householdId}/owner',
+        'DELETE /api/v1/households/{householdId}',
       ]);
       expect(ops.every((o) => o.auth === true)).to.equal(true);
     });
@@ -358,7 +362,7 @@ describe('households: create, read, update', () => {
     it('answers 401 on every operation without a session', async () => {
       const id = '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e';
       for (const o of h.households.router.operations) {
-        const path = o.path.replace('{householdId}', id).replace('{conversationId}', id);
+        const path = o.path.replace('{householdId}', id).replace('{conversationId}', id).replace('{memberId}', id);
         const res = await request(h.app)[o.method](path).send({});
         expect(res.status, `${o.method} ${path}`).to.equal(401);
         expect(res.body.code).to.equal('unauthenticated');

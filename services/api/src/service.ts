@@ -21,6 +21,7 @@ export const allMigrations = [
   mealEvents.migrations,
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
+  households.relations,
   push.relations,
   mealEvents.relations,
 ];

@@ -340,7 +340,7 @@ describe('households: create, read, update', () => {
 
   describe('the router', () => {
     it('declares every households operation for the OpenAPI document, all behind a session', () => {
-      const ops = h.households.router.operations;
+      const ops = h.router.operations;
       expect(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.have.members([
         'GET /api/v1/time-zones',
         'POST /api/v1/households',
@@ -361,7 +361,7 @@ describe('households: create, read, update', () => {
 
     it('answers 401 on every operation without a session', async () => {
       const id = '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e';
-      for (const o of h.households.router.operations) {
+      for (const o of h.router.operations) {
         const path = o.path.replace('{householdId}', id).replace('{conversationId}', id).replace('{memberId}', id);
         const res = await request(h.app)[o.method](path).send({});
         expect(res.status, `${o.method} ${path}`).to.equal(401);

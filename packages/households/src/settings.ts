@@ -1,5 +1,5 @@
 /**
- * Household settings: the decided defaults of a new household (decisions.md §2) and the checks an
+ * Household settings: the defaults a new household gets (language en, measures from the country, every other setting its documented default) and the checks an
  * update needs beyond its schema (time zones, country codes, language tags).
  */
 import { type FieldIssue, InputError } from '@svc/http-kit';

@@ -136,6 +136,7 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
       problem(await remove(household.id, await memberOf(household.id, adult), junior), 403, 'forbidden');
       problem(await remove(household.id, juniorMember, outsider), 404, 'not_found');
       problem(await remove(household.id, '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e', owner), 404, 'member_not_found');
+      problem(await remove(household.id, 'not-a-uuid', owner), 400, 'validation_failed');
       expect((await remove(household.id, juniorMember, owner)).status).to.equal(204);
       problem(await remove(household.id, juniorMember, owner), 404, 'member_not_found');
       expect((await members(household.id, owner)).map((m) => m.userId)).to.deep.equal([owner, adult]);

@@ -1,7 +1,9 @@
 import type { Clock } from '@svc/contracts';
+import { objection } from '@svc/db';
 import { NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { calendarMonthIn } from './formats.js';
+import { CreditLedgerEntryModel, HouseholdModel, HouseholdSubscriptionModel } from './models/index.js';
 
 /** The one plan there is so far. Its monthly AI allowance is AI_TURNS_PER_MONTH. */
 export const DEFAULT_PLAN = 'default';
@@ -36,16 +38,27 @@ export interface CreditBalance {
  */
 export async function openPlan(trx: Knex.Transaction, input: { householdId: string; userId: string; welcomeCredits: number; at: Date }): Promise<void> {
   const { householdId, userId, welcomeCredits, at } = input;
-  await trx('householdSubscriptions').insert({ householdId, plan: DEFAULT_PLAN, startedAt: at });
+  await HouseholdSubscriptionModel.query(trx).insert({ householdId, plan: DEFAULT_PLAN, startedAt: at.toISOString() });
+  // ON CONFLICT DO NOTHING … RETURNING may return no row, which an Objection insert would still make a model of.
   const [bundle] = await trx('welcomeBundles')
     .insert({ userId, householdId, credits: welcomeCredits, grantedAt: at })
     .onConflict('userId')
     .ignore()
     .returning('userId');
   if (bundle && welcomeCredits > 0) {
-    await trx('creditLedger').insert({ householdId, pool: 'welcome', period: null, reason: 'welcome_bundle', delta: welcomeCredits, userId, createdAt: at });
+    await CreditLedgerEntryModel.query(trx).insert({
+      householdId,
+      pool: 'welcome',
+      period: null,
+      reason: 'welcome_bundle',
+      delta: welcomeCredits,
+      userId,
+      createdAt: at.toISOString(),
+    });
   }
 }
+
+const { raw } = objection;
 
 interface PoolSums {
   allowance: { granted: number; spent: number; grants: number };
@@ -62,7 +75,13 @@ export class CreditLedger {
     private readonly knex: Knex,
     private readonly clock: Clock,
     private readonly aiTurnsPerMonth: number,
-  ) {}
+  ) {
+    this.Household = HouseholdModel.bindKnex(knex);
+    this.Entry = CreditLedgerEntryModel.bindKnex(knex);
+  }
+
+  private readonly Household: typeof HouseholdModel;
+  private readonly Entry: typeof CreditLedgerEntryModel;
 
   /**
    * Spends one turn: from the month's allowance, then from the welcome bundle. 429 `ai_paused` with
@@ -101,27 +120,27 @@ export class CreditLedger {
   /** The household's balance now (reads only; the month's grant is shown before it is booked). */
   async balance(householdId: string): Promise<CreditBalance> {
     if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
-    const household = await this.knex('households').select('timeZoneId', 'aiPausedUntil').where({ id: householdId }).first();
+    const household = await this.Household.query().select('timeZoneId', 'aiPausedUntil').findById(householdId);
     if (!household) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
-    const period = calendarMonthIn(household.timeZoneId as string, at);
+    const period = calendarMonthIn(household.timeZoneId, at);
     const sums = await this.sums(this.knex, householdId, period);
     const allowanceGranted = sums.allowance.grants === 0 ? this.aiTurnsPerMonth : sums.allowance.granted;
-    const pausedUntil = household.aiPausedUntil as Date | null;
+    const pausedUntil = household.aiPausedUntil;
     return {
       householdId,
       period,
       allowance: { granted: allowanceGranted, spent: sums.allowance.spent, remaining: Math.max(0, allowanceGranted - sums.allowance.spent) },
       welcome: { granted: sums.welcome.granted, spent: sums.welcome.spent, remaining: Math.max(0, sums.welcome.granted - sums.welcome.spent) },
-      aiPausedUntil: pausedUntil && pausedUntil.getTime() > at.getTime() ? pausedUntil.toISOString() : null,
+      aiPausedUntil: pausedUntil && Date.parse(pausedUntil) > at.getTime() ? pausedUntil : null,
     };
   }
 
   /** Refuses the household's AI turns until `until` (429 with Retry-After). */
   async pauseAi(householdId: string, until: Date): Promise<{ householdId: string; aiPausedUntil: string }> {
     if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
-    const updated = await this.knex('households').where({ id: householdId }).update({ aiPausedUntil: until }).returning('id');
-    if (updated.length === 0) throw new NotFoundError('not_found', 'No such household');
+    const updated = await this.Household.query().patch({ aiPausedUntil: until.toISOString() }).where({ id: householdId });
+    if (updated === 0) throw new NotFoundError('not_found', 'No such household');
     return { householdId, aiPausedUntil: until.toISOString() };
   }
 
@@ -130,24 +149,24 @@ export class CreditLedger {
     if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
     return this.knex.transaction(async (trx) => {
-      const row = await trx('households').select('aiPausedUntil').where({ id: householdId }).forNoKeyUpdate().first();
+      const row = await this.Household.query(trx).select('aiPausedUntil').findById(householdId).forNoKeyUpdate();
       if (!row) throw new NotFoundError('not_found', 'No such household');
-      await trx('households').where({ id: householdId }).update({ aiPausedUntil: null });
-      const was = row.aiPausedUntil as Date | null;
-      return { householdId, wasPausedUntil: was && was.getTime() > at.getTime() ? was.toISOString() : null };
+      await this.Household.query(trx).patch({ aiPausedUntil: null }).where({ id: householdId });
+      const was = row.aiPausedUntil;
+      return { householdId, wasPausedUntil: was && Date.parse(was) > at.getTime() ? was : null };
     });
   }
 
   /** One query: the month's allowance entries and the whole welcome pool of the household. */
   private async sums(db: Knex | Knex.Transaction, householdId: string, period: string): Promise<PoolSums> {
-    const rows = await db('creditLedger')
+    const rows = (await this.Entry.query(db as Knex.Transaction)
       .select('pool')
-      .select(db.raw("coalesce(sum(delta) filter (where reason <> 'ai_turn'), 0)::int as granted"))
-      .select(db.raw("coalesce(-sum(delta) filter (where reason = 'ai_turn'), 0)::int as spent"))
-      .select(db.raw("count(*) filter (where reason = 'monthly_allowance')::int as grants"))
+      .select(raw("coalesce(sum(delta) filter (where reason <> 'ai_turn'), 0)::int as granted"))
+      .select(raw("coalesce(-sum(delta) filter (where reason = 'ai_turn'), 0)::int as spent"))
+      .select(raw("count(*) filter (where reason = 'monthly_allowance')::int as grants"))
       .where({ householdId })
       .andWhere((q) => q.where({ pool: 'welcome' }).orWhere({ pool: 'allowance', period }))
-      .groupBy('pool');
+      .groupBy('pool')) as unknown as { pool: string; granted: number; spent: number; grants: number }[];
     const allowance = rows.find((r) => r.pool === 'allowance');
     const welcome = rows.find((r) => r.pool === 'welcome');
     return {

@@ -1,5 +1,5 @@
 /**
- * The value formats of decisions.md §2 that a JSON Schema cannot say on its own: time zones,
+ * The value formats of household settings that a JSON Schema cannot say on its own: time zones,
  * countries, language tags, times of day, and calendar dates and months in a household's zone.
  */
 import ct from 'countries-and-timezones';
@@ -34,7 +34,7 @@ export function isKnownTimeZone(id: string): boolean {
 export const UNKNOWN_COUNTRY = 'ZZ';
 
 /**
- * The zone's own country (decisions.md §2), as tzdata's zone.tab gives it: Europe/London GB,
+ * The zone's own country (the contract wants one country per zone), as tzdata's zone.tab gives it: Europe/London GB,
  * Europe/Berlin DE, America/Phoenix US. Not the countries that USE the zone, which is what
  * countries-and-timezones lists (London: GB, GG, IM, JE; Berlin: DE, DK, NO, SE, SJ since tzdata
  * merged zones whose clocks agree). A link (Asia/Calcutta, US/Eastern, Japan) answers like its
@@ -82,7 +82,7 @@ export function canonicalLanguage(tag: string): string | undefined {
   }
 }
 
-/** `HH:mm` or `HH:mm:ss`, 24-hour (decisions.md §2). Schemas use it as `pattern`. */
+/** `HH:mm` or `HH:mm:ss`, 24-hour (answers are always `HH:mm`). Schemas use it as `pattern`. */
 export const TIME_OF_DAY_PATTERN = '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$';
 
 /** `HH:mm` of a time of day given as `HH:mm` or `HH:mm:ss` (seconds are dropped, never rounded). */

@@ -5,6 +5,8 @@ import * as createInvitations from '../migrations/20261122100100_create_househol
 import * as createConversations from '../migrations/20261122100200_create_household_conversations.js';
 import * as createCredits from '../migrations/20261122100300_create_plans_and_credits.js';
 import * as createIntakeCodes from '../migrations/20261122100400_create_intake_codes.js';
+import * as oneOwner from '../migrations/20261125110000_one_owner_per_household.js';
+import * as accountFks from '../migrations/relations/20261125110000_households_account_fks.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_households`. */
 export const migrations: MigrationSet = {
@@ -15,10 +17,21 @@ export const migrations: MigrationSet = {
     { name: '20261122100200_create_household_conversations', ...createConversations },
     { name: '20261122100300_create_plans_and_credits', ...createCredits },
     { name: '20261122100400_create_intake_codes', ...createIntakeCodes },
+    { name: '20261125110000_one_owner_per_household', ...oneOwner },
   ],
 };
 
-/** Brings this package's tables up to date (it has no tables of other packages to wait for). */
+/**
+ * Foreign keys from this package's tables to other packages' tables (account ids → accounts). The
+ * host runs every package's `relations` after every package's `migrations`, so the referenced
+ * tables exist; the package's own tests run without them. History: `knex_migrations_households_relations`.
+ */
+export const relations: MigrationSet = {
+  name: 'households_relations',
+  migrations: [{ name: '20261125110000_households_account_fks', ...accountFks }],
+};
+
+/** Brings this package's own tables up to date. */
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }

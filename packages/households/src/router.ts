@@ -1,35 +1,20 @@
-import type { AccountDirectory, Clock, RandomBytes } from '@svc/contracts';
 import { ApiRouter, principalOf } from '@svc/http-kit';
 import { TIME_ZONE_IDS } from './formats.js';
-import type { HouseholdStore } from './HouseholdStore.js';
-import { createHousehold, updateHousehold } from './households.js';
-import type { IntakeMode } from './intake.js';
-import { invite, listMembers } from './members.js';
-import { type CompleteOnboardingRequest, completeOnboarding } from './onboarding.js';
 import * as s from './schemas.js';
-import type { CreateHouseholdRequest, UpdateHouseholdRequest } from './settings.js';
+import type { HouseholdsService } from './service.js';
 
-export interface HouseholdsRouterDeps {
-  store: HouseholdStore;
-  accounts: AccountDirectory;
-  clock: Clock;
-  random: RandomBytes;
-  intakeMode: IntakeMode;
-  /** INVITE_CODES, normalised (upper case, trimmed). */
-  configCodes: ReadonlySet<string>;
-  welcomeCredits: number;
+/** What the households routes need: the package's service (which holds its store, clock and the accounts directory). */
+export interface RouterOptions {
+  service: HouseholdsService;
 }
-
-type HouseholdParams = { householdId: string };
 
 const TIME_ZONES_CACHE = 'private, max-age=86400';
 const notMember = { 404: ['not_found'] };
-const householdResponses = { 200: { description: 'The household', schema: s.householdResponse } };
+const memberErrors = { 403: ['forbidden'], 404: ['not_found', 'member_not_found'] };
 
-/** The households routes, with their schemas (they validate requests and feed the OpenAPI document). */
-export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
-  const { store, accounts, clock } = deps;
-  const now = () => clock.now();
+/** The households operations, with their schemas (they validate requests and feed the OpenAPI document). */
+export function createRouter(options: RouterOptions): ApiRouter {
+  const { service } = options;
   const api = new ApiRouter({ tags: ['Households'] });
 
   api.route(
@@ -39,7 +24,7 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
       operationId: 'listTimeZones',
       auth: true,
       summary: 'Every time-zone id of the server: exactly the ids a household accepts',
-      responses: { 200: { description: 'The ids, unsorted; Cache-Control: private, max-age=86400', schema: s.timeZonesResponse } },
+      responses: { 200: { description: 'The ids, unsorted; Cache-Control: private, max-age=86400', schema: s.TimeZonesSchema } },
     },
     (_req, res) => {
       // After requireAuth's no-store: the list is the same for everyone and changes only with the server.
@@ -48,7 +33,7 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<CreateHouseholdRequest>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/households',
@@ -58,57 +43,73 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
       description:
         'Opens a subscription on the default plan; the first household a user creates brings the welcome credits. ' +
         'Intake: open, invite-only (403 invite_required / invite_code_invalid) or paused (403 intake_paused, the caller is put on the waitlist).',
-      body: s.createHouseholdBody,
+      body: s.CreateHouseholdBody,
       responses: {
-        201: { description: 'Created', schema: s.householdResponse, headers: { Location: { description: 'The household', schema: { type: 'string' } } } },
+        201: { description: 'Created', schema: s.HouseholdSchema, headers: { Location: { description: 'The household', schema: { type: 'string' } } } },
       },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['invite_required', 'invite_code_invalid', 'intake_paused'] },
     },
     async (req, res) => {
-      const household = await createHousehold(
-        { store, accounts, intakeMode: deps.intakeMode, configCodes: deps.configCodes, welcomeCredits: deps.welcomeCredits, now },
-        principalOf(req).userId,
-        req.input.body,
-      );
+      const household = await service.create(principalOf(req).userId, req.input.body);
       res.status(201).location(`/api/v1/households/${household.id}`).json(household);
     },
   );
 
-  api.route<unknown, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/households/{householdId}',
       operationId: 'getHousehold',
       auth: true,
       summary: 'A household the caller is a member of',
-      params: s.householdIdParams,
-      responses: householdResponses,
+      params: s.HouseholdIdParams,
+      responses: { 200: { description: 'The household', schema: s.HouseholdSchema } },
       errorCodes: notMember,
     },
     async (req, res) => {
-      const { household } = await store.getForMember(principalOf(req).userId, req.input.params.householdId);
-      res.json(household);
+      res.json(await service.get(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
-  api.route<UpdateHouseholdRequest, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'patch',
       path: '/api/v1/households/{householdId}',
       operationId: 'updateHousehold',
       auth: true,
       summary: 'Change settings (Owner only); a member left out or null is left as it is',
-      params: s.householdIdParams,
-      body: s.updateHouseholdBody,
-      responses: householdResponses,
+      params: s.HouseholdIdParams,
+      body: s.UpdateHouseholdBody,
+      responses: { 200: { description: 'The household', schema: s.HouseholdSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.json(await updateHousehold({ store, now }, principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.json(await service.update(principalOf(req).userId, req.input.params.householdId, req.input.body));
     },
   );
 
-  api.route<CompleteOnboardingRequest, unknown, HouseholdParams>(
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}',
+      operationId: 'deleteHousehold',
+      auth: true,
+      summary: 'Delete the household with everything in it (Owner only); confirmName must be its name',
+      description:
+        'Deletes, in one transaction, its members, invitations, threads, plan and credits, meal rules, meal events and calendar feed. ' +
+        "400 confirmation_mismatch when confirmName is not exactly the household's name.",
+      params: s.HouseholdIdParams,
+      body: s.DeleteHouseholdBody,
+      responses: { 204: { description: 'Deleted' } },
+      errorCodes: { 400: ['validation_failed', 'confirmation_mismatch'], 403: ['forbidden'], ...notMember },
+    },
+    async (req, res) => {
+      await service.deleteHousehold(principalOf(req).userId, req.input.params.householdId, req.input.body.confirmName);
+      res.status(204).end();
+    },
+  );
+
+  api.route(
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/onboarding/complete',
@@ -119,91 +120,140 @@ export function createHouseholdsRouter(deps: HouseholdsRouterDeps): ApiRouter {
         'The first call stamps the time, applies defaultDinnerTime and writes the recap (from the household data, no credits). ' +
         'Later calls answer 200 with the original stamp, alreadyCompleted true and the same conversationId, and write nothing. ' +
         '409 onboarding_in_progress when another completion of the same household holds it for more than 5 s.',
-      params: s.householdIdParams,
-      body: s.completeOnboardingBody,
-      responses: { 200: { description: 'Completed (now or before)', schema: s.completeOnboardingResponse } },
+      params: s.HouseholdIdParams,
+      body: s.CompleteOnboardingBody,
+      responses: { 200: { description: 'Completed (now or before)', schema: s.CompleteOnboardingSchema } },
       errorCodes: { 400: ['validation_failed'], ...notMember, 409: ['onboarding_in_progress'] },
     },
     async (req, res) => {
-      res.json(
-        await completeOnboarding(
-          { store, accounts, now },
-          { userId: principalOf(req).userId, householdId: req.input.params.householdId, body: req.input.body },
-        ),
-      );
+      res.json(await service.completeOnboarding(principalOf(req).userId, req.input.params.householdId, req.input.body));
     },
   );
 
-  api.route<{ role: 'Adult' | 'Junior' }, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/invitations',
       operationId: 'createInvitation',
       auth: true,
       summary: 'Invite an Adult or a Junior (Owner or Adult); the code is random, single use, valid 7 days',
-      params: s.householdIdParams,
-      body: s.createInvitationBody,
-      responses: { 201: { description: 'The invitation; hand its code to the invitee', schema: s.invitationResponse } },
+      params: s.HouseholdIdParams,
+      body: s.CreateInvitationBody,
+      responses: { 201: { description: 'The invitation; hand its code to the invitee', schema: s.InvitationSchema } },
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      const invitation = await invite(
-        { store, random: deps.random, now: now() },
-        { userId: principalOf(req).userId, householdId: req.input.params.householdId, role: req.input.body.role },
-      );
-      res.status(201).json(invitation);
+      res.status(201).json(await service.invite(principalOf(req).userId, req.input.params.householdId, req.input.body.role));
     },
   );
 
-  api.route<{ code: string }>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/invitations/accept',
       operationId: 'acceptInvitation',
       auth: true,
       summary: 'Join a household with an invitation code',
-      body: s.acceptInvitationBody,
-      responses: { 200: { description: 'The new membership', schema: s.membershipResponse } },
+      body: s.AcceptInvitationBody,
+      responses: { 200: { description: 'The new membership', schema: s.MembershipSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 404: ['invitation_not_found'], 409: ['already_member'] },
     },
     async (req, res) => {
-      res.json(await store.acceptInvitation({ userId: principalOf(req).userId, code: req.input.body.code, at: now() }));
+      res.json(await service.acceptInvitation(principalOf(req).userId, req.input.body.code));
     },
   );
 
-  api.route<unknown, unknown, HouseholdParams>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/members',
       operationId: 'listMembers',
       auth: true,
       summary: 'The members (any member may ask)',
-      params: s.householdIdParams,
-      responses: { 200: { description: 'Members, in the order they joined', schema: s.membersResponse } },
+      params: s.HouseholdIdParams,
+      responses: { 200: { description: 'Members: the Owner first, then in the order they joined', schema: s.MembersSchema } },
       errorCodes: notMember,
     },
     async (req, res) => {
-      const { householdId } = req.input.params;
-      await store.roleOf(principalOf(req).userId, householdId);
-      res.json(await listMembers(store, accounts, householdId));
+      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
-  api.route<unknown, unknown, HouseholdParams & { conversationId: string }>(
+  api.route(
+    {
+      method: 'patch',
+      path: '/api/v1/households/{householdId}/members/{memberId}',
+      operationId: 'changeMemberRole',
+      auth: true,
+      summary: "Change a member's role to Adult or Junior (Owner only)",
+      description:
+        "Takes effect on the member's next request. Owner is 400 invalid_role (hand the household over with POST …/owner); " +
+        "the Owner's own role cannot change here: 409 owner_must_transfer.",
+      params: s.MemberParams,
+      body: s.ChangeRoleBody,
+      responses: { 200: { description: 'The member as changed', schema: s.MemberSchema } },
+      errorCodes: { 400: ['validation_failed', 'invalid_role'], ...memberErrors, 409: ['owner_must_transfer'] },
+    },
+    async (req, res) => {
+      const { householdId, memberId } = req.input.params;
+      res.json(await service.changeRole(principalOf(req).userId, householdId, memberId, req.input.body.role));
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}/members/{memberId}',
+      operationId: 'removeMember',
+      auth: true,
+      summary: 'Remove a member (Owner), or leave (the member themself)',
+      description:
+        "The household's data stays. The removed person loses access on their next request. The Owner removes anyone else; any other member " +
+        'removes only themself (403 forbidden otherwise); the Owner cannot leave: 409 owner_must_transfer (hand over, or delete the household).',
+      params: s.MemberParams,
+      responses: { 204: { description: 'Removed' } },
+      errorCodes: { 400: ['validation_failed'], ...memberErrors, 409: ['owner_must_transfer'] },
+    },
+    async (req, res) => {
+      const { householdId, memberId } = req.input.params;
+      await service.removeMember(principalOf(req).userId, householdId, memberId);
+      res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/households/{householdId}/owner',
+      operationId: 'transferOwnership',
+      auth: true,
+      summary: 'Hand the household over to an Adult who has an account (Owner only); the old Owner becomes an Adult',
+      description:
+        'Atomic: the household has exactly one Owner before and after, also when hand-overs race. 409 invalid_role for a Junior or a member without an account.',
+      params: s.HouseholdIdParams,
+      body: s.TransferOwnershipBody,
+      responses: { 200: { description: 'The household', schema: s.HouseholdSchema } },
+      errorCodes: { 400: ['validation_failed'], ...memberErrors, 409: ['invalid_role'] },
+    },
+    async (req, res) => {
+      res.json(await service.transferOwnership(principalOf(req).userId, req.input.params.householdId, req.input.body.memberId));
+    },
+  );
+
+  api.route(
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/conversations/{conversationId}',
       operationId: 'getConversation',
       auth: true,
       summary: "A day's thread of the household (any member)",
-      params: s.conversationParams,
-      responses: { 200: { description: 'The thread and its messages, oldest first', schema: s.conversationResponse } },
+      params: s.ConversationParams,
+      responses: { 200: { description: 'The thread and its messages, oldest first', schema: s.ConversationSchema } },
       errorCodes: notMember,
     },
     async (req, res) => {
       const { householdId, conversationId } = req.input.params;
-      await store.roleOf(principalOf(req).userId, householdId);
-      res.json(await store.conversation(householdId, conversationId));
+      res.json(await service.conversation(principalOf(req).userId, householdId, conversationId));
     },
   );
 

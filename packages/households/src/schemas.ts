@@ -1,8 +1,9 @@
 /**
- * JSON Schemas of the households operations: ApiRouter compiles them once to validate requests,
- * and the same objects document the operations in the OpenAPI document.
+ * JSON Schemas of the households operations, each written once: ApiRouter compiles them to
+ * validate requests, the same objects document the operations in the OpenAPI document, the models
+ * take their row schemas from them, and the TypeScript types are `Infer<typeof Schema>`.
  */
-import type { JsonSchema } from '@svc/http-kit';
+import type { Infer, TypedSchema } from '@svc/http-kit';
 import { DRY_GOODS_MEASURES, MEASUREMENT_SYSTEMS, PANTRY_WEIGHTS, TIME_OF_DAY_PATTERN } from './formats.js';
 
 export const HOUSEHOLD_NAME_MAX = 100;
@@ -11,74 +12,84 @@ export const LOYALTY_PROGRAMS_MAX = 20;
 export const LOYALTY_PROGRAM_NAME_MAX = 100;
 export const LANGUAGE_TAG_MAX = 64;
 export const ONBOARDING_STEPS = ['Pantry', 'People', 'Allergies', 'Rules'] as const;
+export type OnboardingStep = (typeof ONBOARDING_STEPS)[number];
+export const ROLES = ['Owner', 'Adult', 'Junior'] as const;
 export const INVITABLE_ROLES = ['Adult', 'Junior'] as const;
 
 const NOT_BLANK = '\\S';
-const uuid = { type: 'string', format: 'uuid' };
-const dateTime = { type: 'string', format: 'date-time' };
-const role = { type: 'string', enum: ['Owner', 'Adult', 'Junior'] };
-const timeOfDay = (description: string) => ({ type: 'string', pattern: TIME_OF_DAY_PATTERN, description });
-const nullable = (schema: JsonSchema): JsonSchema => {
-  const type = schema.type as string;
-  const out: JsonSchema = { ...schema, type: [type, 'null'] };
-  if (Array.isArray(schema.enum)) out.enum = [...(schema.enum as unknown[]), null];
-  return out;
-};
+const uuid = { type: 'string', format: 'uuid' } as const;
+const dateTime = { type: 'string', format: 'date-time' } as const;
+const bool = { type: 'boolean' } as const;
+const role = { type: 'string', enum: ROLES } as const;
 
-export const householdIdParams: JsonSchema = { type: 'object', required: ['householdId'], properties: { householdId: uuid } };
-export const conversationParams: JsonSchema = {
+export const HouseholdIdParams = {
+  type: 'object',
+  required: ['householdId'],
+  properties: { householdId: uuid },
+} as const satisfies TypedSchema;
+
+export const ConversationParams = {
   type: 'object',
   required: ['householdId', 'conversationId'],
   properties: { householdId: uuid, conversationId: uuid },
-};
+} as const satisfies TypedSchema;
 
-const name = {
-  type: 'string',
-  minLength: 1,
-  maxLength: HOUSEHOLD_NAME_MAX,
-  pattern: NOT_BLANK,
-  description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
-};
-const timeZoneId = { type: 'string', description: 'An id of GET /api/v1/time-zones' };
-const preferredLanguage = { type: 'string', maxLength: LANGUAGE_TAG_MAX, description: 'BCP 47 tag (nb, en-GB); stored in canonical form' };
+export const MemberParams = {
+  type: 'object',
+  required: ['householdId', 'memberId'],
+  properties: { householdId: uuid, memberId: uuid },
+} as const satisfies TypedSchema;
 
-export const createHouseholdBody: JsonSchema = {
+export const CreateHouseholdBody = {
   type: 'object',
   required: ['name', 'timeZoneId', 'defaultDinnerTime'],
   properties: {
-    name,
-    timeZoneId,
-    defaultDinnerTime: timeOfDay('HH:mm (HH:mm:ss accepted; seconds are dropped)'),
-    preferredLanguage: nullable({ ...preferredLanguage, description: 'BCP 47 tag; null or left out: en' }),
-    inviteCode: nullable({ type: 'string', description: 'Needed while intake is invite-only; ignored otherwise' }),
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: HOUSEHOLD_NAME_MAX,
+      pattern: NOT_BLANK,
+      description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
+    },
+    timeZoneId: { type: 'string', description: 'An id of GET /api/v1/time-zones' },
+    defaultDinnerTime: { type: 'string', pattern: TIME_OF_DAY_PATTERN, description: 'HH:mm (HH:mm:ss accepted; seconds are dropped)' },
+    preferredLanguage: { type: ['string', 'null'], maxLength: LANGUAGE_TAG_MAX, description: 'BCP 47 tag; null or left out: en' },
+    inviteCode: { type: ['string', 'null'], description: 'Needed while intake is invite-only; ignored otherwise' },
   },
-};
+} as const satisfies TypedSchema;
+export type CreateHouseholdRequest = Infer<typeof CreateHouseholdBody>;
 
-const booleanSetting = (description: string) => ({ type: ['boolean', 'null'], description });
+const booleanSetting = <D extends string>(description: D) => ({ type: ['boolean', 'null'], description }) as const;
 
-export const updateHouseholdBody: JsonSchema = {
+export const UpdateHouseholdBody = {
   type: 'object',
   description: 'Every member optional; left out or null leaves the setting as it is',
   properties: {
-    name: nullable(name),
-    timeZoneId: nullable(timeZoneId),
-    defaultDinnerTime: nullable(timeOfDay('HH:mm (HH:mm:ss accepted)')),
-    preferredLanguage: nullable(preferredLanguage),
-    country: nullable({ type: 'string', description: 'ISO 3166-1 alpha-2 (lower case is upper-cased); ZZ for unknown' }),
+    name: {
+      type: ['string', 'null'],
+      minLength: 1,
+      maxLength: HOUSEHOLD_NAME_MAX,
+      pattern: NOT_BLANK,
+      description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
+    },
+    timeZoneId: { type: ['string', 'null'], description: 'An id of GET /api/v1/time-zones' },
+    defaultDinnerTime: { type: ['string', 'null'], pattern: TIME_OF_DAY_PATTERN, description: 'HH:mm (HH:mm:ss accepted)' },
+    preferredLanguage: { type: ['string', 'null'], maxLength: LANGUAGE_TAG_MAX, description: 'BCP 47 tag (nb, en-GB); stored in canonical form' },
+    country: { type: ['string', 'null'], description: 'ISO 3166-1 alpha-2 (lower case is upper-cased); ZZ for unknown' },
     preferOwnRecipes: booleanSetting('Prefer the household own recipes'),
     prefersLeftoverDinners: booleanSetting('Leftover dinners welcome'),
     maxNewDishesPerWeek: { type: ['integer', 'null'], minimum: 0, maximum: MAX_NEW_DISHES_PER_WEEK, description: '0 to 21' },
     alwaysNewDishes: booleanSetting('Prefer new dishes every time'),
-    pantryWeight: nullable({ type: 'string', enum: [...PANTRY_WEIGHTS] }),
-    address: nullable({ type: 'string', description: 'Free text; an empty string clears it (null leaves it as it is)' }),
+    pantryWeight: { type: ['string', 'null'], enum: [...PANTRY_WEIGHTS, null] },
+    address: { type: ['string', 'null'], description: 'Free text; an empty string clears it (null leaves it as it is)' },
     loyaltyPrograms: {
       type: ['array', 'null'],
       maxItems: LOYALTY_PROGRAMS_MAX,
       items: { type: 'string', minLength: 1, maxLength: LOYALTY_PROGRAM_NAME_MAX, pattern: NOT_BLANK },
       description: 'Replaces the whole list; up to 20 names of 1 to 100 characters; [] empties it',
     },
-    measurementSystem: nullable({ type: 'string', enum: [...MEASUREMENT_SYSTEMS] }),
-    dryGoodsMeasure: nullable({ type: 'string', enum: [...DRY_GOODS_MEASURES] }),
+    measurementSystem: { type: ['string', 'null'], enum: [...MEASUREMENT_SYSTEMS, null] },
+    dryGoodsMeasure: { type: ['string', 'null'], enum: [...DRY_GOODS_MEASURES, null] },
     shareReceiptPrices: booleanSetting('Share prices read from receipts'),
     shareUnitWeights: booleanSetting('Share unit weights'),
     tailorServingToTastes: booleanSetting('Tailor servings to tastes'),
@@ -88,36 +99,57 @@ export const updateHouseholdBody: JsonSchema = {
     showChildTasks: booleanSetting('Show tasks for children'),
     madeAgainLift: booleanSetting('Lift dishes marked made-again'),
   },
-};
+} as const satisfies TypedSchema;
+export type UpdateHouseholdRequest = Infer<typeof UpdateHouseholdBody>;
 
-export const completeOnboardingBody: JsonSchema = {
+export const CompleteOnboardingBody = {
   type: 'object',
   properties: {
     skippedSteps: {
       type: ['array', 'null'],
       maxItems: 4,
-      items: { type: 'string', enum: [...ONBOARDING_STEPS] },
+      items: { type: 'string', enum: ONBOARDING_STEPS },
       description: 'Steps skipped; they are named in the recap',
     },
-    defaultDinnerTime: nullable(timeOfDay('HH:mm; applied on the completing call only')),
+    defaultDinnerTime: { type: ['string', 'null'], pattern: TIME_OF_DAY_PATTERN, description: 'HH:mm; applied on the completing call only' },
   },
-};
+} as const satisfies TypedSchema;
+export type CompleteOnboardingRequest = Infer<typeof CompleteOnboardingBody>;
 
-export const createInvitationBody: JsonSchema = {
+export const CreateInvitationBody = {
   type: 'object',
   required: ['role'],
-  properties: { role: { type: 'string', enum: [...INVITABLE_ROLES] } },
-};
+  properties: { role: { type: 'string', enum: INVITABLE_ROLES } },
+} as const satisfies TypedSchema;
 
-export const acceptInvitationBody: JsonSchema = {
+export const AcceptInvitationBody = {
   type: 'object',
   required: ['code'],
   properties: { code: { type: 'string', minLength: 1 } },
-};
+} as const satisfies TypedSchema;
 
-const bool = { type: 'boolean' };
+export const ChangeRoleBody = {
+  type: 'object',
+  required: ['role'],
+  properties: {
+    role: { type: 'string', enum: ROLES, description: 'Adult or Junior; Owner is 400 invalid_role (a household is handed over with POST …/owner)' },
+  },
+} as const satisfies TypedSchema;
 
-export const householdResponse: JsonSchema = {
+export const TransferOwnershipBody = {
+  type: 'object',
+  required: ['memberId'],
+  properties: { memberId: { type: 'string', format: 'uuid', description: 'An Adult member who has an account; becomes the Owner' } },
+} as const satisfies TypedSchema;
+
+export const DeleteHouseholdBody = {
+  type: 'object',
+  required: ['confirmName'],
+  properties: { confirmName: { type: 'string', description: "The household's name, exactly as GET answers it" } },
+} as const satisfies TypedSchema;
+
+/** HouseholdResponse of the spec; every member is always sent, the optional ones included. */
+export const HouseholdSchema = {
   type: 'object',
   description: 'Every member is always sent, the ones the spec marks optional included',
   required: [
@@ -157,8 +189,8 @@ export const householdResponse: JsonSchema = {
     country: { type: 'string', description: 'ISO 3166-1 alpha-2, upper case; ZZ when unknown' },
     preferOwnRecipes: bool,
     prefersLeftoverDinners: bool,
-    measurementSystem: { type: 'string', enum: [...MEASUREMENT_SYSTEMS] },
-    dryGoodsMeasure: { type: 'string', enum: [...DRY_GOODS_MEASURES] },
+    measurementSystem: { type: 'string', enum: MEASUREMENT_SYSTEMS },
+    dryGoodsMeasure: { type: 'string', enum: DRY_GOODS_MEASURES },
     address: { type: ['string', 'null'] },
     loyaltyPrograms: { type: 'array', items: { type: 'string' } },
     createdAt: dateTime,
@@ -171,20 +203,21 @@ export const householdResponse: JsonSchema = {
     babyEatsSeparatelyWhenNeeded: bool,
     maxNewDishesPerWeek: { type: 'integer', format: 'int32' },
     alwaysNewDishes: bool,
-    pantryWeight: { type: 'string', enum: [...PANTRY_WEIGHTS] },
+    pantryWeight: { type: 'string', enum: PANTRY_WEIGHTS },
     useStarterLibrary: bool,
     showChildTasks: bool,
     madeAgainLift: bool,
   },
-};
+} as const satisfies TypedSchema;
+export type HouseholdResponse = Infer<typeof HouseholdSchema>;
 
-export const timeZonesResponse: JsonSchema = {
+export const TimeZonesSchema = {
   type: 'object',
   required: ['ids'],
   properties: { ids: { type: 'array', items: { type: 'string' }, description: 'Every IANA id of the server time-zone database, unsorted' } },
-};
+} as const satisfies TypedSchema;
 
-export const completeOnboardingResponse: JsonSchema = {
+export const CompleteOnboardingSchema = {
   type: 'object',
   required: ['onboardingCompletedAt', 'alreadyCompleted', 'conversationId'],
   properties: {
@@ -192,48 +225,52 @@ export const completeOnboardingResponse: JsonSchema = {
     alreadyCompleted: bool,
     conversationId: { type: ['string', 'null'], format: 'uuid', description: "The day's thread that received the recap" },
   },
-};
+} as const satisfies TypedSchema;
+export type CompleteOnboardingResponse = Infer<typeof CompleteOnboardingSchema>;
 
-export const invitationResponse: JsonSchema = {
+export const InvitationSchema = {
   type: 'object',
   required: ['code', 'role', 'householdId', 'expiresAt'],
-  properties: { code: { type: 'string' }, role: { type: 'string', enum: [...INVITABLE_ROLES] }, householdId: uuid, expiresAt: dateTime },
-};
+  properties: { code: { type: 'string' }, role: { type: 'string', enum: INVITABLE_ROLES }, householdId: uuid, expiresAt: dateTime },
+} as const satisfies TypedSchema;
+export type InvitationResponse = Infer<typeof InvitationSchema>;
 
-export const membershipResponse: JsonSchema = {
+export const MembershipSchema = {
   type: 'object',
   required: ['householdId', 'householdName', 'role', 'memberId'],
   properties: { householdId: uuid, householdName: { type: 'string' }, role, memberId: { type: ['string', 'null'], format: 'uuid' } },
-};
+} as const satisfies TypedSchema;
 
-export const membersResponse: JsonSchema = {
-  type: 'array',
-  items: {
-    type: 'object',
-    required: ['memberId', 'displayName', 'role', 'userId'],
-    properties: { memberId: uuid, displayName: { type: 'string' }, role, userId: { type: ['string', 'null'], format: 'uuid' } },
+/** A member as GET …/members lists it. */
+export const MemberSchema = {
+  type: 'object',
+  required: ['memberId', 'displayName', 'role', 'userId'],
+  properties: { memberId: uuid, displayName: { type: 'string' }, role, userId: { type: ['string', 'null'], format: 'uuid' } },
+} as const satisfies TypedSchema;
+export type MemberResponse = Infer<typeof MemberSchema>;
+
+export const MembersSchema = { type: 'array', items: MemberSchema } as const satisfies TypedSchema;
+
+export const MessageSchema = {
+  type: 'object',
+  required: ['id', 'kind', 'text', 'createdAt'],
+  properties: {
+    id: uuid,
+    kind: { type: 'string', description: 'onboarding_recap for the onboarding recap' },
+    text: { type: 'string' },
+    createdAt: dateTime,
   },
-};
+} as const satisfies TypedSchema;
+export type MessageResponse = Infer<typeof MessageSchema>;
 
-export const conversationResponse: JsonSchema = {
+export const ConversationSchema = {
   type: 'object',
   required: ['id', 'householdId', 'date', 'messages'],
   properties: {
     id: uuid,
     householdId: uuid,
     date: { type: 'string', format: 'date', description: "Calendar date in the household's time zone" },
-    messages: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'kind', 'text', 'createdAt'],
-        properties: {
-          id: uuid,
-          kind: { type: 'string', description: 'onboarding_recap for the onboarding recap' },
-          text: { type: 'string' },
-          createdAt: dateTime,
-        },
-      },
-    },
+    messages: { type: 'array', items: MessageSchema },
   },
-};
+} as const satisfies TypedSchema;
+export type ConversationResponse = Infer<typeof ConversationSchema>;

@@ -1,45 +1,13 @@
 /**
- * Household settings: the decided defaults of a new household (decisions.md §2) and the checks an
+ * Household settings: the defaults a new household gets (language en, measures from the country, every other setting its documented default) and the checks an
  * update needs beyond its schema (time zones, country codes, language tags).
  */
 import { type FieldIssue, InputError } from '@svc/http-kit';
-import {
-  canonicalLanguage,
-  countryOfTimeZone,
-  type DryGoodsMeasure,
-  dryGoodsMeasureFor,
-  isKnownTimeZone,
-  type MeasurementSystem,
-  measurementSystemFor,
-  normaliseCountry,
-  type PantryWeight,
-  toHourMinute,
-} from './formats.js';
-import type { HouseholdChanges, NewHousehold } from './HouseholdStore.js';
+import { canonicalLanguage, countryOfTimeZone, dryGoodsMeasureFor, isKnownTimeZone, measurementSystemFor, normaliseCountry, toHourMinute } from './formats.js';
+import type { CreateHouseholdRequest, UpdateHouseholdRequest } from './schemas.js';
+import type { HouseholdChanges, NewHousehold } from './store.js';
 
 export const DEFAULT_LANGUAGE = 'en';
-
-export interface CreateHouseholdRequest {
-  name: string;
-  timeZoneId: string;
-  defaultDinnerTime: string;
-  preferredLanguage?: string | null;
-  inviteCode?: string | null;
-}
-
-export type UpdateHouseholdRequest = {
-  name?: string | null;
-  timeZoneId?: string | null;
-  defaultDinnerTime?: string | null;
-  preferredLanguage?: string | null;
-  country?: string | null;
-  maxNewDishesPerWeek?: number | null;
-  pantryWeight?: PantryWeight | null;
-  address?: string | null;
-  loyaltyPrograms?: string[] | null;
-  measurementSystem?: MeasurementSystem | null;
-  dryGoodsMeasure?: DryGoodsMeasure | null;
-} & { [K in (typeof BOOLEAN_SETTINGS)[number]]?: boolean | null };
 
 const BOOLEAN_SETTINGS = [
   'preferOwnRecipes',

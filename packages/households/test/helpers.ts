@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AccountDirectory } from '@svc/contracts';
-import { createLogger, ManualClock } from '@svc/http-kit';
+import { type ApiRouter, createLogger, ManualClock } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createHouseholds, type Households, type HouseholdsConfig, migrations } from '../src/index.js';
+import { CreditLedger, createRouter, type HouseholdsConfig, HouseholdsService, migrations, ObjectionHouseholdStore } from '../src/index.js';
 
 /** An AccountDirectory in memory: names for the users a test makes, and the waitlist. */
 export class MemoryAccounts implements AccountDirectory {
@@ -35,16 +35,20 @@ export class MemoryAccounts implements AccountDirectory {
   }
 }
 
-export const defaultConfig: HouseholdsConfig = { intakeMode: 'open', inviteCodes: [], aiTurnsPerMonth: 3, welcomeCredits: 2 };
+/** The service's configuration and the ledger's monthly allowance, as the host reads them. */
+export type TestConfig = HouseholdsConfig & { aiTurnsPerMonth: number };
+
+export const defaultConfig: TestConfig = { intakeMode: 'open', inviteCodes: [], aiTurnsPerMonth: 3, welcomeCredits: 2 };
 
 export interface Harness {
   db: TestDatabase;
   clock: ManualClock;
   accounts: MemoryAccounts;
-  households: Households;
+  households: HouseholdsService;
+  router: ApiRouter;
   app: Express;
-  /** Rebuilds the package and app with another configuration (same database, clock and accounts). */
-  configure(config: Partial<HouseholdsConfig>): void;
+  /** Rebuilds the service, router and app with another configuration (same database, clock and accounts). */
+  configure(config: Partial<TestConfig>): void;
 }
 
 const START = '2026-11-22T09:00:00.000Z';
@@ -56,8 +60,17 @@ export async function harness(h = {} as Harness): Promise<Harness> {
   const accounts = new MemoryAccounts();
   Object.assign(h, { db, clock, accounts });
   h.configure = (config) => {
-    h.households = createHouseholds({ knex: db.knex, clock, accounts, logger: createLogger({ level: 'silent' }), config: { ...defaultConfig, ...config } });
-    h.app = buildTestApp({ routers: [h.households.router] });
+    const { aiTurnsPerMonth, ...rest } = { ...defaultConfig, ...config };
+    h.households = new HouseholdsService({
+      store: new ObjectionHouseholdStore(db.knex),
+      ledger: new CreditLedger(db.knex, clock, aiTurnsPerMonth),
+      clock,
+      accounts,
+      logger: createLogger({ level: 'silent' }),
+      config: rest,
+    });
+    h.router = createRouter({ service: h.households });
+    h.app = buildTestApp({ routers: [h.router] });
   };
   h.configure({});
   return h;

@@ -340,7 +340,7 @@ describe('households: create, read, update', () => {
 
   describe('the router', () => {
     it('declares every households operation for the OpenAPI document, all behind a session', () => {
-      const ops = h.households.router.operations;
+      const ops = h.router.operations;
       expect(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`)).to.have.members([
         'GET /api/v1/time-zones',
         'POST /api/v1/households',
@@ -351,14 +351,18 @@ describe('households: create, read, update', () => {
         'POST /api/v1/invitations/accept',
         'GET /api/v1/households/{householdId}/members',
         'GET /api/v1/households/{householdId}/conversations/{conversationId}',
+        'PATCH /api/v1/households/{householdId}/members/{memberId}',
+        'DELETE /api/v1/households/{householdId}/members/{memberId}',
+        'POST /api/v1/households/{householdId}/owner',
+        'DELETE /api/v1/households/{householdId}',
       ]);
       expect(ops.every((o) => o.auth === true)).to.equal(true);
     });
 
     it('answers 401 on every operation without a session', async () => {
       const id = '6b1d1f4e-8a7c-4c33-9d1e-5c0a1b2c3d4e';
-      for (const o of h.households.router.operations) {
-        const path = o.path.replace('{householdId}', id).replace('{conversationId}', id);
+      for (const o of h.router.operations) {
+        const path = o.path.replace('{householdId}', id).replace('{conversationId}', id).replace('{memberId}', id);
         const res = await request(h.app)[o.method](path).send({});
         expect(res.status, `${o.method} ${path}`).to.equal(401);
         expect(res.body.code).to.equal('unauthenticated');

@@ -109,6 +109,17 @@ describe('members, invitations and the day thread', () => {
       expect(await h.db.knex('householdMembers').where({ householdId: household.id }).count({ n: '*' }).first()).to.deep.equal({ n: '2' });
     });
 
+    it('answers 409 already_member when one account accepts two invitations of a household at once', async () => {
+      const owner = h.accounts.user('Olga');
+      const household = await createHousehold(h.app, owner);
+      const codes = await Promise.all([invite(household.id, owner, 'Adult'), invite(household.id, owner, 'Junior')]);
+      const arne = h.accounts.user('Arne');
+      const answers = await Promise.all(codes.map((c) => accept(arne, c.body.code)));
+      expect(answers.map((a) => a.status).sort()).to.deep.equal([200, 409]);
+      expect(answers.find((a) => a.status === 409)!.body.code).to.equal('already_member');
+      expect(await h.db.knex('householdMembers').where({ householdId: household.id }).count({ n: '*' }).first()).to.deep.equal({ n: '2' });
+    });
+
     it('answers 400 for a missing code and 401 without a session', async () => {
       const bad = await request(h.app).post('/api/v1/invitations/accept').set('X-Test-User', h.accounts.user('Kari')).send({});
       expect(bad.status).to.equal(400);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { KnexHouseholdStore } from '../src/KnexHouseholdStore.js';
+import { ObjectionHouseholdStore } from '../src/index.js';
 import { createHousehold, family, useHarness } from './helpers.js';
 
 describe('onboarding completion', () => {
@@ -85,7 +85,7 @@ describe('onboarding completion', () => {
 
   it('lets the row lock, not the early check, decide: eight store completions at once write one recap', async () => {
     const household = await createHousehold(h.app, h.accounts.user('Olga'));
-    const store = new KnexHouseholdStore(h.db.knex);
+    const store = new ObjectionHouseholdStore(h.db.knex);
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
         store.completeOnboarding({
@@ -152,7 +152,7 @@ describe('onboarding completion', () => {
 
   it('answers 409 onboarding_in_progress when the household stays locked past the lock timeout', async () => {
     const household = await createHousehold(h.app, h.accounts.user('Olga'));
-    const store = new KnexHouseholdStore(h.db.knex, { onboardingLockTimeoutMs: 50 });
+    const store = new ObjectionHouseholdStore(h.db.knex, { onboardingLockTimeoutMs: 50 });
     const holder = await h.db.knex.transaction();
     try {
       await holder('households').where({ id: household.id }).forUpdate();

@@ -21,6 +21,7 @@ export const allMigrations = [
   mealEvents.migrations,
   push.migrations,
   // Foreign keys across packages, once every package's tables exist.
+  households.relations,
   push.relations,
   mealRules.relations,
   mealEvents.relations,
@@ -45,7 +46,7 @@ export interface ServiceDeps {
 export interface Service {
   app: Express;
   accounts: accounts.Accounts;
-  households: households.Households;
+  households: households.HouseholdsService;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
@@ -72,12 +73,13 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     profiles: (ids) => accountsApi!.directory.profiles(ids),
     addToWaitlist: (entry) => accountsApi!.directory.addToWaitlist(entry),
   };
-  const householdsApi = households.createHouseholds({
-    knex,
+  const householdsApi = new households.HouseholdsService({
+    store: new households.ObjectionHouseholdStore(knex),
+    ledger: new households.CreditLedger(knex, clock, config.aiTurnsPerMonth),
     clock,
     random,
     logger,
-    config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, aiTurnsPerMonth: config.aiTurnsPerMonth, welcomeCredits: config.welcomeCredits },
+    config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
     accounts: directory,
   });
   accountsApi = accounts.createAccounts({
@@ -139,7 +141,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     draining: deps.draining,
     routers: [
       accountsApi.router,
-      householdsApi.router,
+      households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService }),
       push.createRouter({ service: pushService }),

@@ -1,0 +1,10 @@
+export { CreditLedgerEntryModel } from './CreditLedgerEntryModel.js';
+export { HouseholdConversationModel } from './HouseholdConversationModel.js';
+export { HouseholdInvitationModel, invitationCodeHash } from './HouseholdInvitationModel.js';
+export { HouseholdMemberModel, type MemberRow } from './HouseholdMemberModel.js';
+export { HouseholdMessageModel } from './HouseholdMessageModel.js';
+export { HouseholdModel } from './HouseholdModel.js';
+export { HouseholdSubscriptionModel } from './HouseholdSubscriptionModel.js';
+export { IntakeCodeRedemptionModel } from './IntakeCodeRedemptionModel.js';
+export { type IntakeInviteCode, IntakeInviteCodeModel } from './IntakeInviteCodeModel.js';
+export { WelcomeBundleModel } from './WelcomeBundleModel.js';

@@ -1,0 +1,395 @@
+import type {
+  AccountDeletionStep,
+  AccountDirectory,
+  Clock,
+  HouseholdAccess,
+  HouseholdMemberIds,
+  HouseholdProfiles,
+  HouseholdRole,
+  Membership,
+  MembershipsProvider,
+  PersonalDataSources,
+  RandomBytes,
+  SpendTurn,
+} from '@svc/contracts';
+import { assertRole, ConflictError, InputError, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import type { Knex } from 'knex';
+import type { CreditBalance, CreditLedger } from './CreditLedger.js';
+import { toHourMinute } from './formats.js';
+import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
+import type { IntakeInviteCode } from './models/index.js';
+import { recapText } from './onboarding.js';
+import {
+  type CompleteOnboardingRequest,
+  type CompleteOnboardingResponse,
+  type ConversationResponse,
+  type CreateHouseholdRequest,
+  type HouseholdResponse,
+  type InvitationResponse,
+  type MemberResponse,
+  ONBOARDING_STEPS,
+  type UpdateHouseholdRequest,
+} from './schemas.js';
+import { householdChanges, newHousehold } from './settings.js';
+import type { HouseholdStore, MemberRow } from './store.js';
+
+/** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
+export interface HouseholdsConfig {
+  intakeMode: IntakeMode;
+  /** Codes valid while intake is invite-only; reusable, compared case-insensitively. */
+  inviteCodes: string[];
+  /** AI turns in the welcome bundle, once per user. */
+  welcomeCredits: number;
+}
+
+export interface HouseholdsServiceOptions {
+  store: HouseholdStore;
+  /** The AI credits (allowance and welcome bundle); `new CreditLedger(knex, clock, AI_TURNS_PER_MONTH)`. */
+  ledger: CreditLedger;
+  clock: Clock;
+  logger: Logger;
+  config: HouseholdsConfig;
+  /** Display names and the waitlist, from @svc/accounts. */
+  accounts: AccountDirectory;
+  /** Randomness for invitation and invite codes; the system's unless given. */
+  random?: RandomBytes;
+}
+
+/** What the operator CLI (`npm run admin`) may do. */
+export interface HouseholdAdmin {
+  /** Creates an invite code for INTAKE_MODE=invite; single use and random unless told otherwise. */
+  createInviteCode(options?: CreateInviteCodeOptions): Promise<IntakeInviteCode>;
+  /** The database codes, oldest first (INVITE_CODES are configuration, not listed here). */
+  listInviteCodes(): Promise<IntakeInviteCode[]>;
+  /** Refuses a database code from now on; false when there was no such code in force. */
+  revokeInviteCode(code: string): Promise<boolean>;
+  /** Refuses the household's AI turns until `until`: 429 `ai_paused` with an HTTP-date Retry-After. 404 when there is no such household. */
+  pauseAi(householdId: string, until: Date): Promise<{ householdId: string; aiPausedUntil: string }>;
+  /** Lifts a pause; answers the pause it lifted (null when none was in force). */
+  resumeAi(householdId: string): Promise<{ householdId: string; wasPausedUntil: string | null }>;
+  /** The month's allowance, the welcome bundle and any pause. */
+  creditBalance(householdId: string): Promise<CreditBalance>;
+}
+
+/** An invitation code lives seven days. */
+export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+/** Who may invite: Owner and Adult; a Junior gets 403 `forbidden`. */
+export const INVITING_ROLES: readonly HouseholdRole[] = ['Owner', 'Adult'];
+/** Shown for a member whose account the directory no longer knows. */
+export const UNKNOWN_MEMBER_NAME = 'Former member';
+
+const householdNotFound = () => new NotFoundError('not_found', 'No such household');
+const memberNotFound = () => new NotFoundError('member_not_found', 'No such member in this household');
+const ownerMustTransfer = (message: string) => new ConflictError('owner_must_transfer', message);
+
+function assertOwner(caller: MemberRow): void {
+  assertRole(caller.role, ['Owner']);
+}
+
+/**
+ * The households rules: a non-member gets 404 for a household and everything under it (never
+ * 403); the Owner changes settings and members; Owner and Adult invite; any member reads and
+ * completes onboarding. A household always has exactly one Owner: every change of its members
+ * locks the household's row first (HouseholdStore.lockHousehold) and reads the members only then,
+ * in the same transaction, so two changes never decide on the same stale picture; a partial
+ * unique index makes a second Owner impossible in the database too. No HTTP here.
+ *
+ * The capabilities other packages receive are properties (functions bound to this service):
+ * `access`, `memberships`, `profiles`, `memberIds`, `spendTurn`, `deletionStep`, `exportSource`.
+ */
+export class HouseholdsService {
+  private readonly store: HouseholdStore;
+  private readonly ledger: CreditLedger;
+  private readonly clock: Clock;
+  private readonly accounts: AccountDirectory;
+  private readonly random: RandomBytes;
+  private readonly intakeMode: IntakeMode;
+  /** INVITE_CODES, normalised (upper case, trimmed). */
+  private readonly configCodes: ReadonlySet<string>;
+  private readonly welcomeCredits: number;
+
+  /** roleOf(userId, householdId): 404 `not_found` for non-members and unknown households. */
+  readonly access: HouseholdAccess;
+  /** For GET /me: the caller's memberships, in the order they joined. */
+  readonly memberships: MembershipsProvider;
+  /** Country, time zone and language of a household (no access check). */
+  readonly profiles: HouseholdProfiles;
+  /** The ids of a household's members (no access check). */
+  readonly memberIds: HouseholdMemberIds;
+  /** One AI turn for the rule parser: allowance first, then welcome credits; 429 otherwise. */
+  readonly spendTurn: SpendTurn;
+  /** Account deletion's households step. */
+  readonly deletionStep: AccountDeletionStep;
+  /** The data export's households part: a household's settings and members (no access check). */
+  readonly exportSource: Pick<PersonalDataSources, 'household'>;
+  readonly admin: HouseholdAdmin;
+
+  constructor(options: HouseholdsServiceOptions) {
+    const { store, ledger, clock, config } = options;
+    this.store = store;
+    this.ledger = ledger;
+    this.clock = clock;
+    this.accounts = options.accounts;
+    this.random = options.random ?? systemRandom;
+    this.intakeMode = config.intakeMode;
+    this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
+    this.welcomeCredits = config.welcomeCredits;
+
+    this.access = { roleOf: (userId, householdId) => store.roleOf(userId, householdId) };
+    this.memberships = (userId) => store.memberships(userId);
+    this.profiles = (householdId) => store.profile(householdId);
+    this.memberIds = async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId));
+    this.spendTurn = (householdId, trx) => ledger.spendTurn(householdId, trx as Knex.Transaction | undefined);
+    this.deletionStep = { deleteAccountData: (userId, trx) => this.deleteAccountData(userId, trx as Knex.Transaction) };
+    this.exportSource = { household: (householdId) => this.exportHousehold(householdId) };
+    this.admin = this.operator(options.logger.child({ component: 'households-admin' }));
+  }
+
+  // ---- households ----
+
+  /**
+   * POST /households: the body is checked first (400), then intake (403), then the household, its
+   * Owner, its plan, the welcome bundle and the spent invite code are written in one transaction.
+   */
+  async create(userId: string, body: CreateHouseholdRequest): Promise<HouseholdResponse> {
+    const household = newHousehold(body);
+    const intake = await admit({ mode: this.intakeMode, configCodes: this.configCodes, inviteCode: body.inviteCode, userId, accounts: this.accounts });
+    return this.store.create({ userId, household, intake, welcomeCredits: this.welcomeCredits, at: this.clock.now() });
+  }
+
+  /** GET /households/{id}: any member. */
+  async get(userId: string, householdId: string): Promise<HouseholdResponse> {
+    return (await this.store.getForMember(userId, householdId)).household;
+  }
+
+  /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
+  async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
+    assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
+    return this.store.update(householdId, householdChanges(body), this.clock.now());
+  }
+
+  /**
+   * POST /households/{id}/onboarding/complete, for any member. A completed household answers its
+   * original stamp and thread at once (one query). Otherwise the names are gathered before the row
+   * lock is taken (so no lock is held while accounts answers) and the store re-checks under the lock.
+   */
+  async completeOnboarding(userId: string, householdId: string, body: CompleteOnboardingRequest): Promise<CompleteOnboardingResponse> {
+    const state = await this.store.onboardingState(userId, householdId);
+    if (state.completedAt) return { onboardingCompletedAt: state.completedAt, alreadyCompleted: true, conversationId: state.conversationId };
+    const people = (await this.named(await this.store.members(householdId))).map((m) => ({ name: m.displayName, role: m.role }));
+    const asked = new Set(body.skippedSteps ?? []);
+    const skipped = ONBOARDING_STEPS.filter((s) => asked.has(s));
+    return this.store.completeOnboarding({
+      householdId,
+      at: this.clock.now(),
+      defaultDinnerTime: body.defaultDinnerTime ? toHourMinute(body.defaultDinnerTime) : null,
+      skippedSteps: skipped,
+      recap: (household) => recapText(household, people, skipped),
+    });
+  }
+
+  /** GET /households/{id}/conversations/{conversationId}: any member. */
+  async conversation(userId: string, householdId: string, conversationId: string): Promise<ConversationResponse> {
+    await this.store.roleOf(userId, householdId);
+    return this.store.conversation(householdId, conversationId);
+  }
+
+  // ---- members and invitations ----
+
+  /** POST /households/{id}/invitations: Owner or Adult invite an Adult or a Junior; 128 random bits, base64url. */
+  async invite(userId: string, householdId: string, role: 'Adult' | 'Junior'): Promise<InvitationResponse> {
+    assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
+    const now = this.clock.now();
+    return this.store.createInvitation({
+      householdId,
+      role,
+      createdBy: userId,
+      code: this.random(16).toString('base64url'),
+      at: now,
+      expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
+    });
+  }
+
+  /** POST /invitations/accept. */
+  acceptInvitation(userId: string, code: string): Promise<Membership> {
+    return this.store.acceptInvitation({ userId, code, at: this.clock.now() });
+  }
+
+  /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
+  async listMembers(userId: string, householdId: string): Promise<MemberResponse[]> {
+    await this.store.roleOf(userId, householdId);
+    return this.named(await this.store.members(householdId));
+  }
+
+  /**
+   * PATCH …/members/{memberId}: the Owner makes a member an Adult or a Junior. `Owner` is 400
+   * `invalid_role` (a household is handed over with POST …/owner), and the Owner's own role cannot
+   * change here either: 409 `owner_must_transfer`, since the household would be left without one.
+   */
+  async changeRole(userId: string, householdId: string, memberId: string, role: HouseholdRole): Promise<MemberResponse> {
+    const row = await this.store.transaction(async (trx) => {
+      const { caller, target } = await this.lockCallerAndTarget(trx, { userId, householdId, memberId });
+      assertOwner(caller);
+      if (role === 'Owner') {
+        throw new InputError('invalid_role', 'The Owner role is handed over with POST /api/v1/households/{householdId}/owner', [
+          { field: 'role', message: 'must be Adult or Junior', in: 'body' },
+        ]);
+      }
+      if (target.role === 'Owner') throw ownerMustTransfer('The Owner keeps the role until the household is handed over to an Adult');
+      if (target.role !== role) await this.store.setRole(householdId, target.memberId, role, trx);
+      return { ...target, role };
+    });
+    // The name is asked after the commit: no lock is held while accounts answers.
+    const [member] = await this.named([row]);
+    return member!;
+  }
+
+  /**
+   * DELETE …/members/{memberId}: the Owner removes anyone else; any other member removes
+   * themself (leaves). The Owner cannot leave (409 `owner_must_transfer`); anyone else removing
+   * another member gets 403 `forbidden`. The household's data stays; the removed person's next
+   * request finds no membership (roles are read from the database on every request).
+   */
+  async removeMember(userId: string, householdId: string, memberId: string): Promise<void> {
+    await this.store.transaction(async (trx) => {
+      const { caller, target } = await this.lockCallerAndTarget(trx, { userId, householdId, memberId });
+      if (target.memberId === caller.memberId) {
+        if (caller.role === 'Owner') throw ownerMustTransfer('The Owner cannot leave; hand the household over to an Adult first, or delete it');
+      } else {
+        assertOwner(caller);
+      }
+      await this.store.removeMember(householdId, target.memberId, trx);
+    });
+  }
+
+  /**
+   * POST …/owner: the Owner hands the household over to an Adult who has an account; the old Owner
+   * becomes an Adult. 409 `invalid_role` for a Junior, a member without an account, or the Owner.
+   * Both role changes are one transaction under the household's lock (the old Owner is demoted
+   * first, so the one-Owner index holds at every statement).
+   */
+  async transferOwnership(userId: string, householdId: string, memberId: string): Promise<HouseholdResponse> {
+    return this.store.transaction(async (trx) => {
+      const { caller, target } = await this.lockCallerAndTarget(trx, { userId, householdId, memberId });
+      assertOwner(caller);
+      if (target.role !== 'Adult' || target.userId === null) {
+        throw new ConflictError('invalid_role', 'The household can only be handed over to an Adult who has an account');
+      }
+      await this.store.setRole(householdId, caller.memberId, 'Adult', trx);
+      await this.store.setRole(householdId, target.memberId, 'Owner', trx);
+      return this.store.get(householdId, trx);
+    });
+  }
+
+  /**
+   * DELETE /households/{householdId}: the Owner deletes the household after typing its name
+   * (`confirmName`, compared exactly; 400 `confirmation_mismatch` otherwise). One statement in one
+   * transaction: the foreign keys take its members, invitations, threads, plan and credits, and the
+   * other packages' rows (rules, events, calendar feed) along.
+   */
+  async deleteHousehold(userId: string, householdId: string, confirmName: string): Promise<void> {
+    await this.store.transaction(async (trx) => {
+      const household = await this.store.lockHousehold(householdId, trx);
+      if (!household) throw householdNotFound();
+      const [caller] = await this.store.memberRows(householdId, { userId }, trx);
+      if (!caller) throw householdNotFound();
+      assertOwner(caller);
+      if (confirmName !== household.name) {
+        throw new InputError('confirmation_mismatch', "confirmName is not the household's name", [
+          { field: 'confirmName', message: "must equal the household's name", in: 'body' },
+        ]);
+      }
+      await this.store.deleteHouseholds([householdId], trx);
+    });
+  }
+
+  // ---- for other packages ----
+
+  /**
+   * The households part of deleting an account, inside the account deletion's transaction: 409
+   * `owner_must_transfer` while the person owns a household that has other members; otherwise the
+   * households where the person is the only member are deleted (with everything in them), and the
+   * person's memberships elsewhere are removed.
+   */
+  private async deleteAccountData(userId: string, trx: Knex.Transaction): Promise<void> {
+    const memberships = await this.store.lockMembershipsOf(userId, trx);
+    if (memberships.some((m) => m.role === 'Owner' && m.otherMembers > 0)) {
+      throw ownerMustTransfer('You own a household that has other members: hand it over to an Adult, or delete it, first');
+    }
+    await this.store.deleteHouseholds(
+      memberships.filter((m) => m.otherMembers === 0).map((m) => m.householdId),
+      trx,
+    );
+    await this.store.removeMemberships(userId, trx);
+  }
+
+  /** A household's settings and members, as GET answers them (no access check: the export asks only for the person's own). */
+  private async exportHousehold(householdId: string): Promise<{ household: HouseholdResponse; members: MemberResponse[] }> {
+    const household = await this.store.get(householdId);
+    return { household, members: await this.named(await this.store.members(householdId)) };
+  }
+
+  // ---- helpers ----
+
+  /**
+   * Locks the household and answers the caller's member row and the target's. 404 `not_found` when
+   * the household is unknown or the caller is not a member (a non-member learns nothing), 404
+   * `member_not_found` when the household has no member `memberId`.
+   */
+  private async lockCallerAndTarget(
+    trx: Knex.Transaction,
+    input: { userId: string; householdId: string; memberId: string },
+  ): Promise<{ caller: MemberRow; target: MemberRow }> {
+    if (!(await this.store.lockHousehold(input.householdId, trx))) throw householdNotFound();
+    const rows = await this.store.memberRows(input.householdId, { userId: input.userId, memberId: input.memberId }, trx);
+    const caller = rows.find((r) => r.userId === input.userId);
+    if (!caller) throw householdNotFound();
+    const target = rows.find((r) => r.memberId === input.memberId);
+    if (!target) throw memberNotFound();
+    return { caller, target };
+  }
+
+  /** Members with their display names; accounts is asked once, for all of them. */
+  private async named(rows: MemberRow[]): Promise<MemberResponse[]> {
+    const ids = rows.map((r) => r.userId).filter((id): id is string => id !== null);
+    const profiles = ids.length ? await this.accounts.profiles(ids) : new Map<string, { displayName: string }>();
+    return rows.map((r) => ({
+      memberId: r.memberId,
+      displayName: (r.userId ? profiles.get(r.userId)?.displayName : r.displayName) ?? r.displayName ?? UNKNOWN_MEMBER_NAME,
+      role: r.role,
+      userId: r.userId,
+    }));
+  }
+
+  private operator(audit: Logger): HouseholdAdmin {
+    const { store, ledger, clock, random } = this;
+    return {
+      async createInviteCode(options = {}) {
+        const code = normaliseInviteCode(options.code ?? randomInviteCode(random));
+        if (!code || code.length > 200) throw new InputError('validation_failed', 'An invite code is 1 to 200 characters');
+        const maxUses = options.maxUses ?? 1;
+        if (!Number.isInteger(maxUses) || maxUses < 1) throw new InputError('validation_failed', 'maxUses must be a whole number of at least 1');
+        const made = await store.createInviteCode({ code, maxUses, note: options.note ?? null, expiresAt: options.expiresAt ?? null }, clock.now());
+        audit.info({ code: made.code, maxUses: made.maxUses, expiresAt: made.expiresAt }, 'invite code created');
+        return made;
+      },
+      listInviteCodes: () => store.listInviteCodes(),
+      async revokeInviteCode(code) {
+        const revoked = await store.revokeInviteCode(normaliseInviteCode(code), clock.now());
+        audit.info({ code, revoked }, 'invite code revoked');
+        return revoked;
+      },
+      async pauseAi(householdId, until) {
+        const paused = await ledger.pauseAi(householdId, until);
+        audit.info(paused, 'household AI paused');
+        return paused;
+      },
+      async resumeAi(householdId) {
+        const resumed = await ledger.resumeAi(householdId);
+        audit.info(resumed, 'household AI resumed');
+        return resumed;
+      },
+      creditBalance: (householdId) => ledger.balance(householdId),
+    };
+  }
+}

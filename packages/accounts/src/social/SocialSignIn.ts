@@ -235,16 +235,16 @@ export class SocialSignIn {
       return;
     }
     if (flow.kind === 'app') {
-      const code = await this.issueAppCode(account.id, flow);
+      const code = await this.issueAppCode(account.id, flow, identity.provider);
       res.redirect(302, withQueryParam(flow.redirectUri, 'code', code));
       return;
     }
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, identity.provider);
     const target = flow.returnUrl !== undefined ? safeReturnUrl(flow.returnUrl) : safeReturnUrl(queryReturnUrl);
     res.redirect(302, target ?? '/login');
   }
 
-  private async issueAppCode(accountId: string, flow: Extract<Flow, { kind: 'app' }>): Promise<string> {
+  private async issueAppCode(accountId: string, flow: Extract<Flow, { kind: 'app' }>, method: ProviderName): Promise<string> {
     const code = this.o.random(32).toString('base64url');
     const now = this.o.clock.now();
     await this.o.identities.insertAppCode({
@@ -252,6 +252,7 @@ export class SocialSignIn {
       accountId,
       codeChallenge: flow.codeChallenge,
       redirectUri: flow.redirectUri,
+      method,
       createdAt: now,
       expiresAt: new Date(now.getTime() + APP_CODE_LIFETIME_MS),
     });
@@ -268,7 +269,7 @@ export class SocialSignIn {
     const good = spent !== undefined && spent.expiresAt.getTime() > now.getTime() && sameSecret(s256(codeVerifier), spent.codeChallenge);
     const account = good ? await this.o.store.findById(spent.accountId) : undefined;
     if (!account) throw new AuthenticationError('signin_code_spent', 'The sign-in code expired, was already used, or the verifier does not match');
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, spent?.method ?? undefined);
     return account;
   }
 
@@ -323,7 +324,7 @@ export class SocialSignIn {
         );
       throw err;
     }
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, 'apple');
     return account;
   }
 }

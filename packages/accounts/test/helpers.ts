@@ -84,17 +84,21 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
     instances.push(accounts);
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
-    seam.route<{ accountId: string }>(
+    seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(
       {
         method: 'post',
         path: '/api/v1/test/sign-in',
         operationId: 'testSignIn',
         summary: 'test only',
-        body: { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string', format: 'uuid' } } },
+        body: {
+          type: 'object',
+          required: ['accountId'],
+          properties: { accountId: { type: 'string', format: 'uuid' }, method: { type: 'string', enum: ['password', 'google', 'apple'] } },
+        },
         responses: { 200: { description: 'me' } },
       },
       async (req, res) => {
-        await accounts.sessions.signIn(req, req.input.body.accountId);
+        await accounts.sessions.signIn(req, req.input.body.accountId, req.input.body.method);
         const account = await accounts.accountsService.findById(principalOf(req).userId);
         res.json(await accounts.accountsService.meResponse(account!));
       },

@@ -131,7 +131,11 @@ export function createSessions(o: SessionsOptions): Sessions {
       } catch (err) {
         // The session row references its account: a sign-in that lost a race with the account's
         // deletion finds no account, as a sign-in a moment later would.
-        if (isPgError(err, PG.foreignKeyViolation)) throw new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password');
+        // The session is dropped, or express-session would try to save it again as the answer ends.
+        if (isPgError(err, PG.foreignKeyViolation)) {
+          await call((cb) => req.session.destroy(cb));
+          throw new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password');
+        }
         throw err;
       }
       loaded.delete(req);

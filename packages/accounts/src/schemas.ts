@@ -239,6 +239,7 @@ export const LINKED_PROVIDERS = ['google', 'apple'] as const;
 
 /** One signed-in session of the caller (GET /me/sessions). `id` is a handle, never the session id. */
 export const SessionResponseSchema = {
+  title: 'SessionResponse',
   type: 'object',
   required: ['id', 'createdAt', 'lastSeenAt', 'userAgent', 'method', 'current'],
   properties: {
@@ -253,6 +254,7 @@ export const SessionResponseSchema = {
 export type SessionResponse = Infer<typeof SessionResponseSchema>;
 
 export const SessionListResponseSchema = {
+  title: 'SessionListResponse',
   type: 'object',
   required: ['items'],
   properties: { items: { type: 'array', items: SessionResponseSchema, description: 'newest sign-in first' } },
@@ -266,6 +268,7 @@ export const SessionIdParams = {
 
 /** A Google or Apple identity linked to the caller (GET /me/logins). */
 export const LinkedIdentitySchema = {
+  title: 'LinkedIdentityResponse',
   type: 'object',
   required: ['provider', 'email', 'linkedAt'],
   properties: {
@@ -277,6 +280,7 @@ export const LinkedIdentitySchema = {
 export type LinkedIdentity = Infer<typeof LinkedIdentitySchema>;
 
 export const LoginsResponseSchema = {
+  title: 'LoginsResponse',
   type: 'object',
   required: ['hasPassword', 'identities'],
   properties: {
@@ -293,6 +297,7 @@ export const ProviderParams = {
 } as const satisfies TypedSchema;
 
 export const DeleteMeBody = {
+  title: 'DeleteMeRequest',
   type: 'object',
   properties: {
     password: {
@@ -306,6 +311,7 @@ export const DeleteMeBody = {
 
 /** The account as the export shows it: every column but the password hash and the security stamp. */
 export const ExportedAccountSchema = {
+  title: 'ExportedAccount',
   type: 'object',
   required: ['id', 'email', 'displayName', 'emailConfirmed', 'hasPassword', 'createdAt', 'updatedAt'],
   properties: {
@@ -324,6 +330,7 @@ const exportRecords = (description: string) => ({ type: 'array', items: { type: 
 
 /** GET /me/export: one JSON document (streamed; the keys come in this order). */
 export const PersonalDataExportSchema = {
+  title: 'PersonalDataExport',
   type: 'object',
   required: ['exportedAt', 'account', 'identities', 'sessions', 'memberships', 'devices', 'households'],
   properties: {

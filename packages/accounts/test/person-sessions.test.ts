@@ -217,6 +217,17 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
     expect(await w.db.knex('account_sessions').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
   });
 
+  it('costs two queries each: the session (with its account) and one statement', async () => {
+    const { agent } = await signedUp(w, 'ada@example.test');
+    const phone = request.agent(w.app);
+    await login(phone, 'ada@example.test');
+    await w.accounts.sessions.idle();
+    expect(dbQueries(await agent.get('/api/v1/me/sessions'))).to.equal(2);
+    const items = (await agent.get('/api/v1/me/sessions')).body.items as { id: string; current: boolean }[];
+    expect(dbQueries(await agent.delete(`/api/v1/me/sessions/${items.find((s) => !s.current)!.id}`))).to.equal(2);
+    expect(dbQueries(await agent.delete('/api/v1/me/sessions'))).to.equal(2);
+  });
+
   it('needs a session (401) for every one of them', async () => {
     for (const [method, path] of [
       ['get', '/api/v1/me/sessions'],

@@ -24,6 +24,7 @@ import { type AccountSummary, type MeResponse, summarize, toMeResponse } from '.
 import { PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker } from './passwords.js';
+import { loginLinkedMail } from './person-mails.js';
 import { addPersonRoutes } from './person-router.js';
 import { PersonService } from './person-service.js';
 import { ObjectionPersonStore } from './person-store.js';
@@ -248,6 +249,11 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     logger,
     fetch: deps.fetch ?? globalThis.fetch,
     tuning: deps.tuning,
+    // A new way into an existing account: its holder hears of it (a new account needs no notice).
+    onLinkedToExisting: async (trx, account, identity) => {
+      if (account.email)
+        await mailer.enqueue(trx, loginLinkedMail(config.publicBaseUrl, { to: account.email, displayName: account.displayName, provider: identity.provider }));
+    },
   });
   const authLimiter = new RateLimit({
     keyPrefix: 'auth',

@@ -7,6 +7,7 @@ export type MailKind =
   | 'change_email_notice'
   | 'reset_password'
   // A person's own operations (person-mails.ts).
+  | 'login_linked'
   | 'login_unlinked'
   | 'account_deleted'
   | 'data_exported';

@@ -14,7 +14,7 @@ import { type ChallengeQuery, type Flow, flowOf, safeReturnUrl, withQueryParam }
 import { GoogleSignIn } from './google.js';
 import type { IdentityStore } from './IdentityStore.js';
 import { composeDisplayName, type ExternalIdentity, vouched } from './identity.js';
-import { AccountNotCreatedError, IdentityLinker } from './link-account.js';
+import { AccountNotCreatedError, IdentityLinker, type IdentityLinkerOptions } from './link-account.js';
 import type { CallbackOutcome, ExternalSignIn, PendingSignIn } from './pending.js';
 import { SignedCookie } from './signed-cookie.js';
 
@@ -52,6 +52,8 @@ export interface SocialSignInOptions {
   logger: Logger;
   fetch: typeof fetch;
   tuning?: SocialTuning;
+  /** See IdentityLinkerOptions.onLinkedToExisting. */
+  onLinkedToExisting?: IdentityLinkerOptions['onLinkedToExisting'];
 }
 
 /** Service-spec Limits: the app's sign-in code lives two minutes. */
@@ -100,7 +102,7 @@ export class SocialSignIn {
     const cookie = <T extends object>(name: string, path: string, seconds: number, sameSite: 'lax' | 'none') =>
       new SignedCookie<T>({ name, path, maxAgeSeconds: seconds, secret: o.sessionSecret, secure: o.cookieSecure || sameSite === 'none', sameSite, clock });
     this.external = cookie<ExternalSignIn>(EXTERNAL_COOKIE, EXTERNAL_CALLBACK_PATH, EXTERNAL_COOKIE_SECONDS, 'lax');
-    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock });
+    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock, onLinkedToExisting: o.onLinkedToExisting });
     if (config.google) {
       this.google = new GoogleSignIn({
         config: config.google,

@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Clock } from '@svc/contracts';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
@@ -43,7 +44,12 @@ export interface AccountSessionStoreOptions {
   ttlMs: number;
   /** Receives the account loaded with the session, for the request that asked. */
   onLoaded(req: Request, account: AccountSummary): void;
+  /** Failures of the background lastSeenAt write (nothing waits for it). */
+  onTouchError?(err: unknown): void;
 }
+
+/** `last_seen_at` is written at most this often per session. */
+export const LAST_SEEN_GRANULARITY_MS = 60_000;
 
 /**
  * connect-pg-simple's store with three changes:
@@ -56,6 +62,10 @@ export interface AccountSessionStoreOptions {
  */
 export class AccountSessionStore extends PGStore {
   private readonly o: AccountSessionStoreOptions;
+  // lastSeenAt is written outside any request's context (made here, when none is current), so the
+  // write never counts toward, or delays, the request that caused it.
+  private readonly background = new AsyncResource('session-last-seen');
+  private readonly touching = new Set<Promise<void>>();
 
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
@@ -71,7 +81,7 @@ export class AccountSessionStore extends PGStore {
 
   private async readSession(sid: string): Promise<SessionData | null> {
     const result = await this.o.knex.raw(
-      `select s.sess, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
+      `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
               a.password_hash is not null as has_password, a.security_stamp
          from ${SESSION_TABLE} s
          left join accounts a on a.id = (s.sess->>'accountId')::uuid
@@ -82,6 +92,7 @@ export class AccountSessionStore extends PGStore {
       // knex.raw rows keep the database's snake_case names.
         | {
             sess: unknown;
+            last_seen_at: Date | null;
             id: string | null;
             email: string | null;
             email_normalized: string | null;
@@ -96,6 +107,7 @@ export class AccountSessionStore extends PGStore {
     if (!sess.accountId) return sess;
     // Account deleted, or its stamp rotated since this session signed in: the session is over.
     if (!row.id || !row.security_stamp || typeof sess.stamp !== 'string' || !sameSecret(sess.stamp, row.security_stamp)) return null;
+    this.touchLater(sid, row.last_seen_at);
     sess[LOADED] = {
       id: row.id,
       email: row.email,
@@ -116,17 +128,67 @@ export class AccountSessionStore extends PGStore {
     return super.createSession(req, sess);
   }
 
+  /**
+   * Writes lastSeenAt when the one on record is a minute old or more, after the request's read and
+   * without the request waiting: an ordinary request stays one read, and a session costs at most
+   * one small write a minute. The condition is in the statement, so instances that race write once.
+   */
+  private touchLater(sid: string, lastSeenAt: Date | null): void {
+    const now = this.o.clock.now();
+    if (lastSeenAt && now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
+    const due = new Date(now.getTime() - LAST_SEEN_GRANULARITY_MS + 1);
+    // knex runs a query when it is awaited: that happens on the next turn and inside the background
+    // scope, after the request has gone on with its own work.
+    const done = this.background.runInAsyncScope(
+      () =>
+        new Promise<void>((resolve) =>
+          setImmediate(() =>
+            this.o
+              .knex(SESSION_TABLE)
+              .where({ sid })
+              .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
+              .update({ lastSeenAt: now })
+              .then(
+                () => resolve(),
+                (err: unknown) => {
+                  this.o.onTouchError?.(err);
+                  resolve();
+                },
+              ),
+          ),
+        ),
+    );
+    this.touching.add(done);
+    void done.finally(() => this.touching.delete(done));
+  }
+
+  /** Resolves once every lastSeenAt write started so far has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.touching.size > 0) await Promise.all([...this.touching]);
+  }
+
   override set(sid: string, sess: SessionData, callback?: (err?: unknown) => void): void {
-    const expire = new Date(this.o.clock.now().getTime() + this.o.ttlMs);
-    this.o.knex
-      .raw(
-        `insert into ${SESSION_TABLE} (sid, sess, expire) values (?, ?::json, ?) on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`,
-        [sid, JSON.stringify(sess), expire],
-      )
-      .then(
-        () => callback?.(),
-        (err: unknown) => callback?.(err),
-      );
+    const now = this.o.clock.now();
+    const expire = new Date(now.getTime() + this.o.ttlMs);
+    // The sign-in's columns are written with the row and never changed by a renewal; the User-Agent
+    // lives only in its column.
+    const { userAgent, ...data } = sess;
+    // `userAgent` is only there on the request that signs in (it is never read back from the JSON).
+    // Every other save (the daily renewal, a restamp) only updates the row: a session that was
+    // ended while its request ran must stay ended, not be written back.
+    const write =
+      userAgent !== undefined
+        ? this.o.knex.raw(
+            `insert into ${SESSION_TABLE} (sid, sess, expire, account_id, created_at, last_seen_at, user_agent, method)
+             values (?, ?::json, ?, ?, ?, ?, ?, ?)
+             on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`,
+            [sid, JSON.stringify(data), expire, sess.accountId ?? null, sess.signedInAt ?? now, now, userAgent, sess.method ?? null],
+          )
+        : this.o.knex.raw(`update ${SESSION_TABLE} set sess = ?::json, expire = ? where sid = ?`, [JSON.stringify(data), expire, sid]);
+    write.then(
+      () => callback?.(),
+      (err: unknown) => callback?.(err),
+    );
   }
 
   override touch(_sid: string, _sess: SessionData, callback?: () => void): void {

@@ -172,8 +172,12 @@ export class Mailer {
           );
         return 'failed';
       }
-      // The bodies hold live tokens: once delivered they need not stay at rest.
-      await trx('mail_outbox').where({ id: row.id }).update({ attempts, sentAt: clock.now(), textBody: '', htmlBody: '', lastError: null });
+      // The bodies hold live tokens: once delivered they need not stay at rest. The notice of an
+      // account's deletion forgets its address too: nothing of the person stays.
+      const forget = row.kind === 'account_deleted' ? { recipient: '' } : {};
+      await trx('mail_outbox')
+        .where({ id: row.id })
+        .update({ attempts, sentAt: clock.now(), textBody: '', htmlBody: '', lastError: null, ...forget });
       return 'sent';
     });
   }

@@ -8,7 +8,7 @@
  * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
  * the packages that need to know accounts (households).
  */
-import type { AccountDirectory, Clock, MembershipsProvider, RandomBytes } from '@svc/contracts';
+import type { AccountDeletionStep, AccountDirectory, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { type ApiRouter, type Logger, RateLimit, type RateLimitOptions, systemRandom } from '@svc/http-kit';
 import type { Request, RequestHandler } from 'express';
 import type { Knex } from 'knex';
@@ -22,22 +22,59 @@ import { KnexAccountStore } from './KnexAccountStore.js';
 import { Mailer } from './Mailer.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { PasswordHasher } from './PasswordHasher.js';
+import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker } from './passwords.js';
+import { loginLinkedMail } from './person-mails.js';
+import { addPersonRoutes } from './person-router.js';
+import { PersonService } from './person-service.js';
+import { ObjectionPersonStore } from './person-store.js';
 import { createAccountsRouter } from './router.js';
-import { createSessions } from './sessions.js';
+import { createSessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import { KnexIdentityStore } from './social/KnexIdentityStore.js';
 import { addSocialRoutes } from './social/router.js';
 import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
+export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
 export type { Account } from './AccountStore.js';
 export { normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
+export * from './models/index.js';
 export { prehash } from './PasswordHasher.js';
-export { AuthProviderResponseSchema, MembershipResponseSchema, MeResponseSchema, UserResponseSchema } from './schemas.js';
-export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS } from './sessions.js';
+export { loginPasswordCheck } from './password-check.js';
+export { addPersonRoutes, type PersonRoutesOptions } from './person-router.js';
+export {
+  type Caller,
+  EXPORT_INTERVAL_MS,
+  type PasswordCheck,
+  type PersonalDataExport,
+  PersonService,
+  type PersonServiceOptions,
+  RECENT_SIGN_IN_MS,
+} from './person-service.js';
+export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
+export {
+  AuthProviderResponseSchema,
+  DeleteMeBody,
+  type ExportedAccount,
+  ExportedAccountSchema,
+  type LinkedIdentity,
+  LinkedIdentitySchema,
+  type LoginsResponse,
+  LoginsResponseSchema,
+  MembershipResponseSchema,
+  MeResponseSchema,
+  PersonalDataExportSchema,
+  ProviderParams,
+  SessionIdParams,
+  SessionListResponseSchema,
+  type SessionResponse,
+  SessionResponseSchema,
+  UserResponseSchema,
+} from './schemas.js';
+export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS, type SignInMethod, USER_AGENT_MAX } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
 export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, s256 } from './social/SocialSignIn.js';
 
@@ -85,6 +122,13 @@ export interface AccountsDeps {
   redis?: Redis;
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
+  /**
+   * Every other package's part of deleting an account (households, push, …), called in this order
+   * inside the deletion's one transaction, before this package deletes its own rows.
+   */
+  deletionSteps: readonly AccountDeletionStep[];
+  /** Every other package's data about a person, for GET /me/export. */
+  personalData: PersonalDataSources;
   /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
   mailTransport?: Transporter;
   /** HTTP for Apple's token endpoint and key set (default: the global fetch). Google goes through passport's own client. */
@@ -138,8 +182,14 @@ export interface Accounts {
    */
   mailer: { start(): void; stop(): Promise<void>; deliverDue(): Promise<number> };
   sessions: {
-    /** New session id for the account, recording its current stamp; sets the cookie on this answer. */
-    signIn(req: Request, accountId: string): Promise<void>;
+    /**
+     * New session id for the account, recording its current stamp and how the person signed in
+     * (default: the method of the caller's current session of this account, else password); sets
+     * the cookie on this answer.
+     */
+    signIn(req: Request, accountId: string, method?: SignInMethod): Promise<void>;
+    /** Resolves once the background lastSeenAt writes started so far are done (tests). */
+    idle(): Promise<void>;
     /** Deletes sessions past their expiry; answers how many. */
     prune(): Promise<number>;
   };
@@ -170,7 +220,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     lockoutMaxFailures: config.lockoutMaxFailures,
     lockoutSeconds: config.lockoutSeconds,
   });
-  const sessions = createSessions({ knex, clock, random, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
+  const sessions = createSessions({ knex, clock, random, logger, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
   const admins = config.platformAdminEmails.map(normalizeEmail);
 
   // An instance of its own (not passport's singleton), so two apps in one process never share strategies.
@@ -199,6 +249,11 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     logger,
     fetch: deps.fetch ?? globalThis.fetch,
     tuning: deps.tuning,
+    // A new way into an existing account: its holder hears of it (a new account needs no notice).
+    onLinkedToExisting: async (trx, account, identity) => {
+      if (account.email)
+        await mailer.enqueue(trx, loginLinkedMail(config.publicBaseUrl, { to: account.email, displayName: account.displayName, provider: identity.provider }));
+    },
   });
   const authLimiter = new RateLimit({
     keyPrefix: 'auth',
@@ -213,6 +268,18 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     return toMeResponse(summary, await deps.memberships(summary.id), admins, clock.now());
   };
   addSocialRoutes(router, { social, meResponse });
+  const person = new PersonService({
+    store: new ObjectionPersonStore(knex),
+    mailer,
+    clock,
+    logger,
+    publicBaseUrl: config.publicBaseUrl,
+    checkPassword: loginPasswordCheck(service),
+    memberships: deps.memberships,
+    deletionSteps: deps.deletionSteps,
+    personalData: deps.personalData,
+  });
+  addPersonRoutes(router, { person, sessions, logger });
 
   let housekeeping: NodeJS.Timeout | undefined;
   const tidy = async () => {
@@ -252,11 +319,12 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       deliverDue: () => mailer.deliverDue(),
     },
     sessions: {
-      async signIn(req, accountId) {
+      async signIn(req, accountId, method) {
         const account = await store.findById(accountId);
         if (!account) throw new Error(`no account ${accountId}`);
-        await sessions.signIn(req, accountId, account.securityStamp);
+        await sessions.signIn(req, accountId, account.securityStamp, method);
       },
+      idle: () => sessions.store.idle(),
       prune: () => sessions.store.prune(),
     },
     accountsService: {
@@ -267,6 +335,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     },
     async close() {
       if (housekeeping) clearInterval(housekeeping);
+      await sessions.store.idle();
       await mailer.stop();
       mailer.close();
       await hasher.close();

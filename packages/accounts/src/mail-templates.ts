@@ -1,6 +1,16 @@
 /** The mails of the spec's Events table. Links are built on PUBLIC_BASE_URL only, never on a request's Host. */
 
-export type MailKind = 'confirm_email' | 'account_exists' | 'change_email' | 'change_email_notice' | 'reset_password';
+export type MailKind =
+  | 'confirm_email'
+  | 'account_exists'
+  | 'change_email'
+  | 'change_email_notice'
+  | 'reset_password'
+  // A person's own operations (person-mails.ts).
+  | 'login_linked'
+  | 'login_unlinked'
+  | 'account_deleted'
+  | 'data_exported';
 
 export interface MailContent {
   kind: MailKind;
@@ -30,7 +40,7 @@ export const links = {
 };
 
 /** Text and HTML with the same paragraphs; the one link also stands alone on its line in the text. */
-function compose(
+export function compose(
   kind: MailKind,
   to: string,
   subject: string,
@@ -55,7 +65,7 @@ function compose(
   return { kind, to, subject, text, html };
 }
 
-function hello(displayName: string): string {
+export function hello(displayName: string): string {
   return `Hello ${displayName},`;
 }
 

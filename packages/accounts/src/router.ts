@@ -158,7 +158,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
     async (req, res) => {
       const created = await service.register(req.input.body);
-      if (created) await sessions.signIn(req, created.id, created.securityStamp);
+      if (created) await sessions.signIn(req, created.id, created.securityStamp, 'password');
       res.setHeader('Cache-Control', 'no-store');
       res.json({});
     },
@@ -176,7 +176,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
     async (req, res) => {
       const account = await authenticateLocal(passport, req, res);
-      await sessions.signIn(req, account.id, account.securityStamp);
+      await sessions.signIn(req, account.id, account.securityStamp, 'password');
       res.setHeader('Cache-Control', 'no-store');
       res.json(await me(summarize(account)));
     },

@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@svc/http-kit';
+import type { Infer, JsonSchema, TypedSchema } from '@svc/http-kit';
 
 /** decisions.md §2: the longest accepted values (longer: 400 value_too_long). */
 export const MAX = { email: 254, password: 256, displayName: 80, token: 200 } as const;
@@ -229,3 +229,130 @@ export const IdpNativeSignInRequest: JsonSchema = {
     },
   },
 };
+
+// ---------------------------------------------------------------------------------------------
+// A person's own account: sessions, sign-in methods, the data export, deleting the account.
+// Written `as const satisfies TypedSchema`: the same literal validates, documents and types.
+
+export const SIGN_IN_METHODS = ['password', 'google', 'apple'] as const;
+export const LINKED_PROVIDERS = ['google', 'apple'] as const;
+
+/** One signed-in session of the caller (GET /me/sessions). `id` is a handle, never the session id. */
+export const SessionResponseSchema = {
+  title: 'SessionResponse',
+  type: 'object',
+  required: ['id', 'createdAt', 'lastSeenAt', 'userAgent', 'method', 'current'],
+  properties: {
+    id: { type: 'string', format: 'uuid', description: 'a handle for this session (not the session id, not the cookie value)' },
+    createdAt: { type: 'string', format: 'date-time', description: 'when the person signed in' },
+    lastSeenAt: { type: 'string', format: 'date-time', description: 'the last request on this session, to the minute' },
+    userAgent: { type: ['string', 'null'], description: 'User-Agent at sign-in, trimmed, at most 256 characters' },
+    method: { type: 'string', enum: SIGN_IN_METHODS },
+    current: { type: 'boolean', description: 'the session of this request' },
+  },
+} as const satisfies TypedSchema;
+export type SessionResponse = Infer<typeof SessionResponseSchema>;
+
+export const SessionListResponseSchema = {
+  title: 'SessionListResponse',
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: SessionResponseSchema, description: 'newest sign-in first' } },
+} as const satisfies TypedSchema;
+
+export const SessionIdParams = {
+  type: 'object',
+  required: ['sessionId'],
+  properties: { sessionId: { type: 'string', format: 'uuid', description: 'the `id` of GET /me/sessions' } },
+} as const satisfies TypedSchema;
+
+/** A Google or Apple identity linked to the caller (GET /me/logins). */
+export const LinkedIdentitySchema = {
+  title: 'LinkedIdentityResponse',
+  type: 'object',
+  required: ['provider', 'email', 'linkedAt'],
+  properties: {
+    provider: { type: 'string', enum: LINKED_PROVIDERS },
+    email: { type: ['string', 'null'], description: 'the address the provider gave when the identity was linked' },
+    linkedAt: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies TypedSchema;
+export type LinkedIdentity = Infer<typeof LinkedIdentitySchema>;
+
+export const LoginsResponseSchema = {
+  title: 'LoginsResponse',
+  type: 'object',
+  required: ['hasPassword', 'identities'],
+  properties: {
+    hasPassword: { type: 'boolean' },
+    identities: { type: 'array', items: LinkedIdentitySchema, description: 'oldest link first' },
+  },
+} as const satisfies TypedSchema;
+export type LoginsResponse = Infer<typeof LoginsResponseSchema>;
+
+export const ProviderParams = {
+  type: 'object',
+  required: ['provider'],
+  properties: { provider: { type: 'string', maxLength: 200, description: '`google` or `apple`, any case' } },
+} as const satisfies TypedSchema;
+
+export const DeleteMeBody = {
+  title: 'DeleteMeRequest',
+  type: 'object',
+  properties: {
+    password: {
+      type: 'string',
+      maxLength: MAX.password,
+      description:
+        "the account's password (required when it has one; counts toward the login lockout). Without a password: a sign-in within the last 10 minutes",
+    },
+  },
+} as const satisfies TypedSchema;
+
+/** The account as the export shows it: every column but the password hash and the security stamp. */
+export const ExportedAccountSchema = {
+  title: 'ExportedAccount',
+  type: 'object',
+  required: ['id', 'email', 'displayName', 'emailConfirmed', 'hasPassword', 'createdAt', 'updatedAt'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    email: { type: ['string', 'null'] },
+    displayName: { type: 'string' },
+    emailConfirmed: { type: 'boolean' },
+    hasPassword: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies TypedSchema;
+export type ExportedAccount = Infer<typeof ExportedAccountSchema>;
+
+const exportRecords = (description: string) => ({ type: 'array', items: { type: 'object' }, description }) as const;
+
+/** GET /me/export: one JSON document (streamed; the keys come in this order). */
+export const PersonalDataExportSchema = {
+  title: 'PersonalDataExport',
+  type: 'object',
+  required: ['exportedAt', 'account', 'identities', 'sessions', 'memberships', 'devices', 'households'],
+  properties: {
+    exportedAt: { type: 'string', format: 'date-time' },
+    account: ExportedAccountSchema,
+    identities: { type: 'array', items: LinkedIdentitySchema },
+    sessions: { type: 'array', items: SessionResponseSchema },
+    memberships: { type: 'array', items: MembershipResponseSchema },
+    devices: exportRecords('push devices, as GET /me/devices/{token} answers them'),
+    households: {
+      type: 'array',
+      description: 'every household the person belongs to',
+      items: {
+        type: 'object',
+        required: ['household', 'members', 'rules', 'events'],
+        properties: {
+          household: { type: 'object', description: 'HouseholdResponse: the settings' },
+          members: exportRecords('as GET /households/{householdId}/members answers them'),
+          rules: exportRecords('MealRuleResponse of every rule'),
+          events: exportRecords('every meal event, in list order'),
+        },
+      },
+    },
+  },
+} as const satisfies TypedSchema;

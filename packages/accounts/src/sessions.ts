@@ -1,5 +1,6 @@
 import { type Clock, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
-import { keepContext } from '@svc/http-kit';
+import { isPgError, PG } from '@svc/db';
+import { AuthenticationError, keepContext, type Logger } from '@svc/http-kit';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
@@ -14,7 +15,25 @@ declare module 'express-session' {
     stamp: string;
     /** Last time the session's expiry was pushed out (ISO, injected clock). */
     renewedAt: string;
+    /** How the person signed in (GET /me/sessions); kept when the session id is re-issued. */
+    method?: SignInMethod;
+    /** When the person signed in (ISO, injected clock); kept when the session id is re-issued. */
+    signedInAt?: string;
+    /** User-Agent at sign-in, trimmed and bounded; written to its column, never into the JSON. */
+    userAgent?: string | null;
   }
+}
+
+/** How a session was signed in. */
+export type SignInMethod = 'password' | 'google' | 'apple';
+
+/** The longest User-Agent a session keeps (a header may be kilobytes; the list only names the device). */
+export const USER_AGENT_MAX = 256;
+
+/** The User-Agent as a session records it: trimmed, at most USER_AGENT_MAX characters, null when blank or absent. */
+export function sessionUserAgent(req: Request): string | null {
+  const ua = req.get('user-agent')?.trim();
+  return ua ? [...ua].slice(0, USER_AGENT_MAX).join('') : null;
 }
 
 /** decisions.md §3: the cookie and the session live 30 days, renewed while used. */
@@ -28,13 +47,19 @@ export interface SessionsOptions {
   random: RandomBytes;
   secret: string;
   cookieSecure: boolean;
+  /** Where a failed background lastSeenAt write is reported. */
+  logger?: Logger;
 }
 
 export interface Sessions {
   /** express-session (context-preserving) then the principal: the host mounts these on /api. */
   authenticate: RequestHandler[];
-  /** A new session id for `accountId`, recording `stamp`; sets the cookie on this answer. */
-  signIn(req: Request, accountId: string, stamp: string): Promise<void>;
+  /**
+   * A new session id for `accountId`, recording `stamp`; sets the cookie on this answer. `method`
+   * names how the person signed in; without it the session is a re-issue of the caller's own
+   * (a password change), which keeps the current session's method and sign-in time.
+   */
+  signIn(req: Request, accountId: string, stamp: string, method?: SignInMethod): Promise<void>;
   /** Keeps this session (same id) but records the account's new stamp. */
   restamp(req: Request, stamp: string): Promise<void>;
   /** Deletes this session and clears the cookie. */
@@ -50,7 +75,13 @@ function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
 
 export function createSessions(o: SessionsOptions): Sessions {
   const loaded = new WeakMap<Request, AccountSummary>();
-  const store = new AccountSessionStore({ knex: o.knex, clock: o.clock, ttlMs: SESSION_TTL_MS, onLoaded: (req, account) => loaded.set(req, account) });
+  const store = new AccountSessionStore({
+    knex: o.knex,
+    clock: o.clock,
+    ttlMs: SESSION_TTL_MS,
+    onLoaded: (req, account) => loaded.set(req, account),
+    onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
+  });
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
 
   const middleware = session({
@@ -84,13 +115,29 @@ export function createSessions(o: SessionsOptions): Sessions {
     store,
     accountOf: (req) => loaded.get(req),
 
-    async signIn(req, accountId, stamp) {
+    async signIn(req, accountId, stamp, method) {
+      const previous = req.session?.accountId === accountId ? req.session : undefined;
+      const now = o.clock.now().toISOString();
       // A fresh id at every sign-in: a session id planted before sign-in is worth nothing after it.
       await call((cb) => req.session.regenerate(cb));
       req.session.accountId = accountId;
       req.session.stamp = stamp;
-      req.session.renewedAt = o.clock.now().toISOString();
-      await call((cb) => req.session.save(cb));
+      req.session.renewedAt = now;
+      req.session.method = method ?? previous?.method ?? 'password';
+      req.session.signedInAt = (method ? undefined : previous?.signedInAt) ?? now;
+      req.session.userAgent = sessionUserAgent(req);
+      try {
+        await call((cb) => req.session.save(cb));
+      } catch (err) {
+        // The session row references its account: a sign-in that lost a race with the account's
+        // deletion finds no account, as a sign-in a moment later would.
+        // The session is dropped, or express-session would try to save it again as the answer ends.
+        if (isPgError(err, PG.foreignKeyViolation)) {
+          await call((cb) => req.session.destroy(cb));
+          throw new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password');
+        }
+        throw err;
+      }
       loaded.delete(req);
       req.principal = { userId: accountId, sessionId: req.sessionID };
     },

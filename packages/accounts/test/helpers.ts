@@ -8,6 +8,7 @@ import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { type Accounts, type AccountsConfig, type AccountsDeps, createAccounts, migrations } from '../src/index.js';
+import { TestPersonData } from './person-data.js';
 
 export const PUBLIC_BASE_URL = 'https://meals.example.test';
 export const PASSWORD = 'correct horse battery staple';
@@ -29,6 +30,8 @@ export interface World {
   logLines: Record<string, unknown>[];
   /** Memberships GET /me lists, by user id (the provider makes one query, as the real one does). */
   memberships: Map<string, Membership[]>;
+  /** The other packages as account deletion and the export see them (see `TestPersonData`). */
+  personal: TestPersonData;
   /** Delivers due mail and answers the mails received since the last clear. */
   deliver(): Promise<ReceivedMail[]>;
   /** A new app (and accounts instance) on the same database, e.g. a second service instance. */
@@ -44,6 +47,8 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
   const clock = new ManualClock();
   const { logger, lines } = memoryLogger();
   const memberships = new Map<string, Membership[]>();
+  const personal = new TestPersonData(db.knex);
+  await personal.migrate();
   const config: AccountsConfig = {
     publicBaseUrl: PUBLIC_BASE_URL,
     sessionSecret: 'test-secret-test-secret-test-secret-0123456789',
@@ -71,23 +76,29 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
         return memberships.get(userId) ?? [];
       },
       tuning: { bcryptCost: 4, hashWorkers: 1 },
+      deletionSteps: [personal.deletionStep],
+      personalData: personal.sources,
       ...options.deps,
       ...deps,
     });
     instances.push(accounts);
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
-    seam.route<{ accountId: string }>(
+    seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(
       {
         method: 'post',
         path: '/api/v1/test/sign-in',
         operationId: 'testSignIn',
         summary: 'test only',
-        body: { type: 'object', required: ['accountId'], properties: { accountId: { type: 'string', format: 'uuid' } } },
+        body: {
+          type: 'object',
+          required: ['accountId'],
+          properties: { accountId: { type: 'string', format: 'uuid' }, method: { type: 'string', enum: ['password', 'google', 'apple'] } },
+        },
         responses: { 200: { description: 'me' } },
       },
       async (req, res) => {
-        await accounts.sessions.signIn(req, req.input.body.accountId);
+        await accounts.sessions.signIn(req, req.input.body.accountId, req.input.body.method);
         const account = await accounts.accountsService.findById(principalOf(req).userId);
         res.json(await accounts.accountsService.meResponse(account!));
       },
@@ -107,6 +118,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
     clock,
     config,
     memberships,
+    personal,
     logLines: lines,
     accounts: first.accounts,
     app: first.app,
@@ -120,6 +132,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
       smtp.clear();
       lines.length = 0;
       memberships.clear();
+      personal.clear();
       clock.set('2026-11-22T09:00:00.000Z');
     },
     async close() {

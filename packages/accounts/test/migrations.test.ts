@@ -13,6 +13,7 @@ const TABLES = [
   'account_identities',
   'app_signin_codes',
   'spent_external_cookies',
+  'account_exports',
 ];
 
 async function tables(db: TestDatabase): Promise<string[]> {

@@ -211,6 +211,13 @@ describe('user journeys through the composed service', () => {
       'GET /api/v1/auth/external-callback',
       'POST /api/v1/auth/exchange',
       'POST /api/v1/auth/idp/native',
+      'GET /api/v1/me/sessions',
+      'DELETE /api/v1/me/sessions/{sessionId}',
+      'DELETE /api/v1/me/sessions',
+      'GET /api/v1/me/logins',
+      'DELETE /api/v1/me/logins/{provider}',
+      'GET /api/v1/me/export',
+      'DELETE /api/v1/me',
     ])
       expect(ops, op).to.include(op);
   });

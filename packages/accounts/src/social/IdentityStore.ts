@@ -16,6 +16,8 @@ export interface NewAppCode {
   accountId: string;
   codeChallenge: string;
   redirectUri: string;
+  /** The provider of the identity, for the session the exchange opens. */
+  method: ProviderName;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -24,6 +26,8 @@ export interface SpentAppCode {
   accountId: string;
   codeChallenge: string;
   expiresAt: Date;
+  /** Null for a code issued before the column existed. */
+  method: ProviderName | null;
 }
 
 /** What social sign-in needs from storage besides the accounts themselves. */

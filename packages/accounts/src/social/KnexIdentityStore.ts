@@ -44,7 +44,7 @@ export class KnexIdentityStore implements IdentityStore {
       .where({ codeHash })
       .whereNull('usedAt')
       .update({ usedAt: now })
-      .returning(['accountId', 'codeChallenge', 'expiresAt']);
+      .returning(['accountId', 'codeChallenge', 'expiresAt', 'method']);
     return rows[0];
   }
 

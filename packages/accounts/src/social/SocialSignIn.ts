@@ -14,7 +14,7 @@ import { type ChallengeQuery, type Flow, flowOf, safeReturnUrl, withQueryParam }
 import { GoogleSignIn } from './google.js';
 import type { IdentityStore } from './IdentityStore.js';
 import { composeDisplayName, type ExternalIdentity, vouched } from './identity.js';
-import { AccountNotCreatedError, IdentityLinker } from './link-account.js';
+import { AccountNotCreatedError, IdentityLinker, type IdentityLinkerOptions } from './link-account.js';
 import type { CallbackOutcome, ExternalSignIn, PendingSignIn } from './pending.js';
 import { SignedCookie } from './signed-cookie.js';
 
@@ -52,6 +52,8 @@ export interface SocialSignInOptions {
   logger: Logger;
   fetch: typeof fetch;
   tuning?: SocialTuning;
+  /** See IdentityLinkerOptions.onLinkedToExisting. */
+  onLinkedToExisting?: IdentityLinkerOptions['onLinkedToExisting'];
 }
 
 /** Service-spec Limits: the app's sign-in code lives two minutes. */
@@ -100,7 +102,7 @@ export class SocialSignIn {
     const cookie = <T extends object>(name: string, path: string, seconds: number, sameSite: 'lax' | 'none') =>
       new SignedCookie<T>({ name, path, maxAgeSeconds: seconds, secret: o.sessionSecret, secure: o.cookieSecure || sameSite === 'none', sameSite, clock });
     this.external = cookie<ExternalSignIn>(EXTERNAL_COOKIE, EXTERNAL_CALLBACK_PATH, EXTERNAL_COOKIE_SECONDS, 'lax');
-    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock });
+    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock, onLinkedToExisting: o.onLinkedToExisting });
     if (config.google) {
       this.google = new GoogleSignIn({
         config: config.google,
@@ -235,16 +237,16 @@ export class SocialSignIn {
       return;
     }
     if (flow.kind === 'app') {
-      const code = await this.issueAppCode(account.id, flow);
+      const code = await this.issueAppCode(account.id, flow, identity.provider);
       res.redirect(302, withQueryParam(flow.redirectUri, 'code', code));
       return;
     }
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, identity.provider);
     const target = flow.returnUrl !== undefined ? safeReturnUrl(flow.returnUrl) : safeReturnUrl(queryReturnUrl);
     res.redirect(302, target ?? '/login');
   }
 
-  private async issueAppCode(accountId: string, flow: Extract<Flow, { kind: 'app' }>): Promise<string> {
+  private async issueAppCode(accountId: string, flow: Extract<Flow, { kind: 'app' }>, method: ProviderName): Promise<string> {
     const code = this.o.random(32).toString('base64url');
     const now = this.o.clock.now();
     await this.o.identities.insertAppCode({
@@ -252,6 +254,7 @@ export class SocialSignIn {
       accountId,
       codeChallenge: flow.codeChallenge,
       redirectUri: flow.redirectUri,
+      method,
       createdAt: now,
       expiresAt: new Date(now.getTime() + APP_CODE_LIFETIME_MS),
     });
@@ -268,7 +271,7 @@ export class SocialSignIn {
     const good = spent !== undefined && spent.expiresAt.getTime() > now.getTime() && sameSecret(s256(codeVerifier), spent.codeChallenge);
     const account = good ? await this.o.store.findById(spent.accountId) : undefined;
     if (!account) throw new AuthenticationError('signin_code_spent', 'The sign-in code expired, was already used, or the verifier does not match');
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, spent?.method ?? undefined);
     return account;
   }
 
@@ -323,7 +326,7 @@ export class SocialSignIn {
         );
       throw err;
     }
-    await this.o.sessions.signIn(req, account.id, account.securityStamp);
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, 'apple');
     return account;
   }
 }

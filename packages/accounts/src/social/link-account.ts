@@ -21,6 +21,8 @@ export interface IdentityLinkerOptions {
   store: AccountStore;
   identities: IdentityStore;
   clock: Clock;
+  /** Runs in the linking transaction when an identity is linked to an account that already existed (the notice mail). */
+  onLinkedToExisting?: (trx: Knex.Transaction, account: Account, identity: ExternalIdentity) => Promise<void>;
 }
 
 /**
@@ -64,7 +66,11 @@ export class IdentityLinker {
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));
-      if (existing) return this.o.service.adoptByVerifiedAddress(existing.id, link);
+      if (existing)
+        return this.o.service.adoptByVerifiedAddress(existing.id, async (trx, account) => {
+          await link(trx, account);
+          await this.o.onLinkedToExisting?.(trx, account, identity);
+        });
       return this.o.service.createPasswordlessAccount({ email, emailVerified: true, displayName: identity.displayName }, link);
     }
     if (email && (await this.o.store.findByEmail(normalizeEmail(email)))) {

@@ -1,0 +1,46 @@
+import { BaseModel, rowSchema, TimestampSchema } from '@svc/db';
+import { type SessionResponse, SessionResponseSchema } from '../schemas.js';
+import type { SignInMethod } from '../sessions.js';
+
+/**
+ * One row of `account_sessions` (connect-pg-simple's layout plus the columns GET /me/sessions
+ * reads). `sid` is the session id, a secret: it never leaves the package; `publicId` is the handle.
+ */
+export class AccountSessionModel extends BaseModel {
+  static override tableName = 'account_sessions';
+  static override idColumn = 'sid';
+  static override timestamps = ['expire', 'createdAt', 'lastSeenAt'];
+  static override jsonSchema = rowSchema(SessionResponseSchema, {
+    sid: { type: 'string' },
+    sess: { type: 'object' },
+    expire: TimestampSchema,
+    accountId: { type: ['string', 'null'], format: 'uuid' },
+    publicId: { type: 'string', format: 'uuid' },
+    createdAt: { type: ['string', 'null'], format: 'date-time' },
+    lastSeenAt: { type: ['string', 'null'], format: 'date-time' },
+    method: { type: ['string', 'null'] },
+  });
+
+  declare sid: string;
+  declare sess: { accountId?: string; stamp?: string } & Record<string, unknown>;
+  declare expire: string;
+  declare accountId: string | null;
+  declare publicId: string;
+  declare createdAt: string | null;
+  declare lastSeenAt: string | null;
+  declare userAgent: string | null;
+  declare method: SignInMethod | null;
+
+  /** SessionResponse; `current` is whether this is the session of the request asking. */
+  toApi(currentSid: string | undefined): SessionResponse {
+    const createdAt = this.createdAt ?? this.expire;
+    return {
+      id: this.publicId,
+      createdAt,
+      lastSeenAt: this.lastSeenAt ?? createdAt,
+      userAgent: this.userAgent,
+      method: this.method ?? 'password',
+      current: currentSid !== undefined && this.sid === currentSid,
+    };
+  }
+}

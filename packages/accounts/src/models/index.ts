@@ -1,0 +1,9 @@
+export { AccountExportModel } from './AccountExportModel.js';
+export { AccountIdentityModel } from './AccountIdentityModel.js';
+export { AccountModel } from './AccountModel.js';
+export { AccountSessionModel } from './AccountSessionModel.js';
+export { AccountTokenModel } from './AccountTokenModel.js';
+export { AppSigninCodeModel } from './AppSigninCodeModel.js';
+export { LoginFailureModel } from './LoginFailureModel.js';
+export { MailOutboxModel } from './MailOutboxModel.js';
+export { WaitlistModel } from './WaitlistModel.js';

@@ -1,0 +1,238 @@
+import type { AccountDeletionStep, Clock, ExportRecord, Membership, MembershipsProvider, PersonalDataSources } from '@svc/contracts';
+import { AuthenticationError, ConflictError, type Logger, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
+import type { Knex } from 'knex';
+import type { Mailer } from './Mailer.js';
+import { accountDeletedMail, dataExportedMail, loginUnlinkedMail } from './person-mails.js';
+import type { PersonAccount, PersonStore } from './person-store.js';
+import { type ExportedAccount, LINKED_PROVIDERS, type LinkedIdentity, type LoginsResponse, type SessionResponse } from './schemas.js';
+
+/** An account without a password proves it is its owner by a sign-in at most this old. */
+export const RECENT_SIGN_IN_MS = 10 * 60_000;
+/** One data export a minute per account. */
+export const EXPORT_INTERVAL_MS = 60_000;
+
+/**
+ * Checks a password the way a login does, lockout included: true for the right one, false for a
+ * wrong one, and it throws 423 `account_locked` while the address is locked. Each wrong password
+ * counts toward the lockout like a failed login.
+ */
+export type PasswordCheck = (emailNormalized: string, password: string) => Promise<boolean>;
+
+export interface PersonServiceOptions {
+  store: PersonStore;
+  mailer: Mailer;
+  clock: Clock;
+  logger: Logger;
+  publicBaseUrl: string;
+  /** The login's password check and lockout (see `loginPasswordCheck` in index.ts). */
+  checkPassword: PasswordCheck;
+  /** From households: the caller's memberships (the export lists them, and its households). */
+  memberships: MembershipsProvider;
+  /** Every other package's part of deleting an account, called in this order inside one transaction. */
+  deletionSteps: readonly AccountDeletionStep[];
+  /** Every other package's data about a person, for the export. */
+  personalData: PersonalDataSources;
+}
+
+/** Who is asking: the account and the session of the request. */
+export interface Caller {
+  userId: string;
+  /** The session id of this request (never shown; compared with stored rows only). */
+  sessionId: string | undefined;
+  /** When this session signed in (ISO); undefined when unknown. */
+  signedInAt: string | undefined;
+}
+
+/** The export, once granted: `chunks` yields the document's text piece by piece, reading as it goes. */
+export interface PersonalDataExport {
+  filename: string;
+  /** The JSON document, in pieces; pulled by the writer, so a slow reader slows the reads. */
+  chunks(): AsyncGenerator<string>;
+}
+
+/**
+ * A person's own account (decisions.md, "a person's sessions, sign-in methods and data"): their
+ * sessions, their sign-in methods, a copy of their data, and deleting the account.
+ */
+export class PersonService {
+  constructor(private readonly o: PersonServiceOptions) {}
+
+  private now(): Date {
+    return this.o.clock.now();
+  }
+
+  /** Runs `fn` in a transaction and, once it committed, wakes the mail worker. */
+  private async withMail<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = await this.o.store.transaction(fn);
+    this.o.mailer.nudge();
+    return result;
+  }
+
+  private async account(userId: string): Promise<PersonAccount> {
+    const account = await this.o.store.account(userId);
+    if (!account) throw gone();
+    return account;
+  }
+
+  async sessions(caller: Caller): Promise<SessionResponse[]> {
+    return this.o.store.liveSessions(caller.userId, caller.sessionId, this.now());
+  }
+
+  /** Ends one of the caller's sessions; answers whether it was the caller's own (then the caller is signed out). */
+  async endSession(caller: Caller, publicId: string): Promise<{ wasCurrent: boolean }> {
+    const sid = await this.o.store.deleteSession(caller.userId, publicId);
+    if (sid === undefined) throw new NotFoundError('not_found', 'You have no session with this id');
+    return { wasCurrent: sid === caller.sessionId };
+  }
+
+  /** Ends every session of the caller but this one. */
+  async endOtherSessions(caller: Caller): Promise<void> {
+    if (caller.sessionId === undefined) throw gone();
+    await this.o.store.deleteOtherSessions(caller.userId, caller.sessionId);
+  }
+
+  async logins(userId: string): Promise<LoginsResponse> {
+    const account = await this.account(userId);
+    return { hasPassword: account.hasPassword, identities: await this.o.store.identities(userId) };
+  }
+
+  /**
+   * Unlinks a provider, keeping at least one way to sign in: a password counts only with an address
+   * to sign in with. The account row is locked, so two unlinks at once cannot both take the last
+   * two ways. Mails the account holder.
+   */
+  async unlink(userId: string, providerInput: string): Promise<void> {
+    const provider = providerInput.toLowerCase();
+    if (!(LINKED_PROVIDERS as readonly string[]).includes(provider)) throw notLinked();
+    await this.withMail(async (trx) => {
+      const account = await this.o.store.lockAccount(userId, trx);
+      if (!account) throw gone();
+      const identities = await this.o.store.identities(userId, trx);
+      if (!identities.some((i) => i.provider === provider)) throw notLinked();
+      const passwordSignIn = account.hasPassword && account.emailNormalized !== null ? 1 : 0;
+      if (passwordSignIn + identities.length - 1 < 1) {
+        throw new ConflictError('last_sign_in_method', 'This is your only way to sign in; set a password or link another provider first');
+      }
+      await this.o.store.unlink(userId, provider, trx);
+      if (account.email) {
+        await this.o.mailer.enqueue(
+          trx,
+          loginUnlinkedMail(this.o.publicBaseUrl, { to: account.email, displayName: account.displayName, provider: provider as LinkedIdentity['provider'] }),
+        );
+      }
+    });
+  }
+
+  /**
+   * Proves the caller is the account holder before the account goes: its password (checked like a
+   * login, lockout included), or, for an account that has no password it can sign in with, a
+   * sign-in within the last ten minutes.
+   */
+  private async reauthenticate(account: PersonAccount, caller: Caller, password: string | undefined): Promise<void> {
+    const refuse = () => new AuthenticationError('reauthentication_required', 'Confirm it is you: send your password, or sign in again first');
+    if (account.hasPassword && account.emailNormalized !== null) {
+      if (password === undefined || !(await this.o.checkPassword(account.emailNormalized, password))) throw refuse();
+      return;
+    }
+    const signedIn = caller.signedInAt ? Date.parse(caller.signedInAt) : Number.NaN;
+    if (!(this.now().getTime() - signedIn <= RECENT_SIGN_IN_MS)) throw refuse();
+  }
+
+  /**
+   * Deletes the account in one transaction: every other package's step first (households refuse
+   * with 409 `owner_must_transfer` while the person owns a household with other members), then this
+   * package's rows, then the account. The account row is locked first, so parallel deletions, and
+   * a sign-in racing the deletion, end in one consistent state. Mails a notice.
+   */
+  async deleteAccount(caller: Caller, password: string | undefined): Promise<void> {
+    const found = await this.account(caller.userId);
+    await this.reauthenticate(found, caller, password);
+    await this.withMail(async (trx) => {
+      const account = await this.o.store.lockAccount(caller.userId, trx);
+      if (!account) throw gone();
+      for (const step of this.o.deletionSteps) await step.deleteAccountData(account.id, trx);
+      await this.o.store.deleteAccountRows(account, trx);
+      if (account.email) await this.o.mailer.enqueue(trx, accountDeletedMail(this.o.publicBaseUrl, { to: account.email, displayName: account.displayName }));
+    });
+    this.o.logger.info({ userId: caller.userId }, 'account deleted at its owner’s request');
+  }
+
+  /**
+   * Starts a data export: claims the account's slot (one a minute, on every instance, else 429
+   * `rate_limited` with Retry-After), mails the account holder, and reads the small parts. The
+   * households are read while the document is written, one at a time, their events page by page.
+   */
+  async startExport(caller: Caller): Promise<PersonalDataExport> {
+    const now = this.now();
+    await this.withMail(async (trx) => {
+      const account = await this.o.store.lockAccount(caller.userId, trx);
+      if (!account) throw gone();
+      const retryAt = await this.o.store.claimExport(account.id, now, EXPORT_INTERVAL_MS, trx);
+      if (retryAt) {
+        throw new TooManyRequestsError(
+          'rate_limited',
+          'One data export a minute; try again shortly',
+          Math.max(1, Math.ceil((retryAt.getTime() - now.getTime()) / 1000)),
+        );
+      }
+      if (account.email)
+        await this.o.mailer.enqueue(trx, dataExportedMail(this.o.publicBaseUrl, { to: account.email, displayName: account.displayName, at: now }));
+    });
+    const account = await this.o.store.exportedAccount(caller.userId);
+    if (!account) throw gone();
+    const [identities, sessions, memberships, devices] = await Promise.all([
+      this.o.store.identities(caller.userId),
+      this.o.store.liveSessions(caller.userId, caller.sessionId, now),
+      this.o.memberships(caller.userId),
+      this.o.personalData.devices(caller.userId),
+    ]);
+    return {
+      filename: `meal-planner-data-${now.toISOString().slice(0, 10)}.json`,
+      chunks: () => this.exportChunks({ exportedAt: now.toISOString(), account, identities, sessions, memberships, devices }),
+    };
+  }
+
+  private async *exportChunks(head: {
+    exportedAt: string;
+    account: ExportedAccount;
+    identities: LinkedIdentity[];
+    sessions: SessionResponse[];
+    memberships: Membership[];
+    devices: ExportRecord[];
+  }): AsyncGenerator<string> {
+    const json = (value: unknown) => JSON.stringify(value);
+    yield `{"exportedAt":${json(head.exportedAt)},"account":${json(head.account)},"identities":${json(head.identities)}`;
+    yield `,"sessions":${json(head.sessions)},"memberships":${json(head.memberships)},"devices":${json(head.devices)},"households":[`;
+    let first = true;
+    for (const householdId of new Set(head.memberships.map((m) => m.householdId))) {
+      let settings: Awaited<ReturnType<PersonalDataSources['household']>>;
+      try {
+        settings = await this.o.personalData.household(householdId);
+      } catch (err) {
+        // Deleted (or left) since the memberships were read: it is no longer the person's data.
+        if (err instanceof NotFoundError) continue;
+        throw err;
+      }
+      const rules = await this.o.personalData.rules(householdId);
+      yield `${first ? '' : ','}{"household":${json(settings.household)},"members":${json(settings.members)},"rules":${json(rules)},"events":[`;
+      first = false;
+      let firstEvent = true;
+      // Page by page: only one page of one household's events is held at a time.
+      for await (const page of this.o.personalData.events(householdId)) {
+        if (page.length === 0) continue;
+        yield `${firstEvent ? '' : ','}${page.map(json).join(',')}`;
+        firstEvent = false;
+      }
+      yield ']}';
+    }
+    yield ']}';
+  }
+}
+
+function gone(): AuthenticationError {
+  return new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
+}
+
+function notLinked(): NotFoundError {
+  return new NotFoundError('not_found', 'No identity of this provider is linked to your account');
+}

@@ -1,0 +1,173 @@
+import type { Knex } from 'knex';
+import {
+  AccountExportModel,
+  AccountIdentityModel,
+  AccountModel,
+  AccountSessionModel,
+  AccountTokenModel,
+  AppSigninCodeModel,
+  LoginFailureModel,
+  MailOutboxModel,
+  WaitlistModel,
+} from './models/index.js';
+import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
+
+/** What a person's own operations need to know of the account row. */
+export interface PersonAccount {
+  id: string;
+  email: string | null;
+  emailNormalized: string | null;
+  displayName: string;
+  hasPassword: boolean;
+}
+
+/**
+ * Storage for a person's own operations (sessions, linked identities, export, deletion). Time comes
+ * in as `now`; a method that can join a transaction takes it as its last argument.
+ */
+export interface PersonStore {
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
+  account(accountId: string, trx?: Knex.Transaction): Promise<PersonAccount | undefined>;
+  /** The row, locked FOR UPDATE until `trx` ends: orders unlinking, deletion and sign-in of one account. */
+  lockAccount(accountId: string, trx: Knex.Transaction): Promise<PersonAccount | undefined>;
+  exportedAccount(accountId: string): Promise<ExportedAccount | undefined>;
+  /** Sessions that still sign in: unexpired, and holding the account's current security stamp. Newest sign-in first. */
+  liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]>;
+  /** Deletes the account's session with this handle; answers its session id, or undefined when there is none. */
+  deleteSession(accountId: string, publicId: string): Promise<string | undefined>;
+  /** Deletes every session of the account but `keepSid`; answers how many. */
+  deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
+  /** Oldest link first. */
+  identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]>;
+  /** Unlinks the provider's identity; false when none was linked. */
+  unlink(accountId: string, provider: string, trx: Knex.Transaction): Promise<boolean>;
+  /**
+   * Claims the account's export slot in one statement: answers undefined when granted, or when the
+   * next slot opens. Concurrent claims (any instance) get at most one grant per interval.
+   */
+  claimExport(accountId: string, now: Date, intervalMs: number, trx?: Knex.Transaction): Promise<Date | undefined>;
+  /**
+   * Deletes every row of this package about the account, inside `trx`: identities, app codes,
+   * sessions, mailed tokens, the export slot, its waitlist entries, the login-failure count of its
+   * address, the mail addressed to it (its addresses: the login and any pending new one), then
+   * the account row itself.
+   */
+  deleteAccountRows(account: PersonAccount, trx: Knex.Transaction): Promise<void>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function toPerson(row: AccountModel): PersonAccount {
+  return { id: row.id, email: row.email, emailNormalized: row.emailNormalized, displayName: row.displayName, hasPassword: row.passwordHash !== null };
+}
+
+/** PersonStore on Objection: the models bound to the knex the host hands in. */
+export class ObjectionPersonStore implements PersonStore {
+  private readonly Account: typeof AccountModel;
+  private readonly Session: typeof AccountSessionModel;
+  private readonly Identity: typeof AccountIdentityModel;
+  private readonly Export: typeof AccountExportModel;
+
+  constructor(private readonly knex: Knex) {
+    this.Account = AccountModel.bindKnex(knex);
+    this.Session = AccountSessionModel.bindKnex(knex);
+    this.Identity = AccountIdentityModel.bindKnex(knex);
+    this.Export = AccountExportModel.bindKnex(knex);
+  }
+
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.knex.transaction(fn);
+  }
+
+  async account(accountId: string, trx?: Knex.Transaction): Promise<PersonAccount | undefined> {
+    if (!UUID.test(accountId)) return undefined;
+    const row = await this.Account.query(trx).findById(accountId);
+    return row && toPerson(row);
+  }
+
+  async lockAccount(accountId: string, trx: Knex.Transaction): Promise<PersonAccount | undefined> {
+    const row = await this.Account.query(trx).findById(accountId).forUpdate();
+    return row && toPerson(row);
+  }
+
+  async exportedAccount(accountId: string): Promise<ExportedAccount | undefined> {
+    return (await this.Account.query().findById(accountId))?.toExport();
+  }
+
+  async liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]> {
+    const rows = await this.Session.query()
+      .select('accountSessions.*')
+      .join('accounts', 'accounts.id', 'accountSessions.accountId')
+      .where('accountSessions.accountId', accountId)
+      .where('accountSessions.expire', '>', now)
+      // A session whose stamp is not the account's current one fails its next request (logout,
+      // password change elsewhere): it is over, so it is not listed.
+      .whereRaw("account_sessions.sess->>'stamp' = accounts.security_stamp")
+      .orderBy([
+        { column: 'accountSessions.createdAt', order: 'desc' },
+        { column: 'accountSessions.publicId', order: 'asc' },
+      ]);
+    return rows.map((row) => row.toApi(currentSid));
+  }
+
+  async deleteSession(accountId: string, publicId: string): Promise<string | undefined> {
+    const rows = await this.Session.query().delete().where({ accountId, publicId }).returning('sid');
+    return (rows as unknown as AccountSessionModel[])[0]?.sid;
+  }
+
+  async deleteOtherSessions(accountId: string, keepSid: string): Promise<number> {
+    return this.Session.query().delete().where({ accountId }).whereNot({ sid: keepSid });
+  }
+
+  async identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]> {
+    const rows = await this.Identity.query(trx)
+      .where({ accountId })
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+    return rows.map((row) => row.toApi());
+  }
+
+  async unlink(accountId: string, provider: string, trx: Knex.Transaction): Promise<boolean> {
+    return (await this.Identity.query(trx).delete().where({ accountId, provider })) > 0;
+  }
+
+  async claimExport(accountId: string, now: Date, intervalMs: number, trx?: Knex.Transaction): Promise<Date | undefined> {
+    const k = trx ?? this.Export.knex();
+    const opensAt = new Date(now.getTime() - intervalMs);
+    // One statement (Objection has no conditional upsert): insert the first claim, or move the slot
+    // when the last one is at least `intervalMs` old. A claim that changes nothing was refused.
+    const granted = await k('accountExports')
+      .insert({ accountId, lastStartedAt: now })
+      .onConflict('accountId')
+      .merge({ lastStartedAt: now })
+      .where('accountExports.lastStartedAt', '<=', opensAt)
+      .returning('accountId');
+    if (granted.length > 0) return undefined;
+    const row = await this.Export.query(trx).findById(accountId);
+    const last = row ? Date.parse(row.lastStartedAt) : now.getTime();
+    return new Date(last + intervalMs);
+  }
+
+  async deleteAccountRows(account: PersonAccount, trx: Knex.Transaction): Promise<void> {
+    const accountId = account.id;
+    // Addresses mail may have gone to: the login, and a new address waiting for its confirmation.
+    const pending = await AccountTokenModel.query(trx).select('emailNormalized').where({ accountId });
+    const addresses = [...new Set([account.emailNormalized, ...pending.map((t) => t.emailNormalized)].filter((a): a is string => !!a))];
+    await AccountIdentityModel.query(trx).delete().where({ accountId });
+    await AppSigninCodeModel.query(trx).delete().where({ accountId });
+    await AccountSessionModel.query(trx).delete().where({ accountId });
+    await AccountTokenModel.query(trx).delete().where({ accountId });
+    await AccountExportModel.query(trx).delete().where({ accountId });
+    await WaitlistModel.query(trx)
+      .delete()
+      .where((q) => {
+        q.where({ accountId });
+        if (account.emailNormalized) q.orWhere({ emailNormalized: account.emailNormalized });
+      });
+    if (addresses.length > 0) {
+      await LoginFailureModel.query(trx).delete().whereIn('emailNormalized', addresses);
+      // Recipients are stored as typed; the addresses above are lower-cased.
+      await MailOutboxModel.query(trx).delete().whereIn(trx.raw('lower(recipient)'), addresses);
+    }
+    await AccountModel.query(trx).deleteById(accountId);
+  }
+}

@@ -67,16 +67,16 @@ export interface RenderedFeed {
 export function renderFeed(input: FeedInput): RenderedFeed {
   const zoneBlock = vtimezone(input.zone);
   // The calendar itself gets no zone name: ical-generator would then write DTSTAMP, CREATED and
-  // LAST-MODIFIED as local times, and RFC 5545 wants them in UTC. The generator still runs for
-  // every zone the events name.
+  // LAST-MODIFIED as local times (RFC 5545 wants them in UTC), and TIMEZONE-ID after the VTIMEZONE.
+  // The generator still runs for every zone the events name.
   const calendar = ical({
     prodId: '//Household meal planner//Calendar feed//EN',
     name: 'Meals',
     scale: 'GREGORIAN',
-    ttl: 60 * 60,
+    // No `ttl`: ical-generator writes REFRESH-INTERVAL after the VTIMEZONE, and RFC 5545 wants every
+    // calendar property before the first component; apps poll subscriptions on their own schedule.
     timezone: { name: null, generator: (zone: string) => (zone === input.zone ? zoneBlock : null) },
   });
-  if (zoneBlock) calendar.x('X-WR-TIMEZONE', input.zone);
   for (const e of input.events) {
     const start = DateTime.fromISO(`${e.date}T${e.servingTime}`, { zone: input.zone });
     const participants = e.participants.map((p) => p.name).join(', ');

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
-import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, type MealEvent, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
+import { type MealEvent, migrations } from '../src/index.js';
 import { buildEventsApp, MemoryAccess, seed, sortKey, spread } from './helpers.js';
 
 describe('GET /api/v1/households/{householdId}/events', () => {

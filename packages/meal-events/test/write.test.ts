@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
-import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
+import { migrations } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 describe('meal event writes (POST, PUT, DELETE)', () => {
@@ -265,7 +265,12 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       let asked = 0;
       const counting = new MemoryAccess().set(household, owner, 'Owner');
       const original = counting.memberIds;
-      Object.defineProperty(counting, 'memberIds', { value: (id: string) => (asked++, original(id)) });
+      Object.defineProperty(counting, 'memberIds', {
+        value: (id: string) => {
+          asked++;
+          return original(id);
+        },
+      });
       const counted = buildEventsApp({ knex: db.knex, clock, access: counting }).app;
       await request(counted)
         .post(base)

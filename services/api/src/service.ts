@@ -112,12 +112,24 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     profiles: householdsApi.profiles,
     spendTurn: householdsApi.spendTurn,
   });
+  const eventsStore = new mealEvents.ObjectionMealEventStore(knex);
   const eventsService = new mealEvents.MealEventsService({
-    store: new mealEvents.ObjectionMealEventStore(knex),
+    store: eventsStore,
     clock,
     random,
     access: householdsApi.access,
+    memberIds: householdsApi.memberIds,
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
+  });
+  const calendarService = new mealEvents.CalendarFeedService({
+    feeds: new mealEvents.ObjectionCalendarFeedStore(knex),
+    events: eventsStore,
+    clock,
+    random,
+    access: householdsApi.access,
+    profiles: householdsApi.profiles,
+    publicBaseUrl: config.publicBaseUrl,
+    tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
 
@@ -135,7 +147,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       accountsApi.router,
       householdsApi.router,
       rulesApi.router,
-      mealEvents.createRouter({ service: eventsService }),
+      mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
       push.createRouter({ service: pushService }),
     ],
   });

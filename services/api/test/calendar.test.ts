@@ -54,11 +54,11 @@ describe('calendar feed, event participants and the device list in the composed 
       'DESCRIPTION:Cal',
       'SEQUENCE:0',
     ]);
-    await request(h.app).get(url.pathname).set('If-None-Match', ny.headers.etag).expect(304);
+    await request(h.app).get(url.pathname).set('If-None-Match', String(ny.headers.etag)).expect(304);
 
     // The household moves: the same events, now in Oslo time.
     await owner.patch(`/api/v1/households/${household.id}`).send({ timeZoneId: 'Europe/Oslo' }).expect(200);
-    const oslo = await request(h.app).get(url.pathname).set('If-None-Match', ny.headers.etag).expect(200);
+    const oslo = await request(h.app).get(url.pathname).set('If-None-Match', String(ny.headers.etag)).expect(200);
     expect(unfolded(oslo.text)).to.include.members(['TZID:Europe/Oslo', 'DTSTART;TZID=Europe/Oslo:20261128T183000']);
 
     // Deleting the household takes its feed along (the relation cascades): the URL answers 404.
@@ -80,7 +80,7 @@ describe('calendar feed, event participants and the device list in the composed 
     const doc = (await request(h.app).get('/api/v1/openapi.json').expect(200)).body;
     expect(doc.paths['/api/v1/households/{householdId}/calendar-feed']).to.include.keys('post', 'get', 'delete');
     expect(doc.paths['/calendar/{token}.ics']).to.have.key('get');
-    expect(doc.paths['/api/v1/households/{householdId}/events/{eventId}']).to.include.key('get');
+    expect(doc.paths['/api/v1/households/{householdId}/events/{eventId}']).to.include.keys('get');
     expect(doc.paths['/api/v1/me/devices']).to.include.keys('get', 'put');
   });
 });

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import ical, { ICalEvent } from 'ical-generator';
 import { DateTime } from 'luxon';
 import { tzlib_get_ical_block } from 'timezones-ical-library';
@@ -51,20 +50,14 @@ export interface FeedInput {
   events: CalendarEvent[];
 }
 
-export interface RenderedFeed {
-  body: string;
-  /** Strong validator of exactly these bytes. */
-  etag: string;
-}
-
 /**
  * The household's meals as an iCalendar object (RFC 5545): one VEVENT per meal event at its date
  * and serving time in the household's zone (`DTSTART;TZID=`), with that zone's VTIMEZONE. Every
  * line ends in CRLF and is folded at 75 octets (ical-generator folds by UTF-8 length and never
  * inside a character). DTSTAMP is the event's last change, not the time of the request, so the
- * same events always give the same bytes and the same ETag.
+ * same events always give the same text.
  */
-export function renderFeed(input: FeedInput): RenderedFeed {
+export function renderFeed(input: FeedInput): string {
   const zoneBlock = vtimezone(input.zone);
   // The calendar itself gets no zone name: ical-generator would then write DTSTAMP, CREATED and
   // LAST-MODIFIED as local times (RFC 5545 wants them in UTC), and TIMEZONE-ID after the VTIMEZONE.
@@ -98,6 +91,5 @@ export function renderFeed(input: FeedInput): RenderedFeed {
     calendar.createEvent(event);
   }
   // ical-generator ends the text at END:VCALENDAR; RFC 5545 ends every content line with CRLF.
-  const body = `${calendar.toString()}\r\n`;
-  return { body, etag: `"${createHash('sha256').update(body, 'utf8').digest('base64url')}"` };
+  return `${calendar.toString()}\r\n`;
 }

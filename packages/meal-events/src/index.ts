@@ -5,12 +5,19 @@
  */
 
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
-export { type FeedInput, type RenderedFeed, renderFeed, summaryOf, vtimezone } from './ics.js';
+export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
 export { migrate, migrations, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
-export { CalendarFeedService, type CalendarFeedServiceOptions, FEED_WINDOW, MealEventsService, type MealEventsServiceOptions } from './service/index.js';
+export {
+  CalendarFeedService,
+  type CalendarFeedServiceOptions,
+  FEED_WINDOW,
+  type FeedAnswer,
+  MealEventsService,
+  type MealEventsServiceOptions,
+} from './service/index.js';
 export {
   type CalendarEvent,
   type CalendarFeedStore,

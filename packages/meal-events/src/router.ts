@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiRouter, principalOf, RateLimit, type RateLimitOptions } from '@svc/http-kit';
+import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
 import {
@@ -240,7 +240,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
           contentType: 'text/calendar; charset=utf-8',
           schema: { type: 'string' },
           headers: {
-            ETag: { description: 'Strong validator of the body', schema: { type: 'string' } },
+            ETag: { description: 'Weak validator (W/"…"): unchanged while the events of the window are', schema: { type: 'string' } },
             'Cache-Control': { description: '`private, no-cache`: revalidate with If-None-Match', schema: { type: 'string' } },
             ...RATE_LIMIT_HEADERS,
           },
@@ -263,8 +263,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
         res.status(304).end();
         return;
       }
+      const body = await timing.step('render-ics', () => feed.body());
       res.setHeader('Content-Type', 'text/calendar; charset=utf-8');
-      res.send(feed.body);
+      res.send(body);
     },
   );
 

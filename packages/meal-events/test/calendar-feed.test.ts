@@ -337,7 +337,7 @@ describe('calendar feed', () => {
       const e = await addEvent();
       const first = await request(app).get(pathOf(made.url)).expect(200);
       const etag = first.headers.etag as string;
-      expect(etag).to.match(/^"[A-Za-z0-9_-]{43}"$/);
+      expect(etag).to.match(/^W\/"[A-Za-z0-9_-]{43}"$/);
       // A later request for the same events gives the same bytes (nothing in the feed is the time of the request).
       clock.advance(3_600_000);
       const again = await request(app).get(pathOf(made.url)).expect(200);
@@ -346,7 +346,13 @@ describe('calendar feed', () => {
       const notModified = await request(app).get(pathOf(made.url)).set('If-None-Match', etag).expect(304);
       expect(notModified.text).to.equal('');
       expect(notModified.headers.etag).to.equal(etag);
-      await request(app).get(pathOf(made.url)).set('If-None-Match', `"other", W/${etag}`).expect(304);
+      // The 304 reads the feed and the window's fingerprint, not the events; an unchanged feed is rendered once.
+      expect(notModified.headers['server-timing']).to.include('db;dur=').and.include('desc="2 queries"');
+      expect(notModified.headers['server-timing']).to.not.include('render-ics');
+      expect((await request(app).get(pathOf(made.url)).expect(200)).headers['server-timing']).to.include('desc="2 queries"');
+      await request(app).get(pathOf(made.url)).set('If-None-Match', `"other", ${etag}`).expect(304);
+      // If-None-Match compares weakly: the same opaque tag without W/ matches too.
+      await request(app).get(pathOf(made.url)).set('If-None-Match', etag.slice(2)).expect(304);
       await request(app).get(pathOf(made.url)).set('If-None-Match', '"other"').expect(200);
       // If-None-Match decides even next to an If-Modified-Since.
       await request(app).get(pathOf(made.url)).set('If-None-Match', etag).set('If-Modified-Since', 'Sun, 01 Jan 2026 00:00:00 GMT').expect(304);
@@ -355,6 +361,18 @@ describe('calendar feed', () => {
         .expect(200);
       const changed = await request(app).get(pathOf(made.url)).set('If-None-Match', etag).expect(200);
       expect(changed.headers.etag).to.not.equal(etag);
+      expect(parseFeed(changed.text).events[0]!.summary).to.equal('Guests: changed');
+      // A new event gives a new ETag; deleting it again gives back the same events, so the same ETag; a new day (the window moves) a new one.
+      const added = await addEvent({ date: '2026-12-24' });
+      const withAdded = await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(200);
+      expect(parseFeed(withAdded.text).events).to.have.length(2);
+      expect([etag, changed.headers.etag]).to.not.include(withAdded.headers.etag);
+      await as(owner).del(`${eventsPath()}/${added.id}`).expect(204);
+      await request(app).get(pathOf(made.url)).set('If-None-Match', String(withAdded.headers.etag)).expect(200);
+      await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(304);
+      clock.advance(86_400_000);
+      const nextDay = await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(200);
+      expect(parseFeed(nextDay.text).events).to.have.length(1);
     });
 
     it('answers 404 not_found for an unknown token, a malformed one, and a retired one', async () => {

@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
 import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
+import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
-import { type RenderedFeed, renderFeed } from '../ics.js';
+import { renderFeed, vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
 import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
@@ -21,6 +23,16 @@ export interface CalendarFeedServiceOptions {
   tokenSecret: string;
   /** Source of tokens and IVs; the system's unless given. */
   random?: RandomBytes;
+  /** Bytes of rendered feeds this instance keeps (by ETag); 16 MiB unless given. */
+  cacheBytes?: number;
+}
+
+/** A feed ready to answer: its validator now, its text when asked for. */
+export interface FeedAnswer {
+  /** Weak ETag: the same events give the same calendar. */
+  etag: string;
+  /** The iCalendar text (rendered once per ETag and instance, then kept while there is room). */
+  body(): Promise<string>;
 }
 
 /** Days of meals the feed holds before and after today (in the household's time zone). */
@@ -46,6 +58,7 @@ export class CalendarFeedService {
   private readonly sealer: FeedTokenSealer;
   private readonly base: string;
   private readonly uidHost: string;
+  private readonly rendered: LRUCache<string, string>;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -58,6 +71,7 @@ export class CalendarFeedService {
     const base = new URL(options.publicBaseUrl);
     this.base = base.toString().replace(/\/+$/, '');
     this.uidHost = base.host;
+    this.rendered = new LRUCache<string, string>({ maxSize: options.cacheBytes ?? 16 * 1024 * 1024, sizeCalculation: (body) => body.length || 1 });
   }
 
   private urlOf(token: string): string {
@@ -101,8 +115,16 @@ export class CalendarFeedService {
   /**
    * The iCalendar text behind a feed URL: the household's events from 31 days before today to 366
    * days after, "today" being the date in the household's time zone now.
+   *
+   * Calendar apps poll, and most polls find nothing changed, while rendering costs about half a
+   * millisecond per event (mostly ical-generator's line folding). So the ETag is computed from a
+   * fingerprint of the window (one aggregate query) and of everything else the text depends on
+   * (zone and its VTIMEZONE, window, UID host): a matching If-None-Match is answered without
+   * reading the events, and the text is rendered only when asked for, once per ETag while the
+   * cache has room. The ETag is weak: it promises the same events, not the same bytes across
+   * versions of this service.
    */
-  async ics(token: string): Promise<RenderedFeed> {
+  async ics(token: string): Promise<FeedAnswer> {
     const feed = await this.feedOf(token);
     const { timeZoneId } = await this.profiles(feed.householdId);
     // Households only store zones of the server's own database; should one ever be unknown here, the feed still answers, in UTC.
@@ -110,7 +132,20 @@ export class CalendarFeedService {
     const today = DateTime.fromJSDate(this.clock.now(), { zone }).startOf('day');
     const from = today.minus({ days: FEED_WINDOW.daysBefore }).toISODate()!;
     const to = today.plus({ days: FEED_WINDOW.daysAfter }).toISODate()!;
-    const events = await this.events.calendarWindow(feed.householdId, from, to);
-    return renderFeed({ zone, uidHost: this.uidHost, events });
+    const fingerprint = await this.events.calendarFingerprint(feed.householdId, from, to);
+    const etag = `W/"${createHash('sha256')
+      .update(JSON.stringify([feed.householdId, zone, vtimezone(zone), from, to, this.uidHost, fingerprint]))
+      .digest('base64url')}"`;
+    return {
+      etag,
+      body: async () => {
+        const cached = this.rendered.get(etag);
+        if (cached !== undefined) return cached;
+        const events = await this.events.calendarWindow(feed.householdId, from, to);
+        const body = renderFeed({ zone, uidHost: this.uidHost, events });
+        this.rendered.set(etag, body);
+        return body;
+      },
+    };
   }
 }

@@ -58,6 +58,11 @@ export interface MealEventStore {
   remove(householdId: string, id: string): Promise<boolean>;
   /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
   calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]>;
+  /**
+   * A digest of the same window's ids, sequences and last changes, in list order: it changes
+   * whenever an event of the window is added, replaced, moved or deleted. Cheaper than the window.
+   */
+  calendarFingerprint(householdId: string, from: string, to: string): Promise<string>;
 }
 
 /** MealEventStore on Objection: MealEventModel bound to the knex the host hands in. */
@@ -139,5 +144,23 @@ export class ObjectionMealEventStore implements MealEventStore {
       .where('mealEvents.date', '<=', to)
       .orderBy([{ column: 'mealEvents.date' }, { column: 'mealEvents.servingTime' }, { column: 'mealEvents.id' }]);
     return rows.map((row) => ({ ...row.toApi(), sequence: row.sequence }));
+  }
+
+  async calendarFingerprint(householdId: string, from: string, to: string): Promise<string> {
+    // One aggregate over the same index range, so an unchanged feed is answered (304) without
+    // reading or rendering its events. Objection has no ordered string_agg: raw select on the
+    // model's query. Every PUT moves updated_at and sequence, so together with the ids they
+    // cover every field the feed shows.
+    const row = (await this.Event.query()
+      .select(
+        this.Event.knex().raw(
+          "count(*)::text || ':' || coalesce(md5(string_agg(id::text || '/' || sequence || '/' || (extract(epoch from updated_at) * 1000)::bigint, ',' order by date, serving_time, id)), '') as fingerprint",
+        ),
+      )
+      .where('householdId', householdId)
+      .where('date', '>=', from)
+      .where('date', '<=', to)
+      .first()) as unknown as { fingerprint: string };
+    return row.fingerprint;
   }
 }

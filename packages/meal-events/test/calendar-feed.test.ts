@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { buildOpenApiDocument, ManualClock } from '@svc/http-kit';
+import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
@@ -432,6 +432,27 @@ describe('calendar feed', () => {
       const other = (await request(limited).post(feedPath(newYork)).set('X-Test-User', owner).expect(201)).body;
       await request(limited).get(pathOf(other.url)).set('X-Forwarded-For', '203.0.113.1').expect(200);
     });
+  });
+
+  it('never writes the feed URL or its token to the request log (200, 304 and 404 alike)', async () => {
+    const lines: string[] = [];
+    const record = (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg]));
+    const logger = { info: record, warn: record, error: record, debug: record, child: () => logger } as unknown as Logger;
+    const { service, calendar } = buildEventsApp({ knex: db.knex, clock, access });
+    const logged = createHttpApp({ logger, allowedOrigins: ['http://localhost:8080'], routers: [createRouter({ service, calendar })] });
+    const made = await newFeed();
+    const token = /calendar\/([^.]+)\.ics$/.exec(made.url)![1]!;
+    const ok = await request(logged).get(pathOf(made.url)).expect(200);
+    await request(logged).get(pathOf(made.url)).set('If-None-Match', String(ok.headers.etag)).expect(304);
+    await request(logged)
+      .get(`/calendar/${token.slice(1)}x.ics`)
+      .expect(404);
+    expect(lines).to.have.length(3);
+    for (const line of lines) {
+      expect(line).to.include('GET /calendar/{token}.ics');
+      expect(line).to.not.include(token);
+      expect(line).to.not.include(token.slice(1));
+    }
   });
 
   it('documents the four calendar operations and the single-event GET in the OpenAPI document', () => {

@@ -30,11 +30,14 @@ export function calendarFeedLimits(
     redis?: RateLimitOptions['redis'];
     perIp?: { points: number; durationSeconds: number };
     perToken?: { points: number; durationSeconds: number };
+    /** Put before the counters' names, for deployments (or tests) that share one Redis. */
+    namespace?: string;
   } = {},
 ): CalendarFeedLimits {
+  const ns = options.namespace ?? '';
   return {
-    perIp: new RateLimit({ keyPrefix: 'calendar-feed-ip', ...(options.perIp ?? { points: 120, durationSeconds: 60 }), redis: options.redis }),
-    perToken: new RateLimit({ keyPrefix: 'calendar-feed-token', ...(options.perToken ?? { points: 60, durationSeconds: 60 }), redis: options.redis }),
+    perIp: new RateLimit({ keyPrefix: `${ns}calendar-feed-ip`, ...(options.perIp ?? { points: 120, durationSeconds: 60 }), redis: options.redis }),
+    perToken: new RateLimit({ keyPrefix: `${ns}calendar-feed-token`, ...(options.perToken ?? { points: 60, durationSeconds: 60 }), redis: options.redis }),
   };
 }
 

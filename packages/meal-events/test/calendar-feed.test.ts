@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock } from '@svc/http-kit';
-import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import ICAL from 'ical.js';
@@ -432,6 +432,23 @@ describe('calendar feed', () => {
       const other = (await request(limited).post(feedPath(newYork)).set('X-Test-User', owner).expect(201)).body;
       await request(limited).get(pathOf(other.url)).set('X-Forwarded-For', '203.0.113.1').expect(200);
     });
+  });
+
+  it('shares the per-token limit across instances through Redis: parallel requests to two instances get exactly the limit', async function () {
+    const redis = await connectTestRedis();
+    if (!redis) return this.skip();
+    try {
+      const namespace = `test-${randomUUID()}:`;
+      const limits = () => calendarFeedLimits({ redis, namespace, perIp: { points: 100, durationSeconds: 60 }, perToken: { points: 4, durationSeconds: 60 } });
+      const one = buildEventsApp({ knex: db.knex, clock, access, calendarLimits: limits() }).app;
+      const two = buildEventsApp({ knex: db.knex, clock, access, calendarLimits: limits() }).app;
+      const made = await newFeed();
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => request(i % 2 ? one : two).get(pathOf(made.url))));
+      expect(answers.filter((r) => r.status === 200)).to.have.length(4);
+      expect(answers.filter((r) => r.status === 429)).to.have.length(6);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('never writes the feed URL or its token to the request log (200, 304 and 404 alike)', async () => {

@@ -141,6 +141,8 @@ export class CalendarFeedService {
       body: async () => {
         const cached = this.rendered.get(etag);
         if (cached !== undefined) return cached;
+        // Read after the fingerprint: an edit in between makes the text newer than its ETag, never
+        // older, so the next poll (a new ETag) simply fetches it again.
         const events = await this.events.calendarWindow(feed.householdId, from, to);
         const body = renderFeed({ zone, uidHost: this.uidHost, events });
         this.rendered.set(etag, body);

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InputError } from '@svc/http-kit';
-import type { EventPosition } from './store.js';
+import type { EventPosition } from './store/index.js';
 
 /** What a cursor carries: where the next page starts, and the filter the first page was asked with. */
 export interface CursorState {

@@ -1,11 +1,32 @@
 /**
  * @svc/meal-events: a household's meal events (guests, eating out, somebody away, an activity),
- * listed earliest first with signed keyset cursors, and written by the household's adults.
+ * listed earliest first with signed keyset cursors and written by the household's adults, and the
+ * household's calendar feed: a secret iCalendar URL that calendar apps subscribe to.
  */
 
+export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
+export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
 export { migrate, migrations, relations } from './migrations.js';
-export { MealEventModel } from './models/index.js';
-export { createRouter, type RouterOptions } from './router.js';
+export { CalendarFeedModel, MealEventModel } from './models/index.js';
+export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
-export { MealEventsService, type MealEventsServiceOptions } from './service.js';
-export { type EventPage, type EventPosition, type MealEventStore, type MealEventValues, ObjectionMealEventStore, type PageRequest } from './store.js';
+export {
+  CalendarFeedService,
+  type CalendarFeedServiceOptions,
+  FEED_WINDOW,
+  type FeedAnswer,
+  MealEventsService,
+  type MealEventsServiceOptions,
+} from './service/index.js';
+export {
+  type CalendarEvent,
+  type CalendarFeedStore,
+  type EventPage,
+  type EventPosition,
+  type MealEventStore,
+  type MealEventValues,
+  ObjectionCalendarFeedStore,
+  ObjectionMealEventStore,
+  type PageRequest,
+  type StoredCalendarFeed,
+} from './store/index.js';

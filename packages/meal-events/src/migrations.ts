@@ -1,23 +1,33 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealEvents from '../migrations/20261122120000_create_meal_events.js';
+import * as mealEventsSequence from '../migrations/20261125120000_meal_events_sequence.js';
+import * as createCalendarFeeds from '../migrations/20261125120100_create_calendar_feeds.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
+import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_events`. */
 export const migrations: MigrationSet = {
   name: 'meal_events',
-  migrations: [{ name: '20261122120000_create_meal_events', up: createMealEvents.up, down: createMealEvents.down }],
+  migrations: [
+    { name: '20261122120000_create_meal_events', up: createMealEvents.up, down: createMealEvents.down },
+    { name: '20261125120000_meal_events_sequence', up: mealEventsSequence.up, down: mealEventsSequence.down },
+    { name: '20261125120100_create_calendar_feeds', up: createCalendarFeeds.up, down: createCalendarFeeds.down },
+  ],
 };
 
 /**
- * Foreign keys from this package's tables to other packages' tables (meal_events.household_id →
- * households). The host runs every package's `relations` after every package's `migrations`, so
- * the referenced tables exist; a package's own tests run without them. History:
- * `knex_migrations_meal_events_relations`.
+ * Foreign keys from this package's tables to other packages' tables (meal_events.household_id and
+ * calendar_feeds.household_id → households). The host runs every package's `relations` after every
+ * package's `migrations`, so the referenced tables exist; a package's own tests run without them.
+ * History: `knex_migrations_meal_events_relations`.
  */
 export const relations: MigrationSet = {
   name: 'meal_events_relations',
-  migrations: [{ name: '20261125100000_meal_events_household_fk', up: mealEventsHouseholdFk.up, down: mealEventsHouseholdFk.down }],
+  migrations: [
+    { name: '20261125100000_meal_events_household_fk', up: mealEventsHouseholdFk.up, down: mealEventsHouseholdFk.down },
+    { name: '20261125120200_calendar_feeds_household_fk', up: calendarFeedsHouseholdFk.up, down: calendarFeedsHouseholdFk.down },
+  ],
 };
 
 /** Brings this package's own tables up to date. */

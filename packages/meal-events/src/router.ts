@@ -1,19 +1,69 @@
-import { ApiRouter, principalOf } from '@svc/http-kit';
-import { EventParams, HouseholdParams, ListQuery, MealEventBody, MealEventSchema, PagedMealEventSchema } from './schemas.js';
-import type { MealEventsService } from './service.js';
+import { createHash } from 'node:crypto';
+import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, timing } from '@svc/http-kit';
+import type { RequestHandler } from 'express';
+import fresh from 'fresh';
+import {
+  CalendarFeedSchema,
+  EventParams,
+  FeedTokenParams,
+  HouseholdParams,
+  ListQuery,
+  MealEventBody,
+  MealEventSchema,
+  PagedMealEventSchema,
+} from './schemas.js';
+import type { CalendarFeedService, MealEventsService } from './service/index.js';
 
-/** What the meal-events routes need: the package's service (which holds its store, clock, access and cursor secret). */
-export interface RouterOptions {
-  service: MealEventsService;
+/** The two limits of the feed route: per client IP (checked first) and per token. */
+export interface CalendarFeedLimits {
+  perIp: RateLimit;
+  perToken: RateLimit;
 }
 
 /**
- * The meal-events operations: the paged list (the contract's "Meal events") and the writes.
- * Any member reads; Owner and Adult write; a non-member gets 404. Ids in the path are compared
- * lower-cased.
+ * The feed route's limits. Calendar apps poll a feed every few minutes to every few hours, and a
+ * household shares one URL across its phones, so a token gets 60 requests a minute and an IP 120;
+ * with `redis` the counters are shared by every instance.
+ */
+export function calendarFeedLimits(
+  options: {
+    redis?: RateLimitOptions['redis'];
+    perIp?: { points: number; durationSeconds: number };
+    perToken?: { points: number; durationSeconds: number };
+    /** Put before the counters' names, for deployments (or tests) that share one Redis. */
+    namespace?: string;
+  } = {},
+): CalendarFeedLimits {
+  const ns = options.namespace ?? '';
+  return {
+    perIp: new RateLimit({ keyPrefix: `${ns}calendar-feed-ip`, ...(options.perIp ?? { points: 120, durationSeconds: 60 }), redis: options.redis }),
+    perToken: new RateLimit({ keyPrefix: `${ns}calendar-feed-token`, ...(options.perToken ?? { points: 60, durationSeconds: 60 }), redis: options.redis }),
+  };
+}
+
+/** What the meal-events routes need: the package's two services and the feed route's limits. */
+export interface RouterOptions {
+  /** The events (which holds its store, clock, access, member ids and cursor secret). */
+  service: MealEventsService;
+  /** The calendar feed (its store, the household profiles, PUBLIC_BASE_URL and the sealing key). */
+  calendar: CalendarFeedService;
+  /** In-process limits with the defaults of `calendarFeedLimits()` unless given. */
+  calendarLimits?: CalendarFeedLimits;
+}
+
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { description: 'What is left of each limit (IETF httpapi RateLimit header fields draft)', schema: { type: 'string' } },
+  'RateLimit-Policy': { description: 'The per-IP and per-token limits', schema: { type: 'string' } },
+};
+
+/**
+ * The meal-events operations: the paged list (the contract's "Meal events"), one event, the
+ * writes, and the household's calendar feed. Any member reads events; Owner and Adult write; a
+ * non-member gets 404. Ids in the path are compared lower-cased.
  */
 export function createRouter(options: RouterOptions): ApiRouter {
-  const { service } = options;
+  const { service, calendar } = options;
+  const limits = options.calendarLimits ?? calendarFeedLimits();
   const api = new ApiRouter({ tags: ['MealEvents'] });
 
   api.route(
@@ -42,6 +92,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: '/api/v1/households/{householdId}/events',
       operationId: 'createMealEvent',
       summary: 'Adds a meal event (Owner or Adult)',
+      description:
+        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest.",
       auth: true,
       params: HouseholdParams,
       body: MealEventBody,
@@ -55,10 +107,29 @@ export function createRouter(options: RouterOptions): ApiRouter {
 
   api.route(
     {
+      method: 'get',
+      path: '/api/v1/households/{householdId}/events/{eventId}',
+      operationId: 'getMealEvent',
+      summary: 'One meal event (any member)',
+      auth: true,
+      params: EventParams,
+      responses: { 200: { description: 'The event', schema: MealEventSchema } },
+      errorCodes: { 404: ['not_found'] },
+    },
+    async (req, res) => {
+      const { householdId, eventId } = req.input.params;
+      res.json(await service.get(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase()));
+    },
+  );
+
+  api.route(
+    {
       method: 'put',
       path: '/api/v1/households/{householdId}/events/{eventId}',
       operationId: 'replaceMealEvent',
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
+      description:
+        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest.",
       auth: true,
       params: EventParams,
       body: MealEventBody,
@@ -86,6 +157,118 @@ export function createRouter(options: RouterOptions): ApiRouter {
       const { householdId, eventId } = req.input.params;
       await service.remove(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase());
       res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/api/v1/households/{householdId}/calendar-feed',
+      operationId: 'createCalendarFeed',
+      summary: "Makes a new secret URL of the household's meal calendar (Owner or Adult), retiring the previous one",
+      description:
+        'The URL holds a 256-bit token; anyone with it can read the calendar, so share it only with the household. The previous URL, if any, answers 404 from now on.',
+      tags: ['Calendar'],
+      auth: true,
+      params: HouseholdParams,
+      responses: { 201: { description: 'The new feed', schema: CalendarFeedSchema } },
+      errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
+    },
+    async (req, res) => {
+      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId.toLowerCase()));
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/households/{householdId}/calendar-feed',
+      operationId: 'getCalendarFeed',
+      summary: "The household's current calendar URL (any member but a Junior)",
+      description: '404 `not_found` when the household has no feed.',
+      tags: ['Calendar'],
+      auth: true,
+      params: HouseholdParams,
+      responses: { 200: { description: 'The current feed', schema: CalendarFeedSchema } },
+      errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
+    },
+    async (req, res) => {
+      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId.toLowerCase()));
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}/calendar-feed',
+      operationId: 'deleteCalendarFeed',
+      summary: "Retires the household's calendar URL at once (Owner or Adult)",
+      description: 'Answers 204 also when there was no feed.',
+      tags: ['Calendar'],
+      auth: true,
+      params: HouseholdParams,
+      responses: { 204: { description: 'The URL answers 404 from now on' } },
+      errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
+    },
+    async (req, res) => {
+      await calendar.remove(principalOf(req).userId, req.input.params.householdId.toLowerCase());
+      res.status(204).end();
+    },
+  );
+
+  // Both limits are taken before the feed is looked up, so guessing tokens costs the guesser's IP
+  // budget and never a database round trip beyond it. The per-token counter is keyed by a hash:
+  // the secret never becomes a Redis key.
+  const limitFeed: RequestHandler = async (req, res, next) => {
+    const ip = await limits.perIp.consume(req.ip ?? 'unknown');
+    const token = await limits.perToken.consume(createHash('sha256').update(String(req.params.token)).digest('base64url'));
+    res.setHeader('RateLimit-Policy', `${limits.perIp.policy}, ${limits.perToken.policy}`);
+    res.setHeader('RateLimit', `${ip}, ${token}`);
+    next();
+  };
+
+  api.route(
+    {
+      method: 'get',
+      path: '/calendar/{token}.ics',
+      operationId: 'getCalendarFeedIcs',
+      summary: "The household's meals as iCalendar (RFC 5545), for calendar apps; no sign-in",
+      description:
+        "The token is the secret: no cookie is needed or read. One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed. Rate-limited per client IP and per token.",
+      tags: ['Calendar'],
+      params: FeedTokenParams,
+      responses: {
+        200: {
+          description: 'The calendar',
+          contentType: 'text/calendar; charset=utf-8',
+          schema: { type: 'string' },
+          headers: {
+            ETag: { description: 'Weak validator (W/"…"): unchanged while the events of the window are', schema: { type: 'string' } },
+            'Cache-Control': { description: '`private, no-cache`: revalidate with If-None-Match', schema: { type: 'string' } },
+            ...RATE_LIMIT_HEADERS,
+          },
+        },
+        304: {
+          description: 'Not modified: If-None-Match matched the current ETag',
+          headers: { ETag: { description: 'The current validator', schema: { type: 'string' } } },
+        },
+      },
+      errorCodes: { 404: ['not_found'], 429: ['rate_limited'] },
+    },
+    limitFeed,
+    async (req, res) => {
+      const feed = await calendar.ics(req.input.params.token);
+      res.setHeader('ETag', feed.etag);
+      // The URL is a secret: shared caches must not keep the answer; clients revalidate each poll.
+      res.setHeader('Cache-Control', 'private, no-cache');
+      // Only If-None-Match decides (RFC 9110: If-Modified-Since is ignored when it is present, and there is no Last-Modified here).
+      if (fresh({ 'if-none-match': req.get('if-none-match') }, { etag: feed.etag })) {
+        res.status(304).end();
+        return;
+      }
+      const body = await timing.step('render-ics', () => feed.body());
+      res.setHeader('Content-Type', 'text/calendar; charset=utf-8');
+      res.send(body);
     },
   );
 

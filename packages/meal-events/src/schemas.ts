@@ -129,3 +129,32 @@ export const PagedMealEventSchema = {
   },
 } as const satisfies TypedSchema;
 export type PagedMealEvents = Infer<typeof PagedMealEventSchema>;
+
+/** CalendarFeedResponse: the household's secret calendar address and when it was made. */
+export const CalendarFeedSchema = {
+  type: 'object',
+  title: 'CalendarFeedResponse',
+  required: ['url', 'createdAt'],
+  properties: {
+    url: {
+      type: 'string',
+      format: 'uri',
+      description:
+        'PUBLIC_BASE_URL/calendar/<token>.ics: subscribe to it in a calendar app (or with webcal:// instead of https://). Anyone holding it reads the calendar.',
+      examples: ['https://meals.example.com/calendar/q3v1nQ0m7h2Yx2hQm0cS8bXk1Jf5dW9pL4eR6tU8yA0.ics'],
+    },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+} as const satisfies TypedSchema;
+export type CalendarFeed = Infer<typeof CalendarFeedSchema>;
+
+/**
+ * The secret of a feed URL. Any string is accepted here and one that is not a token this service
+ * handed out answers 404 like an unknown one (the contract: 404 for an unknown or retired token),
+ * so the limit is only there to keep absurd paths out.
+ */
+export const FeedTokenParams = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', maxLength: 4096, description: 'The token of the feed URL (43 base64url characters)' } },
+} as const satisfies TypedSchema;

@@ -1,11 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import type { HouseholdAccess, HouseholdRole } from '@svc/contracts';
-import { NotFoundError } from '@svc/http-kit';
+import type { Clock, HouseholdAccess, HouseholdMemberIds, HouseholdProfile, HouseholdRole, RandomBytes } from '@svc/contracts';
+import { createHttpApp, createLogger, NotFoundError } from '@svc/http-kit';
+import { buildTestApp, testAuthenticate } from '@svc/test-support';
+import type { Express } from 'express';
 import type { Knex } from 'knex';
+import {
+  type CalendarFeedLimits,
+  CalendarFeedService,
+  createRouter,
+  MealEventsService,
+  ObjectionCalendarFeedStore,
+  ObjectionMealEventStore,
+} from '../src/index.js';
 
-/** HouseholdAccess over a map household → user → role, standing in for @svc/households. */
+/**
+ * What @svc/households offers this package, over maps: roles (HouseholdAccess), member ids
+ * (HouseholdMemberIds) and time zones (HouseholdProfiles).
+ */
 export class MemoryAccess implements HouseholdAccess {
   readonly members = new Map<string, Map<string, HouseholdRole>>();
+  /** household → member ids (participants may name these). */
+  readonly memberIdsOf = new Map<string, Set<string>>();
+  /** household → IANA zone; Europe/Oslo unless set. */
+  readonly zones = new Map<string, string>();
 
   set(householdId: string, userId: string, role: HouseholdRole): this {
     const m = this.members.get(householdId) ?? new Map<string, HouseholdRole>();
@@ -13,6 +30,27 @@ export class MemoryAccess implements HouseholdAccess {
     this.members.set(householdId, m);
     return this;
   }
+
+  addMember(householdId: string, memberId: string): this {
+    const s = this.memberIdsOf.get(householdId) ?? new Set<string>();
+    s.add(memberId.toLowerCase());
+    this.memberIdsOf.set(householdId, s);
+    return this;
+  }
+
+  zone(householdId: string, zone: string): this {
+    this.zones.set(householdId, zone);
+    return this;
+  }
+
+  /** HouseholdMemberIds */
+  readonly memberIds: HouseholdMemberIds = async (householdId) => new Set(this.memberIdsOf.get(householdId) ?? []);
+
+  /** HouseholdProfiles */
+  readonly profiles = async (householdId: string): Promise<HouseholdProfile> => {
+    if (!this.members.has(householdId)) throw new NotFoundError('not_found', 'No such household');
+    return { id: householdId, country: 'NO', timeZoneId: this.zones.get(householdId) ?? 'Europe/Oslo', preferredLanguage: 'nb' };
+  };
 
   async roleOf(userId: string, householdId: string): Promise<HouseholdRole> {
     const role = this.members.get(householdId)?.get(userId);
@@ -61,4 +99,56 @@ export function spread(n: number): SeedEvent[] {
     out.push({ date: `2026-11-${String(day).padStart(2, '0')}`, servingTime: times[i % times.length] });
   }
   return out;
+}
+
+export interface EventsApp {
+  app: Express;
+  service: MealEventsService;
+  calendar: CalendarFeedService;
+}
+
+/** The package's router over `knex`, as the host builds it, with the stand-ins above. */
+export function buildEventsApp(options: {
+  knex: Knex;
+  clock: Clock;
+  access: MemoryAccess;
+  cursorSecret?: string;
+  tokenSecret?: string;
+  publicBaseUrl?: string;
+  random?: RandomBytes;
+  calendarLimits?: CalendarFeedLimits;
+  trustProxy?: boolean;
+}): EventsApp {
+  const store = new ObjectionMealEventStore(options.knex);
+  const { access, clock } = options;
+  const service = new MealEventsService({
+    store,
+    clock,
+    access,
+    memberIds: access.memberIds,
+    cursorSecret: options.cursorSecret ?? 'test secret',
+    random: options.random,
+  });
+  const calendar = new CalendarFeedService({
+    feeds: new ObjectionCalendarFeedStore(options.knex),
+    events: store,
+    clock,
+    access,
+    profiles: access.profiles,
+    publicBaseUrl: options.publicBaseUrl ?? 'https://meals.example.com',
+    tokenSecret: options.tokenSecret ?? 'test calendar secret',
+    random: options.random,
+  });
+  const routers = [createRouter({ service, calendar, calendarLimits: options.calendarLimits })];
+  // The shared test pipeline, or (to tell clients apart by X-Forwarded-For) the same pipeline trusting one proxy hop.
+  const app = options.trustProxy
+    ? createHttpApp({
+        logger: createLogger({ level: 'silent' }),
+        allowedOrigins: ['http://localhost:8080'],
+        routers,
+        authenticate: [testAuthenticate],
+        trustProxy: 1,
+      })
+    : buildTestApp({ routers });
+  return { app, service, calendar };
 }

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
-import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, type MealEvent, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
-import { MemoryAccess, seed, sortKey, spread } from './helpers.js';
+import { type MealEvent, migrations } from '../src/index.js';
+import { buildEventsApp, MemoryAccess, seed, sortKey, spread } from './helpers.js';
 
 describe('GET /api/v1/households/{householdId}/events', () => {
   let db: TestDatabase;
@@ -21,13 +21,7 @@ describe('GET /api/v1/households/{householdId}/events', () => {
   before(async () => {
     db = await createTestDatabase([migrations]);
     access.set(household, owner, 'Owner').set(household, junior, 'Junior').set(other, owner, 'Owner');
-    const service = new MealEventsService({
-      store: new ObjectionMealEventStore(db.knex),
-      clock: new ManualClock(),
-      access,
-      cursorSecret: 'test secret for cursors',
-    });
-    app = buildTestApp({ routers: [createRouter({ service })] });
+    app = buildEventsApp({ knex: db.knex, clock: new ManualClock(), access, cursorSecret: 'test secret for cursors' }).app;
   });
   afterEach(() => db.truncate());
   after(() => db.destroy());
@@ -297,13 +291,7 @@ describe('GET /api/v1/households/{householdId}/events', () => {
         await expectCode({ cursor: theirs }, 'invalid_cursor');
       });
       it('answers 400 invalid_cursor for a cursor signed with another secret', async () => {
-        const service = new MealEventsService({
-          store: new ObjectionMealEventStore(db.knex),
-          clock: new ManualClock(),
-          access,
-          cursorSecret: 'another secret',
-        });
-        const otherApp = buildTestApp({ routers: [createRouter({ service })] });
+        const otherApp = buildEventsApp({ knex: db.knex, clock: new ManualClock(), access, cursorSecret: 'another secret' }).app;
         const foreign = (await request(otherApp).get(path).query({ limit: 1 }).set('X-Test-User', owner).expect(200)).body.nextCursor;
         await expectCode({ cursor: foreign }, 'invalid_cursor');
       });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
-import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, MealEventsService, migrations, ObjectionMealEventStore } from '../src/index.js';
-import { MemoryAccess } from './helpers.js';
+import { migrations } from '../src/index.js';
+import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 describe('meal event writes (POST, PUT, DELETE)', () => {
   let db: TestDatabase;
@@ -36,9 +36,13 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
 
   before(async () => {
     db = await createTestDatabase([migrations]);
-    access.set(household, owner, 'Owner').set(household, adult, 'Adult').set(household, junior, 'Junior').set(other, owner, 'Owner');
-    const service = new MealEventsService({ store: new ObjectionMealEventStore(db.knex), clock, access, cursorSecret: 'test secret' });
-    app = buildTestApp({ routers: [createRouter({ service })] });
+    access
+      .set(household, owner, 'Owner')
+      .set(household, adult, 'Adult')
+      .set(household, junior, 'Junior')
+      .set(other, owner, 'Owner')
+      .addMember(household, member);
+    app = buildEventsApp({ knex: db.knex, clock, access }).app;
   });
   afterEach(() => db.truncate());
   after(() => db.destroy());
@@ -219,10 +223,88 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
   });
 
   it("answers 404 for another household's event, and leaves it alone", async () => {
-    const theirs = (await post(body(), owner, `/api/v1/households/${other}/events`).expect(201)).body;
+    const theirs = (await post(body({ participants: [] }), owner, `/api/v1/households/${other}/events`).expect(201)).body;
     await put(theirs.id, body({ notes: 'hijack' })).expect(404);
     await del(theirs.id).expect(404);
     expect((await list(owner, `/api/v1/households/${other}/events`)).body.items).to.deep.equal([theirs]);
+  });
+
+  describe('participants must be members', () => {
+    it('answers 400 validation_failed naming each participant whose memberId is not a member, on POST and PUT, and writes nothing', async () => {
+      const outsider = randomUUID();
+      const b = body({
+        participants: [
+          { memberId: member, name: 'Ada' },
+          { memberId: null, name: 'Guest' },
+          { memberId: outsider, name: 'Eve' },
+          { memberId: randomUUID(), name: 'Mallory' },
+        ],
+      });
+      const res = await post(b).expect(400);
+      expect(res.body.code).to.equal('validation_failed');
+      expect(res.body.errors).to.deep.equal([
+        { field: 'participants[2].memberId', message: 'is not a member of this household', in: 'body' },
+        { field: 'participants[3].memberId', message: 'is not a member of this household', in: 'body' },
+      ]);
+      expect((await list()).body.items).to.deep.equal([]);
+      const { id } = (await post(body()).expect(201)).body;
+      const put400 = await put(id, b).expect(400);
+      expect(put400.body.errors.map((e: { field: string }) => e.field)).to.deep.equal(['participants[2].memberId', 'participants[3].memberId']);
+      expect((await list()).body.items[0].participants).to.deep.equal(body().participants);
+    });
+
+    it("refuses a member of another household, and accepts this household's member in any letter case", async () => {
+      const theirs = randomUUID();
+      access.addMember(other, theirs);
+      await post(body({ participants: [{ memberId: theirs, name: 'Neighbour' }] })).expect(400);
+      const res = await post(body({ participants: [{ memberId: member.toUpperCase(), name: 'Ada' }] })).expect(201);
+      expect(res.body.participants).to.deep.equal([{ memberId: member, name: 'Ada' }]);
+    });
+
+    it('accepts guests alone (memberId null) without asking for the members', async () => {
+      let asked = 0;
+      const counting = new MemoryAccess().set(household, owner, 'Owner');
+      const original = counting.memberIds;
+      Object.defineProperty(counting, 'memberIds', {
+        value: (id: string) => {
+          asked++;
+          return original(id);
+        },
+      });
+      const counted = buildEventsApp({ knex: db.knex, clock, access: counting }).app;
+      await request(counted)
+        .post(base)
+        .set('X-Test-User', owner)
+        .send(body({ participants: [{ memberId: null, name: 'Grandma' }] }))
+        .expect(201);
+      expect(asked).to.equal(0);
+      await request(counted).post(base).set('X-Test-User', owner).send(body()).expect(400);
+      expect(asked).to.equal(1);
+    });
+  });
+
+  describe('GET one event', () => {
+    const getOne = (id: string, user = owner, path = base) => request(app).get(`${path}/${id}`).set('X-Test-User', user);
+
+    it('answers the event to any member, a Junior too, exactly as the list shows it', async () => {
+      const created = (await post(body()).expect(201)).body;
+      expect((await getOne(created.id).expect(200)).body).to.deep.equal(created);
+      expect((await getOne(created.id.toUpperCase(), junior).expect(200)).body).to.deep.equal(created);
+      expect((await list()).body.items).to.deep.equal([created]);
+    });
+
+    it("answers 404 not_found for an unknown event, for another household's, and to a non-member", async () => {
+      const created = (await post(body()).expect(201)).body;
+      const theirs = (await post(body({ participants: [] }), owner, `/api/v1/households/${other}/events`).expect(201)).body;
+      expect((await getOne(randomUUID()).expect(404)).body.code).to.equal('not_found');
+      expect((await getOne(theirs.id).expect(404)).body.code).to.equal('not_found');
+      expect((await getOne(created.id, stranger).expect(404)).body.code).to.equal('not_found');
+    });
+
+    it('answers 400 for an id that is not a uuid, and 401 without a session', async () => {
+      expect((await getOne('nope').expect(400)).body.code).to.equal('validation_failed');
+      expect((await request(app).get(`${base}/${randomUUID()}`).expect(401)).body.code).to.equal('unauthenticated');
+    });
   });
 
   it('answers 400 validation_failed for an eventId that is not a uuid', async () => {

@@ -1,5 +1,5 @@
 import { ApiRouter, principalOf } from '@svc/http-kit';
-import { PushDeviceSchema, RegisterBody, TokenParams, UpdateBody } from './schemas.js';
+import { PushDeviceListSchema, PushDeviceSchema, RegisterBody, TokenParams, UpdateBody } from './schemas.js';
 import type { PushService } from './service.js';
 
 /** What the push routes need: the package's service (which holds its store and clock). */
@@ -7,7 +7,7 @@ export interface RouterOptions {
   service: PushService;
 }
 
-/** The push-device operations (the contract's "Push devices"): register, read, switch, forget. */
+/** The push-device operations (the contract's "Push devices"): register, list, read, switch, forget. */
 export function createRouter(options: RouterOptions): ApiRouter {
   const { service } = options;
   const api = new ApiRouter({ tags: ['Push devices'] });
@@ -27,6 +27,22 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       res.json(await service.register(principalOf(req).userId, req.input.body));
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/me/devices',
+      operationId: 'listPushDevices',
+      summary: "The caller's phones, newest first",
+      description:
+        'Every device registered to the caller, the latest registration to this account first (`lastSeenAt` tells when each was last seen). Empty `items` when there are none.',
+      auth: true,
+      responses: { 200: { description: "The caller's devices", schema: PushDeviceListSchema } },
+    },
+    async (req, res) => {
+      res.json({ items: await service.list(principalOf(req).userId) });
     },
   );
 

@@ -73,3 +73,12 @@ export const PushDeviceSchema = {
   },
 } as const satisfies TypedSchema;
 export type PushDevice = Infer<typeof PushDeviceSchema>;
+
+/** The caller's phones, newest registration first (GET /me/devices). */
+export const PushDeviceListSchema = {
+  type: 'object',
+  title: 'PushDeviceListResponse',
+  required: ['items'],
+  properties: { items: { type: 'array', items: PushDeviceSchema, description: 'Newest first: the latest registration to this account first' } },
+} as const satisfies TypedSchema;
+export type PushDeviceList = Infer<typeof PushDeviceListSchema>;

@@ -1,5 +1,6 @@
-import type { Clock } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, Transaction } from '@svc/contracts';
 import { NotFoundError } from '@svc/http-kit';
+import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
 import type { PushStore } from './store.js';
 
@@ -51,4 +52,23 @@ export class PushService {
   devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]> {
     return this.store.devicesFor(userId, kind);
   }
+
+  /**
+   * The caller's phones, newest registration first (GET /me/devices). It is also the `devices`
+   * part of the data export (PersonalDataSources in @svc/contracts): the same records, no more.
+   */
+  list(userId: string): Promise<PushDevice[]> {
+    return this.store.list(userId);
+  }
+
+  /**
+   * This package's part in deleting an account: every phone of the person, inside the deletion's
+   * transaction, so a refusal by a later step leaves them registered. (The foreign key to accounts
+   * would cascade too; deleting them here keeps the step explicit and the order the host's.)
+   */
+  readonly deletionStep: AccountDeletionStep = {
+    deleteAccountData: async (userId: string, trx: Transaction): Promise<void> => {
+      await this.store.removeAll(userId, trx as Knex.Transaction);
+    },
+  };
 }

@@ -22,6 +22,10 @@ export interface PushStore {
   remove(userId: string, token: string): Promise<boolean>;
   /** The account's devices with `kind` switched on, most recently seen first. */
   devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]>;
+  /** Every device of the account, newest registration (`createdAt`) first. */
+  list(userId: string): Promise<PushDevice[]>;
+  /** Deletes every device of the account (inside `trx` when given); answers how many. */
+  removeAll(userId: string, trx?: Knex.Transaction): Promise<number>;
 }
 
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
@@ -96,6 +100,18 @@ export class ObjectionPushStore implements PushStore {
 
   async remove(userId: string, token: string): Promise<boolean> {
     return (await this.mine(userId, token).delete()) > 0;
+  }
+
+  async list(userId: string): Promise<PushDevice[]> {
+    // The token breaks ties, so two phones registered in the same millisecond keep one order.
+    const rows = await this.Device.query()
+      .where({ userId })
+      .orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'token' }]);
+    return rows.map((row) => row.toApi());
+  }
+
+  async removeAll(userId: string, trx?: Knex.Transaction): Promise<number> {
+    return this.Device.query(trx).where({ userId }).delete();
   }
 
   async devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]> {

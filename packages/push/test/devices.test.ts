@@ -10,6 +10,7 @@ describe('push devices: /api/v1/me/devices', () => {
   let db: TestDatabase;
   let app: Express;
   let devicesFor: (userId: string, kind: PushKind) => Promise<{ token: string }[]>;
+  let service: PushService;
   const clock = new ManualClock('2026-11-22T09:00:00.000Z');
   const ada = randomUUID();
   const bo = randomUUID();
@@ -20,7 +21,7 @@ describe('push devices: /api/v1/me/devices', () => {
 
   before(async () => {
     db = await createTestDatabase([migrations]);
-    const service = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
+    service = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
     devicesFor = (userId, kind) => service.devicesFor(userId, kind);
     app = buildTestApp({ routers: [createRouter({ service })] });
   });
@@ -290,8 +291,71 @@ describe('push devices: /api/v1/me/devices', () => {
     });
   });
 
+  describe('GET (the list)', () => {
+    const list = (user = ada) => request(app).get('/api/v1/me/devices').set('X-Test-User', user);
+
+    it("answers the caller's devices only, newest registration first, each as GET of its token answers it", async () => {
+      await put({ token: 'first', platform: 'ios' }).expect(200);
+      clock.advance(1000);
+      await put({ token: 'bos', platform: 'android' }, bo).expect(200);
+      clock.advance(1000);
+      await put({ token: 'second', platform: 'android', provider: 'apns' }).expect(200);
+      clock.advance(1000);
+      // Seen again: the registration is not newer, so the order stays.
+      await put({ token: 'first', platform: 'ios' }).expect(200);
+      const res = await list().expect(200);
+      expect(res.headers['cache-control']).to.equal('no-store');
+      expect(res.body.items.map((d: { token: string }) => d.token)).to.deep.equal(['second', 'first']);
+      expect(res.body.items[1]).to.deep.equal((await get('first').expect(200)).body);
+      expect((await list(bo).expect(200)).body).to.deep.equal({ items: [(await get('bos', bo).expect(200)).body] });
+    });
+
+    it('puts a token taken over from another account first for its new owner, and drops it from the old one', async () => {
+      await put({ token: 'shared', platform: 'ios' }, bo).expect(200);
+      clock.advance(1000);
+      await put({ token: 'mine', platform: 'ios' }).expect(200);
+      clock.advance(1000);
+      await put({ token: 'shared', platform: 'ios' }).expect(200);
+      expect((await list().expect(200)).body.items.map((d: { token: string }) => d.token)).to.deep.equal(['shared', 'mine']);
+      expect((await list(bo).expect(200)).body).to.deep.equal({ items: [] });
+    });
+
+    it('answers an empty list to an account without devices, and 401 without a session', async () => {
+      expect((await list().expect(200)).body).to.deep.equal({ items: [] });
+      expect((await request(app).get('/api/v1/me/devices').expect(401)).body.code).to.equal('unauthenticated');
+    });
+
+    it('is what the data export lists (service.list)', async () => {
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      expect(await service.list(ada)).to.deep.equal((await list().expect(200)).body.items);
+    });
+  });
+
+  describe('deletionStep (account deletion)', () => {
+    it("deletes the person's devices inside the given transaction, and nobody else's", async () => {
+      await put({ token: 'a1', platform: 'ios' }).expect(200);
+      await put({ token: 'a2', platform: 'android' }).expect(200);
+      await put({ token: 'b1', platform: 'ios' }, bo).expect(200);
+      // A deletion refused by a later step rolls back: the devices stay.
+      const refused = await db.knex
+        .transaction(async (trx) => {
+          await service.deletionStep.deleteAccountData(ada, trx);
+          expect(await trx('pushDevices').where({ userId: ada }).count({ n: '*' }).first()).to.deep.equal({ n: '0' });
+          throw new Error('a later step refused');
+        })
+        .catch((err: Error) => err.message);
+      expect(refused).to.equal('a later step refused');
+      expect(await rows()).to.equal(3);
+      await db.knex.transaction((trx) => service.deletionStep.deleteAccountData(ada, trx));
+      expect(await service.list(ada)).to.deep.equal([]);
+      expect((await service.list(bo)).map((d) => d.token)).to.deep.equal(['b1']);
+      await get('a1').expect(404);
+    });
+  });
+
   it('answers 401 without a session on every operation', async () => {
     await request(app).put('/api/v1/me/devices').send({ token: 't', platform: 'ios' }).expect(401);
+    await request(app).get('/api/v1/me/devices').expect(401);
     await request(app).get(at('t')).expect(401);
     await request(app).patch(at('t')).send({ listChanges: true, householdNews: true, runDone: true }).expect(401);
     await request(app).delete(at('t')).expect(401);

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import * as accounts from '@svc/accounts';
-import type { AccountDeletionStep, AccountDirectory, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { AccountDirectory, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { type Logger, type Metrics, ServiceUnavailableError, systemClock, systemRandom } from '@svc/http-kit';
+import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
@@ -41,23 +41,6 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
   draining?: () => boolean;
-  /** Tests only: the other packages' parts of account deletion and the data export (see TODO(lead) below). */
-  person?: { deletionSteps: AccountDeletionStep[]; personalData: PersonalDataSources };
-}
-
-/**
- * TODO(lead): stands in until households, push, meal rules and meal events export their parts of
- * account deletion and the data export. It refuses (503, the transaction rolls back) rather than
- * delete an account half-way or export a partial copy.
- */
-function notWiredYet(): { deletionSteps: AccountDeletionStep[]; personalData: PersonalDataSources } {
-  const refuse = (): never => {
-    throw new ServiceUnavailableError('Account deletion and the data export are not available yet');
-  };
-  return {
-    deletionSteps: [{ deleteAccountData: async () => refuse() }],
-    personalData: { household: async () => refuse(), rules: async () => refuse(), events: () => refuse(), devices: async () => refuse() },
-  };
 }
 
 export interface Service {
@@ -99,11 +82,48 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
     accounts: directory,
   });
-  // TODO(lead): wire the real capabilities here at merge, in this order, and drop `notWiredYet`:
-  //   deletionSteps: [householdsApi.deletionStep /* 409 owner_must_transfer, memberships, sole-member households */, <push devices step>]
-  //   personalData: { household: householdsApi.exportSource.household, rules: <meal-rules>, events: <meal-events, page by page>, devices: <push> }
-  // (push_devices also go with the account through their ON DELETE CASCADE foreign key.)
-  const person = deps.person ?? notWiredYet();
+  // The parser's typo indexes, built now rather than inside the first parse request.
+  mealRules.warmUpParser();
+  const rulesService = new mealRules.MealRulesService({
+    store: new mealRules.ObjectionMealRuleStore(knex),
+    clock,
+    access: householdsApi.access,
+    profiles: householdsApi.profiles,
+    spendTurn: householdsApi.spendTurn,
+    // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
+    modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
+    logger: logger.child({ component: 'meal-rules' }),
+  });
+  const eventsStore = new mealEvents.ObjectionMealEventStore(knex);
+  const eventsService = new mealEvents.MealEventsService({
+    store: eventsStore,
+    clock,
+    random,
+    access: householdsApi.access,
+    memberIds: householdsApi.memberIds,
+    cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
+  });
+  const calendarService = new mealEvents.CalendarFeedService({
+    feeds: new mealEvents.ObjectionCalendarFeedStore(knex),
+    events: eventsStore,
+    clock,
+    random,
+    access: householdsApi.access,
+    profiles: householdsApi.profiles,
+    publicBaseUrl: config.publicBaseUrl,
+    tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
+  });
+  const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
+
+  // A person's erasure and data export: each package deletes or reads only its own rows, inside
+  // accounts' one transaction (households first: it may refuse with owner_must_transfer).
+  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep];
+  const personalData: PersonalDataSources = {
+    household: householdsApi.exportSource.household,
+    rules: (householdId) => rulesService.exportRules(householdId),
+    events: (householdId) => eventsService.exportEvents(householdId),
+    devices: (userId) => pushService.list(userId),
+  };
   accountsApi = accounts.createAccounts({
     knex,
     clock,
@@ -111,8 +131,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     redis,
     memberships: householdsApi.memberships,
-    deletionSteps: person.deletionSteps,
-    personalData: person.personalData,
+    deletionSteps,
+    personalData,
     mailTransport: deps.mailTransport,
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -132,26 +152,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
-  // The parser's typo indexes, built now rather than inside the first parse request.
-  mealRules.warmUpParser();
-  const rulesService = new mealRules.MealRulesService({
-    store: new mealRules.ObjectionMealRuleStore(knex),
-    clock,
-    access: householdsApi.access,
-    profiles: householdsApi.profiles,
-    spendTurn: householdsApi.spendTurn,
-    // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
-    modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
-    logger: logger.child({ component: 'meal-rules' }),
-  });
-  const eventsService = new mealEvents.MealEventsService({
-    store: new mealEvents.ObjectionMealEventStore(knex),
-    clock,
-    random,
-    access: householdsApi.access,
-    cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
-  });
-  const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   const app = createApp({
     knex,
@@ -167,7 +167,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       accountsApi.router,
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
-      mealEvents.createRouter({ service: eventsService }),
+      mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
       push.createRouter({ service: pushService }),
     ],
   });

@@ -6,8 +6,7 @@ import { createTestDatabase, linksIn, SmtpReceiver, type TestDatabase } from '@s
 import { expect } from 'chai';
 import request from 'supertest';
 import { loadConfig } from '../src/config.js';
-import { buildService, type Service, type ServiceDeps } from '../src/service.js';
-import { testPersonCapabilities } from './person-capabilities.js';
+import { buildService, type Service } from '../src/service.js';
 
 export interface Harness {
   db: TestDatabase;
@@ -22,10 +21,7 @@ export interface Harness {
 }
 
 /** The composed service on a database of its own, mailing to a real SMTP receiver, on a manual clock. */
-export async function startHarness(
-  env: Record<string, string> = {},
-  options: { person?: (knex: TestDatabase['knex']) => ServiceDeps['person'] } = {},
-): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const smtp = new SmtpReceiver();
   await smtp.start();
@@ -38,8 +34,6 @@ export async function startHarness(
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     clock,
     startMailer: false,
-    // Until the packages' own parts are wired in service.ts (TODO(lead)), the tests' stand-ins.
-    person: (options.person ?? testPersonCapabilities)(db.knex),
   });
   return {
     db,

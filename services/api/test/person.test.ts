@@ -6,7 +6,6 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import request from 'supertest';
 import { type Harness, signUp, startHarness } from './harness.js';
-import { testPersonCapabilities } from './person-capabilities.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -33,7 +32,7 @@ describe('a person’s account across the whole service', function () {
   let h: Harness;
 
   beforeEach(async () => {
-    h = await startHarness({ AUTH_RATE_LIMIT: '1000000' }, { person: testPersonCapabilities });
+    h = await startHarness({ AUTH_RATE_LIMIT: '1000000' });
   });
   afterEach(async () => h?.close());
 

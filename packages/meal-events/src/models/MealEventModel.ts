@@ -15,7 +15,7 @@ export class MealEventModel extends BaseModel {
   static override tableName = 'meal_events';
   static override idColumn = 'id';
   static override timestamps = ['createdAt', 'updatedAt'];
-  static override jsonSchema = rowSchema(MealEventSchema, {});
+  static override jsonSchema = rowSchema(MealEventSchema, { sequence: { type: 'integer', minimum: 0 } });
 
   /**
    * `apiColumns`: every column, with `date` and `servingTime` formatted by PostgreSQL (`to_char`),
@@ -24,6 +24,10 @@ export class MealEventModel extends BaseModel {
    * (`meal_events.date`), or it would sort by the text (and could not use the index).
    */
   static override modifiers = {
+    /** `apiColumns` and the iCalendar revision, for the calendar feed. */
+    calendarColumns(query: objection.QueryBuilder<MealEventModel>) {
+      query.modify('apiColumns').select('sequence');
+    },
     apiColumns(query: objection.QueryBuilder<MealEventModel>) {
       query.select(
         'id',
@@ -53,6 +57,8 @@ export class MealEventModel extends BaseModel {
   declare participants: Participant[];
   declare createdAt: string;
   declare updatedAt: string;
+  /** iCalendar SEQUENCE: 0 when created, one more on every replacement (not part of the API shape). */
+  declare sequence: number;
 
   /**
    * Holds `date` as YYYY-MM-DD and `servingTime` as HH:mm however the row was read: `apiColumns`

@@ -1,1 +1,2 @@
+export { CalendarFeedModel } from './CalendarFeedModel.js';
 export { MealEventModel } from './MealEventModel.js';

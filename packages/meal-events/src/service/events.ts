@@ -1,14 +1,16 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type RandomBytes } from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
-import { CursorCodec, invalidCursor } from './cursor.js';
-import type { ListEventsQuery, MealEvent, MealEventInput, PagedMealEvents, Participant } from './schemas.js';
-import type { EventPosition, MealEventStore, MealEventValues } from './store.js';
+import { CursorCodec, invalidCursor } from '../cursor.js';
+import type { ListEventsQuery, MealEvent, MealEventInput, PagedMealEvents, Participant } from '../schemas.js';
+import type { EventPosition, MealEventStore, MealEventValues } from '../store/index.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
   clock: Clock;
   /** Membership and role of the caller, from @svc/households. */
   access: HouseholdAccess;
+  /** The household's member ids, from @svc/households: a participant's `memberId` must be one of them. */
+  memberIds: HouseholdMemberIds;
   /** HMAC key of page cursors; the host derives it from SESSION_SECRET. */
   cursorSecret: string;
   /** Source of new event ids (uuid v4); the system's unless given. */
@@ -47,6 +49,7 @@ export class MealEventsService {
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
+  private readonly memberIds: HouseholdMemberIds;
   private readonly codec: CursorCodec;
   private readonly random: RandomBytes;
 
@@ -54,6 +57,7 @@ export class MealEventsService {
     this.store = options.store;
     this.clock = options.clock;
     this.access = options.access;
+    this.memberIds = options.memberIds;
     this.codec = new CursorCodec(options.cursorSecret);
     this.random = options.random ?? systemRandom;
   }
@@ -86,14 +90,22 @@ export class MealEventsService {
     return { items: page.items, nextCursor, total: null };
   }
 
+  /** One event; any member. */
+  async get(userId: string, householdId: string, eventId: string): Promise<MealEvent> {
+    await this.access.roleOf(userId, householdId);
+    return (await this.store.get(householdId, eventId)) ?? Promise.reject(notFoundEvent());
+  }
+
   async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+    await this.assertParticipantsAreMembers(householdId, input);
     return this.store.create(householdId, uuidV4(this.random(16)), valuesOf(input), this.clock.now());
   }
 
   /** Full replacement: every field is written, `id` and `createdAt` stay. */
   async replace(userId: string, householdId: string, eventId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+    await this.assertParticipantsAreMembers(householdId, input);
     return (await this.store.replace(householdId, eventId, valuesOf(input), this.clock.now())) ?? Promise.reject(notFoundEvent());
   }
 
@@ -101,7 +113,46 @@ export class MealEventsService {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     if (!(await this.store.remove(householdId, eventId))) throw notFoundEvent();
   }
+
+  /**
+   * The `events` part of the data export (PersonalDataSources in @svc/contracts): every event of
+   * the household in list order, yielded a page of 100 at a time (keyset, so memory holds one page
+   * however many events there are). No access check: the export asks for households the person
+   * belongs to.
+   */
+  async *exportEvents(householdId: string): AsyncIterable<MealEvent[]> {
+    let after: EventPosition | null = null;
+    for (;;) {
+      const page = await this.store.page(householdId.toLowerCase(), { from: null, to: null, after, limit: EXPORT_PAGE });
+      if (page.items.length) yield page.items;
+      const last = page.items.at(-1);
+      if (!page.hasMore || !last) return;
+      after = { date: last.date, servingTime: last.servingTime, id: last.id };
+    }
+  }
+
+  /**
+   * A participant with a `memberId` must be a member of this household (a guest has none):
+   * 400 `validation_failed` naming each participant whose id is not one. Asked only when the body
+   * names someone, so events of guests alone cost no lookup.
+   */
+  private async assertParticipantsAreMembers(householdId: string, input: MealEventInput): Promise<void> {
+    const named = input.participants.map((p, i) => ({ i, memberId: p.memberId?.toLowerCase() ?? null })).filter((p) => p.memberId !== null);
+    if (!named.length) return;
+    const members = await this.memberIds(householdId);
+    const strangers = named.filter((p) => !members.has(p.memberId!));
+    if (strangers.length) {
+      throw new InputError(
+        'validation_failed',
+        `The body is not valid: ${strangers.map((p) => `participants[${p.i}].memberId is not a member of this household`).join('; ')}`,
+        strangers.map((p) => ({ field: `participants[${p.i}].memberId`, message: 'is not a member of this household', in: 'body' as const })),
+      );
+    }
+  }
 }
+
+/** Events per page of the export. */
+const EXPORT_PAGE = 100;
 
 /** 400 `validation_failed` when `from` is later than `to`. */
 function assertRange(from: string | undefined, to: string | undefined): void {

@@ -1,6 +1,7 @@
+import { objection } from '@svc/db';
 import type { Knex } from 'knex';
-import { MealEventModel } from './models/index.js';
-import type { MealEvent, MealEventType, Participant } from './schemas.js';
+import { MealEventModel } from '../models/index.js';
+import type { MealEvent, MealEventType, Participant } from '../schemas.js';
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
 export interface EventPosition {
@@ -35,6 +36,12 @@ export interface MealEventValues {
   participants: Participant[];
 }
 
+/** A meal event with its iCalendar revision, as the calendar feed reads it. */
+export interface CalendarEvent extends MealEvent {
+  /** 0 when created, one more on every replacement. */
+  sequence: number;
+}
+
 /**
  * What the meal-events service needs from storage. Every method is scoped to one household: an
  * event of another household is not found. Time comes in as `now`; the store holds no clock.
@@ -45,10 +52,17 @@ export interface MealEventStore {
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
   /** Writes a new event with the id the service chose. */
   create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
-  /** Full replacement (keeps `id` and `createdAt`); undefined when the household has no such event. */
+  /** Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the household has no such event. */
   replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined>;
   /** Hard delete; false when the household has no such event. */
   remove(householdId: string, id: string): Promise<boolean>;
+  /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
+  calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]>;
+  /**
+   * A digest of the same window's ids, sequences and last changes, in list order: it changes
+   * whenever an event of the window is added, replaced, moved or deleted. Cheaper than the window.
+   */
+  calendarFingerprint(householdId: string, from: string, to: string): Promise<string>;
 }
 
 /** MealEventStore on Objection: MealEventModel bound to the knex the host hands in. */
@@ -108,8 +122,9 @@ export class ObjectionMealEventStore implements MealEventStore {
   async replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
+    // The sequence grows in the same statement, so parallel replacements each count.
     const rows = await this.mine(householdId, id)
-      .patch({ ...values, updatedAt })
+      .patch({ ...values, updatedAt, sequence: objection.raw('?? + 1', ['sequence']) as unknown as number })
       .returning('createdAt');
     const row = rows[0];
     if (!row) return undefined;
@@ -118,5 +133,34 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   async remove(householdId: string, id: string): Promise<boolean> {
     return (await this.mine(householdId, id).delete()) > 0;
+  }
+
+  async calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]> {
+    // One range scan of the ordering index (household_id, date, …), already in list order.
+    const rows = await this.Event.query()
+      .modify('calendarColumns')
+      .where('householdId', householdId)
+      .where('mealEvents.date', '>=', from)
+      .where('mealEvents.date', '<=', to)
+      .orderBy([{ column: 'mealEvents.date' }, { column: 'mealEvents.servingTime' }, { column: 'mealEvents.id' }]);
+    return rows.map((row) => ({ ...row.toApi(), sequence: row.sequence }));
+  }
+
+  async calendarFingerprint(householdId: string, from: string, to: string): Promise<string> {
+    // One aggregate over the same index range, so an unchanged feed is answered (304) without
+    // reading or rendering its events. Objection has no ordered string_agg: raw select on the
+    // model's query. Every PUT moves updated_at and sequence, so together with the ids they
+    // cover every field the feed shows.
+    const row = (await this.Event.query()
+      .select(
+        this.Event.knex().raw(
+          "count(*)::text || ':' || coalesce(md5(string_agg(id::text || '/' || sequence || '/' || (extract(epoch from updated_at) * 1000)::bigint, ',' order by date, serving_time, id)), '') as fingerprint",
+        ),
+      )
+      .where('householdId', householdId)
+      .where('date', '>=', from)
+      .where('date', '<=', to)
+      .first()) as unknown as { fingerprint: string };
+    return row.fingerprint;
   }
 }

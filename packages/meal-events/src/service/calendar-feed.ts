@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
+import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
+import { LRUCache } from 'lru-cache';
+import { DateTime } from 'luxon';
+import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
+import { renderFeed, vtimezone } from '../ics.js';
+import type { CalendarFeed } from '../schemas.js';
+import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
+
+export interface CalendarFeedServiceOptions {
+  feeds: CalendarFeedStore;
+  /** The events the feed shows. */
+  events: MealEventStore;
+  clock: Clock;
+  /** Membership and role of the caller, from @svc/households. */
+  access: HouseholdAccess;
+  /** The household's time zone, from @svc/households. */
+  profiles: HouseholdProfiles;
+  /** PUBLIC_BASE_URL: the origin of feed URLs, and its host the right-hand side of every UID. */
+  publicBaseUrl: string;
+  /** Key material for sealing stored tokens; the host derives it from SESSION_SECRET. */
+  tokenSecret: string;
+  /** Source of tokens and IVs; the system's unless given. */
+  random?: RandomBytes;
+  /** Bytes of rendered feeds this instance keeps (by ETag); 16 MiB unless given. */
+  cacheBytes?: number;
+}
+
+/** A feed ready to answer: its validator now, its text when asked for. */
+export interface FeedAnswer {
+  /** Weak ETag: the same events give the same calendar. */
+  etag: string;
+  /** The iCalendar text (rendered once per ETag and instance, then kept while there is room). */
+  body(): Promise<string>;
+}
+
+/** Days of meals the feed holds before and after today (in the household's time zone). */
+export const FEED_WINDOW = { daysBefore: 31, daysAfter: 366 } as const;
+
+const noFeed = () => new NotFoundError('not_found', 'This household has no calendar feed');
+const unknownToken = () => new NotFoundError('not_found', 'No calendar feed has this address (it may have been replaced or deleted)');
+
+/**
+ * The household's calendar feed: a secret URL (a 256-bit token) that calendar apps subscribe to
+ * without signing in. One feed per household; a new one retires the old at once. The token is
+ * stored only as its SHA-256 (the lookup key) and sealed (so adults can read the URL again); the
+ * feed is built on every request from the events of the window, so a change shows on the next
+ * poll. No HTTP here.
+ */
+export class CalendarFeedService {
+  private readonly feeds: CalendarFeedStore;
+  private readonly events: MealEventStore;
+  private readonly clock: Clock;
+  private readonly access: HouseholdAccess;
+  private readonly profiles: HouseholdProfiles;
+  private readonly random: RandomBytes;
+  private readonly sealer: FeedTokenSealer;
+  private readonly base: string;
+  private readonly uidHost: string;
+  private readonly rendered: LRUCache<string, string>;
+
+  constructor(options: CalendarFeedServiceOptions) {
+    this.feeds = options.feeds;
+    this.events = options.events;
+    this.clock = options.clock;
+    this.access = options.access;
+    this.profiles = options.profiles;
+    this.random = options.random ?? systemRandom;
+    this.sealer = new FeedTokenSealer(options.tokenSecret);
+    const base = new URL(options.publicBaseUrl);
+    this.base = base.toString().replace(/\/+$/, '');
+    this.uidHost = base.host;
+    this.rendered = new LRUCache<string, string>({ maxSize: options.cacheBytes ?? 16 * 1024 * 1024, sizeCalculation: (body) => body.length || 1 });
+  }
+
+  private urlOf(token: string): string {
+    return `${this.base}/calendar/${token}.ics`;
+  }
+
+  /** A new secret URL for the household (Owner, Adult); the previous one stops working. */
+  async create(userId: string, householdId: string): Promise<CalendarFeed> {
+    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+    const token = this.random(FEED_TOKEN_BYTES).toString('base64url');
+    const sealed = this.sealer.seal(householdId, token, this.random(12));
+    const stored = await this.feeds.replace(householdId, feedTokenHash(token), sealed, this.clock.now());
+    return { url: this.urlOf(token), createdAt: stored.createdAt };
+  }
+
+  /**
+   * The current URL (Owner, Adult: the contract keeps it from Juniors); 404 when there is none.
+   * A token sealed under another secret (SESSION_SECRET was rotated) cannot be shown again: that
+   * is 404 too, and a POST makes a new one (the old URL keeps working until then).
+   */
+  async get(userId: string, householdId: string): Promise<CalendarFeed> {
+    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+    const stored = await this.feeds.get(householdId);
+    const token = stored && this.sealer.open(householdId, stored.sealedToken);
+    if (!stored || token === undefined) throw noFeed();
+    return { url: this.urlOf(token), createdAt: stored.createdAt };
+  }
+
+  /** Retires the URL (Owner, Adult). Idempotent: without a feed there is nothing to stop. */
+  async remove(userId: string, householdId: string): Promise<void> {
+    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+    await this.feeds.remove(householdId);
+  }
+
+  /** The household's feed found by hash (no secret compared), or 404 for anything not current. */
+  private async feedOf(token: string): Promise<StoredCalendarFeed> {
+    if (!isFeedTokenForm(token)) throw unknownToken();
+    return (await this.feeds.findByTokenHash(feedTokenHash(token))) ?? Promise.reject(unknownToken());
+  }
+
+  /**
+   * The iCalendar text behind a feed URL: the household's events from 31 days before today to 366
+   * days after, "today" being the date in the household's time zone now.
+   *
+   * Calendar apps poll, and most polls find nothing changed, while rendering costs about half a
+   * millisecond per event (mostly ical-generator's line folding). So the ETag is computed from a
+   * fingerprint of the window (one aggregate query) and of everything else the text depends on
+   * (zone and its VTIMEZONE, window, UID host): a matching If-None-Match is answered without
+   * reading the events, and the text is rendered only when asked for, once per ETag while the
+   * cache has room. The ETag is weak: it promises the same events, not the same bytes across
+   * versions of this service.
+   */
+  async ics(token: string): Promise<FeedAnswer> {
+    const feed = await this.feedOf(token);
+    const { timeZoneId } = await this.profiles(feed.householdId);
+    // Households only store zones of the server's own database; should one ever be unknown here, the feed still answers, in UTC.
+    const zone = DateTime.local({ zone: timeZoneId }).isValid ? timeZoneId : 'UTC';
+    const today = DateTime.fromJSDate(this.clock.now(), { zone }).startOf('day');
+    const from = today.minus({ days: FEED_WINDOW.daysBefore }).toISODate()!;
+    const to = today.plus({ days: FEED_WINDOW.daysAfter }).toISODate()!;
+    const fingerprint = await this.events.calendarFingerprint(feed.householdId, from, to);
+    const etag = `W/"${createHash('sha256')
+      .update(JSON.stringify([feed.householdId, zone, vtimezone(zone), from, to, this.uidHost, fingerprint]))
+      .digest('base64url')}"`;
+    return {
+      etag,
+      body: async () => {
+        const cached = this.rendered.get(etag);
+        if (cached !== undefined) return cached;
+        // Read after the fingerprint: an edit in between makes the text newer than its ETag, never
+        // older, so the next poll (a new ETag) simply fetches it again.
+        const events = await this.events.calendarWindow(feed.householdId, from, to);
+        const body = renderFeed({ zone, uidHost: this.uidHost, events });
+        this.rendered.set(etag, body);
+        return body;
+      },
+    };
+  }
+}

@@ -181,7 +181,9 @@ describe('a person’s account across the whole service', function () {
       ['Ada home', 'Owner'],
       ['Bob home', 'Adult'],
     ]);
-    expect(doc.devices).to.deep.equal([{ token: 'ada-phone', platform: 'ios' }]);
+    expect(doc.devices).to.have.length(1);
+    // As GET /me/devices answers it: the token, the platform and the switches.
+    expect(doc.devices[0]).to.include({ token: 'ada-phone', platform: 'ios', listChanges: true, reminders: true });
     expect(doc.sessions).to.have.length(2);
     const byName = Object.fromEntries(doc.households.map((x: { household: { name: string } }) => [x.household.name, x]));
     expect(Object.keys(byName).sort()).to.deep.equal(['Ada home', 'Bob home']);

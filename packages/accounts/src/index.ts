@@ -10,7 +10,7 @@
  */
 import type { AccountDirectory, Clock, MembershipsProvider, RandomBytes } from '@svc/contracts';
 import { type ApiRouter, type Logger, RateLimit, type RateLimitOptions, systemRandom } from '@svc/http-kit';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import passportModule, { type PassportStatic } from 'passport';
@@ -22,6 +22,7 @@ import { KnexAccountStore } from './KnexAccountStore.js';
 import { Mailer } from './Mailer.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { PasswordHasher } from './PasswordHasher.js';
+import { createPages } from './pages/index.js';
 import { BreachChecker } from './passwords.js';
 import { createAccountsRouter } from './router.js';
 import { createSessions } from './sessions.js';
@@ -36,6 +37,7 @@ export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
 export { prehash } from './PasswordHasher.js';
+export { PAGE_PATHS } from './pages/index.js';
 export { AuthProviderResponseSchema, MembershipResponseSchema, MeResponseSchema, UserResponseSchema } from './schemas.js';
 export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
@@ -131,6 +133,12 @@ export interface Accounts {
   /** The per-client-IP limit shared by all /api/v1/auth/* (429 `rate_limited`, Retry-After seconds). */
   authLimiter: RequestHandler;
   directory: AccountDirectoryWithWaitlist;
+  /**
+   * HTML pages at the paths of the mailed links (/confirm-email, /confirm-email-change,
+   * /reset-password), for a person without the web client. The host mounts them before the JSON
+   * body parser (their forms post urlencoded) unless WEB_PAGES=off.
+   */
+  pages: Router;
   /** The outbox worker. `deliverDue()` delivers what is due now and answers how many went out. */
   /**
    * The outbox worker. `start()` also starts hourly housekeeping (expired sessions, old tokens,
@@ -233,6 +241,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     router,
     authenticate: sessions.authenticate,
     authLimiter,
+    pages: createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, logger }),
     directory: {
       profiles: (ids) => store.profiles(ids),
       addToWaitlist: (entry) => store.addToWaitlist(entry.accountId, entry.reason, clock.now()),

@@ -140,7 +140,7 @@ describe('passwords seen in a breach (k-anonymity range API)', () => {
       for (const { app } of cases) {
         const res = await register(request(app), `user${i++}@example.test`, BREACHED);
         expect(res.status).to.equal(200);
-        traceIds.push(res.headers['x-trace-id']);
+        traceIds.push(String(res.headers['x-trace-id']));
       }
       expect(hanging.asked).to.have.length(1);
       const warnings = w.logLines.filter((l) => l.level === 40 && /breach API/.test(String(l.msg)));

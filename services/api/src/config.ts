@@ -52,6 +52,8 @@ export interface Config {
   instanceId: string;
   /** An OpenAI-compatible chat-completions endpoint for the rule parser; undefined: the offline parser only. */
   ruleParser: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
+  /** WEB_PAGES (default on): serve the pages of the mailed links (/confirm-email, /confirm-email-change, /reset-password) and the API docs page. */
+  webPages: boolean;
 }
 
 /** A configuration value that cannot be used; start-up prints `message` as its one line. */
@@ -236,6 +238,7 @@ export function loadConfig(env: Env = process.env): Config {
       nativeAudiences: list(env, 'APPLE_NATIVE_AUDIENCES'),
     },
     appRedirectUris,
+    webPages: bool(env, 'WEB_PAGES', true),
     shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 300),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,

@@ -131,6 +131,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     authLimiter: accountsApi.authLimiter,
     metrics: deps.metrics,
     draining: deps.draining,
+    pages: config.webPages ? accountsApi.pages : undefined,
     routers: [
       accountsApi.router,
       householdsApi.router,

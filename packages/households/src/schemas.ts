@@ -118,6 +118,7 @@ export const acceptInvitationBody: JsonSchema = {
 const bool = { type: 'boolean' };
 
 export const householdResponse: JsonSchema = {
+  title: 'HouseholdResponse',
   type: 'object',
   description: 'Every member is always sent, the ones the spec marks optional included',
   required: [
@@ -195,12 +196,14 @@ export const completeOnboardingResponse: JsonSchema = {
 };
 
 export const invitationResponse: JsonSchema = {
+  title: 'InvitationResponse',
   type: 'object',
   required: ['code', 'role', 'householdId', 'expiresAt'],
   properties: { code: { type: 'string' }, role: { type: 'string', enum: [...INVITABLE_ROLES] }, householdId: uuid, expiresAt: dateTime },
 };
 
 export const membershipResponse: JsonSchema = {
+  title: 'MembershipResponse',
   type: 'object',
   required: ['householdId', 'householdName', 'role', 'memberId'],
   properties: { householdId: uuid, householdName: { type: 'string' }, role, memberId: { type: ['string', 'null'], format: 'uuid' } },
@@ -216,6 +219,7 @@ export const membersResponse: JsonSchema = {
 };
 
 export const conversationResponse: JsonSchema = {
+  title: 'ConversationResponse',
   type: 'object',
   required: ['id', 'householdId', 'date', 'messages'],
   properties: {

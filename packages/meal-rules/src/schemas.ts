@@ -181,6 +181,7 @@ export const RULE_REQUEST_RULES_TEXT = [
 
 /** CreateMealRuleRequest and UpdateMealRuleRequest (the same five required members). */
 export const MealRuleRequestSchema: JsonSchema = {
+  title: 'MealRuleRequest',
   type: 'object',
   required: ['payload', 'strength', 'scope', 'startDate', 'endDate'],
   description: `CreateMealRuleRequest / UpdateMealRuleRequest. ${RULE_REQUEST_RULES_TEXT}`,
@@ -194,6 +195,7 @@ export const MealRuleRequestSchema: JsonSchema = {
 };
 
 export const MealRuleResponseSchema: JsonSchema = {
+  title: 'MealRuleResponse',
   type: 'object',
   required: ['id', 'householdId', 'kind', 'strength', 'scope', 'startDate', 'endDate', 'source', 'payload', 'createdAt', 'updatedAt'],
   properties: {

@@ -2,6 +2,7 @@ import { databaseAnswers } from '@svc/db';
 import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, type Metrics, ServiceUnavailableError } from '@svc/http-kit';
 import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
+import { docsRouter } from './docs.js';
 
 export interface AppDeps {
   knex: Knex;
@@ -74,6 +75,8 @@ export function createApp(deps: AppDeps): Express {
       res.json(document);
     },
   );
+  // Outside the OpenAPI document: HTML for people (the API reference; the mailed links' pages).
+  service.router.use(docsRouter());
   if (deps.pages) service.router.use(deps.pages);
   return createHttpApp({
     logger: deps.logger,

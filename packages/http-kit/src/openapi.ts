@@ -146,6 +146,20 @@ class SchemaNamer {
       const one = schema[key] as JsonSchema | undefined;
       if (one && typeof one === 'object') out[key] = this.name(one, undefined, input);
     }
+    // A discriminator over named branches: map each branch's constant to its component, so the
+    // value (`CategoryFrequency`) and not the component name (`CategoryFrequencyInput`) selects it.
+    const discriminator = schema.discriminator as { propertyName?: string; mapping?: Record<string, string> } | undefined;
+    const branches = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined;
+    if (discriminator?.propertyName && !discriminator.mapping && Array.isArray(branches)) {
+      const named = (out.oneOf ?? out.anyOf) as JsonSchema[];
+      const mapping: Record<string, string> = {};
+      branches.forEach((branch, i) => {
+        const value = (branch.properties as Record<string, JsonSchema> | undefined)?.[discriminator.propertyName!]?.const;
+        const target = named[i]?.$ref;
+        if (typeof value === 'string' && typeof target === 'string') mapping[value] = target;
+      });
+      if (Object.keys(mapping).length === branches.length) out.discriminator = { ...discriminator, mapping };
+    }
     const wanted = typeof schema.title === 'string' && schema.title ? schema.title : fallback;
     if (!wanted) return out;
     return { $ref: `#/components/schemas/${this.register(wanted, out, input)}` };

@@ -93,6 +93,16 @@ describe('the served OpenAPI document', () => {
     expect(doc.paths['/api/v1/me']!.get!.responses['200']!.content!['application/json']!.schema.$ref).to.equal('#/components/schemas/MeResponse');
   });
 
+  it('maps a discriminator value to its named branch (the kind selects the schema, not the component name)', () => {
+    const request = doc.components.schemas.MealRuleRequestInput as {
+      properties: { payload: { discriminator: { propertyName: string; mapping: Record<string, string> } } };
+    };
+    expect(request.properties.payload.discriminator.propertyName).to.equal('kind');
+    expect(request.properties.payload.discriminator.mapping.CategoryFrequency).to.equal('#/components/schemas/CategoryFrequencyInput');
+    const response = doc.components.schemas.MealRuleResponse as { properties: { payload: { discriminator: { mapping: Record<string, string> } } } };
+    expect(response.properties.payload.discriminator.mapping.CategoryFrequency).to.equal('#/components/schemas/CategoryFrequency');
+  });
+
   it('types total as an integer or null, and documents the codes the spec names as enums', () => {
     const paged = doc.components.schemas.PagedMealEventResponse as { properties: { total: { type: string[] } } };
     expect(paged.properties.total.type).to.deep.equal(['integer', 'null']);

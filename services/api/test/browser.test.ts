@@ -92,8 +92,9 @@ describe('in a real browser', function () {
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'self'/);
     // Redoc has rendered once the side menu holds the operations.
-    await page.waitForFunction((n) => document.querySelectorAll('[role="menuitem"], li[data-item-id]').length >= n, summaries.length, { timeout: 60_000 });
-    const text = await page.evaluate(() => document.body.innerText);
+    // (Page functions as strings: they run in the browser, whose DOM types this package does not load.)
+    await page.waitForFunction(`document.querySelectorAll('li[data-item-id]').length >= ${summaries.length}`, undefined, { timeout: 60_000 });
+    const text = (await page.evaluate('document.body.innerText')) as string;
     const missing = summaries.filter((s) => !text.includes(s));
     expect(missing, 'operations the page does not show').to.deep.equal([]);
     await shot(page, 'api-docs');

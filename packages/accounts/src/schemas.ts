@@ -77,6 +77,7 @@ export interface RegisterBody {
 }
 export const RegisterRequest: JsonSchema = {
   type: 'object',
+  examples: [{ email: 'ada@example.com', password: 'correct horse battery staple', displayName: 'Ada Lovelace' }],
   required: ['email', 'password', 'displayName'],
   properties: {
     email,
@@ -89,7 +90,12 @@ export interface LoginBody {
   email: string;
   password: string;
 }
-export const LoginRequest: JsonSchema = { type: 'object', required: ['email', 'password'], properties: { email, password } };
+export const LoginRequest: JsonSchema = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email, password },
+  examples: [{ email: 'ada@example.com', password: 'correct horse battery staple' }],
+};
 
 export interface ConfirmEmailBody {
   userId: string;

@@ -44,6 +44,7 @@ const preferredLanguage = { type: 'string', maxLength: LANGUAGE_TAG_MAX, descrip
 
 export const createHouseholdBody: JsonSchema = {
   type: 'object',
+  examples: [{ name: 'The Lovelaces', timeZoneId: 'Europe/London', defaultDinnerTime: '18:00' }],
   required: ['name', 'timeZoneId', 'defaultDinnerTime'],
   properties: {
     name,

@@ -82,6 +82,16 @@ export type Participant = Infer<typeof ParticipantSchema>;
 export const MealEventBody = {
   title: 'MealEventRequest',
   type: 'object',
+  examples: [
+    {
+      date: '2026-12-24',
+      eventType: 'Guests',
+      servingTime: '18:30',
+      availableCookingMinutes: 120,
+      notes: 'Grandparents visit',
+      participants: [{ memberId: null, name: 'Grandma' }],
+    },
+  ],
   required: ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants'],
   properties: {
     date: DateSchema,

@@ -126,7 +126,11 @@ export class AccountService {
     const key = normalizeEmail(emailInput);
     const lockedUntil = await this.o.store.lockedUntil(key);
     if (lockedUntil && lockedUntil.getTime() > this.now().getTime()) {
-      throw new LockedError('account_locked', 'Too many wrong passwords; this account is locked for a few minutes, or until its password is reset');
+      // Retry-After: the seconds left of the lock (a reset lifts it sooner).
+      const wait = Math.max(1, Math.ceil((lockedUntil.getTime() - this.now().getTime()) / 1000));
+      throw new LockedError('account_locked', 'Too many wrong passwords; this account is locked for a few minutes, or until its password is reset', {
+        headers: { 'Retry-After': String(wait) },
+      });
     }
     const account = key ? await this.o.store.findByEmail(key) : undefined;
     const ok = await timing.step('hash-password', () => this.o.hasher.verifyOrBurn(password, account?.passwordHash));

@@ -195,7 +195,11 @@ export class Mailer {
       await fs.mkdir(this.fileDir, { recursive: true });
       const file = path.join(this.fileDir, `${this.options.clock.now().toISOString().replace(/[:.]/g, '-')}-${row.id}.eml`);
       await fs.writeFile(file, (info as unknown as { message: Buffer }).message, { mode: 0o600 });
-      this.options.logger.info({ mailId: row.id, kind: row.kind, to: row.recipient, subject: row.subject, file }, 'mail written to file');
+      // The .eml is quoted-printable, whose soft line breaks split a long link; the plain text
+      // beside it holds each link whole on a line of its own, ready to copy.
+      const text = file.replace(/\.eml$/, '.txt');
+      await fs.writeFile(text, `To: ${row.recipient}\nSubject: ${row.subject}\n\n${row.textBody}`, { mode: 0o600 });
+      this.options.logger.info({ mailId: row.id, kind: row.kind, to: row.recipient, subject: row.subject, file, text }, 'mail written to file');
     } else {
       this.options.logger.info({ mailId: row.id, kind: row.kind, to: row.recipient }, 'mail sent');
     }

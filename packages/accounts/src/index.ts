@@ -10,7 +10,7 @@
  */
 import type { AccountDeletionStep, AccountDirectory, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { type ApiRouter, type Logger, RateLimit, type RateLimitOptions, systemRandom } from '@svc/http-kit';
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import passportModule, { type PassportStatic } from 'passport';
@@ -22,6 +22,7 @@ import { KnexAccountStore } from './KnexAccountStore.js';
 import { Mailer } from './Mailer.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { PasswordHasher } from './PasswordHasher.js';
+import { createPages } from './pages/index.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker } from './passwords.js';
 import { loginLinkedMail } from './person-mails.js';
@@ -43,6 +44,7 @@ export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
 export * from './models/index.js';
 export { prehash } from './PasswordHasher.js';
+export { PAGE_PATHS } from './pages/index.js';
 export { loginPasswordCheck } from './password-check.js';
 export { addPersonRoutes, type PersonRoutesOptions } from './person-router.js';
 export {
@@ -175,6 +177,12 @@ export interface Accounts {
   /** The per-client-IP limit shared by all /api/v1/auth/* (429 `rate_limited`, Retry-After seconds). */
   authLimiter: RequestHandler;
   directory: AccountDirectoryWithWaitlist;
+  /**
+   * HTML pages at the paths of the mailed links (/confirm-email, /confirm-email-change,
+   * /reset-password), for a person without the web client. The host mounts them before the JSON
+   * body parser (their forms post urlencoded) unless WEB_PAGES=off.
+   */
+  pages: Router;
   /** The outbox worker. `deliverDue()` delivers what is due now and answers how many went out. */
   /**
    * The outbox worker. `start()` also starts hourly housekeeping (expired sessions, old tokens,
@@ -300,6 +308,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     router,
     authenticate: sessions.authenticate,
     authLimiter,
+    pages: createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, logger }),
     directory: {
       profiles: (ids) => store.profiles(ids),
       addToWaitlist: (entry) => store.addToWaitlist(entry.accountId, entry.reason, clock.now()),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Logger } from '@svc/http-kit';
+import { currentContext, type Logger } from '@svc/http-kit';
 
 /** decisions.md §3: at least 8 characters, at most 256 (longer: 400 value_too_long from the schema). */
 export const PASSWORD_MIN = 8;
@@ -62,8 +62,15 @@ export class BreachChecker {
       }
       return false;
     } catch (err) {
+      // The trace id ties the warning to the request that met it; the cause says why (fetch's own
+      // message is only "fetch failed": the cause carries ECONNREFUSED, a TLS error, the timeout).
+      const cause = (err as Error).cause as { message?: string; code?: string } | undefined;
       this.options.logger.warn(
-        { err: { message: (err as Error).message, name: (err as Error).name } },
+        {
+          traceId: currentContext()?.traceId,
+          err: { message: (err as Error).message, name: (err as Error).name },
+          ...(cause ? { cause: { message: cause.message, ...(cause.code ? { code: cause.code } : {}) } } : {}),
+        },
         'password breach API unreachable or slow; password accepted unchecked',
       );
       return false;

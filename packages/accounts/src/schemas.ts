@@ -9,12 +9,14 @@ const token = { type: 'string', maxLength: MAX.token };
 const uuid = { type: 'string', format: 'uuid' };
 
 export const UserResponseSchema: JsonSchema = {
+  title: 'UserResponse',
   type: 'object',
   required: ['id', 'email', 'displayName'],
   properties: { id: uuid, email: { type: ['string', 'null'] }, displayName: { type: 'string' } },
 };
 
 export const MembershipResponseSchema: JsonSchema = {
+  title: 'MembershipResponse',
   type: 'object',
   required: ['householdId', 'householdName', 'role', 'memberId'],
   properties: {
@@ -26,6 +28,7 @@ export const MembershipResponseSchema: JsonSchema = {
 };
 
 export const MeResponseSchema: JsonSchema = {
+  title: 'MeResponse',
   type: 'object',
   required: ['user', 'memberships', 'isPlatformAdmin', 'emailConfirmed', 'hasPassword', 'serverNow'],
   properties: {
@@ -38,7 +41,7 @@ export const MeResponseSchema: JsonSchema = {
   },
 };
 
-export const EmptyResponseSchema: JsonSchema = { type: 'object', additionalProperties: false, description: 'always {}' };
+export const EmptyResponseSchema: JsonSchema = { title: 'EmptyResponse', type: 'object', additionalProperties: false, description: 'always {}' };
 
 export interface UpdateMeBody {
   displayName: string;
@@ -74,6 +77,7 @@ export interface RegisterBody {
 }
 export const RegisterRequest: JsonSchema = {
   type: 'object',
+  examples: [{ email: 'ada@example.com', password: 'correct horse battery staple', displayName: 'Ada Lovelace' }],
   required: ['email', 'password', 'displayName'],
   properties: {
     email,
@@ -86,7 +90,12 @@ export interface LoginBody {
   email: string;
   password: string;
 }
-export const LoginRequest: JsonSchema = { type: 'object', required: ['email', 'password'], properties: { email, password } };
+export const LoginRequest: JsonSchema = {
+  type: 'object',
+  required: ['email', 'password'],
+  properties: { email, password },
+  examples: [{ email: 'ada@example.com', password: 'correct horse battery staple' }],
+};
 
 export interface ConfirmEmailBody {
   userId: string;
@@ -124,6 +133,7 @@ export const ResetPasswordRequest: JsonSchema = {
 // ---- Social sign-in (service-spec Account rules 11–14, decisions.md §4) ----
 
 export const AuthProviderResponseSchema: JsonSchema = {
+  title: 'AuthProviderResponse',
   type: 'object',
   required: ['scheme', 'displayName'],
   properties: {

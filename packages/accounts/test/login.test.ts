@@ -73,9 +73,12 @@ describe('POST /api/v1/auth/login and the lockout', () => {
     expect(locked.status).to.equal(423);
     expect(locked.body.code).to.equal('account_locked');
     expect(sessionCookie(locked)).to.equal(undefined);
+    expect(locked.headers['retry-after']).to.equal('300'); // the whole lock is left
 
     w.clock.advanceSeconds(299);
-    expect((await login(request.agent(w.app), 'ada@example.test', PASSWORD)).status).to.equal(423);
+    const last = await login(request.agent(w.app), 'ada@example.test', PASSWORD);
+    expect(last.status).to.equal(423);
+    expect(last.headers['retry-after']).to.equal('1');
     w.clock.advanceSeconds(1);
     expect((await login(request.agent(w.app), 'ada@example.test', PASSWORD)).status).to.equal(200);
   });

@@ -136,13 +136,20 @@ describe('passwords seen in a breach (k-anonymity range API)', () => {
         w.another({ passwordBreachApi: hanging.url }, { tuning: { bcryptCost: 4, hashWorkers: 1, breachTimeoutMs: 200 } }),
       ];
       let i = 0;
+      const traceIds: string[] = [];
       for (const { app } of cases) {
         const res = await register(request(app), `user${i++}@example.test`, BREACHED);
         expect(res.status).to.equal(200);
+        traceIds.push(String(res.headers['x-trace-id']));
       }
       expect(hanging.asked).to.have.length(1);
       const warnings = w.logLines.filter((l) => l.level === 40 && /breach API/.test(String(l.msg)));
       expect(warnings).to.have.length(3);
+      // Each warning names its request's trace id and why: the cause under "fetch failed", the status, the timeout.
+      expect(warnings.map((l) => l.traceId)).to.deep.equal(traceIds);
+      expect((warnings[0] as { cause?: { message?: string } }).cause?.message).to.equal('bad port'); // fetch refuses port 1 itself
+      expect((warnings[1] as { err: { message: string } }).err.message).to.contain('503');
+      expect((warnings[2] as { err: { name: string } }).err.name).to.equal('TimeoutError');
       expect(JSON.stringify(warnings)).to.not.contain(BREACHED);
     } finally {
       await hanging.close();

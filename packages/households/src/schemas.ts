@@ -42,6 +42,7 @@ export const MemberParams = {
 
 export const CreateHouseholdBody = {
   type: 'object',
+  examples: [{ name: 'The Lovelaces', timeZoneId: 'Europe/London', defaultDinnerTime: '18:00' }],
   required: ['name', 'timeZoneId', 'defaultDinnerTime'],
   properties: {
     name: {
@@ -150,6 +151,7 @@ export const DeleteHouseholdBody = {
 
 /** HouseholdResponse of the spec; every member is always sent, the optional ones included. */
 export const HouseholdSchema = {
+  title: 'HouseholdResponse',
   type: 'object',
   description: 'Every member is always sent, the ones the spec marks optional included',
   required: [
@@ -229,6 +231,7 @@ export const CompleteOnboardingSchema = {
 export type CompleteOnboardingResponse = Infer<typeof CompleteOnboardingSchema>;
 
 export const InvitationSchema = {
+  title: 'InvitationResponse',
   type: 'object',
   required: ['code', 'role', 'householdId', 'expiresAt'],
   properties: { code: { type: 'string' }, role: { type: 'string', enum: INVITABLE_ROLES }, householdId: uuid, expiresAt: dateTime },
@@ -236,6 +239,7 @@ export const InvitationSchema = {
 export type InvitationResponse = Infer<typeof InvitationSchema>;
 
 export const MembershipSchema = {
+  title: 'MembershipResponse',
   type: 'object',
   required: ['householdId', 'householdName', 'role', 'memberId'],
   properties: { householdId: uuid, householdName: { type: 'string' }, role, memberId: { type: ['string', 'null'], format: 'uuid' } },
@@ -264,6 +268,7 @@ export const MessageSchema = {
 export type MessageResponse = Infer<typeof MessageSchema>;
 
 export const ConversationSchema = {
+  title: 'ConversationResponse',
   type: 'object',
   required: ['id', 'householdId', 'date', 'messages'],
   properties: {

@@ -16,6 +16,9 @@ const TITLES: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
+/** The problem `title` of each status (its reason phrase). */
+export const PROBLEM_TITLES: Readonly<Record<number, string>> = TITLES;
+
 export interface Problem {
   type: string;
   title: string;

@@ -1,24 +1,41 @@
 import { expect } from 'chai';
-import { buildOpenApiDocument } from '../src/index.js';
+import { ApiRouter, buildOpenApi, buildOpenApiDocument } from '../src/index.js';
 import { demoRouter } from './helpers.js';
 
-describe('the OpenAPI document', () => {
-  const doc = buildOpenApiDocument({ title: 't', version: '1' }, demoRouter().operations) as {
-    openapi: string;
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          operationId: string;
-          parameters: { name: string; in: string; required: boolean }[];
-          requestBody?: { content: Record<string, { schema: { properties: Record<string, { maxLength?: number }> } }> };
-          responses: Record<string, unknown>;
-          security: unknown[];
-        }
-      >
-    >;
+type Doc = {
+  openapi: string;
+  components: {
+    schemas: Record<string, { title?: string; properties?: Record<string, { maxLength?: number; $ref?: string }> }>;
+    headers: Record<string, unknown>;
   };
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId: string;
+        parameters: { name: string; in: string; required: boolean }[];
+        requestBody?: { content: Record<string, { schema: { $ref: string } }> };
+        responses: Record<
+          string,
+          {
+            headers: Record<string, { $ref?: string }>;
+            content?: Record<
+              string,
+              { schema: { $ref?: string; allOf?: [{ $ref: string }, { properties: { code: { enum: string[] } } }] }; example?: { code: string } }
+            >;
+          }
+        >;
+        security: unknown[];
+      }
+    >
+  >;
+};
+
+const schemaName = (ref: string | undefined) => ref?.replace('#/components/schemas/', '');
+
+describe('the OpenAPI document', () => {
+  const doc = buildOpenApiDocument({ title: 't', version: '1' }, demoRouter().operations) as unknown as Doc;
 
   it('is OpenAPI 3.1 with every declared operation', () => {
     expect(doc.openapi).to.equal('3.1.0');
@@ -26,10 +43,12 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/api/v1/things']!.post!.operationId).to.equal('createThing');
   });
 
-  it('shows the schemas that validate, with the default string limit applied', () => {
-    const schema = doc.paths['/api/v1/things']!.post!.requestBody!.content['application/json']!.schema;
-    expect(schema.properties.name!.maxLength).to.equal(10);
-    expect(schema.properties.nick!.maxLength).to.equal(200);
+  it('names a request body after its operation and shows the schemas that validate, with the default string limit applied', () => {
+    const ref = doc.paths['/api/v1/things']!.post!.requestBody!.content['application/json']!.schema.$ref;
+    expect(schemaName(ref)).to.equal('CreateThingRequest');
+    const schema = doc.components.schemas.CreateThingRequest!;
+    expect(schema.properties!.name!.maxLength).to.equal(10);
+    expect(schema.properties!.nick!.maxLength).to.equal(200);
   });
 
   it('lists path and query parameters, session security and problem answers', () => {
@@ -37,6 +56,72 @@ describe('the OpenAPI document', () => {
     expect(op.parameters.find((p) => p.name === 'id')).to.include({ in: 'path', required: true });
     expect(op.parameters.find((p) => p.name === 'limit')).to.include({ in: 'query', required: false });
     expect(op.security).to.deep.equal([{ sessionCookie: [] }]);
-    expect(op.responses).to.include.keys('200', '400', '401', '426', '429');
+    expect(op.responses).to.include.keys('200', '400', '401', '426', '500', '503');
+    // Not rate-limited: no 429 and no RateLimit headers.
+    expect(op.responses).to.not.have.key('429');
+    expect(op.responses['200']!.headers).to.not.have.key('RateLimit');
+  });
+
+  it('gives each error answer its codes as an enum on the problem schema, with an example', () => {
+    const r400 = doc.paths['/api/v1/things']!.post!.responses['400']!;
+    const schema = r400.content!['application/problem+json']!.schema;
+    expect(schemaName(schema.allOf![0].$ref)).to.equal('Problem');
+    expect(schema.allOf![1].properties.code.enum).to.deep.equal(['validation_failed', 'value_too_long']);
+    expect(r400.content!['application/problem+json']!.example!.code).to.equal('validation_failed');
+    expect(doc.paths['/api/v1/things']!.post!.responses).to.include.keys('413');
+    expect(r400.headers['X-Trace-Id']!.$ref).to.equal('#/components/headers/X-Trace-Id');
+  });
+
+  it('names titled schemas at any depth once, shares them between operations, and names the rest per operation', () => {
+    const Item = { type: 'object', title: 'Item', required: ['id'], properties: { id: { type: 'string' } } } as const;
+    const api = new ApiRouter();
+    const ok = () => undefined;
+    api.route(
+      {
+        method: 'get',
+        path: '/api/v1/items',
+        operationId: 'listItems',
+        summary: 'l',
+        responses: { 200: { description: 'd', schema: { type: 'array', items: Item } } },
+      },
+      ok,
+    );
+    api.route({ method: 'get', path: '/api/v1/items/{id}', operationId: 'getItem', summary: 'g', responses: { 200: { description: 'd', schema: Item } } }, ok);
+    api.route(
+      {
+        method: 'post',
+        path: '/api/v1/items',
+        operationId: 'createItem',
+        summary: 'c',
+        body: { type: 'object', properties: { item: Item } },
+        responses: { 201: { description: 'd', schema: Item }, 202: { description: 'later', schema: { type: 'object' } } },
+      },
+      ok,
+    );
+    const built = buildOpenApi({ title: 't', version: '1' }, api.operations);
+    const d = built.document as unknown as Doc;
+    const s = d.components.schemas;
+    expect(Object.keys(s)).to.include.members(['Item', 'ItemInput', 'ListItemsResponse', 'CreateItemRequest', 'CreateItemResponse202', 'Problem']);
+    expect((s.ListItemsResponse as { items: { $ref: string } }).items.$ref).to.equal('#/components/schemas/Item');
+    expect(schemaName(d.paths['/api/v1/items/{id}']!.get!.responses['200']!.content!['application/json']!.schema.$ref)).to.equal('Item');
+    // The request side carries the default string limit, so it is a schema of its own.
+    expect(s.ItemInput!.properties!.id!.maxLength).to.equal(200);
+    expect(built.nameConflicts).to.deep.equal([]);
+  });
+
+  it('reports two different schemas under one title instead of merging them', () => {
+    const api = new ApiRouter();
+    const ok = () => undefined;
+    api.route(
+      { method: 'get', path: '/a', operationId: 'a', summary: 'a', responses: { 200: { description: 'd', schema: { type: 'object', title: 'Same' } } } },
+      ok,
+    );
+    api.route(
+      { method: 'get', path: '/b', operationId: 'b', summary: 'b', responses: { 200: { description: 'd', schema: { type: 'string', title: 'Same' } } } },
+      ok,
+    );
+    const built = buildOpenApi({ title: 't', version: '1' }, api.operations);
+    expect(built.nameConflicts).to.deep.equal(['Same']);
+    expect(Object.keys((built.document as unknown as Doc).components.schemas)).to.include.members(['Same', 'Same2']);
   });
 });

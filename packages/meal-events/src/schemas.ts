@@ -67,6 +67,7 @@ export const ListQuery = {
 export type ListEventsQuery = Infer<typeof ListQuery>;
 
 export const ParticipantSchema = {
+  title: 'Participant',
   type: 'object',
   required: ['memberId', 'name'],
   properties: {
@@ -79,7 +80,18 @@ export type Participant = Infer<typeof ParticipantSchema>;
 
 /** POST and PUT body: every member required (PUT replaces them all); `notes` may be "" but not null. */
 export const MealEventBody = {
+  title: 'MealEventRequest',
   type: 'object',
+  examples: [
+    {
+      date: '2026-12-24',
+      eventType: 'Guests',
+      servingTime: '18:30',
+      availableCookingMinutes: 120,
+      notes: 'Grandparents visit',
+      participants: [{ memberId: null, name: 'Grandma' }],
+    },
+  ],
   required: ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants'],
   properties: {
     date: DateSchema,
@@ -101,6 +113,7 @@ export type MealEventInput = Infer<typeof MealEventBody>;
 
 /** A meal event as the API answers it. */
 export const MealEventSchema = {
+  title: 'MealEventResponse',
   type: 'object',
   required: ['id', 'householdId', 'date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants', 'createdAt', 'updatedAt'],
   properties: {
@@ -120,12 +133,13 @@ export type MealEvent = Infer<typeof MealEventSchema>;
 
 /** PagedMealEventResponse of the spec; `total` is always null and always sent. */
 export const PagedMealEventSchema = {
+  title: 'PagedMealEventResponse',
   type: 'object',
   required: ['items', 'nextCursor', 'total'],
   properties: {
     items: { type: 'array', items: MealEventSchema },
     nextCursor: { type: ['string', 'null'], description: 'Pass back as `cursor` for the next page; null on the last page' },
-    total: { type: 'null', description: 'Always null' },
+    total: { type: ['integer', 'null'], description: 'The number of matching events; always null in this version (counting is not offered)' },
   },
 } as const satisfies TypedSchema;
 export type PagedMealEvents = Infer<typeof PagedMealEventSchema>;

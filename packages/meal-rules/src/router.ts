@@ -98,7 +98,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: HouseholdParamsSchema,
       body: ParseRulesRequestSchema,
       responses: { 200: { description: 'The proposals', schema: ParseRulesResponseSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'rate_limited'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'ai_paused'] },
     },
     async (req, res) => {
       res.json(await service.parse(principalOf(req).userId, req.input.params.householdId, req.input.body.text));

@@ -204,6 +204,7 @@ export const RULE_REQUEST_RULES_TEXT = [
 
 /** CreateMealRuleRequest and UpdateMealRuleRequest (the same five required members). */
 export const MealRuleRequestSchema = {
+  title: 'MealRuleRequest',
   type: 'object',
   required: ['payload', 'strength', 'scope', 'startDate', 'endDate'],
   description: `CreateMealRuleRequest / UpdateMealRuleRequest. ${RULE_REQUEST_RULES_TEXT}`,
@@ -219,6 +220,7 @@ export const MealRuleRequestSchema = {
 export type MealRuleRequest = Infer<typeof MealRuleRequestSchema>;
 
 export const MealRuleResponseSchema = {
+  title: 'MealRuleResponse',
   type: 'object',
   required: ['id', 'householdId', 'kind', 'strength', 'scope', 'startDate', 'endDate', 'source', 'payload', 'createdAt', 'updatedAt'],
   properties: {

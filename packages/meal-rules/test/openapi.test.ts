@@ -8,8 +8,13 @@ import { FakeHouseholds, sample } from './helpers.js';
 
 interface Operation {
   description?: string;
-  requestBody?: { content: { 'application/json': { schema: { description?: string } } } };
+  requestBody?: { content: { 'application/json': { schema: { description?: string; $ref?: string } } } };
 }
+
+/** Request bodies are named components: the schema a `$ref` points at. */
+let components: Record<string, { description?: string }> = {};
+const resolved = (schema: { description?: string; $ref?: string } | undefined) =>
+  schema?.$ref ? components[schema.$ref.replace('#/components/schemas/', '')] : schema;
 
 function operations(): Record<string, Operation> {
   const households = new FakeHouseholds();
@@ -24,7 +29,9 @@ function operations(): Record<string, Operation> {
   const router = createRouter({ service });
   const doc = buildOpenApiDocument({ title: 't', version: '1' }, router.operations) as {
     paths: Record<string, Record<string, Operation & { operationId: string }>>;
+    components: { schemas: Record<string, { description?: string }> };
   };
+  components = doc.components.schemas;
   const byId: Record<string, Operation> = {};
   for (const methods of Object.values(doc.paths)) for (const op of Object.values(methods)) byId[op.operationId] = op;
   return byId;
@@ -136,7 +143,7 @@ describe('the OpenAPI document states the rules between fields', () => {
   const texts = {
     'createMealRule description': ops.createMealRule?.description ?? '',
     'replaceMealRule description': ops.replaceMealRule?.description ?? '',
-    'request schema description': ops.createMealRule?.requestBody?.content['application/json'].schema.description ?? '',
+    'request schema description': resolved(ops.createMealRule?.requestBody?.content['application/json'].schema)?.description ?? '',
   };
 
   for (const { rule, says, breaking, field } of RULES) {

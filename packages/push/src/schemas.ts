@@ -59,6 +59,7 @@ export type DeviceSwitches = Infer<typeof UpdateBody>;
 
 /** PushDeviceResponse: a registered phone, and what a sender needs. */
 export const PushDeviceSchema = {
+  title: 'PushDeviceResponse',
   type: 'object',
   required: ['token', 'platform', 'provider', 'listChanges', 'householdNews', 'runDone', 'reminders', 'lastSeenAt'],
   properties: {

@@ -1,7 +1,8 @@
 import { databaseAnswers } from '@svc/db';
 import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, type Metrics, ServiceUnavailableError } from '@svc/http-kit';
-import type { Express, RequestHandler } from 'express';
+import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
+import { docsRouter } from './docs.js';
 
 export interface AppDeps {
   knex: Knex;
@@ -16,6 +17,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** True once SIGTERM came: readiness answers 503 at once and every answer closes its connection. */
   draining?: () => boolean;
+  /** HTML pages outside /api (the mailed links' pages), mounted before the JSON body parser; undefined: none (WEB_PAGES=off). */
+  pages?: Router;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -72,6 +75,9 @@ export function createApp(deps: AppDeps): Express {
       res.json(document);
     },
   );
+  // Outside the OpenAPI document: HTML for people (the API reference; the mailed links' pages).
+  service.router.use(docsRouter());
+  if (deps.pages) service.router.use(deps.pages);
   return createHttpApp({
     logger: deps.logger,
     allowedOrigins: [deps.publicBaseUrl],

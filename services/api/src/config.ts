@@ -52,6 +52,8 @@ export interface Config {
   instanceId: string;
   /** An OpenAI-compatible chat-completions endpoint for the rule parser; undefined: the offline parser only. */
   ruleParser: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
+  /** WEB_PAGES (default on): serve the pages of the mailed links (/confirm-email, /confirm-email-change, /reset-password); off where a web client serves them. */
+  webPages: boolean;
 }
 
 /** A configuration value that cannot be used; start-up prints `message` as its one line. */
@@ -140,11 +142,20 @@ function sessionSecret(env: Env, nodeEnv: string, dataDir: string): string {
   }
 }
 
+/** How a browser on this machine reaches a listener on `host`: the wildcard addresses are localhost. */
+export function browserHost(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
   const port = int(env, 'PORT', 8080, 0, 65535);
   const dataDir = path.resolve(str(env, 'DATA_DIR') ?? '.data');
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://localhost:${port}`);
+  // Unset, it is where this process listens, as a browser would name it: a specific HOST (say
+  // 127.0.0.1) is kept, so the URL the ready line prints is one the origin check accepts.
+  const host = str(env, 'HOST') ?? '0.0.0.0';
+  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://${browserHost(host)}:${port}`);
   const databaseUrl = str(env, 'DATABASE_URL');
   // The production image carries no embedded PostgreSQL: a missing DATABASE_URL is a configuration error there.
   if (databaseUrl === undefined && (str(env, 'NODE_ENV') ?? 'development') === 'production')
@@ -187,7 +198,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     nodeEnv,
     port,
-    host: str(env, 'HOST') ?? '0.0.0.0',
+    host,
     databaseUrl,
     dataDir,
     publicBaseUrl,
@@ -236,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       nativeAudiences: list(env, 'APPLE_NATIVE_AUDIENCES'),
     },
     appRedirectUris,
+    webPages: bool(env, 'WEB_PAGES', true),
     shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 300),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,

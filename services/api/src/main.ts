@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { createKnex, runMigrations } from '@svc/db';
 import { createHttpServer, createLogger, instrumentKnex, Metrics } from '@svc/http-kit';
-import { type Config, ConfigError, loadConfig } from './config.js';
+import { browserHost, type Config, ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
 import { allMigrations, buildService } from './service.js';
 
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info(
     {
-      url: `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port}`,
+      url: `http://${browserHost(config.host)}:${port}`,
       publicBaseUrl: config.publicBaseUrl,
       database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
     },

@@ -163,6 +163,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     authLimiter: accountsApi.authLimiter,
     metrics: deps.metrics,
     draining: deps.draining,
+    pages: config.webPages ? accountsApi.pages : undefined,
     routers: [
       accountsApi.router,
       households.createRouter({ service: householdsApi }),

@@ -40,6 +40,10 @@ describe('configuration', () => {
 
   it('follows PORT into PUBLIC_BASE_URL and https into COOKIE_SECURE', () => {
     expect(loadConfig({ ...base, PORT: '9000' }).publicBaseUrl).to.equal('http://localhost:9000');
+    // A specific HOST is kept, so the ready line's URL is the origin the CSRF check accepts.
+    expect(loadConfig({ ...base, PORT: '9000', HOST: '127.0.0.1' }).publicBaseUrl).to.equal('http://127.0.0.1:9000');
+    expect(loadConfig({ ...base, PORT: '9000', HOST: '::1' }).publicBaseUrl).to.equal('http://[::1]:9000');
+    expect(loadConfig({ ...base, PORT: '9000', HOST: '0.0.0.0' }).publicBaseUrl).to.equal('http://localhost:9000');
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example/' })).to.include({ publicBaseUrl: 'https://meals.example', cookieSecure: true });
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example', COOKIE_SECURE: 'false' }).cookieSecure).to.equal(false);
   });

@@ -107,6 +107,21 @@ describe('the service process', function () {
     try {
       await waitReady(s);
       expect(s.output()).to.match(/"msg":"ready"/);
+      // HOST=127.0.0.1 and no PUBLIC_BASE_URL: the printed URL is the origin sign-in accepts.
+      const readyLine = JSON.parse(
+        s
+          .output()
+          .split('\n')
+          .find((l) => l.includes('"msg":"ready"'))!,
+      ) as { url: string; publicBaseUrl: string };
+      expect(readyLine.url).to.equal(`http://127.0.0.1:${s.port}`);
+      expect(new URL(readyLine.url).origin).to.equal(new URL(readyLine.publicBaseUrl).origin);
+      const signIn = await fetch(`${readyLine.url}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: readyLine.url },
+        body: JSON.stringify({ email: 'nobody@example.test', password: 'not the password' }),
+      });
+      expect(signIn.status).to.equal(401); // refused for the credentials, not 403 for the origin
       expect(s.output()).to.contain('"instance":"proc-test-1"');
       // A keep-alive connection that has already been answered once (so the server is reading it).
       const net = await import('node:net');

@@ -1,0 +1,119 @@
+/**
+ * A client generated from the served OpenAPI document (openapi-typescript → `schema.d.ts`,
+ * written by test/client.test.ts into test-artifacts/client/) and openapi-fetch, driving a new
+ * person's journey against a live server. The test first compiles this file against the generated
+ * types (so a schema the client cannot use fails here), then runs it.
+ *
+ * Kept out of the package's own typecheck (tsconfig.json excludes test/client): the types exist
+ * only once the test has generated them.
+ */
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../../test-artifacts/client/schema.js';
+
+export interface JourneyHooks {
+  /** The userId and token of the confirmation link mailed to `email` (from the test SMTP receiver). */
+  confirmationLink(email: string): Promise<{ userId: string; token: string }>;
+}
+
+export interface JourneyResult {
+  emailConfirmed: boolean;
+  householdName: string;
+  ruleKind: components['schemas']['MealRuleResponse']['kind'];
+  events: { date: string; eventType: string }[];
+  total: number | null;
+  refusedCode: string;
+  unauthenticatedCode: string;
+}
+
+/** The session cookie, carried by hand: fetch in Node keeps no cookie jar. */
+function cookieJar(): Middleware {
+  let cookie: string | undefined;
+  return {
+    onRequest({ request }) {
+      if (cookie) request.headers.set('Cookie', cookie);
+      return request;
+    },
+    onResponse({ response }) {
+      const set = response.headers.getSetCookie().find((c) => c.startsWith('service_session='));
+      if (set) cookie = set.split(';')[0];
+      return response;
+    },
+  };
+}
+
+export async function journey(baseUrl: string, hooks: JourneyHooks): Promise<JourneyResult> {
+  const api = createClient<paths>({ baseUrl });
+  api.use(cookieJar());
+  const email = `journey-${Date.now()}@example.test`;
+
+  const registered = await api.POST('/api/v1/auth/register', { body: { email, password: 'a long journey passphrase', displayName: 'Journey Person' } });
+  if (registered.error) throw new Error(`register: ${registered.error.code}`);
+
+  const link = await hooks.confirmationLink(email);
+  const confirmed = await api.POST('/api/v1/auth/confirm-email', { body: link });
+  if (confirmed.error) throw new Error(`confirm: ${confirmed.error.code}`);
+
+  const me = await api.GET('/api/v1/me');
+  if (!me.data) throw new Error(`me: ${me.error.code}`);
+  const user: components['schemas']['MeResponse'] = me.data;
+
+  const created = await api.POST('/api/v1/households', { body: { name: 'The Journey Household', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' } });
+  if (!created.data) throw new Error(`household: ${created.error.code}`);
+  const householdId = created.data.id;
+  const params = { path: { householdId } };
+
+  const rule = await api.POST('/api/v1/households/{householdId}/rules', {
+    params,
+    body: {
+      payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 2, maximumPerWeek: 2 },
+      strength: 'Hard',
+      scope: 'Permanent',
+      startDate: null,
+      endDate: null,
+    },
+  });
+  if (!rule.data) throw new Error(`rule: ${rule.error.code}`);
+
+  for (const date of ['2026-12-24', '2026-12-31']) {
+    const event = await api.POST('/api/v1/households/{householdId}/events', {
+      params,
+      body: {
+        date,
+        eventType: 'Guests',
+        servingTime: '18:00',
+        availableCookingMinutes: 90,
+        notes: 'Family dinner',
+        participants: [{ memberId: null, name: 'Grandma' }],
+      },
+    });
+    if (!event.data) throw new Error(`event: ${event.error.code}`);
+  }
+  const page = await api.GET('/api/v1/households/{householdId}/events', { params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } } });
+  if (!page.data) throw new Error(`events: ${page.error.code}`);
+
+  // A refusal arrives typed: `code` is one of the codes the document lists for this answer.
+  const refused = await api.POST('/api/v1/households/{householdId}/rules', {
+    params,
+    body: {
+      payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 3, maximumPerWeek: 1 },
+      strength: 'Hard',
+      scope: 'Permanent',
+      startDate: null,
+      endDate: null,
+    },
+  });
+  const refusedCode: string = refused.error?.code ?? 'none';
+
+  await api.POST('/api/v1/auth/logout');
+  const after = await api.GET('/api/v1/me');
+  const total: number | null = page.data.total;
+  return {
+    emailConfirmed: user.emailConfirmed ?? false,
+    householdName: created.data.name,
+    ruleKind: rule.data.kind,
+    events: page.data.items.map((e) => ({ date: e.date, eventType: e.eventType })),
+    total,
+    refusedCode,
+    unauthenticatedCode: after.error?.code ?? 'none',
+  };
+}

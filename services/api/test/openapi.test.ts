@@ -1,0 +1,155 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import request from 'supertest';
+import { type Harness, startHarness } from './harness.js';
+import { ARTIFACTS } from './live.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const REDOCLY = path.resolve(here, '../../../node_modules/.bin/redocly');
+
+type Schema = Record<string, unknown> & { $ref?: string };
+type Response = { headers?: Record<string, Schema>; content?: Record<string, { schema: Schema & { allOf?: Schema[] } }> };
+type Operation = {
+  operationId: string;
+  security: unknown[];
+  requestBody?: { content: Record<string, { schema: Schema }> };
+  responses: Record<string, Response>;
+};
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; headers: Record<string, Schema>; securitySchemes: Record<string, Schema> };
+};
+
+const codesOf = (r: Response | undefined): string[] => {
+  const schema = r?.content?.['application/problem+json']?.schema;
+  const extra = schema?.allOf?.[1] as { properties: { code: { enum: string[] } } } | undefined;
+  return extra?.properties.code.enum ?? [];
+};
+
+describe('the served OpenAPI document', () => {
+  let h: Harness;
+  let doc: Doc;
+  const ops: [string, Operation][] = [];
+  before(async () => {
+    h = await startHarness();
+    const res = await request(h.app).get('/api/v1/openapi.json');
+    expect(res.status).to.equal(200);
+    doc = res.body;
+    for (const [p, methods] of Object.entries(doc.paths)) for (const [m, op] of Object.entries(methods)) ops.push([`${m.toUpperCase()} ${p}`, op]);
+    fs.mkdirSync(path.join(ARTIFACTS, 'openapi'), { recursive: true });
+    fs.writeFileSync(path.join(ARTIFACTS, 'openapi', 'openapi.json'), JSON.stringify(doc, null, 2));
+  });
+  after(async () => h.close());
+
+  it('passes Redocly lint (recommended rules) with no error and no warning', function () {
+    this.timeout(60_000);
+    const run = spawnSync(REDOCLY, ['lint', '../../test-artifacts/openapi/openapi.json', '--config', 'redocly.yaml', '--format=json'], {
+      cwd: path.join(here, 'openapi-lint'),
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    });
+    const out = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number; ignored: number };
+      problems: { ruleId: string; message: string; location: { pointer: string }[] }[];
+    };
+    const problems = out.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
+    expect(problems).to.deep.equal([]);
+    expect(out.totals).to.include({ errors: 0, warnings: 0 });
+    // The ignore file lists the redirect-only operations, and nothing else.
+    const redirectOnly = ops.filter(([, op]) => !Object.keys(op.responses).some((s) => s.startsWith('2')));
+    expect(out.totals.ignored).to.equal(redirectOnly.length);
+    for (const [, op] of redirectOnly) expect(Object.keys(op.responses)).to.include('302');
+    expect(run.status).to.equal(0);
+  });
+
+  it('names every request and JSON response body: a $ref to a component schema', () => {
+    const anonymous: string[] = [];
+    for (const [name, op] of ops) {
+      for (const media of Object.values(op.requestBody?.content ?? {})) if (!media.schema.$ref) anonymous.push(`${name} request`);
+      for (const [status, r] of Object.entries(op.responses))
+        for (const media of Object.values(r.content ?? {})) if (!media.schema.$ref && !media.schema.allOf) anonymous.push(`${name} ${status}`);
+    }
+    expect(anonymous).to.deep.equal([]);
+    const names = Object.keys(doc.components.schemas);
+    expect(names).to.include.members([
+      'MeResponse',
+      'UserResponse',
+      'MembershipResponse',
+      'HouseholdResponse',
+      'MealRuleResponse',
+      'MealEventResponse',
+      'PagedMealEventResponse',
+      'PushDeviceResponse',
+      'Problem',
+      'RegisterRequest',
+    ]);
+    // No two different schemas were given one name (the second would have a numeric suffix).
+    expect(names.filter((n) => /\d$/.test(n) && names.includes(n.replace(/\d+$/, '')))).to.deep.equal([]);
+    // One shape, one type: login and GET /me answer the same MeResponse.
+    expect(doc.paths['/api/v1/auth/login']!.post!.responses['200']!.content!['application/json']!.schema.$ref).to.equal('#/components/schemas/MeResponse');
+    expect(doc.paths['/api/v1/me']!.get!.responses['200']!.content!['application/json']!.schema.$ref).to.equal('#/components/schemas/MeResponse');
+  });
+
+  it('maps a discriminator value to its named branch (the kind selects the schema, not the component name)', () => {
+    const request = doc.components.schemas.MealRuleRequestInput as {
+      properties: { payload: { discriminator: { propertyName: string; mapping: Record<string, string> } } };
+    };
+    expect(request.properties.payload.discriminator.propertyName).to.equal('kind');
+    expect(request.properties.payload.discriminator.mapping.CategoryFrequency).to.equal('#/components/schemas/CategoryFrequencyInput');
+    const response = doc.components.schemas.MealRuleResponse as { properties: { payload: { discriminator: { mapping: Record<string, string> } } } };
+    expect(response.properties.payload.discriminator.mapping.CategoryFrequency).to.equal('#/components/schemas/CategoryFrequency');
+  });
+
+  it('types total as an integer or null, and documents the codes the spec names as enums', () => {
+    const paged = doc.components.schemas.PagedMealEventResponse as { properties: { total: { type: string[] } } };
+    expect(paged.properties.total.type).to.deep.equal(['integer', 'null']);
+    const parse = doc.paths['/api/v1/households/{householdId}/rules/parse']!.post!;
+    expect(codesOf(parse.responses['429'])).to.include.members(['quota_exceeded', 'ai_paused']);
+    expect(parse.responses['429']!.headers!['Retry-After']).to.deep.equal({ $ref: '#/components/headers/Retry-After' });
+    const login = doc.paths['/api/v1/auth/login']!.post!;
+    expect(codesOf(login.responses['401'])).to.deep.equal(['invalid_credentials']);
+    expect(codesOf(login.responses['423'])).to.deep.equal(['account_locked']);
+    expect(login.responses['423']!.headers).to.have.property('Retry-After');
+    expect(codesOf(doc.paths['/api/v1/auth/confirm-email']!.post!.responses['400'])).to.include('invalid_token');
+    expect(codesOf(doc.paths['/api/v1/auth/resend-confirmation']!.post!.responses['429'])).to.include('resend_cooldown');
+    // Every error answer is a problem with a code enum (or the bare Problem), never a free string alone.
+    for (const [name, op] of ops)
+      for (const [status, r] of Object.entries(op.responses)) if (Number(status) >= 400) expect(codesOf(r).length, `${name} ${status}`).to.be.greaterThan(0);
+  });
+
+  it('documents the headers and the statuses every operation may meet', () => {
+    for (const h of ['X-Trace-Id', 'Server-Timing', 'X-Diagnostics', 'Set-Cookie', 'Retry-After', 'RateLimit', 'RateLimit-Policy'])
+      expect(doc.components.headers, h).to.have.property(h);
+    expect(doc.components.securitySchemes.sessionCookie).to.include({ type: 'apiKey', in: 'cookie', name: 'service_session' });
+    const login = doc.paths['/api/v1/auth/login']!.post!;
+    expect(Object.keys(login.responses['200']!.headers!)).to.include.members(['Set-Cookie', 'RateLimit', 'RateLimit-Policy', 'X-Trace-Id', 'Server-Timing']);
+    expect(Object.keys(login.responses)).to.include.members(['400', '401', '403', '413', '423', '426', '429', '500', '503']);
+    const getMe = doc.paths['/api/v1/me']!.get!;
+    expect(getMe.security).to.deep.equal([{ sessionCookie: [] }]);
+    expect(Object.keys(getMe.responses)).to.include.members(['401', '500', '503']);
+    expect(Object.keys(getMe.responses)).to.not.include('413'); // no body, no 413
+    expect(Object.keys(getMe.responses)).to.not.include('429'); // not rate-limited
+    for (const [name, op] of ops) {
+      expect(Object.keys(op.responses), name).to.include('500');
+      for (const r of Object.values(op.responses)) expect(Object.keys(r.headers ?? {}), name).to.include.members(['X-Trace-Id', 'Server-Timing']);
+    }
+  });
+
+  it('answers what it documents: a 423 and a 413 in the documented shape', async () => {
+    await request(h.app).post('/api/v1/auth/register').send({ email: 'ada@example.test', password: 'correct horse battery', displayName: 'Ada' }).expect(200);
+    for (let i = 0; i < 5; i++) await request(h.app).post('/api/v1/auth/login').send({ email: 'ada@example.test', password: 'wrong' }).expect(401);
+    const locked = await request(h.app).post('/api/v1/auth/login').send({ email: 'ada@example.test', password: 'correct horse battery' });
+    expect(locked.status).to.equal(423);
+    expect(Number(locked.headers['retry-after'])).to.be.within(1, 300);
+    expect(locked.headers.ratelimit).to.match(/r=\d+/);
+    const big = await request(h.app)
+      .post('/api/v1/auth/login')
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ email: 'a@b.c', password: 'x'.repeat(70_000) }));
+    expect(big.status).to.equal(413);
+    expect(big.body.code).to.equal('payload_too_large');
+  });
+});

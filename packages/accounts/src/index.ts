@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
-import { AccountService } from './AccountService.js';
+import { AccountService, type UnaskedMailLimits } from './AccountService.js';
 import type { Account } from './AccountStore.js';
 import { normalizeEmail } from './email.js';
 import { KnexAccountStore } from './KnexAccountStore.js';
@@ -30,6 +30,7 @@ import { KnexIdentityStore } from './social/KnexIdentityStore.js';
 import { addSocialRoutes } from './social/router.js';
 import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
+export { lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './AccountService.js';
 export type { Account } from './AccountStore.js';
 export { normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
@@ -97,6 +98,8 @@ export interface AccountsDeps {
     hashWorkers?: number;
     /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
     breachTimeoutMs?: number;
+    /** Limits of unasked mail per recipient and per client IP (default UNASKED_MAIL_LIMITS). */
+    unaskedMail?: UnaskedMailLimits;
   } & SocialTuning;
 }
 
@@ -116,6 +119,15 @@ export interface AccountsService {
   createPasswordlessAccount(input: { email: string | null; emailVerified: boolean; displayName: string }): Promise<Account | undefined>;
   /** The MeResponse for an account (reads its memberships). */
   meResponse(account: Account | AccountSummary): Promise<MeResponse>;
+  /**
+   * The one way to check a password (login, change of password, re-authentication such as
+   * deleting the account): under the lockout shared with login, atomically and across instances.
+   * `who` is an address or an account (as just read). Answers the account when the password is
+   * right, undefined when it is not (or the address has no account); throws 423 `account_locked`
+   * (LockedError) while the lock runs, the right password included. Every call that answers
+   * undefined has used up one of the LOCKOUT_MAX_FAILURES attempts of the window.
+   */
+  verifyPasswordWithLockout(who: Account | string, password: string): Promise<Account | undefined>;
 }
 
 export interface AccountDirectoryWithWaitlist extends AccountDirectory {
@@ -169,6 +181,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     publicBaseUrl: config.publicBaseUrl,
     lockoutMaxFailures: config.lockoutMaxFailures,
     lockoutSeconds: config.lockoutSeconds,
+    unaskedMail: deps.tuning?.unaskedMail,
   });
   const sessions = createSessions({ knex, clock, random, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
   const admins = config.platformAdminEmails.map(normalizeEmail);
@@ -222,6 +235,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         ...(await store.prune(clock.now())),
         appSigninCodes: await identities.prune(clock.now()),
         spentExternalCookies: await identities.pruneSpentExternalCookies(clock.now()),
+        spentIdentityTokens: await identities.pruneSpentIdentityTokens(clock.now()),
       };
       logger.debug({ deleted }, 'accounts housekeeping');
     } catch (err) {
@@ -264,6 +278,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       findByEmail: (email) => store.findByEmail(normalizeEmail(email)),
       createPasswordlessAccount: (input) => service.createPasswordlessAccount(input),
       meResponse,
+      verifyPasswordWithLockout: (who, password) => service.verifyPasswordWithLockout(who, password),
     },
     async close() {
       if (housekeeping) clearInterval(housekeeping);

@@ -13,6 +13,8 @@ const TABLES = [
   'account_identities',
   'app_signin_codes',
   'spent_external_cookies',
+  'unasked_mail_counts',
+  'spent_identity_tokens',
 ];
 
 async function tables(db: TestDatabase): Promise<string[]> {

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { AccountService } from '../AccountService.js';
 import type { Account, AccountStore } from '../AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from '../email.js';
+import { PROVIDER_LABELS } from './config.js';
 import type { IdentityStore } from './IdentityStore.js';
 import type { ExternalIdentity } from './identity.js';
 
@@ -64,7 +65,7 @@ export class IdentityLinker {
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));
-      if (existing) return this.o.service.adoptByVerifiedAddress(existing.id, link);
+      if (existing) return this.o.service.adoptByVerifiedAddress(existing.id, link, PROVIDER_LABELS[identity.provider].displayName);
       return this.o.service.createPasswordlessAccount({ email, emailVerified: true, displayName: identity.displayName }, link);
     }
     if (email && (await this.o.store.findByEmail(normalizeEmail(email)))) {

@@ -96,7 +96,10 @@ describe('mailed links bound to their state (issue 18 row 4)', function () {
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => reset(params, `new password ${round}-${i}`)));
       const winners = answers.flatMap((r, i) => (r.status === 204 ? [i] : []));
       expect(winners, `round ${round}`).to.have.length(1);
-      expect(answers.filter((r) => r.status === 400 && r.body.code === 'invalid_token'), `round ${round}`).to.have.length(19);
+      expect(
+        answers.filter((r) => r.status === 400 && r.body.code === 'invalid_token'),
+        `round ${round}`,
+      ).to.have.length(19);
       expect((await login(request.agent(w.app), email, `new password ${round}-${winners[0]}`)).status).to.equal(200);
       const loser = winners[0] === 0 ? 1 : 0;
       expect((await login(request.agent(w.app), email, `new password ${round}-${loser}`)).status).to.equal(401);

@@ -123,10 +123,17 @@ describe('lockout under parallel requests (issue 18 rows 1 and 2)', function () 
     expect(tally(answers)).to.deep.equal({ '400 wrong_current_password': MAX, '423 account_locked': 40 - MAX });
     // Locked for login too, and the right current password is refused while the lock runs.
     expect((await loginAt(one.url, 'ada@example.test', PASSWORD)).status).to.equal(423);
-    const right = await request(one.url).post('/api/v1/me/password').set('Cookie', cookie).send({ currentPassword: PASSWORD, newPassword: 'a brand new password' });
+    const right = await request(one.url)
+      .post('/api/v1/me/password')
+      .set('Cookie', cookie)
+      .send({ currentPassword: PASSWORD, newPassword: 'a brand new password' });
     expect([right.status, right.body.code]).to.deep.equal([423, 'account_locked']);
     w.clock.advanceSeconds(300);
-    await request(one.url).post('/api/v1/me/password').set('Cookie', cookie).send({ currentPassword: PASSWORD, newPassword: 'a brand new password' }).expect(204);
+    await request(one.url)
+      .post('/api/v1/me/password')
+      .set('Cookie', cookie)
+      .send({ currentPassword: PASSWORD, newPassword: 'a brand new password' })
+      .expect(204);
   });
 
   it('a password reset lifts the lock', async () => {

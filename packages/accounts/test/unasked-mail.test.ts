@@ -39,7 +39,11 @@ describe('unasked mail limited per recipient and per IP (issue 18 row 11)', func
     expect(mailsTo(w, 'ada@example.test', /already have an account/i)).to.have.length(perRecipient - 1);
     // An hour later the address may be told again.
     w.clock.advanceSeconds(3600);
-    await from(0).post('/api/v1/auth/register').set('X-Forwarded-For', ip(99)).send({ email: 'ada@example.test', password: PASSWORD, displayName: 'x' }).expect(200);
+    await from(0)
+      .post('/api/v1/auth/register')
+      .set('X-Forwarded-For', ip(99))
+      .send({ email: 'ada@example.test', password: PASSWORD, displayName: 'x' })
+      .expect(200);
     await w.deliver();
     expect(mailsTo(w, 'ada@example.test', /already have an account/i)).to.have.length(perRecipient);
   });

@@ -426,7 +426,7 @@ export class AccountService {
         await this.writeMail(
           trx,
           account.email !== null && account.emailNormalized !== emailNormalized,
-          emailChangedNoticeMail(this.o.publicBaseUrl, { to: oldAddress, displayName: account.displayName, newEmail: spent.email }),
+          emailChangedNoticeMail({ to: oldAddress, displayName: account.displayName, newEmail: spent.email }),
         );
         return securityStamp;
       });

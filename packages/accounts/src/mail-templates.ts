@@ -164,7 +164,7 @@ export function passwordChangedNoticeMail(base: string, m: { to: string; display
   );
 }
 
-export function emailChangedNoticeMail(base: string, m: { to: string; displayName: string; newEmail: string }): MailContent {
+export function emailChangedNoticeMail(m: { to: string; displayName: string; newEmail: string }): MailContent {
   return compose(
     'email_changed_notice',
     m.to,

@@ -27,6 +27,13 @@ export async function up(knex: Knex): Promise<void> {
       .comment("the token's own exp; housekeeping deletes the row a day later, when the token no longer verifies anyway");
   });
 
+  await knex.raw(
+    "comment on column mail_outbox.kind is 'which mail: confirm_email, account_exists, change_email, change_email_notice, reset_password, or a security notice: password_reset_notice, password_changed_notice, email_changed_notice, identity_linked_notice'",
+  );
+  await knex.raw(
+    "comment on column account_tokens.used_at is 'set once when spent, or when retired: by a newer token of the same purpose, or by a change of password or address; a token works at most once'",
+  );
+
   await knex.schema.alterTable('app_signin_codes', (t) => {
     t.text('session_id').nullable().comment('the session the successful exchange created; a replay of the code deletes it (RFC 6749 §4.1.2)');
     t.timestamp('replayed_at', { useTz: true }).nullable().comment('when the code was presented again after its first exchange');
@@ -34,6 +41,8 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw("comment on column account_tokens.used_at is 'set once when spent; a token works at most once'");
+  await knex.raw("comment on column mail_outbox.kind is 'which mail: confirm_email, account_exists, change_email, change_email_notice, reset_password'");
   await knex.schema.alterTable('app_signin_codes', (t) => {
     t.dropColumn('replayed_at');
     t.dropColumn('session_id');

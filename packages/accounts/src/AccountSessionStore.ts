@@ -37,6 +37,25 @@ function knexAdapter(knex: Knex) {
   };
 }
 
+/**
+ * express-session's Cookie computes its expiry from Date.now() (when made, and again when the
+ * header goes out); this makes one cookie compute it from the injected clock instead, so the
+ * cookie's Expires and the session row's expiry are on the same clock.
+ */
+export function cookieOnClock(cookie: session.Cookie, clock: Clock): void {
+  type Expiring = { expires?: Date | null };
+  Object.defineProperty(cookie, 'maxAge', {
+    configurable: true,
+    enumerable: false,
+    get(this: Expiring) {
+      return this.expires instanceof Date ? this.expires.getTime() - clock.now().getTime() : this.expires;
+    },
+    set(this: Expiring, ms: number | null | undefined) {
+      this.expires = typeof ms === 'number' ? new Date(clock.now().getTime() + ms) : ms;
+    },
+  });
+}
+
 export interface AccountSessionStoreOptions {
   knex: Knex;
   clock: Clock;
@@ -66,6 +85,10 @@ export class AccountSessionStore extends PGStore {
   // write never counts toward, or delays, the request that caused it.
   private readonly background = new AsyncResource('session-last-seen');
   private readonly touching = new Set<Promise<void>>();
+  /** Set by express-session when its middleware is made: a new session (and id) for the request. */
+  declare generate: (req: Request) => void;
+  /** Requests whose session was read from the table (as opposed to made new for this request). */
+  private readonly stored = new WeakSet<Request>();
 
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
@@ -125,7 +148,15 @@ export class AccountSessionStore extends PGStore {
     const account = loaded[LOADED];
     delete loaded[LOADED];
     if (account) this.o.onLoaded(req, account);
-    return super.createSession(req, sess);
+    this.stored.add(req);
+    const made = super.createSession(req, sess);
+    cookieOnClock(made.cookie, this.o.clock);
+    return made;
+  }
+
+  /** True when this request's session was read from the table, false when it was made for it. */
+  cameFromStore(req: Request): boolean {
+    return this.stored.has(req);
   }
 
   /**

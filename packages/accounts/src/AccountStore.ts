@@ -45,6 +45,15 @@ export interface NewToken {
   expiresAt: Date;
 }
 
+/** A mail row for the outbox (see Mailer). */
+export interface OutboxMail {
+  kind: string;
+  recipient: string;
+  subject: string;
+  textBody: string;
+  htmlBody: string;
+}
+
 export interface WaitlistEntry {
   email: string | null;
   accountId: string | null;
@@ -75,7 +84,15 @@ export interface AccountStore {
   /** True when another account signs in with that address. */
   emailTaken(emailNormalized: string, exceptId: string, db?: Db): Promise<boolean>;
 
-  insertToken(trx: Db, token: NewToken): Promise<void>;
+  /** The row of that address, locked FOR UPDATE until `trx` ends; undefined when the address has no account. */
+  lockByEmail(trx: Knex.Transaction, emailNormalized: string): Promise<Account | undefined>;
+  /**
+   * ONE statement whatever `send` is, so that a branch that mails and one that does not cost the
+   * same (enumeration). When `send`: `token` (if any) is inserted, retiring every other live token
+   * of its account and purpose (a newer link replaces the older ones), and the mail goes into the
+   * outbox. When not: nothing is written.
+   */
+  writeMail(trx: Knex.Transaction, m: { send: boolean; token?: NewToken; mail: OutboxMail; now: Date }): Promise<void>;
   /** The token row if it is unused and unexpired, matches purpose, account and address; not spent. */
   findLiveToken(
     q: { tokenHash: Buffer; purpose: TokenPurpose; accountId: string; emailNormalized?: string; now: Date },
@@ -83,15 +100,33 @@ export interface AccountStore {
   ): Promise<TokenRow | undefined>;
   /** Marks the matching live token used; undefined when there was none (already spent: only one caller wins). */
   spendToken(trx: Db, q: { tokenHash: Buffer; purpose: TokenPurpose; accountId: string; emailNormalized?: string; now: Date }): Promise<TokenRow | undefined>;
-  /** Marks every other live token of that purpose used. */
-  spendAllTokens(trx: Db, accountId: string, purpose: TokenPurpose, now: Date): Promise<void>;
+  /** Marks every live token of these purposes used (one statement). */
+  retireTokens(trx: Db, accountId: string, purposes: readonly TokenPurpose[], now: Date): Promise<void>;
   /** When the newest token of that purpose (and origin) was issued. */
   lastTokenIssuedAt(trx: Db, accountId: string, purpose: TokenPurpose, origin?: string): Promise<Date | undefined>;
 
-  lockedUntil(emailNormalized: string): Promise<Date | undefined>;
-  /** Counts a wrong password; at `maxFailures` in a row the key locks until `lockUntil`. Never extends a running lock. */
-  recordLoginFailure(emailNormalized: string, maxFailures: number, lockUntil: Date, now: Date): Promise<void>;
-  clearLoginFailures(emailNormalized: string, db?: Db): Promise<void>;
+  /**
+   * Counts one request for unasked mail against each key (`to:<address>`, `ip:<address>`) in one
+   * statement, restarting a key's count when its window (`windowMs`) has passed; answers the
+   * counts after this request, by key.
+   */
+  countUnaskedMail(trx: Db, keys: string[], windowMs: number, now: Date): Promise<Map<string, number>>;
+
+  /**
+   * Reserves one password attempt for `key` BEFORE the password is checked (one statement, so it
+   * holds across connections and instances): answers the attempt's place in the window and the
+   * lock it started (when it was the `maxFailures`-th), or undefined while a lock runs. A lock that
+   * has run out starts a new window. A running lock is never extended.
+   */
+  reserveLoginAttempt(key: string, maxFailures: number, lockUntil: Date, now: Date): Promise<{ failures: number; lockedUntil: Date | null } | undefined>;
+  /**
+   * The password was right: the count starts again. A lock started by another attempt meanwhile
+   * stays; a lock this attempt started itself (`ownLock`) is lifted.
+   */
+  releaseLoginAttempt(key: string, ownLock: Date | null): Promise<void>;
+  /** When the lock of `key` ends (null: none recorded), for the 423's Retry-After. */
+  lockEnd(key: string): Promise<Date | null>;
+  clearLoginFailures(key: string, db?: Db): Promise<void>;
 
   /** Links waitlist entries made for this address before the account existed. */
   linkWaitlist(trx: Db, accountId: string, emailNormalized: string): Promise<void>;

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
-import type { Account, AccountStore, Db, NewAccount, NewToken, TokenRow, WaitlistEntry } from './AccountStore.js';
+import type { Account, AccountStore, Db, NewAccount, NewToken, OutboxMail, TokenRow, WaitlistEntry } from './AccountStore.js';
 import type { TokenPurpose } from './tokens.js';
 
 const ACCOUNT_COLUMNS = ['id', 'email', 'emailNormalized', 'displayName', 'passwordHash', 'emailConfirmed', 'securityStamp', 'createdAt', 'updatedAt'];
+/** The nil UUID: a placeholder account id for statements that write nothing (see writeMail). */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
 const TOKEN_COLUMNS = ['id', 'accountId', 'purpose', 'email', 'emailNormalized', 'createdAt', 'expiresAt', 'usedAt'];
 
 interface TokenQuery {
@@ -29,18 +32,37 @@ export class KnexAccountStore implements AccountStore {
     return db('accounts').select(ACCOUNT_COLUMNS).where({ emailNormalized }).first();
   }
 
+  async lockByEmail(trx: Knex.Transaction, emailNormalized: string): Promise<Account | undefined> {
+    return trx('accounts').select(ACCOUNT_COLUMNS).where({ emailNormalized }).forUpdate().first();
+  }
+
   async lockById(trx: Knex.Transaction, id: string): Promise<Account | undefined> {
     return trx('accounts').select(ACCOUNT_COLUMNS).where({ id }).forUpdate().first();
   }
 
   async insertIfNew(trx: Knex.Transaction, account: NewAccount, now: Date): Promise<Account | undefined> {
     // ON CONFLICT DO NOTHING waits for a concurrent insert of the same address and then yields:
-    // parallel sign-ups make exactly one account without an error for the others.
-    const rows: Account[] = await trx('accounts')
+    // parallel sign-ups make exactly one account without an error for the others. Waitlist entries
+    // made for the address before the account existed become the new account's in the same
+    // statement (one statement fewer for a fresh sign-up, whose statement count must equal a
+    // taken address's).
+    const inserted = trx('accounts')
       .insert({ ...account, createdAt: now, updatedAt: now })
       .onConflict('emailNormalized')
       .ignore()
       .returning(ACCOUNT_COLUMNS);
+    const rows: Account[] = await trx
+      .with('inserted', inserted)
+      .with(
+        'waitlisted',
+        trx('waitlist')
+          .update({ accountId: trx.raw('(select id from inserted)') })
+          .where({ emailNormalized: account.emailNormalized ?? '' })
+          .whereNull('accountId')
+          .whereExists(trx.select(trx.raw('1')).from('inserted')),
+      )
+      .select(ACCOUNT_COLUMNS)
+      .from('inserted');
     return rows[0];
   }
 
@@ -62,8 +84,45 @@ export class KnexAccountStore implements AccountStore {
     return row !== undefined;
   }
 
-  async insertToken(trx: Db, token: NewToken): Promise<void> {
-    await trx('account_tokens').insert({ ...token, origin: token.origin ?? null });
+  async writeMail(trx: Knex.Transaction, m: { send: boolean; token?: NewToken; mail: OutboxMail; now: Date }): Promise<void> {
+    // Data-modifying CTEs all run, whatever the final statement reads; each is gated by a boolean
+    // parameter, so the statement (and its round trip) is the same whether anything is written.
+    const issue = m.send && m.token !== undefined;
+    const t = m.token;
+    await trx.raw(
+      `with retired as (
+         update account_tokens set used_at = ?
+          where ?::boolean and account_id = ?::uuid and purpose = ? and used_at is null
+       ), issued as (
+         insert into account_tokens (account_id, purpose, token_hash, email, email_normalized, origin, created_at, expires_at)
+         select ?::uuid, ?, ?, ?, ?, ?, ?, ? where ?::boolean
+       )
+       insert into mail_outbox (kind, recipient, subject, text_body, html_body, created_at, next_attempt_at)
+       select ?, ?, ?, ?, ?, ?, ? where ?::boolean`,
+      [
+        m.now,
+        issue,
+        t?.accountId ?? NIL_UUID,
+        t?.purpose ?? 'reset_password',
+        t?.accountId ?? NIL_UUID,
+        t?.purpose ?? 'reset_password',
+        t?.tokenHash ?? Buffer.alloc(32),
+        t?.email ?? '',
+        t?.emailNormalized ?? '',
+        t?.origin ?? null,
+        t?.createdAt ?? m.now,
+        t?.expiresAt ?? m.now,
+        issue,
+        m.mail.kind,
+        m.mail.recipient,
+        m.mail.subject,
+        m.mail.textBody,
+        m.mail.htmlBody,
+        m.now,
+        m.now,
+        m.send,
+      ],
+    );
   }
 
   private live(db: Db, q: TokenQuery): Knex.QueryBuilder {
@@ -85,8 +144,12 @@ export class KnexAccountStore implements AccountStore {
     return rows[0];
   }
 
-  async spendAllTokens(trx: Db, accountId: string, purpose: TokenPurpose, now: Date): Promise<void> {
-    await trx('account_tokens').where({ accountId, purpose }).whereNull('usedAt').update({ usedAt: now });
+  async retireTokens(trx: Db, accountId: string, purposes: readonly TokenPurpose[], now: Date): Promise<void> {
+    await trx('account_tokens')
+      .where({ accountId })
+      .whereIn('purpose', [...purposes])
+      .whereNull('usedAt')
+      .update({ usedAt: now });
   }
 
   async lastTokenIssuedAt(trx: Db, accountId: string, purpose: TokenPurpose, origin?: string): Promise<Date | undefined> {
@@ -96,24 +159,56 @@ export class KnexAccountStore implements AccountStore {
     return row?.last ?? undefined;
   }
 
-  async lockedUntil(emailNormalized: string): Promise<Date | undefined> {
-    const row = await this.knex('login_failures').select('lockedUntil').where({ emailNormalized }).first();
-    return row?.lockedUntil ?? undefined;
+  async countUnaskedMail(trx: Db, keys: string[], windowMs: number, now: Date): Promise<Map<string, number>> {
+    // Keys in a fixed order (recipient before IP, as the caller passes them), so two requests
+    // that share a key lock the rows in the same order and cannot deadlock.
+    const values = keys.map(() => '(?, ?::timestamptz, 1)').join(', ');
+    const windowStart = new Date(now.getTime() - windowMs);
+    const result = await trx.raw(
+      `insert into unasked_mail_counts as c (key, window_started_at, count) values ${values}
+       on conflict (key) do update set
+         count = case when c.window_started_at <= ? then 1 else c.count + 1 end,
+         window_started_at = case when c.window_started_at <= ? then excluded.window_started_at else c.window_started_at end
+       returning key, count`,
+      [...keys.flatMap((k) => [k, now]), windowStart, windowStart],
+    );
+    return new Map((result.rows as { key: string; count: number }[]).map((r) => [r.key, r.count]));
   }
 
-  async recordLoginFailure(emailNormalized: string, maxFailures: number, lockUntil: Date, now: Date): Promise<void> {
-    // One statement, so concurrent failures count exactly. Reaching the maximum starts the lock and
-    // restarts the count; a failure that slipped in while a lock runs changes nothing.
-    await this.knex.raw(
-      `insert into login_failures (email_normalized, failures, locked_until, updated_at)
-       values (?, case when 1 >= ? then 0 else 1 end, case when 1 >= ? then ?::timestamptz end, ?)
+  async reserveLoginAttempt(key: string, maxFailures: number, lockUntil: Date, now: Date): Promise<{ failures: number; lockedUntil: Date | null } | undefined> {
+    // The attempt is counted as a failure before its password is checked, in one statement whose
+    // row lock orders concurrent attempts: of any number arriving at once, on any instance, only
+    // the first `maxFailures` get a row back (and are checked); the one that reaches the maximum
+    // starts the lock; the rest find the lock running and get nothing (423). A success gives its
+    // place back (releaseLoginAttempt).
+    const result = await this.knex.raw(
+      `insert into login_failures as f (email_normalized, failures, locked_until, updated_at)
+       values (?, 1, case when 1 >= ? then ?::timestamptz end, ?)
        on conflict (email_normalized) do update set
-         failures = case when login_failures.failures + 1 >= ? then 0 else login_failures.failures + 1 end,
-         locked_until = case when login_failures.failures + 1 >= ? then ?::timestamptz else login_failures.locked_until end,
+         failures = case when f.locked_until is not null then 1 else f.failures + 1 end,
+         locked_until = case when (case when f.locked_until is not null then 1 else f.failures + 1 end) >= ? then ?::timestamptz end,
          updated_at = excluded.updated_at
-       where login_failures.locked_until is null or login_failures.locked_until <= ?`,
-      [emailNormalized, maxFailures, maxFailures, lockUntil, now, maxFailures, maxFailures, lockUntil, now],
+       where f.locked_until is null or f.locked_until <= ?
+       returning failures, locked_until`,
+      [key, maxFailures, lockUntil, now, maxFailures, lockUntil, now],
     );
+    const row = result.rows[0] as { failures: number; locked_until: Date | null } | undefined;
+    return row && { failures: row.failures, lockedUntil: row.locked_until };
+  }
+
+  async lockEnd(key: string): Promise<Date | null> {
+    const row = await this.knex('login_failures').select('lockedUntil').where({ emailNormalized: key }).first();
+    return (row?.lockedUntil as Date | undefined) ?? null;
+  }
+
+  async releaseLoginAttempt(key: string, ownLock: Date | null): Promise<void> {
+    await this.knex('login_failures')
+      .where({ emailNormalized: key })
+      .where((q) => {
+        q.whereNull('lockedUntil');
+        if (ownLock) q.orWhere('lockedUntil', ownLock);
+      })
+      .delete();
   }
 
   async clearLoginFailures(emailNormalized: string, db: Db = this.knex): Promise<void> {
@@ -156,6 +251,7 @@ export class KnexAccountStore implements AccountStore {
         .whereNotNull('sentAt')
         .where('sentAt', '<', ago(30 * day))
         .delete(),
+      unaskedMailCounts: await this.knex('unasked_mail_counts').where('windowStartedAt', '<', ago(day)).delete(),
       loginFailures: await this.knex('login_failures')
         .where('updatedAt', '<', ago(day))
         .where((q) => q.whereNull('lockedUntil').orWhere('lockedUntil', '<', now))

@@ -5,12 +5,20 @@ import type { Clock } from '@svc/contracts';
 import type { Logger } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
+import type { OutboxMail } from './AccountStore.js';
 import type { MailContent } from './mail-templates.js';
 
 /** How often a started worker looks for due mail, besides the nudge after each enqueue. */
 const POLL_MS = 5_000;
 /** First retry after 30 s, doubling up to an hour; after 12 attempts (about 7.5 h of outage) it gives up. */
 export const MAIL_RETRY = { firstDelayMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 12 };
+/**
+ * A claimed row is not offered again for this long: the SMTP exchange (at most ~50 s with the
+ * transport's timeouts) and the write-back must fit in it. A worker that dies after claiming leaves
+ * the row to be retried once the lease has run out (at-least-once; the retry carries the same
+ * Message-ID, so a receiver can recognise the duplicate).
+ */
+export const MAIL_CLAIM_LEASE_MS = 10 * 60_000;
 
 export interface MailerOptions {
   knex: Knex;
@@ -39,12 +47,28 @@ export function retryDelayMs(attempts: number): number {
   return Math.min(MAIL_RETRY.maxDelayMs, MAIL_RETRY.firstDelayMs * 2 ** Math.max(0, attempts - 1));
 }
 
+/** The outbox row of a mail (written by the store in the caller's transaction). */
+export function outboxRow(mail: MailContent): OutboxMail {
+  return { kind: mail.kind, recipient: mail.to, subject: mail.subject, textBody: mail.text, htmlBody: mail.html };
+}
+
+/** The Message-ID of an outbox row: the same on every attempt, so a receiver can recognise a retry. */
+export function messageIdOf(rowId: string): string {
+  return `<${rowId}@meal-planner>`;
+}
+
 /**
- * The mail outbox. `enqueue` writes a mail in the caller's transaction, so a mail exists exactly
- * when the change that caused it committed. The worker delivers due mail one row at a time under
- * `FOR UPDATE SKIP LOCKED`: any number of instances may run it and none sends a row another is
- * sending or has sent. A failed attempt is retried with exponential backoff; an SMTP outage delays
- * mail but does not lose it.
+ * The mail outbox. Mail is written in the caller's transaction (`enqueue`, or the store's
+ * `writeMail`), so a mail exists exactly when the change that caused it committed, and nothing is
+ * sent inside a request. The worker delivers due mail one row at a time, and never talks SMTP while
+ * it holds a database transaction or a row lock:
+ * 1. claim: one statement (its own short transaction) picks a due row with `FOR UPDATE SKIP LOCKED`,
+ *    counts the attempt and moves the row's next attempt a lease ahead, so no other worker on any
+ *    instance takes it meanwhile;
+ * 2. send, with no transaction open;
+ * 3. record the outcome: sent (bodies emptied), or the error and the next attempt (exponential
+ *    backoff). An SMTP outage delays mail but does not lose it; a crash between 1 and 3 leaves the
+ *    row to be retried after the lease (at-least-once, same Message-ID).
  */
 export class Mailer {
   private readonly transport: Transporter;
@@ -70,15 +94,7 @@ export class Mailer {
   /** Writes a mail into the outbox inside `trx`; it goes out once `trx` commits. */
   async enqueue(trx: Knex.Transaction, mail: MailContent): Promise<void> {
     const now = this.options.clock.now();
-    await trx('mail_outbox').insert({
-      kind: mail.kind,
-      recipient: mail.to,
-      subject: mail.subject,
-      textBody: mail.text,
-      htmlBody: mail.html,
-      createdAt: now,
-      nextAttemptAt: now,
-    });
+    await trx('mail_outbox').insert({ ...outboxRow(mail), createdAt: now, nextAttemptAt: now });
   }
 
   /** After a commit that enqueued mail: deliver soon, when the worker runs. */
@@ -137,49 +153,56 @@ export class Mailer {
 
   private async deliverOne(): Promise<'none' | 'sent' | 'failed'> {
     const { knex, clock, logger } = this.options;
-    return knex.transaction(async (trx) => {
-      const now = clock.now();
-      const row: OutboxRow | undefined = await trx('mail_outbox')
-        .select('id', 'kind', 'recipient', 'subject', 'textBody', 'htmlBody', 'attempts')
-        .whereNull('sentAt')
-        .whereNull('gaveUpAt')
-        .where('nextAttemptAt', '<=', now)
-        .orderBy('nextAttemptAt')
-        .limit(1)
-        .forUpdate()
-        .skipLocked()
-        .first();
-      if (!row) return 'none';
-      const attempts = row.attempts + 1;
-      try {
-        await this.send(row);
-      } catch (err) {
-        const message = (err as Error).message ?? String(err);
-        const gaveUp = attempts >= MAIL_RETRY.maxAttempts;
-        await trx('mail_outbox')
-          .where({ id: row.id })
-          .update({
-            attempts,
-            lastError: message.slice(0, 1000),
-            nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(attempts)),
-            gaveUpAt: gaveUp ? clock.now() : null,
-          });
-        if (gaveUp) logger.error({ mailId: row.id, kind: row.kind, attempts, err: { message } }, 'mail outbox: gave up delivering a mail');
-        else
-          logger.warn(
-            { mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } },
-            'mail outbox: delivery failed; will retry',
-          );
-        return 'failed';
-      }
-      // The bodies hold live tokens: once delivered they need not stay at rest. The notice of an
-      // account's deletion forgets its address too: nothing of the person stays.
-      const forget = row.kind === 'account_deleted' ? { recipient: '' } : {};
-      await trx('mail_outbox')
+    const now = clock.now();
+    const claimed = await knex.raw(
+      `update mail_outbox set attempts = attempts + 1, next_attempt_at = ?
+        where id = (select id from mail_outbox
+                     where sent_at is null and gave_up_at is null and next_attempt_at <= ?
+                     order by next_attempt_at limit 1 for update skip locked)
+        returning id, kind, recipient, subject, text_body, html_body, attempts`,
+      [new Date(now.getTime() + MAIL_CLAIM_LEASE_MS), now],
+    );
+    const raw = claimed.rows[0] as
+      | { id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; attempts: number }
+      | undefined;
+    if (!raw) return 'none';
+    const row: OutboxRow = {
+      id: raw.id,
+      kind: raw.kind,
+      recipient: raw.recipient,
+      subject: raw.subject,
+      textBody: raw.text_body,
+      htmlBody: raw.html_body,
+      attempts: raw.attempts,
+    };
+    const attempts = row.attempts;
+    try {
+      await this.send(row);
+    } catch (err) {
+      const message = (err as Error).message ?? String(err);
+      const gaveUp = attempts >= MAIL_RETRY.maxAttempts;
+      await knex('mail_outbox')
         .where({ id: row.id })
-        .update({ attempts, sentAt: clock.now(), textBody: '', htmlBody: '', lastError: null, ...forget });
-      return 'sent';
-    });
+        .update({
+          lastError: message.slice(0, 1000),
+          nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(attempts)),
+          gaveUpAt: gaveUp ? clock.now() : null,
+        });
+      if (gaveUp) logger.error({ mailId: row.id, kind: row.kind, attempts, err: { message } }, 'mail outbox: gave up delivering a mail');
+      else
+        logger.warn(
+          { mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } },
+          'mail outbox: delivery failed; will retry',
+        );
+      return 'failed';
+    }
+    // The bodies hold live tokens: once delivered they need not stay at rest. The notice of an
+    // account's deletion forgets its address too: nothing of the person stays.
+    const forget = row.kind === 'account_deleted' ? { recipient: '' } : {};
+    await knex('mail_outbox')
+      .where({ id: row.id })
+      .update({ sentAt: clock.now(), textBody: '', htmlBody: '', lastError: null, ...forget });
+    return 'sent';
   }
 
   private async send(row: OutboxRow): Promise<void> {
@@ -189,7 +212,7 @@ export class Mailer {
       subject: row.subject,
       text: row.textBody,
       html: row.htmlBody,
-      messageId: `<${row.id}@meal-planner>`,
+      messageId: messageIdOf(row.id),
     });
     if (this.fileDir) {
       await fs.mkdir(this.fileDir, { recursive: true });

@@ -15,7 +15,7 @@ import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
-import { AccountService } from './AccountService.js';
+import { AccountService, type UnaskedMailLimits } from './AccountService.js';
 import type { Account } from './AccountStore.js';
 import { normalizeEmail } from './email.js';
 import { KnexAccountStore } from './KnexAccountStore.js';
@@ -25,7 +25,6 @@ import { PasswordHasher } from './PasswordHasher.js';
 import { createPages } from './pages/index.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker } from './passwords.js';
-import { loginLinkedMail } from './person-mails.js';
 import { addPersonRoutes } from './person-router.js';
 import { PersonService } from './person-service.js';
 import { ObjectionPersonStore } from './person-store.js';
@@ -36,6 +35,7 @@ import { KnexIdentityStore } from './social/KnexIdentityStore.js';
 import { addSocialRoutes } from './social/router.js';
 import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
+export { lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './AccountService.js';
 export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
 export type { Account } from './AccountStore.js';
 export { normalizeEmail } from './email.js';
@@ -143,6 +143,8 @@ export interface AccountsDeps {
     hashWorkers?: number;
     /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
     breachTimeoutMs?: number;
+    /** Limits of unasked mail per recipient and per client IP (default UNASKED_MAIL_LIMITS). */
+    unaskedMail?: UnaskedMailLimits;
   } & SocialTuning;
 }
 
@@ -162,6 +164,15 @@ export interface AccountsService {
   createPasswordlessAccount(input: { email: string | null; emailVerified: boolean; displayName: string }): Promise<Account | undefined>;
   /** The MeResponse for an account (reads its memberships). */
   meResponse(account: Account | AccountSummary): Promise<MeResponse>;
+  /**
+   * The one way to check a password (login, change of password, re-authentication such as
+   * deleting the account): under the lockout shared with login, atomically and across instances.
+   * `who` is an address or an account (as just read). Answers the account when the password is
+   * right, undefined when it is not (or the address has no account); throws 423 `account_locked`
+   * (LockedError) while the lock runs, the right password included. Every call that answers
+   * undefined has used up one of the LOCKOUT_MAX_FAILURES attempts of the window.
+   */
+  verifyPasswordWithLockout(who: Account | string, password: string): Promise<Account | undefined>;
 }
 
 export interface AccountDirectoryWithWaitlist extends AccountDirectory {
@@ -227,6 +238,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     publicBaseUrl: config.publicBaseUrl,
     lockoutMaxFailures: config.lockoutMaxFailures,
     lockoutSeconds: config.lockoutSeconds,
+    unaskedMail: deps.tuning?.unaskedMail,
   });
   const sessions = createSessions({ knex, clock, random, logger, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
   const admins = config.platformAdminEmails.map(normalizeEmail);
@@ -257,11 +269,6 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     logger,
     fetch: deps.fetch ?? globalThis.fetch,
     tuning: deps.tuning,
-    // A new way into an existing account: its holder hears of it (a new account needs no notice).
-    onLinkedToExisting: async (trx, account, identity) => {
-      if (account.email)
-        await mailer.enqueue(trx, loginLinkedMail(config.publicBaseUrl, { to: account.email, displayName: account.displayName, provider: identity.provider }));
-    },
   });
   const authLimiter = new RateLimit({
     keyPrefix: 'auth',
@@ -297,6 +304,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
         ...(await store.prune(clock.now())),
         appSigninCodes: await identities.prune(clock.now()),
         spentExternalCookies: await identities.pruneSpentExternalCookies(clock.now()),
+        spentIdentityTokens: await identities.pruneSpentIdentityTokens(clock.now()),
       };
       logger.debug({ deleted }, 'accounts housekeeping');
     } catch (err) {
@@ -341,6 +349,7 @@ export function createAccounts(deps: AccountsDeps): Accounts {
       findByEmail: (email) => store.findByEmail(normalizeEmail(email)),
       createPasswordlessAccount: (input) => service.createPasswordlessAccount(input),
       meResponse,
+      verifyPasswordWithLockout: (who, password) => service.verifyPasswordWithLockout(who, password),
     },
     async close() {
       if (housekeeping) clearInterval(housekeeping);

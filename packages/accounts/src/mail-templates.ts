@@ -7,10 +7,14 @@ export type MailKind =
   | 'change_email_notice'
   | 'reset_password'
   // A person's own operations (person-mails.ts).
-  | 'login_linked'
   | 'login_unlinked'
   | 'account_deleted'
-  | 'data_exported';
+  | 'data_exported'
+  // Security notices (ASVS V6.3.7).
+  | 'password_reset_notice'
+  | 'password_changed_notice'
+  | 'email_changed_notice'
+  | 'identity_linked_notice';
 
 export interface MailContent {
   kind: MailKind;
@@ -130,5 +134,63 @@ export function resetPasswordMail(base: string, m: { to: string; displayName: st
     ['Open the link below to choose a new password. It works once, for one hour.'],
     { url: links.resetPassword(base, m.to, m.token), label: 'Choose a new password' },
     ['If you did not ask for this, ignore this mail; your password stays as it is.'],
+  );
+}
+
+/*
+ * Security notices: they tell the holder that something happened, carry no token and no secret
+ * (only a link to the sign-in page), and go out through the outbox in the transaction of the change.
+ */
+
+const NOT_YOU_SIGNED_IN =
+  'If this was not you, choose "Forgot password" on the sign-in page now: a new password signs everyone else out and cancels every open link.';
+
+export function passwordResetNoticeMail(base: string, m: { to: string; displayName: string }): MailContent {
+  return compose(
+    'password_reset_notice',
+    m.to,
+    'Your password was reset',
+    hello(m.displayName),
+    ['The password of your Meal Planner account was just reset with a link mailed to this address. Every other session has been signed out.'],
+    { url: links.login(base), label: 'Sign in' },
+    [NOT_YOU_SIGNED_IN],
+  );
+}
+
+export function passwordChangedNoticeMail(base: string, m: { to: string; displayName: string }): MailContent {
+  return compose(
+    'password_changed_notice',
+    m.to,
+    'Your password was changed',
+    hello(m.displayName),
+    ['The password of your Meal Planner account was just changed (or set) by someone signed in to it. Every other session has been signed out.'],
+    { url: links.login(base), label: 'Sign in' },
+    [NOT_YOU_SIGNED_IN],
+  );
+}
+
+export function emailChangedNoticeMail(m: { to: string; displayName: string; newEmail: string }): MailContent {
+  return compose(
+    'email_changed_notice',
+    m.to,
+    'Your sign-in address was changed',
+    hello(m.displayName),
+    [
+      `Your Meal Planner account now signs in with ${m.newEmail} instead of this address. Every other session has been signed out, and mail about the account now goes to the new address.`,
+      'If this was not you, someone else controls your account: contact the Meal Planner team right away, and do not follow links in mails that ask for your password.',
+    ],
+    undefined,
+  );
+}
+
+export function identityLinkedNoticeMail(base: string, m: { to: string; displayName: string; provider: string }): MailContent {
+  return compose(
+    'identity_linked_notice',
+    m.to,
+    `${m.provider} sign-in was added to your account`,
+    hello(m.displayName),
+    [`Your Meal Planner account can now be signed in with ${m.provider}, whose account vouches for this address.`],
+    { url: links.login(base), label: 'Sign in' },
+    [NOT_YOU_SIGNED_IN],
   );
 }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import * as createAccounts from '../migrations/20261122090000_create_accounts.js';
 import * as createSocialSignIn from '../migrations/20261123090000_create_social_sign_in.js';
 import * as createSpentExternalCookies from '../migrations/20261124090000_create_spent_external_cookies.js';
+import * as securityState from '../migrations/20261125090000_security_state.js';
 import * as personSessionsAndExports from '../migrations/20261125120000_person_sessions_and_exports.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_accounts`. */
@@ -12,6 +13,7 @@ export const migrations: MigrationSet = {
     { name: '20261122090000_create_accounts', up: createAccounts.up, down: createAccounts.down },
     { name: '20261123090000_create_social_sign_in', up: createSocialSignIn.up, down: createSocialSignIn.down },
     { name: '20261124090000_create_spent_external_cookies', up: createSpentExternalCookies.up, down: createSpentExternalCookies.down },
+    { name: '20261125090000_security_state', up: securityState.up, down: securityState.down },
     { name: '20261125120000_person_sessions_and_exports', up: personSessionsAndExports.up, down: personSessionsAndExports.down },
   ],
 };

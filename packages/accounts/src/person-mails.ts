@@ -45,16 +45,3 @@ export function dataExportedMail(base: string, m: { to: string; displayName: str
     ['If this was not you, sign in, change your password and end the sessions you do not recognise.'],
   );
 }
-
-export function loginLinkedMail(base: string, m: { to: string; displayName: string; provider: 'google' | 'apple' }): MailContent {
-  const name = PROVIDER_NAMES[m.provider];
-  return compose(
-    'login_linked',
-    m.to,
-    `${name} sign-in was added to your account`,
-    hello(m.displayName),
-    [`Signing in with ${name} now opens your account, because ${name} confirmed this address. You can remove it under your sign-in methods.`],
-    { url: links.login(base), label: 'Sign in' },
-    ['If this was not you, sign in, remove it, change your password and end the sessions you do not recognise.'],
-  );
-}

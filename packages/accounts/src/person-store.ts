@@ -167,6 +167,13 @@ export class ObjectionPersonStore implements PersonStore {
       await LoginFailureModel.query(trx).delete().whereIn('emailNormalized', addresses);
       // Recipients are stored as typed; the addresses above are lower-cased.
       await MailOutboxModel.query(trx).delete().whereIn(trx.raw('lower(recipient)'), addresses);
+      // The per-recipient count of unasked mail names the address: it goes too.
+      await trx('unasked_mail_counts')
+        .delete()
+        .whereIn(
+          'key',
+          addresses.map((a) => `to:${a}`),
+        );
     }
     await AccountModel.query(trx).deleteById(accountId);
   }

@@ -110,11 +110,15 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/me/password',
       operationId: 'changePassword',
       summary: 'Changes (or, for a social-only account, sets) the password',
-      description: 'This session stays signed in under a new session id; every other session of the account ends.',
+      description:
+        'This session stays signed in under a new session id; every other session of the account ends, every open mailed link is retired, and the address gets a notice. The current password counts toward the login lockout (423 while locked).',
       auth: true,
       body: ChangePasswordRequest,
       responses: ok204,
-      errorCodes: { 400: ['wrong_current_password', 'password_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
+      errorCodes: {
+        400: ['wrong_current_password', 'password_rejected', 'password_pwned', 'validation_failed', 'value_too_long'],
+        423: ['account_locked'],
+      },
     },
     async (req, res) => {
       const { userId } = principalOf(req);
@@ -139,7 +143,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       errorCodes: { 400: ['email_not_an_address', 'validation_failed', 'value_too_long'] },
     },
     async (req, res) => {
-      await service.requestEmailChange(principalOf(req).userId, req.input.body.newEmail);
+      await service.requestEmailChange(principalOf(req).userId, req.input.body.newEmail, { ip: req.ip });
       res.status(204).end();
     },
   );
@@ -157,7 +161,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       errorCodes: { 400: ['signup_rejected', 'password_pwned', 'validation_failed', 'value_too_long'] },
     },
     async (req, res) => {
-      const created = await service.register(req.input.body);
+      const created = await service.register(req.input.body, { ip: req.ip });
       if (created) await sessions.signIn(req, created.id, created.securityStamp, 'password');
       res.setHeader('Cache-Control', 'no-store');
       res.json({});
@@ -247,7 +251,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       errorCodes: { 429: ['resend_cooldown'] },
     },
     async (req, res) => {
-      await service.resendConfirmation(principalOf(req).userId);
+      await service.resendConfirmation(principalOf(req).userId, { ip: req.ip });
       res.status(204).end();
     },
   );
@@ -264,7 +268,7 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'] },
     },
     async (req, res) => {
-      await service.forgotPassword(req.input.body.email);
+      await service.forgotPassword(req.input.body.email, { ip: req.ip });
       res.status(204).end();
     },
   );

@@ -4,7 +4,7 @@ import { AuthenticationError, keepContext, type Logger } from '@svc/http-kit';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
-import { AccountSessionStore } from './AccountSessionStore.js';
+import { AccountSessionStore, cookieOnClock } from './AccountSessionStore.js';
 import type { AccountSummary } from './me.js';
 
 declare module 'express-session' {
@@ -96,6 +96,14 @@ export function createSessions(o: SessionsOptions): Sessions {
     genid: () => o.random(24).toString('base64url'),
     cookie: { ...cookie, maxAge: SESSION_TTL_MS },
   });
+  // express-session gives the store `generate` (a new session for a request) when the middleware is
+  // made; every cookie it makes then runs on the injected clock too.
+  const generate = store.generate.bind(store);
+  store.generate = (req) => {
+    generate(req);
+    cookieOnClock(req.session.cookie, o.clock);
+    req.session.cookie.maxAge = SESSION_TTL_MS;
+  };
 
   const principal: RequestHandler = (req, _res, next) => {
     const account = loaded.get(req);
@@ -119,7 +127,11 @@ export function createSessions(o: SessionsOptions): Sessions {
       const previous = req.session?.accountId === accountId ? req.session : undefined;
       const now = o.clock.now().toISOString();
       // A fresh id at every sign-in: a session id planted before sign-in is worth nothing after it.
-      await call((cb) => req.session.regenerate(cb));
+      // A session read from the table is destroyed with it; one made for this request was never
+      // stored (an id the store does not know is never taken over), so it is only replaced, and no
+      // DELETE is spent on it.
+      if (store.cameFromStore(req)) await call((cb) => req.session.regenerate(cb));
+      else store.generate(req);
       req.session.accountId = accountId;
       req.session.stamp = stamp;
       req.session.renewedAt = now;

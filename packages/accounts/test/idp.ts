@@ -126,6 +126,9 @@ export class TestIdp {
       email_verified: this.user.email_verified,
       iat: now,
       exp: now + (options.lifetimeSeconds ?? 600),
+      // Every authorization yields a token of its own (Apple's differ at least in their nonce or
+      // times); two made here in the same second would otherwise be identical, i.e. a replay.
+      jti: randomBytes(8).toString('hex'),
       ...claims,
     };
     for (const k of Object.keys(body) as (keyof typeof body)[]) if (body[k] === undefined) delete body[k];

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import nodemailer from 'nodemailer';
 import request from 'supertest';
 import { MAIL_RETRY } from '../src/index.js';
 import { createWorld, linkIn, mailsTo, register, type World } from './helpers.js';
@@ -128,5 +129,86 @@ describe('the mail outbox', () => {
     expect(line).to.include({ to: 'file@example.test' });
     expect(JSON.stringify(line)).to.not.contain('confirm-email?');
     expect(w.smtp.mails).to.have.length(0);
+  });
+
+  /** A nodemailer transport that runs `during` while "talking SMTP", then fails or succeeds. */
+  function probeTransport(during: (messageId: string) => Promise<void>, fail: () => boolean) {
+    return nodemailer.createTransport({
+      name: 'probe',
+      version: '1',
+      send(mail: { data: { messageId?: string } }, callback: (err: Error | null, info?: unknown) => void) {
+        const messageId = String(mail.data.messageId);
+        during(messageId).then(
+          () => (fail() ? callback(new Error('451 try again later')) : callback(null, { messageId, envelope: {} })),
+          (err: Error) => callback(err),
+        );
+      },
+    } as never);
+  }
+
+  it('holds no transaction and no row lock while it talks SMTP (issue 11): the row can be locked by anyone meanwhile', async () => {
+    const locks: string[] = [];
+    const { accounts, app } = w.another(
+      {},
+      {
+        mailTransport: probeTransport(
+          async () => {
+            // NOWAIT: fails at once (55P03) if the worker still held the row while sending.
+            try {
+              await w.db.knex.transaction(async (trx) => {
+                await trx.raw('select id from mail_outbox for update nowait');
+              });
+              locks.push('free');
+            } catch (err) {
+              locks.push((err as { code?: string }).code ?? 'error');
+            }
+            const open = await w.db.knex.raw(
+              "select count(*)::int as n from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'",
+            );
+            locks.push(`idle in transaction: ${open.rows[0].n}`);
+          },
+          () => false,
+        ),
+      },
+    );
+    await register(request(app), 'ada@example.test');
+    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    expect(locks).to.deep.equal(['free', 'idle in transaction: 0']);
+    const [row] = await w.db.knex('mail_outbox').select('attempts', 'sentAt');
+    expect(row.attempts).to.equal(1);
+    expect(row.sentAt).to.be.instanceOf(Date);
+  });
+
+  it('gives every attempt at one mail the same Message-ID, so a receiver can recognise a retry', async () => {
+    const ids: string[] = [];
+    let calls = 0;
+    const { accounts, app } = w.another(
+      {},
+      {
+        mailTransport: probeTransport(
+          async (messageId) => {
+            ids.push(messageId);
+          },
+          () => ++calls === 1,
+        ),
+      },
+    );
+    await register(request(app), 'ada@example.test');
+    expect(await accounts.mailer.deliverDue()).to.equal(0);
+    w.clock.advance(MAIL_RETRY.firstDelayMs);
+    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    const [row] = await w.db.knex('mail_outbox').select('id', 'attempts');
+    expect(row.attempts).to.equal(2);
+    expect(ids).to.deep.equal([`<${row.id}@meal-planner>`, `<${row.id}@meal-planner>`]);
+  });
+
+  it('a worker that dies after claiming a mail leaves it to be sent after the lease, not lost (at-least-once)', async () => {
+    await register(request(w.app), 'ada@example.test');
+    // What a claim leaves behind when its worker dies before recording the outcome.
+    await w.db.knex('mail_outbox').update({ attempts: 1, nextAttemptAt: new Date(w.clock.now().getTime() + 10 * 60_000) });
+    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    w.clock.advance(10 * 60_000);
+    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
   });
 });

@@ -203,7 +203,7 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     expect((await ada.agent.get('/api/v1/me')).status).to.equal(401);
   });
 
-  it('answers 400 invalid_token for a used link, a link past 48 hours, another address, or a wrong token', async () => {
+  it('answers 400 invalid_token for a used link, a link past 48 hours, another address, a wrong token, or one a newer request retired', async () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     await agent.post('/api/v1/me/email').send({ newEmail: 'one@example.test' }).expect(204);
     await agent.post('/api/v1/me/email').send({ newEmail: 'two@example.test' }).expect(204);
@@ -212,20 +212,22 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
     const two = linkIn(mailsTo(w, 'two@example.test')[0]!).params;
 
     for (const body of [
-      { ...one, newEmail: 'two@example.test' },
-      { ...one, token: two.token },
-      { ...one, token: 'x'.repeat(43) },
+      // The older link: the newer request retired it.
+      one,
+      { ...two, newEmail: 'one@example.test' },
+      { ...two, token: one.token },
+      { ...two, token: 'x'.repeat(43) },
     ]) {
       const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(body);
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('invalid_token');
     }
     w.clock.advance(48 * 3600_000);
-    const expired = await request(w.app).post('/api/v1/auth/confirm-email-change').send(one);
+    const expired = await request(w.app).post('/api/v1/auth/confirm-email-change').send(two);
     expect(expired.body.code).to.equal('invalid_token');
     w.clock.advance(-1000);
-    await request(w.app).post('/api/v1/auth/confirm-email-change').send(one).expect(204);
-    const again = await request(w.app).post('/api/v1/auth/confirm-email-change').send(one);
+    await request(w.app).post('/api/v1/auth/confirm-email-change').send(two).expect(204);
+    const again = await request(w.app).post('/api/v1/auth/confirm-email-change').send(two);
     expect(again.status).to.equal(400);
     expect(again.body.code).to.equal('invalid_token');
   });
@@ -288,24 +290,29 @@ describe('POST /api/v1/me/email and confirm-email-change', () => {
       .expect(204);
   });
 
-  it('a password change spends the pending change too, and leaves the heads-up reset link working', async () => {
+  it('a password change retires the pending change and every other open link, the heads-up reset link included, and mails a notice', async () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     await agent.post('/api/v1/me/email').send({ newEmail: 'thief@example.test' }).expect(204);
     await w.deliver();
     const change = linkIn(mailsTo(w, 'thief@example.test')[0]!).params;
     const [notice] = mailsTo(w, 'ada@example.test', /about to change/i);
+    const [confirm] = mailsTo(w, 'ada@example.test', /confirm your e-mail/i);
 
     await agent.post('/api/v1/me/password').send({ currentPassword: PASSWORD, newPassword: 'the new password' }).expect(204);
     const res = await request(w.app).post('/api/v1/auth/confirm-email-change').send(change);
     expect(res.status).to.equal(400);
     expect(res.body.code).to.equal('invalid_token');
     expect((await agent.get('/api/v1/me')).body.user.email).to.equal('ada@example.test');
-    // Whoever changed the password cannot disarm the owner's way back in.
-    await request(w.app)
+    // Every link issued before the change is dead (the owner asks for a new one with forgot-password).
+    const reset = await request(w.app)
       .post('/api/v1/auth/reset-password')
-      .send({ ...linkIn(notice!).params, newPassword: 'mine again!' })
-      .expect(204);
-    expect((await login(request.agent(w.app), 'ada@example.test', 'mine again!')).status).to.equal(200);
+      .send({ ...linkIn(notice!).params, newPassword: 'mine again!' });
+    expect(reset.body.code).to.equal('invalid_token');
+    const confirmed = await request(w.app).post('/api/v1/auth/confirm-email').send(linkIn(confirm!).params);
+    expect(confirmed.body.code).to.equal('invalid_token');
+    await w.deliver();
+    const [changed] = mailsTo(w, 'ada@example.test', /password was changed/i);
+    expect(changed, 'password-changed notice').to.not.equal(undefined);
   });
 
   it('answers 400 email_not_an_address for something that is not one, and value_too_long past 254 characters', async () => {

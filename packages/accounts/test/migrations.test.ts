@@ -14,6 +14,8 @@ const TABLES = [
   'app_signin_codes',
   'spent_external_cookies',
   'account_exports',
+  'unasked_mail_counts',
+  'spent_identity_tokens',
 ];
 
 async function tables(db: TestDatabase): Promise<string[]> {

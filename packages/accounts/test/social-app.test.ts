@@ -40,7 +40,8 @@ describe('social sign-in: the app flow and POST /auth/exchange', () => {
     const res = await exchange(code, verifier);
     expect(res.status).to.equal(200);
     expect(res.headers['cache-control']).to.equal('no-store');
-    // Spend the code, read the account, drop the old session id, write the new one, memberships.
+    // Spend the code, read the account, write the new session, record it on the code (so a replay
+    // can end it), memberships.
     expect(dbQueries(res)).to.equal(5);
     expect(res.body.user).to.include({ email: 'ada@example.test', displayName: 'Ada Lovelace' });
     expect(res.body).to.have.all.keys('user', 'memberships', 'isPlatformAdmin', 'emailConfirmed', 'hasPassword', 'serverNow');
@@ -170,14 +171,36 @@ describe('social sign-in: the app flow and POST /auth/exchange', () => {
     expect((await exchange(other, challenge)).status).to.equal(401);
   });
 
-  it('ten parallel exchanges of one code: exactly one 200, nine 401 signin_code_spent', async () => {
+  it('ten parallel exchanges of one code: at most one 200, the rest 401 signin_code_spent, and no session survives the replays (10 rounds)', async function () {
+    this.timeout(60_000);
+    for (let round = 0; round < 10; round++) {
+      const { verifier, challenge } = pkce();
+      const code = await appCode(w, 'apple', challenge);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => exchange(code, verifier)));
+      expect(answers.filter((a) => a.status === 200).length, `round ${round}`).to.be.at.most(1);
+      for (const r of answers.filter((a) => a.status !== 200)) expect([r.status, r.body.code]).to.deep.equal([401, 'signin_code_spent']);
+      // RFC 6749 §4.1.2: a code presented twice may have been stolen; what it issued is revoked.
+      for (const r of answers.filter((a) => sessionCookie(a) !== undefined)) {
+        const me = await request(w.app).get('/api/v1/me').set('Cookie', sessionCookie(r)!.split(';')[0]!);
+        expect(me.status, `round ${round}: a session of a replayed code still works`).to.equal(401);
+      }
+    }
+  });
+
+  it('a code redeemed a second time revokes the session its first redemption made', async () => {
     const { verifier, challenge } = pkce();
-    const code = await appCode(w, 'apple', challenge);
-    const answers = await Promise.all(Array.from({ length: 10 }, () => exchange(code, verifier)));
-    const statuses = answers.map((r) => r.status).sort();
-    expect(statuses).to.deep.equal([200, 401, 401, 401, 401, 401, 401, 401, 401, 401]);
-    for (const r of answers.filter((a) => a.status === 401)) expect(r.body.code).to.equal('signin_code_spent');
-    expect(answers.filter((a) => sessionCookie(a) !== undefined)).to.have.length(1);
+    const code = await appCode(w, 'google', challenge);
+    const first = await exchange(code, verifier);
+    expect(first.status).to.equal(200);
+    const cookie = sessionCookie(first)!.split(';')[0]!;
+    expect((await request(w.app).get('/api/v1/me').set('Cookie', cookie)).status).to.equal(200);
+    const replay = await exchange(code, verifier);
+    expect([replay.status, replay.body.code]).to.deep.equal([401, 'signin_code_spent']);
+    expect((await request(w.app).get('/api/v1/me').set('Cookie', cookie)).status).to.equal(401);
+    // Another session of the same account is not touched.
+    const { verifier: v2, challenge: c2 } = pkce();
+    const other = await exchange(await appCode(w, 'google', c2), v2);
+    expect((await request(w.app).get('/api/v1/me').set('Cookie', sessionCookie(other)!.split(';')[0]!)).status).to.equal(200);
   });
 
   it('answers 400 for an unreadable body without spending the code', async () => {

@@ -61,7 +61,7 @@ describe('social sign-in: POST /auth/idp/native (Sign in with Apple from the app
       expect(res.body.user).to.include({ displayName: 'Apple user', email: null });
     });
 
-    it('signs a returning person in with four queries: the linked account, the session (old id dropped, new one written), the memberships', async () => {
+    it('signs a returning person in with four queries: the token spent, the linked account, the new session, the memberships', async () => {
       await native({ identityToken: await w.idp.appleToken() }).expect(200);
       const again = await native({ identityToken: await w.idp.appleToken() });
       expect(again.status).to.equal(200);
@@ -174,6 +174,27 @@ describe('social sign-in: POST /auth/idp/native (Sign in with Apple from the app
       const mixed = [...hex].map((c, i) => (i % 2 ? c.toUpperCase() : c)).join('');
       for (const nonce of [hex.toUpperCase(), mixed]) await expectRejected(await native({ identityToken: await w.idp.appleToken({ nonce }), rawNonce }));
       expect((await native({ identityToken: await w.idp.appleToken({ nonce: hex }), rawNonce })).status).to.equal(200);
+    });
+
+    it('signs in once per token + rawNonce: a replay, on this instance or another, answers 401 idp_signin_rejected; of ten parallel, one signs in', async () => {
+      const rawNonce = 'raw-nonce-replayed';
+      const token = await w.idp.appleToken({ nonce: sha256hex(rawNonce) });
+      expect((await native({ identityToken: token, rawNonce })).status).to.equal(200);
+      await expectRejected(await native({ identityToken: token, rawNonce }));
+      await expectRejected(await native({ identityToken: token, rawNonce }, w.variant()));
+      // Another token with the same nonce is the same authorization: refused too.
+      await expectRejected(await native({ identityToken: await w.idp.appleToken({ nonce: sha256hex(rawNonce), given_name: 'x' }), rawNonce }));
+      // Without a nonce the token itself is remembered.
+      const plain = await w.idp.appleToken();
+      expect((await native({ identityToken: plain })).status).to.equal(200);
+      await expectRejected(await native({ identityToken: plain }));
+
+      const burst = await w.idp.appleToken({ nonce: sha256hex('burst') });
+      const answers = await Promise.all(Array.from({ length: 10 }, () => native({ identityToken: burst, rawNonce: 'burst' })));
+      expect(answers.filter((a) => a.status === 200)).to.have.length(1);
+      expect(answers.filter((a) => a.status === 401 && a.body.code === 'idp_signin_rejected')).to.have.length(9);
+      // Remembered until the token expires (plus a day), then housekeeping forgets it.
+      expect(await w.db.knex('spent_identity_tokens').count({ n: '*' }).first()).to.deep.equal({ n: '3' });
     });
 
     it('ignores a rawNonce when the token carries no nonce', async () => {

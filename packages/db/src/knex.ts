@@ -164,5 +164,8 @@ export const PG = {
 } as const;
 
 export function isPgError(err: unknown, code: string): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === code;
+  if (typeof err !== 'object' || err === null) return false;
+  // Objection wraps the driver's error (UniqueViolationError …) and keeps it as `nativeError`.
+  const { code: own, nativeError } = err as { code?: unknown; nativeError?: { code?: unknown } };
+  return own === code || nativeError?.code === code;
 }

@@ -43,6 +43,23 @@ export interface IdentityStore {
    * one gets the row, whether or not its verifier then matches.
    */
   spendAppCode(codeHash: Buffer, now: Date): Promise<SpentAppCode | undefined>;
+  /**
+   * A code presented again after its first exchange (RFC 6749 §4.1.2): marks it replayed and deletes
+   * the session its first exchange created, in one statement. Answers whether the code was known.
+   */
+  revokeReplayedAppCode(codeHash: Buffer, now: Date): Promise<boolean>;
+  /**
+   * Records the session the exchange created. Answers true when the code was replayed meanwhile
+   * (between spending it and recording the session): the caller then ends that session itself.
+   */
+  recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<boolean>;
+  /**
+   * Records a native identity token (by its nonce, or its hash) as used and answers true, or false
+   * when it was used before. One INSERT … ON CONFLICT DO NOTHING RETURNING on the primary key.
+   */
+  spendIdentityToken(key: string, expiresAt: Date): Promise<boolean>;
+  /** Deletes used identity-token keys a day past the token's expiry; answers how many. */
+  pruneSpentIdentityTokens(now: Date): Promise<number>;
   /** Deletes codes expired over a day ago; answers how many. */
   prune(now: Date): Promise<number>;
   /**

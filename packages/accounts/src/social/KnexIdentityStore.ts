@@ -48,6 +48,37 @@ export class KnexIdentityStore implements IdentityStore {
     return rows[0];
   }
 
+  async revokeReplayedAppCode(codeHash: Buffer, now: Date): Promise<boolean> {
+    const result = await this.knex.raw(
+      `with replayed as (
+         update app_signin_codes set replayed_at = coalesce(replayed_at, ?)
+          where code_hash = ? and used_at is not null
+          returning session_id
+       ), revoked as (
+         delete from account_sessions where sid in (select session_id from replayed where session_id is not null)
+       )
+       select count(*)::int as n from replayed`,
+      [now, codeHash],
+    );
+    return (result.rows[0] as { n: number }).n > 0;
+  }
+
+  async recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<boolean> {
+    const rows: { replayedAt: Date | null }[] = await this.knex('app_signin_codes').where({ codeHash }).update({ sessionId }).returning(['replayedAt']);
+    return rows[0]?.replayedAt != null;
+  }
+
+  async spendIdentityToken(key: string, expiresAt: Date): Promise<boolean> {
+    const rows: { key: string }[] = await this.knex('spent_identity_tokens').insert({ key, expiresAt }).onConflict('key').ignore().returning(['key']);
+    return rows.length === 1;
+  }
+
+  async pruneSpentIdentityTokens(now: Date): Promise<number> {
+    return this.knex('spent_identity_tokens')
+      .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))
+      .delete();
+  }
+
   async prune(now: Date): Promise<number> {
     return this.knex('app_signin_codes')
       .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))

@@ -52,8 +52,6 @@ export interface SocialSignInOptions {
   logger: Logger;
   fetch: typeof fetch;
   tuning?: SocialTuning;
-  /** See IdentityLinkerOptions.onLinkedToExisting. */
-  onLinkedToExisting?: IdentityLinkerOptions['onLinkedToExisting'];
 }
 
 /** Service-spec Limits: the app's sign-in code lives two minutes. */
@@ -102,7 +100,7 @@ export class SocialSignIn {
     const cookie = <T extends object>(name: string, path: string, seconds: number, sameSite: 'lax' | 'none') =>
       new SignedCookie<T>({ name, path, maxAgeSeconds: seconds, secret: o.sessionSecret, secure: o.cookieSecure || sameSite === 'none', sameSite, clock });
     this.external = cookie<ExternalSignIn>(EXTERNAL_COOKIE, EXTERNAL_CALLBACK_PATH, EXTERNAL_COOKIE_SECONDS, 'lax');
-    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock, onLinkedToExisting: o.onLinkedToExisting });
+    this.linker = new IdentityLinker({ service: o.service, store: o.store, identities: o.identities, clock });
     if (config.google) {
       this.google = new GoogleSignIn({
         config: config.google,
@@ -267,11 +265,24 @@ export class SocialSignIn {
    */
   async exchange(req: Request, code: string, codeVerifier: string): Promise<Account> {
     const now = this.o.clock.now();
-    const spent = await this.o.identities.spendAppCode(hashToken(code), now);
-    const good = spent !== undefined && spent.expiresAt.getTime() > now.getTime() && sameSecret(s256(codeVerifier), spent.codeChallenge);
+    const codeHash = hashToken(code);
+    const spent = await this.o.identities.spendAppCode(codeHash, now);
+    const refused = () => new AuthenticationError('signin_code_spent', 'The sign-in code expired, was already used, or the verifier does not match');
+    if (!spent) {
+      // Presented again: whoever holds it now may have stolen it, so the session its first
+      // exchange made ends too (RFC 6749 §4.1.2).
+      if (await this.o.identities.revokeReplayedAppCode(codeHash, now)) this.o.logger.warn({}, 'app sign-in code replayed; its session was revoked');
+      throw refused();
+    }
+    const good = spent.expiresAt.getTime() > now.getTime() && sameSecret(s256(codeVerifier), spent.codeChallenge);
     const account = good ? await this.o.store.findById(spent.accountId) : undefined;
-    if (!account) throw new AuthenticationError('signin_code_spent', 'The sign-in code expired, was already used, or the verifier does not match');
+    if (!account) throw refused();
     await this.o.sessions.signIn(req, account.id, account.securityStamp, spent?.method ?? undefined);
+    if (await this.o.identities.recordAppCodeSession(codeHash, req.sessionID)) {
+      // The replay came between spending the code and recording this session: end it here.
+      await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
+      throw refused();
+    }
     return account;
   }
 
@@ -307,6 +318,11 @@ export class SocialSignIn {
       // Exactly the lower-case hex digest: no case folding, so one nonce has one spelling.
       if (typeof claims.nonce !== 'string' || !sameSecret(expected, claims.nonce)) throw rejected('nonce does not match SHA-256 of rawNonce');
     }
+    // One sign-in per token: its nonce (or, without one, the token itself) is remembered until the
+    // token expires, on every instance, so a captured token + rawNonce cannot sign in again.
+    const spentKey =
+      typeof claims.nonce === 'string' ? `apple:nonce:${claims.nonce}` : `apple:token:${createHash('sha256').update(body.identityToken, 'utf8').digest('hex')}`;
+    if (!(await this.o.identities.spendIdentityToken(spentKey, new Date(claims.exp! * 1000)))) throw rejected('identity token already used');
     const email = typeof claims.email === 'string' && claims.email !== '' ? claims.email : null;
     const identity: ExternalIdentity = {
       provider: 'apple',

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import type { AccountService } from '../AccountService.js';
 import type { Account, AccountStore } from '../AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from '../email.js';
+import { PROVIDER_LABELS } from './config.js';
 import type { IdentityStore } from './IdentityStore.js';
 import type { ExternalIdentity } from './identity.js';
 
@@ -21,8 +22,6 @@ export interface IdentityLinkerOptions {
   store: AccountStore;
   identities: IdentityStore;
   clock: Clock;
-  /** Runs in the linking transaction when an identity is linked to an account that already existed (the notice mail). */
-  onLinkedToExisting?: (trx: Knex.Transaction, account: Account, identity: ExternalIdentity) => Promise<void>;
 }
 
 /**
@@ -66,11 +65,7 @@ export class IdentityLinker {
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));
-      if (existing)
-        return this.o.service.adoptByVerifiedAddress(existing.id, async (trx, account) => {
-          await link(trx, account);
-          await this.o.onLinkedToExisting?.(trx, account, identity);
-        });
+      if (existing) return this.o.service.adoptByVerifiedAddress(existing.id, link, PROVIDER_LABELS[identity.provider].displayName);
       return this.o.service.createPasswordlessAccount({ email, emailVerified: true, displayName: identity.displayName }, link);
     }
     if (email && (await this.o.store.findByEmail(normalizeEmail(email)))) {

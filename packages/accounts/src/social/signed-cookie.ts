@@ -58,6 +58,9 @@ export class SignedCookie<T extends object> {
       .setIssuedAt(now)
       .setExpirationTime(now + this.o.maxAgeSeconds);
     if (options.jti !== undefined) jwt.setJti(options.jti);
+    // Max-Age, which browsers obey over Expires (RFC 6265 5.3), is relative and needs no clock; the
+    // Expires that Express adds beside it reads Date.now(). What ends the cookie here is the JWT's
+    // `exp`, set and checked on the service clock.
     res.cookie(this.o.name, await jwt.sign(this.key), { ...this.attributes(), maxAge: this.o.maxAgeSeconds * 1000 });
   }
 

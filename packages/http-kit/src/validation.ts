@@ -17,6 +17,12 @@ function makeAjv(coerce: boolean): Ajv {
   // verbose: errors carry their schema, so a message can name the expected form instead of a regular expression.
   const ajv = new Ajv({ allErrors: true, verbose: true, strict: false, discriminator: true, coerceTypes: coerce ? 'array' : false, useDefaults: true });
   addFormats(ajv, { mode: 'full', formats: ['date', 'time', 'date-time', 'uuid', 'email', 'uri'] });
+  // ISO 8601 has a year 0000 and ajv-formats accepts it, but PostgreSQL has no year 0 and refuses
+  // it (a 500 where the client deserves a 400): every date and date-time field starts at year 1.
+  for (const name of ['date', 'date-time'] as const) {
+    const base = ajv.formats[name] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
+    ajv.addFormat(name, { type: 'string', validate: (s: string) => !s.startsWith('0000') && base.validate(s), compare: base.compare });
+  }
   return ajv;
 }
 

@@ -201,11 +201,15 @@ describe('meal rule validation (400 validation_failed naming the field)', () => 
   });
 
   describe('dates and times', () => {
-    for (const date of ['2026-02-30', '2026-2-03', '24.12.2027', '2026-13-01']) {
+    // Year 0000 is ISO 8601 but not PostgreSQL: it once answered 500.
+    for (const date of ['2026-02-30', '2026-2-03', '24.12.2027', '2026-13-01', '0000-01-01']) {
       it(`refuses the date ${date}`, async () => {
         await refuses({ ...sample('RepeatAfterDays'), scope: 'SpecificDate', startDate: date, endDate: date }, 'startDate');
       });
     }
+    it('refuses a DateRange starting in year 0000 with 400, not 500', async () => {
+      await refuses({ ...sample('RepeatAfterDays'), scope: 'DateRange', startDate: '0000-01-01', endDate: '2027-01-01' }, 'startDate');
+    });
     it('refuses a payload date that is not a real date', async () => {
       await refuses(
         {

@@ -13,7 +13,7 @@ import { type ChallengeQuery, type Flow, flowOf, safeReturnUrl, withQueryParam }
 import { GoogleSignIn } from './google.js';
 import type { IdentityStore } from './IdentityStore.js';
 import { composeDisplayName, type ExternalIdentity, vouched } from './identity.js';
-import { AccountNotCreatedError, IdentityLinker, type IdentityLinkerOptions } from './link-account.js';
+import { AccountNotCreatedError, IdentityLinker } from './link-account.js';
 import type { CallbackOutcome, ExternalSignIn, PendingSignIn } from './pending.js';
 import { SignedCookie } from './signed-cookie.js';
 

@@ -141,8 +141,24 @@ function identityOf(info: oidc.UserInfoResponse): ExternalIdentity | undefined {
 
 /** For the log: what failed, without any token (openid-client's errors carry none). */
 function describe(err: unknown): string {
-  if (err instanceof oidc.ResponseBodyError) return `${err.message}: HTTP ${err.status}, error ${err.error.slice(0, 100)}`;
-  const e = err as Error & { code?: unknown; cause?: unknown };
-  const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
-  return `${e.message ?? String(err)}${typeof e.code === 'string' ? ` [${e.code}]` : ''}${cause}`;
+  const parts: string[] = [];
+  // openid-client wraps: its error, the cause (oauth4webapi's), and the provider's Response under that.
+  for (let e: unknown = err, depth = 0; e !== undefined && depth < 4; depth++) {
+    if (e instanceof Response) {
+      parts.push(`HTTP ${e.status}`);
+      break;
+    }
+    if (e instanceof oidc.ResponseBodyError) {
+      parts.push(`${e.message}: HTTP ${e.status}, error ${e.error.slice(0, 100)}`);
+      break;
+    }
+    if (!(e instanceof Error)) {
+      parts.push(String(e).slice(0, 200));
+      break;
+    }
+    const code = (e as { code?: unknown }).code;
+    parts.push(`${e.message}${typeof code === 'string' ? ` [${code}]` : ''}`);
+    e = e.cause;
+  }
+  return parts.join(': ');
 }

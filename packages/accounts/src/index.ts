@@ -133,7 +133,7 @@ export interface AccountsDeps {
   personalData: PersonalDataSources;
   /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
   mailTransport?: Transporter;
-  /** HTTP for Apple's token endpoint and key set (default: the global fetch). Google goes through passport's own client. */
+  /** HTTP for the providers: Google's token and userinfo endpoints, Apple's token endpoint and key set (default: the global fetch). */
   fetch?: typeof fetch;
   /** Tuning for tests and measurements; the service leaves these out. */
   tuning?: {
@@ -259,7 +259,6 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     publicBaseUrl: config.publicBaseUrl,
     sessionSecret: config.sessionSecret,
     cookieSecure: config.cookieSecure,
-    passport,
     service,
     store,
     identities,

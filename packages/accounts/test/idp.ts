@@ -29,6 +29,14 @@ export const GOOGLE_CLIENT = { id: 'google-client.apps.test', secret: 'google-cl
 export const APPLE_WEB = { clientId: 'test.meals.web', teamId: 'TEAM123456', keyId: 'KEY1234567' };
 export const APPLE_ISSUER = 'https://appleid.example.test';
 export const APPLE_APP_AUDIENCES = ['test.meals.ios', 'test.meals.ios.beta'];
+/** The `iss` of Google's id_tokens. */
+export const GOOGLE_ISSUER = 'https://accounts.google.com';
+
+/**
+ * How Google's token endpoint answers: normally; 400 invalid_grant; 500 with a JSON error or an
+ * HTML page; 200 with a body that is not JSON; the socket dropped; or no answer at all.
+ */
+export type GoogleTokenMode = 'ok' | 'refuse' | 'error-json' | 'error-html' | 'not-json' | 'drop' | 'hang';
 
 /**
  * A real OAuth 2.0 / OpenID Connect identity provider on loopback, for Google and Apple alike:
@@ -58,6 +66,18 @@ export class TestIdp {
   appleIdTokenClaims: Record<string, unknown> = {};
   /** Why the last token request was refused. */
   lastRefusal = '';
+  /** How Google's token endpoint answers. */
+  googleTokenMode: GoogleTokenMode = 'ok';
+  /**
+   * When set, Google's token endpoint also issues an id_token, as the real one does for scope
+   * `openid`: iss GOOGLE_ISSUER, aud the client, the user's sub, ten minutes from the clock's now,
+   * then these claims over them (undefined removes one).
+   */
+  googleIdTokenClaims: Record<string, unknown> | undefined;
+  /** Claims over the user's in Google's userinfo answer; `status` other than 200 answers that error. */
+  userinfo: { status: number; claims: Record<string, unknown> } = { status: 200, claims: {} };
+  /** What the Google token endpoint received last (form fields). */
+  lastGoogleTokenForm: URLSearchParams | undefined;
 
   async start(): Promise<void> {
     await this.rotate();
@@ -84,6 +104,10 @@ export class TestIdp {
     this.counts = { keys: 0, googleToken: 0, appleToken: 0, userinfo: 0 };
     this.keysMode = 'ok';
     this.appleIdTokenClaims = {};
+    this.googleTokenMode = 'ok';
+    this.googleIdTokenClaims = undefined;
+    this.userinfo = { status: 200, claims: {} };
+    this.lastGoogleTokenForm = undefined;
     this.user = { sub: 'user-1', email: 'ada@example.test', email_verified: true, given_name: 'Ada', family_name: 'Lovelace', name: 'Ada Lovelace' };
   }
 
@@ -179,6 +203,24 @@ export class TestIdp {
       case 'POST /google/token': {
         this.counts.googleToken++;
         const form = await readForm(req);
+        this.lastGoogleTokenForm = form;
+        switch (this.googleTokenMode) {
+          case 'refuse':
+            return refuse('told to refuse');
+          case 'error-json':
+            return json(500, { error: 'server_error', error_description: 'backend unavailable' });
+          case 'error-html':
+            res.writeHead(500, { 'content-type': 'text/html' });
+            return void res.end('<html><body>Internal Server Error</body></html>');
+          case 'not-json':
+            res.writeHead(200, { 'content-type': 'application/json' });
+            return void res.end('{"access_token": ');
+          case 'drop':
+            return void req.socket.destroy();
+          case 'hang':
+            // No answer: the service must give up by its own deadline (stop() closes the socket).
+            return;
+        }
         const grant = this.grants.get(form.get('code') ?? '');
         this.grants.delete(form.get('code') ?? '');
         if (grant?.provider !== 'google') return refuse('unknown or used code');
@@ -189,7 +231,9 @@ export class TestIdp {
         if (createHash('sha256').update(verifier).digest('base64url') !== grant.codeChallenge) return refuse('PKCE verifier mismatch');
         const accessToken = randomBytes(16).toString('hex');
         this.accessTokens.set(accessToken, grant.user);
-        return json(200, { access_token: accessToken, token_type: 'Bearer', expires_in: 3599, scope: 'openid email profile' });
+        const answer: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: 3599, scope: 'openid email profile' };
+        if (this.googleIdTokenClaims) answer.id_token = await this.googleIdToken(grant.user, this.googleIdTokenClaims);
+        return json(200, answer);
       }
       case 'GET /google/userinfo': {
         this.counts.userinfo++;
@@ -198,7 +242,8 @@ export class TestIdp {
         const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
         const user = token ? this.accessTokens.get(token) : undefined;
         if (!user) return json(401, { error: 'invalid_token', error_description: 'unknown access token' });
-        return json(200, user);
+        if (this.userinfo.status !== 200) return json(this.userinfo.status, { error: 'server_error' });
+        return json(200, { ...user, ...this.userinfo.claims });
       }
       case 'GET /apple/authorize': {
         const q = url.searchParams;
@@ -261,6 +306,22 @@ export class TestIdp {
       default:
         return json(404, { error: 'not_found' });
     }
+  }
+
+  /** A Google id_token for `user`, signed RS256 with the current key (nobody fetches Google's keys: it comes over TLS from the token endpoint). */
+  private async googleIdToken(user: IdpUser, claims: Record<string, unknown>): Promise<string> {
+    const now = Math.floor(this.clock.now().getTime() / 1000);
+    const body: Record<string, unknown> = {
+      iss: GOOGLE_ISSUER,
+      aud: GOOGLE_CLIENT.id,
+      azp: GOOGLE_CLIENT.id,
+      sub: user.sub,
+      iat: now,
+      exp: now + 600,
+      ...claims,
+    };
+    for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+    return new SignJWT(body).setProtectedHeader({ alg: 'RS256', kid: this.currentKid }).sign(this.keys.at(-1)!.pair.privateKey);
   }
 
   private grant(grant: Grant): string {

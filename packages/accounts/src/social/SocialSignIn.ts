@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Clock, RandomBytes } from '@svc/contracts';
 import { AuthenticationError, type Logger, NotFoundError, ServiceUnavailableError, timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
-import type { PassportStatic } from 'passport';
 import type { AccountService } from '../AccountService.js';
 import type { Account, AccountStore } from '../AccountStore.js';
 import type { Sessions } from '../sessions.js';
@@ -14,7 +13,7 @@ import { type ChallengeQuery, type Flow, flowOf, safeReturnUrl, withQueryParam }
 import { GoogleSignIn } from './google.js';
 import type { IdentityStore } from './IdentityStore.js';
 import { composeDisplayName, type ExternalIdentity, vouched } from './identity.js';
-import { AccountNotCreatedError, IdentityLinker, type IdentityLinkerOptions } from './link-account.js';
+import { AccountNotCreatedError, IdentityLinker } from './link-account.js';
 import type { CallbackOutcome, ExternalSignIn, PendingSignIn } from './pending.js';
 import { SignedCookie } from './signed-cookie.js';
 
@@ -42,7 +41,6 @@ export interface SocialSignInOptions {
   publicBaseUrl: string;
   sessionSecret: string;
   cookieSecure: boolean;
-  passport: PassportStatic;
   service: AccountService;
   store: AccountStore;
   identities: IdentityStore;
@@ -104,10 +102,11 @@ export class SocialSignIn {
     if (config.google) {
       this.google = new GoogleSignIn({
         config: config.google,
-        passport: o.passport,
         publicBaseUrl: o.publicBaseUrl,
         stateCookie: cookie<PendingSignIn>(stateCookieName('google'), callbackPath('google'), STATE_COOKIE_SECONDS, 'lax'),
         random,
+        clock,
+        fetch: o.fetch,
         timeoutMs,
       });
     }
@@ -149,14 +148,13 @@ export class SocialSignIn {
   }
 
   /** GET /auth/challenge/{provider}: 404, 400, or 302 to the provider with the state cookie set. */
-  async challenge(req: Request, res: Response, providerParam: string, query: ChallengeQuery): Promise<void> {
+  async challenge(res: Response, providerParam: string, query: ChallengeQuery): Promise<void> {
     const name = providerParam.toLowerCase();
     const provider = name === 'google' ? this.google : name === 'apple' ? this.apple : undefined;
     if (!provider) throw new NotFoundError('unknown_login_provider', `Sign-in with "${providerParam}" is not available on this server`);
     const flow = flowOf(query, this.o.config.appRedirectUris);
     res.setHeader('Cache-Control', 'no-store');
-    if (provider instanceof GoogleSignIn) await provider.start(req, res, flow);
-    else await provider.start(res, flow);
+    await provider.start(res, flow);
   }
 
   /** GET /auth/callback/google. Always a redirect. */

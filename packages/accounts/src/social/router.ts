@@ -61,7 +61,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       errorCodes: { 400: ['app_signin_incomplete', 'validation_failed', 'value_too_long'], 404: ['unknown_login_provider'] },
     },
     async (req, res) => {
-      await social.challenge(req, res, req.input.params.provider, req.input.query);
+      await social.challenge(res, req.input.params.provider, req.input.query);
     },
   );
 

@@ -35,6 +35,7 @@ export { normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
+export { type OutboxBacklog, outboxBacklog } from './outbox-backlog.js';
 export { prehash } from './PasswordHasher.js';
 export { AuthProviderResponseSchema, MembershipResponseSchema, MeResponseSchema, UserResponseSchema } from './schemas.js';
 export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS } from './sessions.js';

@@ -87,6 +87,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     redis,
     memberships: householdsApi.memberships,
     mailTransport: deps.mailTransport,
+    tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionSecret: config.sessionSecret,

@@ -28,7 +28,7 @@ export function tracingWanted(env: Env = process.env): boolean {
 export async function startTracing(options: { instanceId: string }, env: Env = process.env): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [{ NodeSDK, resources }, { OTLPTraceExporter }, { HttpInstrumentation }, { ExpressInstrumentation }, { PgInstrumentation }] = await Promise.all([
+  const [{ NodeSDK, resources }, { OTLPTraceExporter }, { HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/instrumentation-http'),
@@ -43,7 +43,9 @@ export async function startTracing(options: { instanceId: string }, env: Env = p
     instrumentations: [
       // Probes every few seconds from every balancer would drown the traces that matter.
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probes.has((req.url ?? '').split('?')[0]!) }),
-      new ExpressInstrumentation(),
+      // One span for the route's handler; a span per middleware and router layer (every request
+      // passes a dozen) is noise.
+      new ExpressInstrumentation({ ignoreLayersType: [ExpressLayerType.MIDDLEWARE, ExpressLayerType.ROUTER] }),
       // Connection-pool spans add nothing a query span does not say.
       new PgInstrumentation({ requireParentSpan: true }),
     ],

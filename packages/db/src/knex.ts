@@ -75,12 +75,46 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
       ...(statementTimeout > 0 ? { query_timeout: statementTimeout + 1000 } : {}),
       ...(statementTimeout > 0 && !options.transactionPooling ? { statement_timeout: statementTimeout } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000, afterCreate: discardOnReadTimeout },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
   });
   return knex;
+}
+
+type PgCallback = (err: Error | null, res?: unknown) => void;
+interface PgConnection {
+  query(...args: unknown[]): unknown;
+  connection?: { stream?: { destroy(): void } };
+  __knex__disposed?: unknown;
+}
+
+/**
+ * pg's `query_timeout` answers the caller but leaves the statement outstanding on the
+ * connection, and knex returns that connection to the pool as good. A transaction whose
+ * statement timed out (the server hung, say) then cannot be rolled back (the ROLLBACK times out
+ * behind it), so the connection goes back to the pool *inside* that open transaction: the next
+ * request's autocommit INSERT answers success and is lost when the transaction is later rolled
+ * back. So a connection on which a query timed out is closed at once (the server rolls back
+ * whatever it had open) and marked for knex to discard.
+ */
+function discardOnReadTimeout(conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const at = args.findIndex((a) => typeof a === 'function');
+    if (at < 0) return query(...args);
+    const callback = args[at] as PgCallback;
+    args[at] = (err: Error | null, res?: unknown) => {
+      if (err?.message === 'Query read timeout' && !conn.__knex__disposed) {
+        conn.__knex__disposed = err;
+        conn.connection?.stream?.destroy();
+      }
+      callback(err, res);
+    };
+    return query(...args);
+  };
+  done(null, conn);
 }
 
 /** One migration of one package. Names sort in the order they run (a timestamp prefix). */

@@ -1,6 +1,6 @@
-import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';

@@ -36,7 +36,9 @@ async function main(): Promise<void> {
     (line) => logger.warn({ postgres: line }, 'embedded PostgreSQL'),
   );
   const embedded = database.embedded;
-  const knex = instrumentKnex(createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, transactionPooling: config.dbTransactionPooling, logger }));
+  const knex = instrumentKnex(
+    createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, transactionPooling: config.dbTransactionPooling, logger }),
+  );
   // Migrations may run longer than any request may: their own connection, without statement_timeout.
   const migrator = createKnex(database.url, { poolMax: 2, logger });
   try {

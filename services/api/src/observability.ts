@@ -33,7 +33,11 @@ export class ServiceMetrics extends Metrics {
       return pending;
     };
     this.gauge('mail_outbox_depth', 'Mail waiting in the outbox (not sent, not given up)', async () => (await read()).depth);
-    this.gauge('mail_outbox_oldest_age_seconds', 'Age of the oldest mail waiting in the outbox (0 when none waits)', async () => (await read()).oldestAgeSeconds);
+    this.gauge(
+      'mail_outbox_oldest_age_seconds',
+      'Age of the oldest mail waiting in the outbox (0 when none waits)',
+      async () => (await read()).oldestAgeSeconds,
+    );
     this.gauge('mail_outbox_gave_up', 'Mail the outbox worker gave up on after its last attempt', async () => (await read()).gaveUp);
   }
 }

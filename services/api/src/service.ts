@@ -61,8 +61,21 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const random = deps.random ?? systemRandom;
   const applied = await runMigrations(knex, allMigrations);
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
-  redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
+  // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
+  // answers again. One warning when it goes, one line when it is back, not one per reconnect.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 }) : undefined;
+  let redisDown = false;
+  redis?.on('error', (err) => {
+    if (redisDown) return logger.debug({ err: { message: err.message } }, 'redis error');
+    redisDown = true;
+    logger.warn({ err: { message: err.message } }, 'redis unavailable: auth rate limits are per instance (in memory) until it is back');
+  });
+  redis?.on('ready', () => {
+    if (!redisDown) return;
+    redisDown = false;
+    logger.info('redis back: auth rate limits shared again');
+  });
 
   // accounts lists memberships (households) and households looks accounts up: the directory is
   // handed over late so that neither package imports the other's internals.

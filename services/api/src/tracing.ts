@@ -28,13 +28,14 @@ export function tracingWanted(env: Env = process.env): boolean {
 export async function startTracing(options: { instanceId: string }, env: Env = process.env): Promise<Tracing | undefined> {
   if (!tracingWanted(env)) return undefined;
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
-  const [{ NodeSDK, resources }, { OTLPTraceExporter }, { HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }] = await Promise.all([
-    import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/instrumentation-http'),
-    import('@opentelemetry/instrumentation-express'),
-    import('@opentelemetry/instrumentation-pg'),
-  ]);
+  const [{ NodeSDK, resources }, { OTLPTraceExporter }, { HttpInstrumentation }, { ExpressInstrumentation, ExpressLayerType }, { PgInstrumentation }] =
+    await Promise.all([
+      import('@opentelemetry/sdk-node'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/instrumentation-http'),
+      import('@opentelemetry/instrumentation-express'),
+      import('@opentelemetry/instrumentation-pg'),
+    ]);
   const probes = new Set(['/healthz', '/readyz']);
   const sdk = new NodeSDK({
     serviceName: env.OTEL_SERVICE_NAME?.trim() || 'meal-planner-api',

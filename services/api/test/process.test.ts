@@ -235,7 +235,8 @@ describe('the service process', function () {
         if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
           for (const rs of body.resourceSpans ?? [])
-            for (const ss of rs.scopeSpans ?? []) for (const span of ss.spans ?? []) received.push({ scope: ss.scope.name, traceId: span.traceId, name: span.name });
+            for (const ss of rs.scopeSpans ?? [])
+              for (const span of ss.spans ?? []) received.push({ scope: ss.scope.name, traceId: span.traceId, name: span.name });
           for (const wake of wakers.splice(0)) wake();
         }
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -272,7 +273,7 @@ describe('the service process', function () {
       expect(res.status).to.equal(401);
       const traceId = res.headers.get('x-trace-id')!;
       expect(traceId).to.match(/^[0-9a-f]{32}$/);
-      expect((await res.json()).traceId).to.equal(traceId);
+      expect(((await res.json()) as { traceId: string }).traceId).to.equal(traceId);
       await spansOf(traceId, ['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-express', '@opentelemetry/instrumentation-pg']);
       const logLine = s
         .output()
@@ -290,7 +291,8 @@ describe('the service process', function () {
       s.child.kill('SIGTERM');
       expect(await s.exited).to.equal(0);
       expect([...new Set(received.map((r) => r.traceId))].sort()).to.deep.equal([traceId, parent].sort());
-      const names = (scope: string) => received.filter((r) => r.traceId === traceId && r.scope === `@opentelemetry/instrumentation-${scope}`).map((r) => r.name);
+      const names = (scope: string) =>
+        received.filter((r) => r.traceId === traceId && r.scope === `@opentelemetry/instrumentation-${scope}`).map((r) => r.name);
       expect(names('http')).to.deep.equal(['POST /api/v1/auth/login']);
       expect(names('express')).to.deep.equal(['request handler']);
       expect(names('pg').length).to.be.greaterThan(0);

@@ -6,13 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createKnex } from '@svc/db';
-import { linksIn, SmtpReceiver } from '@svc/test-support';
+import { adminDatabaseUrl, connectTestRedis, linksIn, SmtpReceiver, testRedisUrl } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { Client, findOrInstall, freePort, Instance, Load, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = new URL(process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379');
 const AUTH_RATE_LIMIT = 40;
 const LOCKOUT_MAX_FAILURES = 3;
 const PASSWORD = 'correct horse battery';
@@ -28,8 +26,8 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   let admin: Knex;
   let db: Knex;
   let dbName: string;
-  const pg = new TcpProxy(Number(new URL(ADMIN_URL).port || 5432), new URL(ADMIN_URL).hostname);
-  const redis = new TcpProxy(Number(REDIS_URL.port || 6379), REDIS_URL.hostname);
+  let pg: TcpProxy;
+  let redis: TcpProxy;
   const smtp = new SmtpReceiver();
   let smtpProxy: TcpProxy;
   let nginx: Nginx;
@@ -39,10 +37,18 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
 
   before(async function () {
     const nginxBin = requirePart(this, findOrInstall('nginx', 'nginx'));
-    admin = createKnex(ADMIN_URL, { poolMax: 1 });
+    // The machine's PostgreSQL (TEST_DATABASE_URL; without it, an embedded one) and Redis.
+    const adminUrl = await adminDatabaseUrl();
+    const probe = await connectTestRedis();
+    if (!probe) requirePart(this, { why: `Redis does not answer at ${testRedisUrl()}` });
+    probe?.disconnect();
+    const redisUrl = new URL(testRedisUrl());
+    pg = new TcpProxy(Number(new URL(adminUrl).port || 5432), new URL(adminUrl).hostname);
+    redis = new TcpProxy(Number(redisUrl.port || 6379), redisUrl.hostname);
+    admin = createKnex(adminUrl, { poolMax: 1 });
     dbName = `ops_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
     await admin.raw(`create database "${dbName}"`);
-    const dbUrl = new URL(ADMIN_URL);
+    const dbUrl = new URL(adminUrl);
     dbUrl.pathname = `/${dbName}`;
     db = createKnex(dbUrl.toString(), { poolMax: 2 });
     await smtp.start();
@@ -80,7 +86,7 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   after(async () => {
     await Promise.all(instances.map((i) => i.stop('SIGKILL')));
     await nginx?.stop();
-    await Promise.all([pg.stop(), redis.stop(), smtpProxy?.stop(), smtp.stop()]);
+    await Promise.all([pg?.stop(), redis?.stop(), smtpProxy?.stop(), smtp.stop()]);
     await db?.destroy();
     // OPS_KEEP_DATABASE=1 keeps it for a look after a failure.
     if (dbName && process.env.OPS_KEEP_DATABASE !== '1') await admin.raw(`drop database if exists "${dbName}" with (force)`);

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createKnex } from '@svc/db';
+import { adminDatabaseUrl } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { Client, findOrInstall, freePort, Instance, PgBouncer, requirePart } from './cluster.js';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 describe('ops: behind PgBouncer in transaction mode', function () {
   this.timeout(180_000);
@@ -21,13 +21,14 @@ describe('ops: behind PgBouncer in transaction mode', function () {
 
   before(async function () {
     const bin = requirePart(this, findOrInstall('pgbouncer', 'pgbouncer'));
-    admin = createKnex(ADMIN_URL, { poolMax: 1 });
+    const adminUrl = await adminDatabaseUrl();
+    admin = createKnex(adminUrl, { poolMax: 1 });
     dbName = `ops_pgb_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
     await admin.raw(`create database "${dbName}"`);
     // The server-side statement limit comes from the database (or role) settings: through a
     // transaction pooler the service does not send it at connect (DB_TRANSACTION_POOLING).
     await admin.raw(`alter database "${dbName}" set statement_timeout = '5s'`);
-    const target = new URL(ADMIN_URL);
+    const target = new URL(adminUrl);
     bouncer = new PgBouncer(bin, {
       host: target.hostname,
       port: Number(target.port || 5432),

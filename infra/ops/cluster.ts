@@ -343,14 +343,16 @@ export class PgBouncer {
 
   constructor(
     private readonly bin: string,
-    private readonly target: { host: string; port: number; database: string; user: string },
+    private readonly target: { host: string; port: number; database: string; user: string; password: string },
   ) {}
 
   async start(): Promise<void> {
     this.port = await freePort();
     const ini = [
       '[databases]',
-      `${this.target.database} = host=${this.target.host} port=${this.target.port} dbname=${this.target.database}`,
+      // PgBouncer logs in to PostgreSQL with this password (the embedded server wants one); its
+      // own clients are trusted (auth_type trust: loopback only, a test).
+      `${this.target.database} = host=${this.target.host} port=${this.target.port} dbname=${this.target.database}${this.target.password ? ` password=${this.target.password}` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${this.port}`,
@@ -367,7 +369,7 @@ export class PgBouncer {
       '',
     ].join('\n');
     fs.writeFileSync(path.join(this.dir, 'pgbouncer.ini'), ini);
-    fs.writeFileSync(path.join(this.dir, 'users.txt'), `"${this.target.user}" ""\n`);
+    fs.writeFileSync(path.join(this.dir, 'users.txt'), `"${this.target.user}" "${this.target.password}"\n`);
     // PgBouncer refuses to run as root; the postgres user (Debian's package makes it) can read the directory.
     const asRoot = process.getuid?.() === 0;
     if (asRoot) fs.chmodSync(this.dir, 0o777);

@@ -11,7 +11,6 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { Client, findOrInstall, freePort, Instance, PgBouncer, requirePart } from './cluster.js';
 
-
 describe('ops: behind PgBouncer in transaction mode', function () {
   this.timeout(180_000);
   let admin: Knex;

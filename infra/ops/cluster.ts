@@ -352,7 +352,7 @@ export class PgBouncer {
       '[databases]',
       // PgBouncer logs in to PostgreSQL with this password (the embedded server wants one); its
       // own clients are trusted (auth_type trust: loopback only, a test).
-      `${this.target.database} = host=${this.target.host} port=${this.target.port} dbname=${this.target.database}${this.target.password ? ` password=${this.target.password}` : ''}`,
+      `${this.target.database} = host=${this.target.host} port=${this.target.port} dbname=${this.target.database}${this.target.password ? ` user=${this.target.user} password=${this.target.password}` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${this.port}`,
@@ -369,6 +369,7 @@ export class PgBouncer {
       '',
     ].join('\n');
     fs.writeFileSync(path.join(this.dir, 'pgbouncer.ini'), ini);
+    if (process.env.OPS_DEBUG) console.log(ini);
     fs.writeFileSync(path.join(this.dir, 'users.txt'), `"${this.target.user}" "${this.target.password}"\n`);
     // PgBouncer refuses to run as root; the postgres user (Debian's package makes it) can read the directory.
     const asRoot = process.getuid?.() === 0;

@@ -33,6 +33,7 @@ describe('ops: behind PgBouncer in transaction mode', function () {
       port: Number(target.port || 5432),
       database: dbName,
       user: decodeURIComponent(target.username || 'postgres'),
+      password: decodeURIComponent(target.password),
     });
     await bouncer.start();
     const env = () => ({
@@ -58,7 +59,9 @@ describe('ops: behind PgBouncer in transaction mode', function () {
   it('two instances start at once through it (migrations once), and a journey works across them', async () => {
     const secret = randomBytes(48).toString('base64url');
     for (const i of instances) i.start({ SESSION_SECRET: secret });
-    await Promise.all(instances.map((i) => i.waitReady()));
+    await Promise.all(instances.map((i) => i.waitReady())).catch((err: Error) => {
+      throw new Error(`${err.message}\npgbouncer log:\n${bouncer.log().slice(-3000)}`);
+    });
     expect(instances.flatMap((i) => i.lines('"migrations applied"'))).to.have.length(1);
     const [a, b] = instances as [Instance, Instance];
     const user = new Client(a.url);

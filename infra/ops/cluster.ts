@@ -433,7 +433,8 @@ export interface Answer {
 }
 
 export class Client {
-  cookie: string | undefined;
+  /** Cookies by name (a small jar: the session and social sign-in's state and external cookies). */
+  readonly cookies = new Map<string, string>();
 
   constructor(
     public base: string,
@@ -444,13 +445,14 @@ export class Client {
   async call(method: string, url: string, body?: unknown, base = this.base): Promise<Answer> {
     const headers: Record<string, string> = { 'x-forwarded-for': this.ip };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.cookie) headers.cookie = this.cookie;
+    if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
-    const set = res.headers.getSetCookie();
-    for (const c of set) {
+    for (const c of res.headers.getSetCookie()) {
       const pair = c.split(';')[0]!;
-      if (/^[^=]+=$/.test(pair) || /Max-Age=0/i.test(c)) continue;
-      this.cookie = pair;
+      const at = pair.indexOf('=');
+      const [name, value] = [pair.slice(0, at), pair.slice(at + 1)];
+      if (value === '' || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(c)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
     }
     const text = await res.text();
     let parsed: unknown = text;

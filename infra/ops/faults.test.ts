@@ -4,16 +4,18 @@
  * at a TCP proxy this suite controls, so PostgreSQL, Redis and SMTP can be taken away and brought
  * back without touching the machine's shared servers. Cases run in order on one cluster.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createKnex } from '@svc/db';
 import { adminDatabaseUrl, connectTestRedis, linksIn, SmtpReceiver, testRedisUrl } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
+import { GOOGLE_CLIENT, TestIdp } from '../../packages/accounts/test/idp.js';
 import { Client, findOrInstall, freePort, Instance, Load, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
 
 const AUTH_RATE_LIMIT = 40;
 const LOCKOUT_MAX_FAILURES = 3;
 const PASSWORD = 'correct horse battery';
+const APP_URI = 'com.example.meals:/oauth/callback';
 
 interface User {
   client: Client;
@@ -29,6 +31,8 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   let pg: TcpProxy;
   let redis: TcpProxy;
   const smtp = new SmtpReceiver();
+  // Google as the instances see it (a local stand-in), for the app sign-in code.
+  const idp = new TestIdp();
   let smtpProxy: TcpProxy;
   let nginx: Nginx;
   const instances: Instance[] = [];
@@ -52,6 +56,8 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     dbUrl.pathname = `/${dbName}`;
     db = createKnex(dbUrl.toString(), { poolMax: 2 });
     await smtp.start();
+    await idp.start();
+    idp.clock = { now: () => new Date() };
     smtpProxy = new TcpProxy(smtp.port);
     await Promise.all([pg.start(), redis.start(), smtpProxy.start()]);
     const ports = await Promise.all([0, 1, 2].map(async () => [await freePort(), await freePort()] as const));
@@ -78,6 +84,12 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
       LOCKOUT_MAX_FAILURES: String(LOCKOUT_MAX_FAILURES),
       PASSWORD_HASH_WORKERS: '1',
       LOG_LEVEL: 'info',
+      GOOGLE_CLIENT_ID: GOOGLE_CLIENT.id,
+      GOOGLE_CLIENT_SECRET: GOOGLE_CLIENT.secret,
+      GOOGLE_AUTHORIZATION_URL: idp.url('/google/authorize'),
+      GOOGLE_TOKEN_URL: idp.url('/google/token'),
+      GOOGLE_USERINFO_URL: idp.url('/google/userinfo'),
+      APP_REDIRECT_URIS: APP_URI,
     });
     for (const [i, [port, metricsPort]] of ports.entries()) instances.push(new Instance(`ops-${i + 1}`, port, metricsPort, env));
     await nginx.start();
@@ -86,7 +98,7 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   after(async () => {
     await Promise.all(instances.map((i) => i.stop('SIGKILL')));
     await nginx?.stop();
-    await Promise.all([pg?.stop(), redis?.stop(), smtpProxy?.stop(), smtp.stop()]);
+    await Promise.all([pg?.stop(), redis?.stop(), smtpProxy?.stop(), smtp.stop(), idp.stop()]);
     await db?.destroy();
     // OPS_KEEP_DATABASE=1 keeps it for a look after a failure.
     if (dbName && process.env.OPS_KEEP_DATABASE !== '1') await admin.raw(`drop database if exists "${dbName}" with (force)`);
@@ -209,6 +221,33 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     const refused = answers.filter((r) => r.status === 429);
     expect(refused).to.have.length(20);
     for (const r of refused) expect(Number(r.headers.get('retry-after'))).to.be.greaterThan(0);
+  });
+
+  it('an app sign-in code made through three instances (challenge, callback, hand-over) is spent once when all three exchange it at once', async () => {
+    const [a, b, c] = instances as [Instance, Instance, Instance];
+    idp.user = { sub: 'g-ops-1', email: 'app-user@example.test', email_verified: true, name: 'App User' };
+    const verifier = 'v'.repeat(43);
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const browser = new Client(a.url);
+    const onService = (href: string) => {
+      const u = new URL(href, 'http://service');
+      return `${u.pathname}${u.search}`;
+    };
+    const start = await browser.call('GET', `/api/v1/auth/challenge/google?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${challenge}`);
+    expect(start.status, JSON.stringify(start.body)).to.equal(302);
+    const atIdp = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+    const callback = await browser.call('GET', onService(atIdp.headers.get('location')!), undefined, b.url);
+    expect(callback.status, JSON.stringify(callback.body)).to.equal(302);
+    const done = await browser.call('GET', onService(callback.headers.get('location')!), undefined, c.url);
+    expect(done.headers.get('location')!.startsWith(`${APP_URI}?code=`), String(done.headers.get('location'))).to.equal(true);
+    const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+    const apps = instances.map((i) => new Client(i.url));
+    const exchanged = await Promise.all(apps.map((app) => app.call('POST', '/api/v1/auth/exchange', { code, codeVerifier: verifier })));
+    expect(exchanged.map((r) => r.status).sort()).to.deep.equal([200, 401, 401]);
+    expect(exchanged.filter((r) => r.status === 401).map((r) => r.body.code)).to.deep.equal(['signin_code_spent', 'signin_code_spent']);
+    // The session it made works on every instance.
+    const winner = apps[exchanged.findIndex((r) => r.status === 200)]!;
+    for (const i of instances) expect((await winner.call('GET', '/api/v1/me', undefined, i.url)).body.user.email).to.equal('app-user@example.test');
   });
 
   it('rolling restart under read and write load (start again, SIGTERM the old one, each in turn): zero failed requests', async () => {

@@ -77,7 +77,8 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
       TRUST_PROXY: 'loopback',
       PUBLIC_BASE_URL: `http://localhost:${nginx.port}`,
       PASSWORD_BREACH_API: 'off',
-      SHUTDOWN_DRAIN_SECONDS: '2',
+      // Longer than nginx's upstream keepalive_timeout (5 s), as in compose and the manifests (10).
+      SHUTDOWN_DRAIN_SECONDS: '6',
       SHUTDOWN_TIMEOUT_SECONDS: '10',
       DB_STATEMENT_TIMEOUT_MS: '2000',
       AUTH_RATE_LIMIT: String(AUTH_RATE_LIMIT),

@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -298,16 +299,51 @@ export class Nginx {
     private readonly upstreams: string[],
   ) {}
 
-  async start(): Promise<void> {
-    this.port = await freePort();
-    const conf = renderNginxConfig({ listen: `127.0.0.1:${this.port}`, upstreams: this.upstreams }).replace(
+  private get file(): string {
+    return path.join(this.dir, 'nginx.conf');
+  }
+
+  /** The template rendered for this run; `down` upstreams are kept in the list but get no requests. */
+  private write(down: string[] = []): void {
+    let conf = renderNginxConfig({ listen: `127.0.0.1:${this.port}`, upstreams: this.upstreams }).replace(
       /^pid .*;$/m,
       `pid ${path.join(this.dir, 'nginx.pid')};`,
     );
+    for (const u of down) conf = conf.replace(`server ${u} `, `server ${u} down `);
     // One worker: with several, each keeps its own failure counts and idle connections, and
     // on two shared cores one is plenty for the load here.
-    const file = path.join(this.dir, 'nginx.conf');
-    fs.writeFileSync(file, conf.replace(/^worker_processes .*;$/m, 'worker_processes 1;'));
+    fs.writeFileSync(this.file, conf.replace(/^worker_processes .*;$/m, 'worker_processes 1;'));
+  }
+
+  /**
+   * Marks `down` upstreams out of rotation (or none) and reloads: a new worker takes the new
+   * configuration, the old one finishes what it has in flight and exits. Resolves once only the
+   * new worker is left.
+   */
+  async reload(down: string[]): Promise<void> {
+    this.write(down);
+    const workers = () =>
+      spawnSync('ps', ['-o', 'pid=,args=', '--ppid', String(this.child!.pid)], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n')
+        .filter(Boolean);
+    const before = new Set(workers().map((w) => w.trim().split(/\s+/)[0]));
+    this.child!.kill('SIGHUP');
+    await until(
+      'nginx to reload',
+      () => {
+        const now = workers();
+        return now.length === 1 && !before.has(now[0]!.trim().split(/\s+/)[0]) && !now[0]!.includes('shutting down');
+      },
+      30_000,
+      () => this.stderr,
+    );
+  }
+
+  async start(): Promise<void> {
+    this.port = await freePort();
+    const file = this.file;
+    this.write();
     fs.mkdirSync(path.join(this.dir, 'logs'), { recursive: true });
     this.child = spawn(this.bin, ['-p', this.dir, '-e', 'stderr', '-c', file, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
     this.child.stderr!.on('data', (d) => {
@@ -442,11 +478,37 @@ export class Client {
     readonly ip = `198.18.${(randomBytes(1)[0]! % 250) + 1}.${(randomBytes(1)[0]! % 250) + 1}`,
   ) {}
 
+  /**
+   * A connection of its own for every request (no keep-alive) instead of fetch's pool. The load
+   * through nginx uses it: reloading nginx (taking an instance out of rotation) closes the idle
+   * client connections of its old worker, and a request sent on one at that moment fails between
+   * the client and nginx, which is nginx's reload and not the service under test.
+   */
+  fresh = false;
+
+  private send(method: string, target: string, headers: Record<string, string>, body: string | undefined): Promise<Response> {
+    if (!this.fresh) return fetch(target, { method, headers, body, redirect: 'manual' });
+    return new Promise((resolve, reject) => {
+      const req = http.request(target, { method, headers: { ...headers, connection: 'close' }, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const h = new Headers();
+          for (const [k, v] of Object.entries(res.headers)) for (const x of Array.isArray(v) ? v : [v ?? '']) h.append(k, x);
+          resolve(new Response(res.statusCode === 204 ? null : Buffer.concat(chunks), { status: res.statusCode ?? 0, headers: h }));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
   async call(method: string, url: string, body?: unknown, base = this.base): Promise<Answer> {
     const headers: Record<string, string> = { 'x-forwarded-for': this.ip };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(`${base}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+    const res = await this.send(method, `${base}${url}`, headers, body === undefined ? undefined : JSON.stringify(body));
     for (const c of res.headers.getSetCookie()) {
       const pair = c.split(';')[0]!;
       const at = pair.indexOf('=');

@@ -66,16 +66,22 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // answers again. One warning when it goes, one line when it is back, not one per reconnect.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 }) : undefined;
   let redisDown = false;
-  redis?.on('error', (err) => {
+  const redisFailed = (err: Error) => {
     if (redisDown) return logger.debug({ err: { message: err.message } }, 'redis error');
     redisDown = true;
     logger.warn({ err: { message: err.message } }, 'redis unavailable: auth rate limits are per instance (in memory) until it is back');
-  });
-  redis?.on('ready', () => {
+  };
+  const redisAnswered = () => {
     if (!redisDown) return;
     redisDown = false;
     logger.info('redis back: auth rate limits shared again');
-  });
+  };
+  redis?.on('error', redisFailed);
+  redis?.on('ready', redisAnswered);
+  // A Redis that hangs raises no 'error' (the connection stays open; commands time out): a PING
+  // every 5 s notices, and notices its return.
+  const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
+  redisProbe?.unref();
 
   // accounts lists memberships (households) and households looks accounts up: the directory is
   // handed over late so that neither package imports the other's internals.
@@ -160,6 +166,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households: householdsApi,
     async close() {
       await accountsApi?.close(); // the mail worker, its transport and the hashing threads
+      clearInterval(redisProbe);
       redis?.disconnect();
     },
   };

@@ -405,7 +405,6 @@ export class PgBouncer {
       '',
     ].join('\n');
     fs.writeFileSync(path.join(this.dir, 'pgbouncer.ini'), ini);
-    if (process.env.OPS_DEBUG) console.log(ini);
     fs.writeFileSync(path.join(this.dir, 'users.txt'), `"${this.target.user}" "${this.target.password}"\n`);
     // PgBouncer refuses to run as root; the postgres user (Debian's package makes it) can read the directory.
     const asRoot = process.getuid?.() === 0;

@@ -116,6 +116,22 @@ describe('ops: behind PgBouncer in transaction mode', function () {
     } finally {
       await pooled.destroy();
     }
+    // Without DB_TRANSACTION_POOLING the pool sends statement_timeout at connect, which PgBouncer
+    // refuses: the instance stops at start-up (exit 1) and says why.
+    const unaware = new Instance('pgb-unaware', await freePort(), await freePort(), () => ({
+      DATABASE_URL: bouncer.url(),
+      SESSION_SECRET: secret,
+      PASSWORD_BREACH_API: 'off',
+      SHUTDOWN_DRAIN_SECONDS: '0',
+      PASSWORD_HASH_WORKERS: '1',
+      DATA_DIR: `/tmp/${dbName}`,
+    }));
+    instances.push(unaware);
+    unaware.start();
+    expect(await unaware.exited).to.equal(1);
+    expect(unaware.lines('"start-up failed"').map((l) => (l.err as { message?: string })?.message)).to.deep.equal([
+      'unsupported startup parameter: statement_timeout',
+    ]);
     // Restarting through it finds nothing to migrate and takes the lock again (a session lock left behind would hang here).
     expect(await a.stop('SIGTERM')).to.equal(0);
     a.start({ SESSION_SECRET: secret });

@@ -5,6 +5,7 @@
  * events written and paged, a password change that revokes another session).
  */
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { createKnex } from '@svc/db';
 import { adminDatabaseUrl } from '@svc/test-support';
 import { expect } from 'chai';
@@ -52,6 +53,8 @@ describe('ops: behind PgBouncer in transaction mode', function () {
   after(async () => {
     await Promise.all(instances.map((i) => i.stop('SIGKILL')));
     await bouncer?.stop();
+    // The instances' DATA_DIR: without SMTP_URL their mail went to .eml files there.
+    if (dbName) fs.rmSync(`/tmp/${dbName}`, { recursive: true, force: true });
     if (dbName) await admin.raw(`drop database if exists "${dbName}" with (force)`);
     await admin?.destroy();
   });

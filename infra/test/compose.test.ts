@@ -47,6 +47,9 @@ describe('compose.yaml', () => {
       const drain = Number(env.SHUTDOWN_DRAIN_SECONDS) + Number(env.SHUTDOWN_TIMEOUT_SECONDS);
       expect(Number.parseInt(String(services[api]!.stop_grace_period), 10), 'stop_grace_period over drain + cap').to.be.above(drain);
       expect(services[api]!.ports, 'instances reached through nginx only').to.equal(undefined);
+      // nginx closes idle upstream connections before a draining instance stops, so the instance never closes one under it.
+      const idle = /^\s*keepalive_timeout\s+(\d+)s;/m.exec(fs.readFileSync(path.join(INFRA, 'nginx/nginx.conf.template'), 'utf8'));
+      expect(Number(idle?.[1]), "nginx's upstream keepalive_timeout under SHUTDOWN_DRAIN_SECONDS").to.be.below(Number(env.SHUTDOWN_DRAIN_SECONDS));
     }
     for (const [name, s] of Object.entries(services))
       for (const [key, value] of Object.entries(s.environment ?? {}))

@@ -43,6 +43,7 @@ export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
 export * from './models/index.js';
+export { type OutboxBacklog, outboxBacklog } from './outbox-backlog.js';
 export { prehash } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
 export { loginPasswordCheck } from './password-check.js';

@@ -22,6 +22,13 @@ export interface KnexOptions {
    */
   statementTimeoutMs?: number;
   applicationName?: string;
+  /**
+   * DATABASE_URL is a transaction-mode pooler (PgBouncer): it refuses any start-up parameter it
+   * does not know (`unsupported startup parameter: statement_timeout`), so `statement_timeout` is
+   * not sent; set it on the role or database instead (`ALTER ROLE … SET statement_timeout`). The
+   * client-side limit (`query_timeout`) applies either way.
+   */
+  transactionPooling?: boolean;
   /** Where knex's own warnings go: one JSON line per event, the same message at most once per 10 s. */
   logger?: DbLogger;
 }
@@ -65,14 +72,49 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
       application_name: options.applicationName ?? 'meal-planner',
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
-      ...(statementTimeout > 0 ? { statement_timeout: statementTimeout, query_timeout: statementTimeout + 1000 } : {}),
+      ...(statementTimeout > 0 ? { query_timeout: statementTimeout + 1000 } : {}),
+      ...(statementTimeout > 0 && !options.transactionPooling ? { statement_timeout: statementTimeout } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
+    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000, afterCreate: discardOnReadTimeout },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
   });
   return knex;
+}
+
+type PgCallback = (err: Error | null, res?: unknown) => void;
+interface PgConnection {
+  query(...args: unknown[]): unknown;
+  connection?: { stream?: { destroy(): void } };
+  __knex__disposed?: unknown;
+}
+
+/**
+ * pg's `query_timeout` answers the caller but leaves the statement outstanding on the
+ * connection, and knex returns that connection to the pool as good. A transaction whose
+ * statement timed out (the server hung, say) then cannot be rolled back (the ROLLBACK times out
+ * behind it), so the connection goes back to the pool *inside* that open transaction: the next
+ * request's autocommit INSERT answers success and is lost when the transaction is later rolled
+ * back. So a connection on which a query timed out is closed at once (the server rolls back
+ * whatever it had open) and marked for knex to discard.
+ */
+function discardOnReadTimeout(conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void): void {
+  const query = conn.query.bind(conn);
+  conn.query = (...args: unknown[]) => {
+    const at = args.findIndex((a) => typeof a === 'function');
+    if (at < 0) return query(...args);
+    const callback = args[at] as PgCallback;
+    args[at] = (err: Error | null, res?: unknown) => {
+      if (err?.message === 'Query read timeout' && !conn.__knex__disposed) {
+        conn.__knex__disposed = err;
+        conn.connection?.stream?.destroy();
+      }
+      callback(err, res);
+    };
+    return query(...args);
+  };
+  done(null, conn);
 }
 
 /** One migration of one package. Names sort in the order they run (a timestamp prefix). */
@@ -103,9 +145,9 @@ function config(set: MigrationSet): Knex.MigratorConfig {
 }
 
 /**
- * Runs the sets' pending migrations in the order given (dependencies first). A session-level
- * advisory lock, held on one connection of its own, makes instances that start together take
- * turns, so none sees a half-made schema or races creating the history tables.
+ * Runs the sets' pending migrations in the order given (dependencies first). An advisory lock,
+ * held by a transaction of its own, makes instances that start together take turns, so none sees a
+ * half-made schema or races creating the history tables.
  */
 export async function runMigrations(knex: Knex, sets: MigrationSet[]): Promise<string[]> {
   const applied: string[] = [];
@@ -125,18 +167,20 @@ export async function rollbackMigrations(knex: Knex, sets: MigrationSet[]): Prom
   });
 }
 
+/**
+ * Runs `fn` while a transaction holds the advisory lock `key` (released when it ends). A
+ * transaction-level lock rather than a session-level one: behind a transaction-mode pooler
+ * (PgBouncer) a session's statements may each run on another server connection, so a session lock
+ * could be taken on one and "released" on another, and stay held for good. A transaction keeps
+ * its server connection to the end. The wait for the lock may be long (another instance
+ * migrating), so this transaction has no statement timeout, whatever the role or session says.
+ */
 async function withAdvisoryLock<T>(knex: Knex, key: number, fn: () => Promise<T>): Promise<T> {
-  const conn = await knex.client.acquireConnection();
-  try {
-    await knex.raw('select pg_advisory_lock(?)', [key]).connection(conn);
-    try {
-      return await fn();
-    } finally {
-      await knex.raw('select pg_advisory_unlock(?)', [key]).connection(conn);
-    }
-  } finally {
-    await knex.client.releaseConnection(conn);
-  }
+  return knex.transaction(async (trx) => {
+    await trx.raw('set local statement_timeout = 0');
+    await trx.raw('select pg_advisory_xact_lock(?)', [key]);
+    return fn();
+  });
 }
 
 /** True when a trivial query answers within `timeoutMs` (readiness; never hangs on a hung server). */

@@ -59,6 +59,33 @@ describe('@svc/db', () => {
     }
   });
 
+  it('closes a connection whose query timed out on the client, so a transaction left open there never swallows the next write', async () => {
+    await db.knex.schema.createTable('leak', (t) => t.integer('id'));
+    // transactionPooling: no server-side statement_timeout, so only the client gives up (as with a hung server).
+    const k = createKnex(db.url, { poolMax: 1, statementTimeoutMs: 300, transactionPooling: true });
+    try {
+      const pid = async () => (await k.raw('select pg_backend_pid() as pid')).rows[0].pid as number;
+      const before = await pid();
+      let failed: unknown;
+      try {
+        await k.transaction(async (trx) => {
+          await trx('leak').insert({ id: 1 });
+          await trx.raw('select pg_sleep(4)');
+        });
+      } catch (err) {
+        failed = err;
+      }
+      expect(failed, 'the transaction failed').to.be.instanceOf(Error);
+      // Before the fix this connection went back to the pool inside the open transaction (its
+      // ROLLBACK timed out behind the sleep): the insert below answered success and was never committed.
+      await k('leak').insert({ id: 2 });
+      expect(await db.knex('leak').select('id')).to.deep.equal([{ id: 2 }]);
+      expect(await pid()).to.not.equal(before);
+    } finally {
+      await k.destroy();
+    }
+  });
+
   it('tells whether the database answers, quickly when it does not', async () => {
     expect(await databaseAnswers(db.knex)).to.equal(true);
     const dead = createKnex('postgres://postgres@127.0.0.1:1/none', { acquireTimeoutMs: 500 });

@@ -1,5 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
@@ -23,7 +24,11 @@ export function keepContext(mw: RequestHandler): RequestHandler {
  */
 export function requestContext(options: { random?: (size: number) => Buffer } = {}): RequestHandler {
   return (req, res, next) => {
-    const traceId = traceIdFromTraceparent(req.get('traceparent')) ?? newTraceId(options.random);
+    // With OpenTelemetry on, its server span (which already continued any incoming traceparent)
+    // names the trace, so X-Trace-Id, the logs and the exported spans agree. Off, there is no span.
+    const span = trace.getActiveSpan()?.spanContext();
+    const traceId =
+      (span && isSpanContextValid(span) ? span.traceId : undefined) ?? traceIdFromTraceparent(req.get('traceparent')) ?? newTraceId(options.random);
     const ctx = newRequestContext(traceId);
     req.traceId = traceId;
     res.setHeader('X-Trace-Id', traceId);

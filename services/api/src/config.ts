@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
+import { availableCpus } from './cpus.js';
 
 /** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
 export interface Config {
@@ -48,6 +49,10 @@ export interface Config {
   metricsPort: number | undefined;
   /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
   dbStatementTimeoutMs: number;
+  /** bcrypt worker threads: PASSWORD_HASH_WORKERS, default one per CPU the container may use (cgroup limit), 1 to 4. */
+  passwordHashWorkers: number;
+  /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
+  dbTransactionPooling: boolean;
   /** Names this instance on every log line and metric (default: the host name). */
   instanceId: string;
   /** An OpenAI-compatible chat-completions endpoint for the rule parser; undefined: the offline parser only. */
@@ -252,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
+    passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, availableCpus()), 1, 64),
     instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
     ruleParser: ruleParserUrl
       ? {

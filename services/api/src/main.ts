@@ -1,9 +1,18 @@
 import type { Server } from 'node:http';
-import { createKnex, runMigrations } from '@svc/db';
-import { createHttpServer, createLogger, instrumentKnex, Metrics } from '@svc/http-kit';
-import { browserHost, type Config, ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './database.js';
-import { allMigrations, buildService } from './service.js';
+import os from 'node:os';
+import type { Config } from './config.js';
+import { startTracing } from './tracing.js';
+
+// Tracing (only when OTEL_EXPORTER_OTLP_ENDPOINT is set) must be running before express, pg and
+// the service's own modules are loaded, so that its instrumentations can patch them: hence the
+// dynamic imports after it.
+const tracing = await startTracing({ instanceId: process.env.INSTANCE_ID?.trim() || os.hostname() });
+const { createKnex, runMigrations } = await import('@svc/db');
+const { createHttpServer, createLogger, instrumentKnex, systemClock } = await import('@svc/http-kit');
+const { browserHost, ConfigError, loadConfig } = await import('./config.js');
+const { openDatabase } = await import('./database.js');
+const { ServiceMetrics } = await import('./observability.js');
+const { allMigrations, buildService } = await import('./service.js');
 
 let logger = createLogger({ name: 'api' });
 
@@ -27,7 +36,9 @@ async function main(): Promise<void> {
     (line) => logger.warn({ postgres: line }, 'embedded PostgreSQL'),
   );
   const embedded = database.embedded;
-  const knex = instrumentKnex(createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, logger }));
+  const knex = instrumentKnex(
+    createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, transactionPooling: config.dbTransactionPooling, logger }),
+  );
   // Migrations may run longer than any request may: their own connection, without statement_timeout.
   const migrator = createKnex(database.url, { poolMax: 2, logger });
   try {
@@ -36,8 +47,9 @@ async function main(): Promise<void> {
   } finally {
     await migrator.destroy();
   }
-  const metrics = config.metricsPort === undefined ? undefined : new Metrics({ labels: { instance: config.instanceId } });
-  if (metrics) metrics.watchPool(knex);
+  const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics({ labels: { instance: config.instanceId } });
+  metrics?.watchPool(knex);
+  metrics?.watchOutbox(knex, systemClock);
   let draining = false;
   const service = await buildService({ config, knex, logger, metrics, draining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? await metrics.serve(config.metricsPort, config.host) : undefined;
@@ -89,6 +101,7 @@ async function main(): Promise<void> {
     metricsServer?.close();
     await knex.destroy();
     if (embedded) await embedded.stop();
+    await tracing?.shutdown().catch(() => {});
     logger.info('stopped');
     process.exit(0);
   };

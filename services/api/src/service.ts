@@ -63,8 +63,27 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const random = deps.random ?? systemRandom;
   const applied = await runMigrations(knex, allMigrations);
   if (applied.length) logger.info({ applied }, 'migrations applied');
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : undefined;
-  redis?.on('error', (err) => logger.warn({ err: { message: err.message } }, 'redis error'));
+  // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
+  // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
+  // answers again. One warning when it goes, one line when it is back, not one per reconnect.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 }) : undefined;
+  let redisDown = false;
+  const redisFailed = (err: Error) => {
+    if (redisDown) return logger.debug({ err: { message: err.message } }, 'redis error');
+    redisDown = true;
+    logger.warn({ err: { message: err.message } }, 'redis unavailable: auth rate limits are per instance (in memory) until it is back');
+  };
+  const redisAnswered = () => {
+    if (!redisDown) return;
+    redisDown = false;
+    logger.info('redis back: auth rate limits shared again');
+  };
+  redis?.on('error', redisFailed);
+  redis?.on('ready', redisAnswered);
+  // A Redis that hangs raises no 'error' (the connection stays open; commands time out): a PING
+  // every 5 s notices, and notices its return.
+  const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
+  redisProbe?.unref();
 
   // accounts lists memberships (households) and households looks accounts up: the directory is
   // handed over late so that neither package imports the other's internals.
@@ -134,6 +153,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,
+    tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
       sessionSecret: config.sessionSecret,
@@ -179,6 +199,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households: householdsApi,
     async close() {
       await accountsApi?.close(); // the mail worker, its transport and the hashing threads
+      clearInterval(redisProbe);
       redis?.disconnect();
     },
   };

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { availableCpus } from '../src/cpus.js';
 
 describe('configuration', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
@@ -111,4 +112,33 @@ describe('configuration', () => {
       expect((err as Error).message).to.not.contain('\n');
     });
   }
+});
+
+describe('CPUs for the password-hashing threads', () => {
+  const files = (map: Record<string, string>) => (file: string) => map[file];
+
+  it('takes the container limit from cgroup v2 cpu.max, rounded up, never above the cores', () => {
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu.max': '100000 100000\n' }), 16)).to.equal(1);
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu.max': '150000 100000\n' }), 16)).to.equal(2);
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu.max': '25000 100000\n' }), 16)).to.equal(1);
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu.max': '800000 100000\n' }), 2)).to.equal(2);
+  });
+
+  it('reads cgroup v1 CFS quota when there is no v2 file, and the cores when there is no limit', () => {
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '300000', '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000' }), 16)).to.equal(3);
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu/cpu.cfs_quota_us': '-1', '/sys/fs/cgroup/cpu/cpu.cfs_period_us': '100000' }), 6)).to.equal(6);
+    expect(availableCpus(files({ '/sys/fs/cgroup/cpu.max': 'max 100000\n' }), 8)).to.equal(8);
+    expect(availableCpus(files({}), 4)).to.equal(4);
+  });
+
+  it('PASSWORD_HASH_WORKERS overrides; the default is at most 4', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
+    try {
+      expect(loadConfig({ DATA_DIR: dir, PASSWORD_HASH_WORKERS: '2' }).passwordHashWorkers).to.equal(2);
+      expect(loadConfig({ DATA_DIR: dir }).passwordHashWorkers).to.equal(Math.min(4, availableCpus()));
+      expect(() => loadConfig({ DATA_DIR: dir, PASSWORD_HASH_WORKERS: '0' })).to.throw(ConfigError);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -191,6 +191,132 @@ describe('the service process', function () {
     }
   });
 
+  it('metrics: sign-ins by outcome, rate-limit refusals and the mail outbox backlog, as the answers said', async () => {
+    const metricsPort = await freePort();
+    // An SMTP port where nothing listens: the confirmation mail stays in the outbox.
+    const s = await start({
+      DATABASE_URL: db.url,
+      METRICS_PORT: String(metricsPort),
+      INSTANCE_ID: 'metrics-2',
+      SMTP_URL: `smtp://127.0.0.1:${await freePort()}`,
+      LOCKOUT_MAX_FAILURES: '2',
+      AUTH_RATE_LIMIT: '7',
+    });
+    try {
+      await waitReady(s);
+      const api = (path: string, body: object) =>
+        fetch(`http://127.0.0.1:${s.port}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const email = `metrics-${Date.now()}@example.com`;
+      expect((await api('/api/v1/auth/register', { email, password: 'correct horse battery', displayName: 'M' })).status).to.equal(200);
+      const statuses: number[] = [];
+      statuses.push((await api('/api/v1/auth/login', { email, password: 'correct horse battery' })).status);
+      for (let i = 0; i < 6; i++) statuses.push((await api('/api/v1/auth/login', { email, password: 'wrong password here' })).status);
+      const seen = (status: number) => statuses.filter((x) => x === status).length;
+      expect(seen(200)).to.equal(1);
+      expect(seen(401), String(statuses)).to.be.greaterThan(0);
+      expect(seen(423), String(statuses)).to.be.greaterThan(0);
+      expect(seen(429), String(statuses)).to.be.greaterThan(0);
+      const scrape = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      const value = (text: string, series: string) => {
+        const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+        return line === undefined ? undefined : Number(line.slice(series.length + 1));
+      };
+      const text = await scrape();
+      expect(value(text, 'auth_logins_total{method="password",outcome="succeeded",instance="metrics-2"}')).to.equal(seen(200));
+      expect(value(text, 'auth_logins_total{method="password",outcome="failed",instance="metrics-2"}')).to.equal(seen(401));
+      expect(value(text, 'auth_logins_total{method="password",outcome="locked",instance="metrics-2"}')).to.equal(seen(423));
+      expect(value(text, 'http_requests_refused_total{code="rate_limited",instance="metrics-2"}')).to.equal(seen(429));
+      expect(value(text, 'mail_outbox_depth{instance="metrics-2"}')).to.equal(1);
+      expect(value(text, 'mail_outbox_oldest_age_seconds{instance="metrics-2"}')).to.be.at.least(0);
+      expect(value(text, 'mail_outbox_gave_up{instance="metrics-2"}')).to.equal(0);
+      expect(value(text, 'db_pool_acquires_waiting{instance="metrics-2"}')).to.equal(0);
+      expect(text).to.match(/^nodejs_eventloop_lag_p99_seconds\{instance="metrics-2"\} [\d.e-]+$/m);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).to.equal(0);
+    } finally {
+      s.child.kill('SIGKILL');
+    }
+  });
+
+  it('OpenTelemetry on with OTEL_EXPORTER_OTLP_ENDPOINT: spans of http, express and pg reach an OTLP/HTTP receiver under the X-Trace-Id of the answer and its log line', async () => {
+    const received: { scope: string; traceId: string; name: string }[] = [];
+    const wakers: (() => void)[] = [];
+    const http = await import('node:http');
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        // OTLP/HTTP with the JSON encoding (what @opentelemetry/exporter-trace-otlp-http sends): ids in hex.
+        if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          for (const rs of body.resourceSpans ?? [])
+            for (const ss of rs.scopeSpans ?? [])
+              for (const span of ss.spans ?? []) received.push({ scope: ss.scope.name, traceId: span.traceId, name: span.name });
+          for (const wake of wakers.splice(0)) wake();
+        }
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const otlpPort = (receiver.address() as import('node:net').AddressInfo).port;
+    const s = await start({
+      DATABASE_URL: db.url,
+      INSTANCE_ID: 'traced-1',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_SERVICE_NAME: 'meal-planner-test',
+    });
+    const spansOf = (traceId: string, scopes: string[], timeoutMs = 20_000) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`spans of ${traceId} in time: ${JSON.stringify(received)}`)), timeoutMs);
+        const check = () => {
+          const have = new Set(received.filter((r) => r.traceId === traceId).map((r) => r.scope));
+          if (scopes.every((x) => have.has(x))) {
+            clearTimeout(timer);
+            resolve();
+          } else wakers.push(check);
+        };
+        check();
+      });
+    try {
+      await waitReady(s);
+      const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'nobody@example.com', password: 'not the password' }),
+      });
+      expect(res.status).to.equal(401);
+      const traceId = res.headers.get('x-trace-id')!;
+      expect(traceId).to.match(/^[0-9a-f]{32}$/);
+      expect(((await res.json()) as { traceId: string }).traceId).to.equal(traceId);
+      await spansOf(traceId, ['@opentelemetry/instrumentation-http', '@opentelemetry/instrumentation-express', '@opentelemetry/instrumentation-pg']);
+      const logLine = s
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('"route":"POST /api/v1/auth/login"'))
+        .map((l) => JSON.parse(l))[0];
+      expect(logLine?.traceId).to.equal(traceId);
+      // An incoming traceparent is continued: its trace id is the answer's, the log's and the spans'.
+      const parent = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const continued = await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/providers`, { headers: { traceparent: `00-${parent}-00f067aa0ba902b7-01` } });
+      expect(continued.headers.get('x-trace-id')).to.equal(parent);
+      await spansOf(parent, ['@opentelemetry/instrumentation-http']);
+      // Probes are not traced.
+      await fetch(`http://127.0.0.1:${s.port}/healthz`);
+      s.child.kill('SIGTERM');
+      expect(await s.exited).to.equal(0);
+      expect([...new Set(received.map((r) => r.traceId))].sort()).to.deep.equal([traceId, parent].sort());
+      const names = (scope: string) =>
+        received.filter((r) => r.traceId === traceId && r.scope === `@opentelemetry/instrumentation-${scope}`).map((r) => r.name);
+      expect(names('http')).to.deep.equal(['POST /api/v1/auth/login']);
+      expect(names('express')).to.deep.equal(['request handler']);
+      expect(names('pg').length).to.be.greaterThan(0);
+    } finally {
+      s.child.kill('SIGKILL');
+      receiver.close();
+    }
+  });
+
   it('npm run migrate: applies the migrations and exits 0, then finds nothing to do', async () => {
     const fresh = await createTestDatabase();
     try {

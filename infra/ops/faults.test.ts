@@ -225,31 +225,44 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     for (const r of refused) expect(Number(r.headers.get('retry-after'))).to.be.greaterThan(0);
   });
 
-  it('an app sign-in code made through three instances (challenge, callback, hand-over) is spent once when all three exchange it at once', async () => {
+  it('an app sign-in code made through three instances (challenge, callback, hand-over) is spent once when all three exchange it at once; a replay revokes its session on every instance', async () => {
     const [a, b, c] = instances as [Instance, Instance, Instance];
     idp.user = { sub: 'g-ops-1', email: 'app-user@example.test', email_verified: true, name: 'App User' };
     const verifier = 'v'.repeat(43);
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const browser = new Client(a.url);
     const onService = (href: string) => {
       const u = new URL(href, 'http://service');
       return `${u.pathname}${u.search}`;
     };
-    const start = await browser.call('GET', `/api/v1/auth/challenge/google?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${challenge}`);
-    expect(start.status, JSON.stringify(start.body)).to.equal(302);
-    const atIdp = await fetch(start.headers.get('location')!, { redirect: 'manual' });
-    const callback = await browser.call('GET', onService(atIdp.headers.get('location')!), undefined, b.url);
-    expect(callback.status, JSON.stringify(callback.body)).to.equal(302);
-    const done = await browser.call('GET', onService(callback.headers.get('location')!), undefined, c.url);
-    expect(done.headers.get('location')!.startsWith(`${APP_URI}?code=`), String(done.headers.get('location'))).to.equal(true);
-    const code = new URL(done.headers.get('location')!).searchParams.get('code')!;
+    /** Challenge on a, provider callback on b, hand-over on c: the code the app receives. */
+    const appCode = async () => {
+      const browser = new Client(a.url);
+      const start = await browser.call('GET', `/api/v1/auth/challenge/google?redirectUri=${encodeURIComponent(APP_URI)}&codeChallenge=${challenge}`);
+      expect(start.status, JSON.stringify(start.body)).to.equal(302);
+      const atIdp = await fetch(start.headers.get('location')!, { redirect: 'manual' });
+      const callback = await browser.call('GET', onService(atIdp.headers.get('location')!), undefined, b.url);
+      expect(callback.status, JSON.stringify(callback.body)).to.equal(302);
+      const done = await browser.call('GET', onService(callback.headers.get('location')!), undefined, c.url);
+      expect(done.headers.get('location')!.startsWith(`${APP_URI}?code=`), String(done.headers.get('location'))).to.equal(true);
+      return new URL(done.headers.get('location')!).searchParams.get('code')!;
+    };
+
+    // All three instances exchange one code at once: exactly one signs in.
+    const code = await appCode();
     const apps = instances.map((i) => new Client(i.url));
     const exchanged = await Promise.all(apps.map((app) => app.call('POST', '/api/v1/auth/exchange', { code, codeVerifier: verifier })));
     expect(exchanged.map((r) => r.status).sort()).to.deep.equal([200, 401, 401]);
     expect(exchanged.filter((r) => r.status === 401).map((r) => r.body.code)).to.deep.equal(['signin_code_spent', 'signin_code_spent']);
-    // The session it made works on every instance.
-    const winner = apps[exchanged.findIndex((r) => r.status === 200)]!;
-    for (const i of instances) expect((await winner.call('GET', '/api/v1/me', undefined, i.url)).body.user.email).to.equal('app-user@example.test');
+
+    // A code exchanged once: its session works on every instance; replayed on another instance,
+    // the replay is refused and the session ends everywhere (RFC 6749 §4.1.2).
+    const second = await appCode();
+    const app = new Client(a.url);
+    expect((await app.call('POST', '/api/v1/auth/exchange', { code: second, codeVerifier: verifier })).status).to.equal(200);
+    for (const i of instances) expect((await app.call('GET', '/api/v1/me', undefined, i.url)).body.user.email).to.equal('app-user@example.test');
+    const replay = await new Client(c.url).call('POST', '/api/v1/auth/exchange', { code: second, codeVerifier: verifier });
+    expect([replay.status, replay.body.code]).to.deep.equal([401, 'signin_code_spent']);
+    for (const i of instances) expect((await app.call('GET', '/api/v1/me', undefined, i.url)).status).to.equal(401);
   });
 
   it('rolling restart under read and write load (each in turn: out of nginx, SIGTERM, start again, back in): zero failed requests', async () => {

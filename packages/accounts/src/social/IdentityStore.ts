@@ -49,10 +49,9 @@ export interface IdentityStore {
    */
   revokeReplayedAppCode(codeHash: Buffer, now: Date): Promise<boolean>;
   /**
-   * Records the session the exchange created. Answers true when the code was replayed meanwhile
-   * (between spending it and recording the session): the caller then ends that session itself.
+   * Records the session the exchange created, so that a later replay of the code revokes it.
    */
-  recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<boolean>;
+  recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<void>;
   /**
    * Records a native identity token (by its nonce, or its hash) as used and answers true, or false
    * when it was used before. One INSERT … ON CONFLICT DO NOTHING RETURNING on the primary key.

@@ -63,9 +63,8 @@ export class KnexIdentityStore implements IdentityStore {
     return (result.rows[0] as { n: number }).n > 0;
   }
 
-  async recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<boolean> {
-    const rows: { replayedAt: Date | null }[] = await this.knex('app_signin_codes').where({ codeHash }).update({ sessionId }).returning(['replayedAt']);
-    return rows[0]?.replayedAt != null;
+  async recordAppCodeSession(codeHash: Buffer, sessionId: string): Promise<void> {
+    await this.knex('app_signin_codes').where({ codeHash }).update({ sessionId });
   }
 
   async spendIdentityToken(key: string, expiresAt: Date): Promise<boolean> {

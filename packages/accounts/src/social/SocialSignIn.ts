@@ -276,11 +276,11 @@ export class SocialSignIn {
     const account = good ? await this.o.store.findById(spent.accountId) : undefined;
     if (!account) throw refused();
     await this.o.sessions.signIn(req, account.id, account.securityStamp, spent?.method ?? undefined);
-    if (await this.o.identities.recordAppCodeSession(codeHash, req.sessionID)) {
-      // The replay came between spending the code and recording this session: end it here.
-      await new Promise<void>((resolve, reject) => req.session.destroy((err) => (err ? reject(err) : resolve())));
-      throw refused();
-    }
+    // From here on a replay ends this session (it was issued on the code). A replay that came
+    // before it existed found nothing issued yet to revoke: it was refused, and the one exchange
+    // that spent the code stays the one that wins ("works once": exactly one of any number of
+    // parallel exchanges signs in).
+    await this.o.identities.recordAppCodeSession(codeHash, req.sessionID);
     return account;
   }
 

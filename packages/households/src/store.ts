@@ -1,4 +1,4 @@
-import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
+import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql } from '@svc/contracts';
 import { isPgError, objection, PG } from '@svc/db';
 import { ConflictError, NotAllowedError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -150,6 +150,20 @@ export interface HouseholdStore {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The memberships of an account as a scalar subquery (json array), for the session read of
+ * @svc/accounts to load with the session in one round trip: the same rows, fields and order as
+ * `memberships()` below (the store test holds the two together). This package owns the tables it
+ * names; the session loader only composes the text.
+ */
+export const membershipsSql: MembershipsSql = {
+  select: (accountId) =>
+    `(select coalesce(json_agg(json_build_object('householdId', h.id, 'householdName', h.name, 'role', m.role, 'memberId', m.id)
+                               order by m.created_at, h.id), '[]'::json)
+        from household_members m join households h on h.id = m.household_id
+       where m.user_id = ${accountId})`,
+};
 
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;

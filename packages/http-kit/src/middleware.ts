@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Membership } from '@svc/contracts';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import { diagnosticsHeader, newRequestContext, runWithContext, serverTimingHeader } from './context.js';
@@ -366,6 +367,11 @@ export interface Principal {
   userId: string;
   /** The id of the session row, when the caller signed in with a cookie session. */
   sessionId?: string;
+  /**
+   * The caller's memberships, when the session read loaded them with the session (same statement,
+   * this request): GET /me answers them and household routes take the caller's role from them.
+   */
+  memberships?: readonly Membership[];
 }
 
 declare global {

@@ -111,6 +111,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     redis,
     memberships: householdsApi.memberships,
+    membershipsSql: householdsApi.membershipsSql,
     deletionSteps: person.deletionSteps,
     personalData: person.personalData,
     mailTransport: deps.mailTransport,

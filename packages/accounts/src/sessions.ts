@@ -83,6 +83,8 @@ function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** Sign-in, sign-out and the providers' callbacks live here: they always take express-session's path. */
 const AUTH_PATHS = '/api/v1/auth';
+/** Signed cookie values remembered as verified (a few hundred kB at most). */
+const VERIFIED_MAX = 10_000;
 
 export function createSessions(o: SessionsOptions): Sessions {
   const loaded = new WeakMap<Request, { account: AccountSummary; memberships?: Membership[]; signedInAt?: string }>();
@@ -140,13 +142,27 @@ export function createSessions(o: SessionsOptions): Sessions {
    * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily renewal) takes
    * express-session's path, so the session mechanism stays express-session + connect-pg-simple.
    */
+  // Cookie values whose signature held, so a session's later requests skip the HMAC (only valid
+  // ones are kept, and at most VERIFIED_MAX: the oldest goes first).
+  const verified = new Map<string, string>();
+  const unsign = (raw: string): string | false => {
+    const known = verified.get(raw);
+    if (known !== undefined) return known;
+    const sid = signature.unsign(raw.slice(2), o.secret);
+    if (sid !== false) {
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(raw, sid);
+    }
+    return sid;
+  };
+
   const fast: RequestHandler = (req, res, next) => {
     if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
     const header = req.headers.cookie;
     if (!header) return next(); // no session: express-session would make an empty one and save nothing
     const raw = cookieModule.parse(header)[SESSION_COOKIE];
     // An unsigned value, or one whose signature fails, is no session (express-session ignores it too).
-    const sid = raw?.startsWith('s:') ? signature.unsign(raw.slice(2), o.secret) : false;
+    const sid = raw?.startsWith('s:') ? unsign(raw) : false;
     if (sid === false) return next();
     store.loadSession(sid).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();

@@ -206,7 +206,12 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
         done(err);
       }
     };
-  return [requireJson, parser, form, nul].map(deferred);
+  // No body at all (a GET, mostly): nothing to parse, and no context to carry across a stream callback.
+  const parse: RequestHandler = (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) next();
+    else parser(req, res, next);
+  };
+  return [requireJson, parse, form, nul].map(deferred);
 }
 
 export type AppVersionFloors = Partial<Record<'ios' | 'android', string>>;

@@ -123,6 +123,37 @@ describe('the authenticated read path', () => {
     expect((await request(h.app).get('/api/v1/me').set('Cookie', signed(value))).status).to.equal(401);
   });
 
+  it('the hot reads (compiled serializers) answer byte for byte what JSON.stringify writes', async () => {
+    const agent = await signUp(h.app, 'serializers@example.com', 'Serializer "quoted" \\ name');
+    const household = (await agent.post('/api/v1/households').send({ name: 'Ser "i" al', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const hh = `/api/v1/households/${household.id}`;
+    const rule = (payload: object) => ({ payload, strength: 'Soft', scope: 'Permanent', startDate: null, endDate: null });
+    for (const payload of [
+      { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 3 },
+      { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: ['Tuesday'], specificDate: null },
+    ]) {
+      expect((await agent.post(`${hh}/rules`).send(rule(payload))).status).to.equal(201);
+    }
+    for (let i = 0; i < 3; i++) {
+      const created = await agent
+        .post(`${hh}/events`)
+        .send({ ...event, notes: `note ${i} "x" \u00e9`, participants: [{ memberId: null, name: `Guest ${i}` }] });
+      expect(created.status).to.equal(201);
+    }
+    for (const path of ['/api/v1/me', hh, `${hh}/rules`, `${hh}/events?limit=2`]) {
+      const res = await agent.get(path);
+      expect(res.status, path).to.equal(200);
+      expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');
+      expect(res.text, path).to.equal(JSON.stringify(res.body));
+    }
+    const page = (await agent.get(`${hh}/events?limit=2`)).body;
+    expect(page.items).to.have.length(2);
+    expect(page.total).to.equal(null);
+    expect(page.nextCursor).to.be.a('string');
+    expect(page.items[0].participants).to.have.length(1);
+    expect(page.items[0].participants[0]).to.have.keys('memberId', 'name');
+  });
+
   it('parallel reads of one session each load it: none is answered from another request', async () => {
     const a = await signUp(h.app, 'parallel-a@example.com', 'A');
     const b = await signUp(h.app, 'parallel-b@example.com', 'B');

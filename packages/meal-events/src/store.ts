@@ -87,10 +87,17 @@ export class ObjectionMealEventStore implements MealEventStore {
     return this.pageBuilder(householdId, request).toKnexQuery();
   }
 
+  /**
+   * The hot list read. `apiColumns` already selects the API shape (camelCase by the knex mappers,
+   * every value formatted by PostgreSQL), so the rows are answered as they come, without a model
+   * instance per row. The statement is named per shape (which of from / to / after it has: the text
+   * is the same for every call of one shape), so each pooled connection parses and plans it once.
+   */
   async page(householdId: string, request: PageRequest): Promise<EventPage> {
-    const rows = await this.pageBuilder(householdId, request);
+    const shape = `${request.from !== null ? 'f' : ''}${request.to !== null ? 't' : ''}${request.after !== null ? 'a' : ''}`;
+    const rows = (await this.pageQuery(householdId, request).options({ name: `meal_events_page_${shape || 'all'}` })) as MealEvent[];
     const hasMore = rows.length > request.limit;
-    return { items: rows.slice(0, request.limit).map((row) => row.toApi()), hasMore };
+    return { items: rows.slice(0, request.limit), hasMore };
   }
 
   async get(householdId: string, id: string): Promise<MealEvent | undefined> {

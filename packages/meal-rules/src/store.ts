@@ -47,7 +47,9 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     const rows = await this.Rule.query(trx)
       .modify('apiColumns')
       .where({ householdId })
-      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
+      .orderBy([{ column: 'createdAt' }, { column: 'id' }])
+      // Named: the hot list read, parsed and planned once per pooled connection (the text never varies).
+      .onBuildKnex((q: Knex.QueryBuilder) => q.options({ name: 'meal_rules_list' }));
     return rows.map((row) => row.toApi());
   }
 

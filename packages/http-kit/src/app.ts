@@ -135,11 +135,11 @@ export function precomputed(headersMiddleware: (req: never, res: never, next: (e
 export function onlyFor(api: ApiRouter): RequestHandler {
   const paths = [...new Set(api.operations.map((o) => o.path))];
   if (!paths.length) return api.router;
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const alternatives = paths.map((p) =>
     p
       .split(/(\{[A-Za-z0-9_]+\})/)
-      .map((part) => (/^\{[A-Za-z0-9_]+\}$/.test(part) ? '[^/]*' : escape(part)))
+      .map((part) => (/^\{[A-Za-z0-9_]+\}$/.test(part) ? '[^/]*' : literal(part)))
       .join(''),
   );
   const candidate = new RegExp(`^(?:${alternatives.join('|')})/?$`, 'i');

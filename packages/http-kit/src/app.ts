@@ -72,14 +72,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
     ),
   );
   app.use(rejectNulInUrl());
-  for (const r of options.open ?? []) app.use(r.router);
+  for (const r of options.open ?? []) app.use(onlyFor(r));
   app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
   const formRoutes = options.routers
     .flatMap((r) => r.operations)
     .filter((o) => o.bodyContentType === FORM_CONTENT_TYPE)
     .map((o) => ({ method: o.method, path: o.path }));
-  app.use(jsonBody({ formRoutes }));
+  app.use(bodyless(jsonBody({ formRoutes })));
   // Every state-changing /api/v1/auth/* operation (login, register, exchange …) acts before there is a session.
   const signInPaths =
     options.signInPaths ??
@@ -146,5 +146,28 @@ export function onlyFor(api: ApiRouter): RequestHandler {
   return (req, res, next) => {
     if (candidate.test(req.path)) api.router(req, res, next);
     else next();
+  };
+}
+
+/**
+ * The body steps as one middleware that a request without any body headers (no Content-Length,
+ * Transfer-Encoding or Content-Type: every GET of the apps) passes in one test; they could find
+ * nothing to parse, refuse or defer in it. Any other request runs them in order.
+ */
+export function bodyless(steps: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    const h = req.headers;
+    if (h['content-length'] === undefined && h['transfer-encoding'] === undefined && h['content-type'] === undefined) {
+      next();
+      return;
+    }
+    let i = 0;
+    const step = (err?: unknown) => {
+      const handler = steps[i++];
+      if (err !== undefined && err !== null) next(err);
+      else if (!handler) next();
+      else handler(req, res, step);
+    };
+    step();
   };
 }

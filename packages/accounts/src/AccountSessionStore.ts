@@ -83,9 +83,10 @@ export const LAST_SEEN_GRANULARITY_MS = 60_000;
 
 /**
  * connect-pg-simple's store with three changes:
- * - `get` reads the session, its account and the account's security stamp in ONE query, and
- *   refuses the session when the account is gone or the stamp moved on (logout, password change,
- *   change of address elsewhere);
+ * - `get` (and the read path's `loadSession`) reads the session, its account, the account's
+ *   security stamp and, when the host composed them in, its memberships in ONE prepared statement,
+ *   and refuses the session when the account is gone or the stamp moved on (logout, password
+ *   change, change of address elsewhere);
  * - expiry is written and compared with the injected clock, not the database's or Date.now();
  * - `touch` writes nothing: the session is renewed (re-saved) at most once a day, by the
  *   authenticate middleware, so an ordinary request costs no write.

@@ -133,15 +133,6 @@ export function createSessions(o: SessionsOptions): Sessions {
   };
   const slow: RequestHandler = (req, res, next) => middleware(req, res, (err?: unknown) => (err ? next(err) : principal(req, res, next)));
 
-  /**
-   * The read path: a GET or HEAD outside /api/v1/auth that carries a session cookie. The cookie's
-   * signature is checked as express-session checks it (cookie-signature, same secret), the
-   * session is read with the one statement the store uses, and nothing is written: a read never
-   * saves the session. express-session's per-request machinery (its Session object, the hash it
-   * takes to notice changes, its header hook) is skipped; every request that may change a session
-   * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily renewal) takes
-   * express-session's path, so the session mechanism stays express-session + connect-pg-simple.
-   */
   // Cookie values whose signature held, so a session's later requests skip the HMAC (only valid
   // ones are kept, and at most VERIFIED_MAX: the oldest goes first).
   const verified = new Map<string, string>();
@@ -156,6 +147,16 @@ export function createSessions(o: SessionsOptions): Sessions {
     return sid;
   };
 
+  /**
+   * The read path: a GET or HEAD outside /api/v1/auth that carries a session cookie. The cookie's
+   * signature is checked as express-session checks it (cookie-signature, same secret), the
+   * session is read with the one statement the store uses, and nothing is written: a read never
+   * saves the session. express-session's per-request machinery (its Session object, the hash it
+   * takes to notice changes, its header hook) is skipped; every request that may change a session
+   * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily
+   * renewal) takes express-session's path, so the session mechanism stays express-session +
+   * connect-pg-simple.
+   */
   const fast: RequestHandler = (req, res, next) => {
     if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
     const header = req.headers.cookie;

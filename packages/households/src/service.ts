@@ -172,6 +172,10 @@ export class HouseholdsService {
 
   /** GET /households/{id}: any member. */
   async get(userId: string, householdId: string): Promise<HouseholdResponse> {
+    // The caller's role came with this request's session read: the household row alone, by key.
+    const known = knownRole(userId, householdId);
+    if (known === null) throw householdNotFound();
+    if (known !== undefined) return this.store.get(householdId);
     return (await this.store.getForMember(userId, householdId)).household;
   }
 

@@ -16,7 +16,17 @@ import {
   invitationCodeHash,
   type MemberRow,
 } from './models/index.js';
-import type { CompleteOnboardingResponse, ConversationResponse, HouseholdResponse, InvitationResponse, OnboardingStep } from './schemas.js';
+import {
+  type CompleteOnboardingResponse,
+  type ConversationResponse,
+  type HouseholdResponse,
+  HouseholdSchema,
+  type InvitationResponse,
+  type OnboardingStep,
+} from './schemas.js';
+
+/** The columns of a HouseholdResponse (every one is a column of `households`). */
+const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
 
 const { raw } = objection;
 
@@ -229,7 +239,13 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     if (!UUID.test(householdId)) throw householdNotFound();
-    const row = await this.Household.query(trx).findById(householdId);
+    // Only what the answer holds, by name (never `*`, so a migration that adds a column cannot break
+    // the statement prepared on live connections), as a named statement: GET of a member whose role
+    // came with the session read is this one primary-key read.
+    const row = await this.Household.query(trx)
+      .select(HOUSEHOLD_API_COLUMNS)
+      .findById(householdId)
+      .onBuildKnex((q: Knex.QueryBuilder) => q.options({ name: 'households_get' }));
     if (!row) throw householdNotFound();
     return row.toApi();
   }

@@ -1,5 +1,5 @@
 import { SESSION_COOKIE } from '@svc/contracts';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { notFound } from './fallback.js';
@@ -73,7 +73,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   app.use(rejectNulInUrl());
   for (const r of options.open ?? []) app.use(onlyFor(r));
-  app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
+  app.use(underApi([appVersionGate(options.appVersionFloors ?? {})]));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
   const formRoutes = options.routers
     .flatMap((r) => r.operations)
@@ -88,7 +88,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       .filter((o) => o.method !== 'get' && o.path.startsWith('/api/v1/auth/') && !o.path.includes('{'))
       .map((o) => o.path);
   app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
-  if (options.authenticate) app.use('/api', ...options.authenticate);
+  if (options.authenticate) app.use(underApi(options.authenticate));
   if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);
   for (const r of options.routers) app.use(onlyFor(r));
 
@@ -157,17 +157,39 @@ export function onlyFor(api: ApiRouter): RequestHandler {
 export function bodyless(steps: RequestHandler[]): RequestHandler {
   return (req, res, next) => {
     const h = req.headers;
-    if (h['content-length'] === undefined && h['transfer-encoding'] === undefined && h['content-type'] === undefined) {
-      next();
-      return;
-    }
-    let i = 0;
-    const step = (err?: unknown) => {
-      const handler = steps[i++];
-      if (err !== undefined && err !== null) next(err);
-      else if (!handler) next();
-      else handler(req, res, step);
-    };
-    step();
+    if (h['content-length'] === undefined && h['transfer-encoding'] === undefined && h['content-type'] === undefined) next();
+    else inTurn(steps, req, res, next);
   };
+}
+
+const API_PATH = /^\/api(?:\/|$)/i;
+
+/**
+ * Handlers for /api only, as `app.use('/api', …handlers)` would run them (the same paths: any
+ * letter case, `/api` itself or below it), but as one layer that tests the path once instead of
+ * Express's mount, which rewrites `req.url` and `req.baseUrl` on the way in and out. The handlers
+ * see the full URL (they read `originalUrl` or nothing of the path).
+ */
+export function underApi(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    if (API_PATH.test(req.path)) inTurn(handlers, req, res, next);
+    else next();
+  };
+}
+
+/** Runs handlers one after the other as Express would: a throw or a rejected promise goes to `next(err)`. */
+function inTurn(handlers: RequestHandler[], req: Request, res: Response, next: NextFunction): void {
+  let i = 0;
+  const step = (err?: unknown) => {
+    if (err !== undefined && err !== null) return next(err);
+    const handler = handlers[i++];
+    if (!handler) return next();
+    try {
+      const ret = handler(req, res, step) as unknown;
+      if (ret && typeof (ret as Promise<unknown>).then === 'function') (ret as Promise<unknown>).then(undefined, next);
+    } catch (caught) {
+      next(caught);
+    }
+  };
+  step();
 }

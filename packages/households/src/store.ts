@@ -1,6 +1,6 @@
 import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql } from '@svc/contracts';
 import { isPgError, objection, PG } from '@svc/db';
-import { ConflictError, NotAllowedError, NotFoundError } from '@svc/http-kit';
+import { ConflictError, NotAllowedError, NotFoundError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
@@ -27,6 +27,18 @@ import {
 
 /** The columns of a HouseholdResponse (every one is a column of `households`). */
 const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
+
+/**
+ * GET of a household outside a transaction, the hot read: one prepared statement of the answer's
+ * columns by name (never `*`: a migration that adds a column must not break it on live
+ * connections), aliased to the model's camelCase names, so the row becomes the model (and its
+ * answer) without knex building, compiling and mapping a query each time.
+ */
+const HOUSEHOLD_READ = {
+  name: 'households_read',
+  text: `select ${HOUSEHOLD_API_COLUMNS.map((c) => `${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)} as "${c}"`).join(', ')}
+           from households where id = $1`,
+};
 
 const { raw } = objection;
 
@@ -239,13 +251,13 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     if (!UUID.test(householdId)) throw householdNotFound();
-    // Only what the answer holds, by name (never `*`, so a migration that adds a column cannot break
-    // the statement prepared on live connections), as a named statement: GET of a member whose role
-    // came with the session read is this one primary-key read.
-    const row = await this.Household.query(trx)
-      .select(HOUSEHOLD_API_COLUMNS)
-      .findById(householdId)
-      .onBuildKnex((q: Knex.QueryBuilder) => q.options({ name: 'households_get' }));
+    if (!trx) {
+      // GET of a member whose role came with the session read is this one statement.
+      const [found] = await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] });
+      if (!found) throw householdNotFound();
+      return this.Household.fromDatabaseJson(found).toApi();
+    }
+    const row = await this.Household.query(trx).select(HOUSEHOLD_API_COLUMNS).findById(householdId);
     if (!row) throw householdNotFound();
     return row.toApi();
   }

@@ -1,7 +1,7 @@
 import { knownRole, newRequestContext, rememberMemberships, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { membershipsSql, TIME_ZONE_IDS } from '../src/index.js';
+import { membershipsSql, ObjectionHouseholdStore, TIME_ZONE_IDS } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
@@ -427,6 +427,25 @@ describe('households: create, read, update', () => {
         const { rows } = await h.db.knex.raw(`select ${membershipsSql.select('?::uuid')} as m`, [user]);
         expect(rows[0].m, user).to.deep.equal(await h.households.memberships(user));
       }
+    });
+
+    it('the prepared read of a household answers what the model read does (in and out of a transaction, and with the role)', async () => {
+      const { owner, household } = await family(h);
+      const patched = await request(h.app)
+        .patch(`/api/v1/households/${household.id}`)
+        .set('X-Test-User', owner)
+        .send({ address: 'Storgata 1', loyaltyPrograms: ['Trumf'], defaultDinnerTime: '18:15' });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      const store = new ObjectionHouseholdStore(h.db.knex);
+      const prepared = await store.get(household.id);
+      expect(prepared).to.deep.equal(patched.body);
+      expect(await h.db.knex.transaction((trx) => store.get(household.id, trx))).to.deep.equal(prepared);
+      expect((await store.getForMember(owner, household.id)).household).to.deep.equal(prepared);
+      const missing = await store.get('00000000-0000-4000-8000-000000000000').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((missing as { code: string }).code).to.equal('not_found');
     });
 
     it('access.roleOf takes the role this request loaded with its session, and queries outside a request', async () => {

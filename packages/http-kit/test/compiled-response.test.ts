@@ -81,6 +81,15 @@ describe('compiled response serializers (compiledResponse)', () => {
     }
   });
 
+  it('answers HEAD with the same head and no body', async () => {
+    turn = 1;
+    const res = await request(server).head('/api/v1/page');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(Number(res.headers['content-length'])).to.equal(Buffer.byteLength(JSON.stringify(bodies[1])));
+    expect(res.text ?? '').to.equal('');
+  });
+
   it('leaves a status without a compiled serializer to Express', async () => {
     const res = await request(server).get('/api/v1/teapot');
     expect(res.status).to.equal(418);

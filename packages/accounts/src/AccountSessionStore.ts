@@ -1,5 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
-import type { Clock } from '@svc/contracts';
+import { createHash } from 'node:crypto';
+import type { Clock, Membership, MembershipsSql } from '@svc/contracts';
+import { preparedQuery } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
 import session, { type SessionData } from 'express-session';
@@ -16,7 +18,29 @@ export const SESSION_TABLE = 'account_sessions';
 const LOADED = Symbol('account');
 
 interface LoadedSession {
-  [LOADED]?: AccountSummary;
+  [LOADED]?: { account: AccountSummary; memberships?: Membership[] };
+}
+
+/** What `load` answers: the session's data, and its account when it is signed in (and valid). */
+export interface LoadedSessionRow {
+  sess: SessionData;
+  account?: AccountSummary;
+  /** The account's memberships, when the store was given `membershipsSql`. */
+  memberships?: Membership[];
+}
+
+/** A row of the session statement (pg's own snake_case names: it does not go through knex). */
+interface SessionRow {
+  sess: unknown;
+  last_seen_at: Date | null;
+  id: string | null;
+  email: string | null;
+  email_normalized: string | null;
+  display_name: string;
+  email_confirmed: boolean;
+  has_password: boolean;
+  security_stamp: string | null;
+  memberships?: Membership[] | null;
 }
 
 /**
@@ -37,6 +61,26 @@ function knexAdapter(knex: Knex) {
   };
 }
 
+export interface AccountSessionStoreOptions {
+  knex: Knex;
+  clock: Clock;
+  /** A session lives this long after its last write (decisions.md §3: 30 days). */
+  ttlMs: number;
+  /**
+   * The memberships of an account as SQL (from households, through the host): composed into the
+   * session statement so one round trip loads session, stamp, account and memberships. Without
+   * it the session statement reads no memberships and GET /me asks MembershipsProvider.
+   */
+  membershipsSql?: MembershipsSql;
+  /** Receives the account (and memberships) loaded with the session, for the request that asked. */
+  onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
+  /** Failures of the background lastSeenAt write (nothing waits for it). */
+  onTouchError?(err: unknown): void;
+}
+
+/** `last_seen_at` is written at most this often per session. */
+export const LAST_SEEN_GRANULARITY_MS = 60_000;
+
 /**
  * express-session's Cookie computes its expiry from Date.now() (when made, and again when the
  * header goes out); this makes one cookie compute it from the injected clock instead, so the
@@ -56,25 +100,12 @@ export function cookieOnClock(cookie: session.Cookie, clock: Clock): void {
   });
 }
 
-export interface AccountSessionStoreOptions {
-  knex: Knex;
-  clock: Clock;
-  /** A session lives this long after its last write (decisions.md §3: 30 days). */
-  ttlMs: number;
-  /** Receives the account loaded with the session, for the request that asked. */
-  onLoaded(req: Request, account: AccountSummary): void;
-  /** Failures of the background lastSeenAt write (nothing waits for it). */
-  onTouchError?(err: unknown): void;
-}
-
-/** `last_seen_at` is written at most this often per session. */
-export const LAST_SEEN_GRANULARITY_MS = 60_000;
-
 /**
  * connect-pg-simple's store with three changes:
- * - `get` reads the session, its account and the account's security stamp in ONE query, and
- *   refuses the session when the account is gone or the stamp moved on (logout, password change,
- *   change of address elsewhere);
+ * - `get` (and the read path's `loadSession`) reads the session, its account, the account's
+ *   security stamp and, when the host composed them in, its memberships in ONE prepared statement,
+ *   and refuses the session when the account is gone or the stamp moved on (logout, password
+ *   change, change of address elsewhere);
  * - expiry is written and compared with the injected clock, not the database's or Date.now();
  * - `touch` writes nothing: the session is renewed (re-saved) at most once a day, by the
  *   authenticate middleware, so an ordinary request costs no write.
@@ -90,64 +121,69 @@ export class AccountSessionStore extends PGStore {
   /** Requests whose session was read from the table (as opposed to made new for this request). */
   private readonly stored = new WeakSet<Request>();
 
+  /** The one statement of the read path, built once; named so each connection parses and plans it once. */
+  private readonly statement: { name: string; text: string };
+  /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
+  private readonly touchPending = new Set<string>();
+
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
+    const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
+    const text = `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
+              a.password_hash is not null as has_password, a.security_stamp${memberships}
+         from ${SESSION_TABLE} s
+         left join accounts a on a.id = (s.sess->>'accountId')::uuid
+        where s.sid = $1 and s.expire > $2`;
+    // The name follows the text: pg refuses one name for two different texts on a connection.
+    this.statement = { name: `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
-    this.readSession(sid).then(
-      (sess) => callback(null, sess),
+    this.loadSession(sid).then(
+      (loaded) => {
+        if (!loaded) return callback(null, null);
+        if (loaded.account) (loaded.sess as SessionData & LoadedSession)[LOADED] = { account: loaded.account, memberships: loaded.memberships };
+        callback(null, loaded.sess);
+      },
       (err) => callback(err),
     );
   }
 
-  private async readSession(sid: string): Promise<SessionData | null> {
-    const result = await this.o.knex.raw(
-      `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
-              a.password_hash is not null as has_password, a.security_stamp
-         from ${SESSION_TABLE} s
-         left join accounts a on a.id = (s.sess->>'accountId')::uuid
-        where s.sid = ? and s.expire > ?`,
-      [sid, this.o.clock.now()],
-    );
-    const row = result.rows[0] as
-      // knex.raw rows keep the database's snake_case names.
-        | {
-            sess: unknown;
-            last_seen_at: Date | null;
-            id: string | null;
-            email: string | null;
-            email_normalized: string | null;
-            display_name: string;
-            email_confirmed: boolean;
-            has_password: boolean;
-            security_stamp: string | null;
-          }
-        | undefined;
+  /**
+   * The session `sid` with its account (and, when the host gave the memberships' SQL, the
+   * account's memberships) in ONE prepared statement; null when there is no such live session, the
+   * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
+   * Used by express-session (through `get`) and by the read path of `createSessions`.
+   */
+  async loadSession(sid: string): Promise<LoadedSessionRow | null> {
+    const [row] = await preparedQuery<SessionRow>(this.o.knex, { ...this.statement, values: [sid, this.o.clock.now()] });
     if (!row) return null;
-    const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData & LoadedSession;
-    if (!sess.accountId) return sess;
+    const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
+    if (!sess.accountId) return { sess };
     // Account deleted, or its stamp rotated since this session signed in: the session is over.
     if (!row.id || !row.security_stamp || typeof sess.stamp !== 'string' || !sameSecret(sess.stamp, row.security_stamp)) return null;
     this.touchLater(sid, row.last_seen_at);
-    sess[LOADED] = {
-      id: row.id,
-      email: row.email,
-      emailNormalized: row.email_normalized,
-      displayName: row.display_name,
-      emailConfirmed: row.email_confirmed,
-      hasPassword: row.has_password,
+    return {
+      sess,
+      account: {
+        id: row.id,
+        email: row.email,
+        emailNormalized: row.email_normalized,
+        displayName: row.display_name,
+        emailConfirmed: row.email_confirmed,
+        hasPassword: row.has_password,
+      },
+      memberships: row.memberships ?? undefined,
     };
-    return sess;
   }
 
   /** express-session builds req.session here, right after `get`: the request learns its account. */
   override createSession(req: Request, sess: SessionData): session.Session & SessionData {
     const loaded = sess as SessionData & LoadedSession;
-    const account = loaded[LOADED];
+    const found = loaded[LOADED];
     delete loaded[LOADED];
-    if (account) this.o.onLoaded(req, account);
+    if (found) this.o.onLoaded(req, found.account, found.memberships);
     this.stored.add(req);
     const made = super.createSession(req, sess);
     cookieOnClock(made.cookie, this.o.clock);
@@ -167,6 +203,9 @@ export class AccountSessionStore extends PGStore {
   private touchLater(sid: string, lastSeenAt: Date | null): void {
     const now = this.o.clock.now();
     if (lastSeenAt && now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
+    // A write for this session is already under way (requests that read the row before it landed).
+    if (this.touchPending.has(sid)) return;
+    this.touchPending.add(sid);
     const due = new Date(now.getTime() - LAST_SEEN_GRANULARITY_MS + 1);
     // knex runs a query when it is awaited: that happens on the next turn and inside the background
     // scope, after the request has gone on with its own work.
@@ -190,7 +229,10 @@ export class AccountSessionStore extends PGStore {
         ),
     );
     this.touching.add(done);
-    void done.finally(() => this.touching.delete(done));
+    void done.finally(() => {
+      this.touching.delete(done);
+      this.touchPending.delete(sid);
+    });
   }
 
   /** Resolves once every lastSeenAt write started so far has finished (tests, shutdown). */

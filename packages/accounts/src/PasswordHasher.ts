@@ -123,7 +123,8 @@ export class PasswordHasher {
 
   constructor(options: PasswordHasherOptions = {}) {
     this.cost = options.cost ?? 12;
-    const workers = options.workers ?? Math.min(4, Math.max(1, os.availableParallelism()));
+    // One core is left to the event loop: a burst of logins (bcrypt cost 12) must not starve every other request.
+    const workers = options.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
     this.pool = workers > 0 ? new WorkerPool(workers) : undefined;
   }
 

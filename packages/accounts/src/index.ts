@@ -8,7 +8,7 @@
  * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
  * the packages that need to know accounts (households).
  */
-import type { AccountDeletionStep, AccountDirectory, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { AccountDeletionStep, AccountDirectory, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { type ApiRouter, type Logger, RateLimit, type RateLimitOptions, systemRandom } from '@svc/http-kit';
 import type { Request, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
@@ -126,6 +126,12 @@ export interface AccountsDeps {
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
   /**
+   * From households: the same memberships as SQL, composed into the session statement so the
+   * session read loads them in the same round trip (GET /me then costs one query, and household
+   * routes take the caller's role from it). Without it GET /me asks `memberships`.
+   */
+  membershipsSql?: MembershipsSql;
+  /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
    */
@@ -184,7 +190,7 @@ export interface AccountDirectoryWithWaitlist extends AccountDirectory {
 export interface Accounts {
   /** Every account operation of the spec, social sign-in included. */
   router: ApiRouter;
-  /** Session middleware for /api: loads the session with its account and stamp (one query) and sets `req.principal`. */
+  /** Session middleware for /api: loads the session with its account, stamp and memberships (one query) and sets `req.principal`. */
   authenticate: RequestHandler[];
   /** The per-client-IP limit shared by all /api/v1/auth/* (429 `rate_limited`, Retry-After seconds). */
   authLimiter: RequestHandler;
@@ -241,7 +247,15 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     lockoutSeconds: config.lockoutSeconds,
     unaskedMail: deps.tuning?.unaskedMail,
   });
-  const sessions = createSessions({ knex, clock, random, logger, secret: config.sessionSecret, cookieSecure: config.cookieSecure });
+  const sessions = createSessions({
+    knex,
+    clock,
+    random,
+    logger,
+    secret: config.sessionSecret,
+    cookieSecure: config.cookieSecure,
+    membershipsSql: deps.membershipsSql,
+  });
   const admins = config.platformAdminEmails.map(normalizeEmail);
 
   // An instance of its own (not passport's singleton), so two apps in one process never share strategies.

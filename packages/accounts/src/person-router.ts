@@ -14,9 +14,10 @@ export interface PersonRoutesOptions {
 
 const ok204 = { 204: { description: 'done' } };
 
-function callerOf(req: Request): Caller {
-  const { userId } = principalOf(req);
-  return { userId, sessionId: req.sessionID, signedInAt: req.session?.signedInAt };
+function callerOf(req: Request, sessions: Sessions): Caller {
+  const { userId, sessionId } = principalOf(req);
+  // GETs take the session read path (no req.session): the sign-in time comes with the session read.
+  return { userId, sessionId: sessionId ?? req.sessionID, signedInAt: sessions.signedInAtOf(req) };
 }
 
 /** A person's own account: sessions, sign-in methods, the data export, deleting the account. Thin handlers over PersonService. */
@@ -35,7 +36,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
-      res.json({ items: await person.sessions(callerOf(req)) });
+      res.json({ items: await person.sessions(callerOf(req, sessions)) });
     },
   );
 
@@ -52,7 +53,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       errorCodes: { 400: ['validation_failed'], 404: ['not_found'] },
     },
     async (req, res) => {
-      const { wasCurrent } = await person.endSession(callerOf(req), req.input.params.sessionId);
+      const { wasCurrent } = await person.endSession(callerOf(req, sessions), req.input.params.sessionId);
       if (wasCurrent) await sessions.signOut(req, res);
       res.status(204).end();
     },
@@ -68,7 +69,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: ok204,
     },
     async (req, res) => {
-      await person.endOtherSessions(callerOf(req));
+      await person.endOtherSessions(callerOf(req, sessions));
       res.status(204).end();
     },
   );
@@ -125,7 +126,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       errorCodes: { 429: ['rate_limited'] },
     },
     async (req, res) => {
-      const doc = await person.startExport(callerOf(req));
+      const doc = await person.startExport(callerOf(req, sessions));
       res.status(200);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${doc.filename}"`);
@@ -154,7 +155,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['reauthentication_required'], 409: ['owner_must_transfer'], 423: ['account_locked'] },
     },
     async (req, res) => {
-      await person.deleteAccount(callerOf(req), req.input.body.password);
+      await person.deleteAccount(callerOf(req, sessions), req.input.body.password);
       await sessions.signOut(req, res);
       res.status(204).end();
     },

@@ -76,12 +76,17 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/me',
       operationId: 'getMe',
       summary: 'The signed-in account with all its households',
-      description: 'Costs two queries: the session with its account and stamp, and the memberships.',
+      description:
+        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two.',
       auth: true,
+      compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'the account', schema: MeResponseSchema } },
     },
     async (req, res) => {
-      res.json(await me(await callerAccount(req)));
+      const account = await callerAccount(req);
+      const loaded = principalOf(req).memberships;
+      // The memberships came with this request's session read when the host composed them in.
+      res.json(loaded ? toMeResponse(account, [...loaded], deps.platformAdminEmails, clock.now()) : await me(account));
     },
   );
 

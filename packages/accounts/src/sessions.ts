@@ -1,6 +1,8 @@
-import { type Clock, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
+import { type Clock, type Membership, type MembershipsSql, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, keepContext, type Logger } from '@svc/http-kit';
+import { AuthenticationError, keepContext, type Logger, rememberMemberships } from '@svc/http-kit';
+import * as cookieModule from 'cookie';
+import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
@@ -49,6 +51,8 @@ export interface SessionsOptions {
   cookieSecure: boolean;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
+  /** The memberships' SQL (households'): loaded with the session, in the same statement. */
+  membershipsSql?: MembershipsSql;
 }
 
 export interface Sessions {
@@ -66,6 +70,8 @@ export interface Sessions {
   signOut(req: Request, res: Response): Promise<void>;
   /** The account the session of this request belongs to (loaded with the session, no extra query). */
   accountOf(req: Request): AccountSummary | undefined;
+  /** When this request's session signed in (ISO), on either path; undefined without a session. */
+  signedInAtOf(req: Request): string | undefined;
   store: AccountSessionStore;
 }
 
@@ -73,30 +79,39 @@ function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
   return new Promise((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
 }
 
+/** Methods that never change a session: their requests may take the read path. */
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+/** Sign-in, sign-out and the providers' callbacks live here: they always take express-session's path. */
+const AUTH_PATHS = '/api/v1/auth';
+/** Signed cookie values remembered as verified (a few hundred kB at most). */
+const VERIFIED_MAX = 10_000;
+
 export function createSessions(o: SessionsOptions): Sessions {
-  const loaded = new WeakMap<Request, AccountSummary>();
+  const loaded = new WeakMap<Request, { account: AccountSummary; memberships?: Membership[]; signedInAt?: string }>();
   const store = new AccountSessionStore({
     knex: o.knex,
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
-    onLoaded: (req, account) => loaded.set(req, account),
+    membershipsSql: o.membershipsSql,
+    onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
 
-  const middleware = session({
-    name: SESSION_COOKIE,
-    secret: o.secret,
-    store,
-    resave: false,
-    saveUninitialized: false,
-    // Not rolling: the cookie is re-sent only when the session is saved, i.e. at sign-in and
-    // at the daily renewal below.
-    rolling: false,
-    genid: () => o.random(24).toString('base64url'),
-    cookie: { ...cookie, maxAge: SESSION_TTL_MS },
-  });
-  // express-session gives the store `generate` (a new session for a request) when the middleware is
+  const middleware = keepContext(
+    session({
+      name: SESSION_COOKIE,
+      secret: o.secret,
+      store,
+      resave: false,
+      saveUninitialized: false,
+      // Not rolling: the cookie is re-sent only when the session is saved, i.e. at sign-in and
+      // at the daily renewal below.
+      rolling: false,
+      genid: () => o.random(24).toString('base64url'),
+      cookie: { ...cookie, maxAge: SESSION_TTL_MS },
+    }),
+  ); // express-session gives the store `generate` (a new session for a request) when the middleware is
   // made; every cookie it makes then runs on the injected clock too.
   const generate = store.generate.bind(store);
   store.generate = (req) => {
@@ -105,11 +120,17 @@ export function createSessions(o: SessionsOptions): Sessions {
     req.session.cookie.maxAge = SESSION_TTL_MS;
   };
 
+  const setPrincipal = (req: Request, found: { account: AccountSummary; memberships?: Membership[] }, sessionId: string) => {
+    req.principal = { userId: found.account.id, sessionId, memberships: found.memberships };
+    if (found.memberships) rememberMemberships(found.account.id, found.memberships);
+  };
+
   const principal: RequestHandler = (req, _res, next) => {
-    const account = loaded.get(req);
+    const found = loaded.get(req);
     const s = req.session;
-    if (account && s && s.accountId === account.id) {
-      req.principal = { userId: account.id, sessionId: req.sessionID };
+    if (found && s && s.accountId === found.account.id) {
+      found.signedInAt = s.signedInAt;
+      setPrincipal(req, found, req.sessionID);
       const now = o.clock.now();
       const renewed = Date.parse(s.renewedAt ?? '');
       // Changing the session makes express-session save it (new expiry) and re-send the cookie.
@@ -117,11 +138,56 @@ export function createSessions(o: SessionsOptions): Sessions {
     }
     next();
   };
+  const slow: RequestHandler = (req, res, next) => middleware(req, res, (err?: unknown) => (err ? next(err) : principal(req, res, next)));
+
+  // Cookie values whose signature held, so a session's later requests skip the HMAC (only valid
+  // ones are kept, and at most VERIFIED_MAX: the oldest goes first).
+  const verified = new Map<string, string>();
+  const unsign = (raw: string): string | false => {
+    const known = verified.get(raw);
+    if (known !== undefined) return known;
+    const sid = signature.unsign(raw.slice(2), o.secret);
+    if (sid !== false) {
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(raw, sid);
+    }
+    return sid;
+  };
+
+  /**
+   * The read path: a GET or HEAD outside /api/v1/auth that carries a session cookie. The cookie's
+   * signature is checked as express-session checks it (cookie-signature, same secret), the
+   * session is read with the one statement the store uses, and nothing is written: a read never
+   * saves the session. express-session's per-request machinery (its Session object, the hash it
+   * takes to notice changes, its header hook) is skipped; every request that may change a session
+   * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily
+   * renewal) takes express-session's path, so the session mechanism stays express-session +
+   * connect-pg-simple.
+   */
+  const fast: RequestHandler = (req, res, next) => {
+    if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
+    const header = req.headers.cookie;
+    if (!header) return next(); // no session: express-session would make an empty one and save nothing
+    const raw = cookieModule.parse(header)[SESSION_COOKIE];
+    // An unsigned value, or one whose signature fails, is no session (express-session ignores it too).
+    const sid = raw?.startsWith('s:') ? unsign(raw) : false;
+    if (sid === false) return next();
+    store.loadSession(sid).then((found) => {
+      if (!found?.account || found.sess.accountId !== found.account.id) return next();
+      // Due for the daily renewal: express-session's path saves it and re-sends the cookie.
+      if (!(o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS)) return slow(req, res, next);
+      loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
+      req.sessionID = sid;
+      setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
+      next();
+    }, next);
+  };
 
   return {
-    authenticate: [keepContext(middleware), principal],
+    authenticate: [fast],
     store,
-    accountOf: (req) => loaded.get(req),
+    accountOf: (req) => loaded.get(req)?.account,
+    signedInAtOf: (req) => req.session?.signedInAt ?? loaded.get(req)?.signedInAt,
 
     async signIn(req, accountId, stamp, method) {
       const previous = req.session?.accountId === accountId ? req.session : undefined;

@@ -148,4 +148,61 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     const { app } = w.another();
     expect((await request(app).get('/api/v1/me').set('Cookie', cookie[0]!.split(';')[0]!)).status).to.equal(200);
   });
+
+  describe('with the memberships composed into the session statement (membershipsSql)', () => {
+    // A stand-in for households' SQL, over this package's own table only: one membership named
+    // after the account, so the answer shows it came from the session statement.
+    const membershipsSql = {
+      select: (accountId: string) =>
+        `(select json_build_array(json_build_object('householdId', '00000000-0000-4000-8000-000000000001', 'householdName', 'Home of ' || x.display_name,
+                 'role', 'Owner', 'memberId', null)) from accounts x where x.id = ${accountId})`,
+    };
+
+    it('answers GET /me in ONE query, with the memberships the statement loaded, and writes nothing', async () => {
+      const { app } = w.another({}, { membershipsSql });
+      const agent = request.agent(app);
+      expect((await agent.post('/api/v1/auth/register').send({ email: 'one@example.test', password: PASSWORD, displayName: 'One' })).status).to.equal(200);
+      const before = await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'));
+      w.clock.advance(3600_000);
+      const res = await agent.get('/api/v1/me');
+      expect(res.status).to.equal(200);
+      expect(dbQueries(res)).to.equal(1);
+      expect(res.body.memberships).to.deep.equal([
+        { householdId: '00000000-0000-4000-8000-000000000001', householdName: 'Home of One', role: 'Owner', memberId: null },
+      ]);
+      expect(sessionCookie(res)).to.equal(undefined);
+      await w.accounts.sessions.idle();
+      expect(await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'))).to.deep.equal(before);
+    });
+
+    it('renews on the first read past a day (express-session saves it, the cookie is re-sent), then reads in one query again', async () => {
+      const { app } = w.another({}, { membershipsSql });
+      const agent = request.agent(app);
+      expect((await agent.post('/api/v1/auth/register').send({ email: 'renew@example.test', password: PASSWORD, displayName: 'R' })).status).to.equal(200);
+      const [row0] = await w.db.knex('account_sessions').select('expire');
+      w.clock.advance(DAY + 1000);
+      const renewed = await agent.get('/api/v1/me');
+      expect(renewed.status).to.equal(200);
+      expect(sessionCookie(renewed)).to.be.a('string');
+      expect(renewed.body.memberships).to.have.length(1);
+      const [row1] = await w.db.knex('account_sessions').select('expire');
+      expect(row1.expire.getTime() - row0.expire.getTime()).to.equal(DAY + 1000);
+      const next = await agent.get('/api/v1/me');
+      expect(sessionCookie(next)).to.equal(undefined);
+      expect(dbQueries(next)).to.equal(1);
+    });
+
+    it('a stamp rotated elsewhere ends the session on its next GET', async () => {
+      const { app } = w.another({}, { membershipsSql });
+      const agent = request.agent(app);
+      const other = request.agent(app);
+      expect((await agent.post('/api/v1/auth/register').send({ email: 'stamp@example.test', password: PASSWORD, displayName: 'S' })).status).to.equal(200);
+      await login(other, 'stamp@example.test').expect(200);
+      expect((await agent.get('/api/v1/me')).status).to.equal(200);
+      expect((await other.post('/api/v1/auth/logout')).status).to.equal(204);
+      const res = await agent.get('/api/v1/me');
+      expect(res.status).to.equal(401);
+      expect(res.body.code).to.equal('unauthenticated');
+    });
+  });
 });

@@ -41,6 +41,18 @@ export interface HouseholdAccess {
 /** Lists an account's memberships, for GET /me; implemented by @svc/households. */
 export type MembershipsProvider = (userId: string) => Promise<Membership[]>;
 
+/**
+ * The memberships of an account as SQL another package composes into a statement of its own, so
+ * that the session read loads the caller's memberships in the same round trip (implemented by
+ * @svc/households, which owns the tables it names; the session loader never names them).
+ * `select(accountId)` answers a scalar subquery of type `json`: an array of Membership, in the
+ * order MembershipsProvider lists them (`[]` for none), for the account whose id is the SQL
+ * expression `accountId` (a column of the caller's statement, never user input).
+ */
+export interface MembershipsSql {
+  select(accountId: string): string;
+}
+
 /** What other packages may know of accounts; implemented by @svc/accounts. */
 export interface AccountDirectory {
   /** Display name and address of each existing account among `ids`. */

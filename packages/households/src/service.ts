@@ -8,11 +8,12 @@ import type {
   HouseholdRole,
   Membership,
   MembershipsProvider,
+  MembershipsSql,
   PersonalDataSources,
   RandomBytes,
   SpendTurn,
 } from '@svc/contracts';
-import { assertRole, ConflictError, InputError, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { toHourMinute } from './formats.js';
@@ -31,7 +32,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import type { HouseholdStore, MemberRow } from './store.js';
+import { type HouseholdStore, type MemberRow, membershipsSql } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -112,6 +113,8 @@ export class HouseholdsService {
   readonly access: HouseholdAccess;
   /** For GET /me: the caller's memberships, in the order they joined. */
   readonly memberships: MembershipsProvider;
+  /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
+  readonly membershipsSql: MembershipsSql = membershipsSql;
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
   /** The ids of a household's members (no access check). */
@@ -135,7 +138,17 @@ export class HouseholdsService {
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
     this.welcomeCredits = config.welcomeCredits;
 
-    this.access = { roleOf: (userId, householdId) => store.roleOf(userId, householdId) };
+    // The role this request's session read loaded (the session statement carries the caller's
+    // memberships, read afresh on every request), else one query. A role change or a removal thus
+    // takes effect on the member's next request, as it did when every check queried.
+    this.access = {
+      roleOf: async (userId, householdId) => {
+        const known = knownRole(userId, householdId);
+        if (known === undefined) return store.roleOf(userId, householdId);
+        if (known === null) throw householdNotFound();
+        return known;
+      },
+    };
     this.memberships = (userId) => store.memberships(userId);
     this.profiles = (householdId) => store.profile(householdId);
     this.memberIds = async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId));
@@ -159,6 +172,10 @@ export class HouseholdsService {
 
   /** GET /households/{id}: any member. */
   async get(userId: string, householdId: string): Promise<HouseholdResponse> {
+    // The caller's role came with this request's session read: the household row alone, by key.
+    const known = knownRole(userId, householdId);
+    if (known === null) throw householdNotFound();
+    if (known !== undefined) return this.store.get(householdId);
     return (await this.store.getForMember(userId, householdId)).household;
   }
 
@@ -190,7 +207,7 @@ export class HouseholdsService {
 
   /** GET /households/{id}/conversations/{conversationId}: any member. */
   async conversation(userId: string, householdId: string, conversationId: string): Promise<ConversationResponse> {
-    await this.store.roleOf(userId, householdId);
+    await this.access.roleOf(userId, householdId);
     return this.store.conversation(householdId, conversationId);
   }
 
@@ -217,7 +234,7 @@ export class HouseholdsService {
 
   /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
   async listMembers(userId: string, householdId: string): Promise<MemberResponse[]> {
-    await this.store.roleOf(userId, householdId);
+    await this.access.roleOf(userId, householdId);
     return this.named(await this.store.members(householdId));
   }
 

@@ -1,6 +1,6 @@
-import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
+import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql } from '@svc/contracts';
 import { isPgError, objection, PG } from '@svc/db';
-import { ConflictError, NotAllowedError, NotFoundError } from '@svc/http-kit';
+import { ConflictError, NotAllowedError, NotFoundError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
@@ -16,7 +16,29 @@ import {
   invitationCodeHash,
   type MemberRow,
 } from './models/index.js';
-import type { CompleteOnboardingResponse, ConversationResponse, HouseholdResponse, InvitationResponse, OnboardingStep } from './schemas.js';
+import {
+  type CompleteOnboardingResponse,
+  type ConversationResponse,
+  type HouseholdResponse,
+  HouseholdSchema,
+  type InvitationResponse,
+  type OnboardingStep,
+} from './schemas.js';
+
+/** The columns of a HouseholdResponse (every one is a column of `households`). */
+const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
+
+/**
+ * GET of a household outside a transaction, the hot read: one prepared statement of the answer's
+ * columns by name (never `*`: a migration that adds a column must not break it on live
+ * connections), aliased to the model's camelCase names, so the row becomes the model (and its
+ * answer) without knex building, compiling and mapping a query each time.
+ */
+const HOUSEHOLD_READ = {
+  name: 'households_read',
+  text: `select ${HOUSEHOLD_API_COLUMNS.map((c) => `${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)} as "${c}"`).join(', ')}
+           from households where id = $1`,
+};
 
 const { raw } = objection;
 
@@ -151,6 +173,20 @@ export interface HouseholdStore {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The memberships of an account as a scalar subquery (json array), for the session read of
+ * @svc/accounts to load with the session in one round trip: the same rows, fields and order as
+ * `memberships()` below (the store test holds the two together). This package owns the tables it
+ * names; the session loader only composes the text.
+ */
+export const membershipsSql: MembershipsSql = {
+  select: (accountId) =>
+    `(select coalesce(json_agg(json_build_object('householdId', h.id, 'householdName', h.name, 'role', m.role, 'memberId', m.id)
+                               order by m.created_at, h.id), '[]'::json)
+        from household_members m join households h on h.id = m.household_id
+       where m.user_id = ${accountId})`,
+};
+
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;
 const LOCK_NOT_AVAILABLE = '55P03';
@@ -215,7 +251,13 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     if (!UUID.test(householdId)) throw householdNotFound();
-    const row = await this.Household.query(trx).findById(householdId);
+    if (!trx) {
+      // GET of a member whose role came with the session read is this one statement.
+      const [found] = await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] });
+      if (!found) throw householdNotFound();
+      return this.Household.fromDatabaseJson(found).toApi();
+    }
+    const row = await this.Household.query(trx).select(HOUSEHOLD_API_COLUMNS).findById(householdId);
     if (!row) throw householdNotFound();
     return row.toApi();
   }

@@ -1,6 +1,7 @@
+import { knownRole, newRequestContext, rememberMemberships, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { TIME_ZONE_IDS } from '../src/index.js';
+import { membershipsSql, ObjectionHouseholdStore, TIME_ZONE_IDS } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
@@ -414,6 +415,62 @@ describe('households: create, read, update', () => {
       expect(mine.every((m) => typeof m.memberId === 'string')).to.equal(true);
       expect(await h.households.memberships(owner)).to.have.length(1);
       expect(await h.households.memberships(outsider)).to.deep.equal([]);
+    });
+
+    it('membershipsSql answers exactly what memberships lists (rows, fields, order), for the session read to compose', async () => {
+      const { owner, junior, outsider } = await family(h);
+      h.clock.advanceSeconds(1);
+      await createHousehold(h.app, junior, { name: 'Hybel', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '19:00' });
+      h.clock.advanceSeconds(1);
+      await createHousehold(h.app, junior, { name: 'Annen', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '19:00' });
+      for (const user of [owner, junior, outsider]) {
+        const { rows } = await h.db.knex.raw(`select ${membershipsSql.select('?::uuid')} as m`, [user]);
+        expect(rows[0].m, user).to.deep.equal(await h.households.memberships(user));
+      }
+    });
+
+    it('the prepared read of a household answers what the model read does (in and out of a transaction, and with the role)', async () => {
+      const { owner, household } = await family(h);
+      const patched = await request(h.app)
+        .patch(`/api/v1/households/${household.id}`)
+        .set('X-Test-User', owner)
+        .send({ address: 'Storgata 1', loyaltyPrograms: ['Trumf'], defaultDinnerTime: '18:15' });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      const store = new ObjectionHouseholdStore(h.db.knex);
+      const prepared = await store.get(household.id);
+      expect(prepared).to.deep.equal(patched.body);
+      expect(await h.db.knex.transaction((trx) => store.get(household.id, trx))).to.deep.equal(prepared);
+      expect((await store.getForMember(owner, household.id)).household).to.deep.equal(prepared);
+      const missing = await store.get('00000000-0000-4000-8000-000000000000').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect((missing as { code: string }).code).to.equal('not_found');
+    });
+
+    it('access.roleOf takes the role this request loaded with its session, and queries outside a request', async () => {
+      const { owner, junior, household } = await family(h);
+      const other = await createHousehold(h.app, junior, { name: 'Hybel', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '19:00' });
+      const ctx = newRequestContext('trace');
+      await runWithContext(ctx, async () => {
+        // What the session read loaded (deliberately not what the table says, to see which answers).
+        rememberMemberships(junior, [{ householdId: household.id, householdName: 'Nordmann', role: 'Adult', memberId: null }]);
+        expect(knownRole(junior, household.id)).to.equal('Adult');
+        expect(knownRole(owner, household.id)).to.equal(undefined);
+        expect(await h.households.access.roleOf(junior, household.id)).to.equal('Adult');
+        // Not among the loaded memberships: 404 without asking the database.
+        const err = await h.households.access.roleOf(junior, other.id).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect((err as { code: string }).code).to.equal('not_found');
+        // Another user than the session's: the database answers.
+        expect(await h.households.access.roleOf(owner, household.id)).to.equal('Owner');
+      });
+      // One statement in all: the owner's look-up; the junior's two answers came from the session read.
+      expect(ctx.db.queries).to.equal(1);
+      expect(await h.households.access.roleOf(junior, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf(junior, other.id)).to.equal('Owner');
     });
   });
 });

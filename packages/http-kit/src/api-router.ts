@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { InputError } from './errors.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
@@ -42,6 +43,13 @@ export interface OperationSpec {
   errorCodes?: Record<number, string[]>;
   /** Field → code overrides for validation failures. */
   fieldCodes?: Record<string, string>;
+  /**
+   * True for a hot read: `res.json` writes the success body with a serializer compiled once from its
+   * response schema (fast-json-stringify) instead of JSON.stringify. The same JSON comes out (a
+   * field the schema does not name is still written); a value of the wrong type is coerced to the
+   * schema's, so use it only where the schema is the answer's contract.
+   */
+  compiledResponse?: boolean;
 }
 
 export interface ValidInput<B, Q, P> {
@@ -98,8 +106,14 @@ export class ApiRouter {
       query: full.query && new PartValidator(full.query, 'query', full.fieldCodes),
       body: full.body && new PartValidator(full.body, 'body', full.fieldCodes),
     };
+    const routeName = `${full.method.toUpperCase()} ${full.path}`;
+    const serializers = full.compiledResponse ? compileSerializers(full.responses) : undefined;
     const mark: RequestHandler = (_req, res, next) => {
-      res.locals.route = `${full.method.toUpperCase()} ${full.path}`;
+      res.locals.route = routeName;
+      if (serializers) {
+        res.locals.serializers = serializers;
+        res.json = compiledJson;
+      }
       next();
     };
     const validate: RequestHandler = (req, res, next) => {
@@ -130,4 +144,54 @@ export class ApiRouter {
     this.router[full.method](toExpressPath(full.path), ...chain);
     return this;
   }
+}
+
+// fast-json-stringify is CommonJS with a default export; under NodeNext it may arrive wrapped.
+const fastJson = ((fastJsonModule as unknown as { default?: unknown }).default ?? fastJsonModule) as typeof fastJsonModule;
+
+/**
+ * The schema as the serializer should see it: every object keeps the properties it does not name
+ * (`additionalProperties` true unless the schema says otherwise), so nothing is dropped, and string
+ * formats are left out (they only check input; the serializer would reformat a date).
+ */
+export function serializerSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(serializerSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'format' || k === 'description' || k === 'examples') continue;
+    out[k] = k === 'enum' || k === 'const' || k === 'default' ? v : serializerSchema(v);
+  }
+  const type = out.type;
+  if ((type === 'object' || (Array.isArray(type) && type.includes('object'))) && out.additionalProperties === undefined) out.additionalProperties = true;
+  return out;
+}
+
+/** A compiled serializer per success status (2xx with a JSON schema). */
+function compileSerializers(responses: Record<number, ResponseSpec>): Map<number, (doc: unknown) => string> {
+  const out = new Map<number, (doc: unknown) => string>();
+  for (const [status, spec] of Object.entries(responses)) {
+    const code = Number(status);
+    if (code < 200 || code > 299 || !spec.schema || (spec.contentType && spec.contentType !== 'application/json')) continue;
+    out.set(code, fastJson(serializerSchema(spec.schema) as Parameters<typeof fastJson>[0]) as (doc: unknown) => string);
+  }
+  return out;
+}
+
+const expressJson = express.response.json;
+
+/**
+ * `res.json` for routes with compiled serializers: the compiled one for the status, else Express's
+ * own. The answer is ended directly: `res.send` would only parse and re-format the Content-Type it
+ * was given and look for an ETag (off) and freshness (never, without one) before doing the same.
+ */
+function compiledJson(this: Response, body: unknown): Response {
+  const serialize = (this.locals.serializers as Map<number, (doc: unknown) => string>).get(this.statusCode);
+  if (!serialize) return expressJson.call(this, body);
+  const text = serialize(body);
+  if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
+  this.setHeader('Content-Length', Buffer.byteLength(text));
+  if (this.req.method === 'HEAD') this.end();
+  else this.end(text, 'utf8');
+  return this;
 }

@@ -1,5 +1,5 @@
 import { SESSION_COOKIE } from '@svc/contracts';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { notFound } from './fallback.js';
@@ -64,20 +64,22 @@ export function createHttpApp(options: HttpAppOptions): Express {
   }
   app.use(requestLogger(options.logger, options.metrics));
   app.use(
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-      crossOriginResourcePolicy: { policy: 'same-origin' },
-    }),
+    precomputed(
+      helmet({
+        contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+        crossOriginResourcePolicy: { policy: 'same-origin' },
+      }),
+    ),
   );
   app.use(rejectNulInUrl());
-  for (const r of options.open ?? []) app.use(r.router);
-  app.use('/api', appVersionGate(options.appVersionFloors ?? {}));
+  for (const r of options.open ?? []) app.use(onlyFor(r));
+  app.use(underApi([appVersionGate(options.appVersionFloors ?? {})]));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
   const formRoutes = options.routers
     .flatMap((r) => r.operations)
     .filter((o) => o.bodyContentType === FORM_CONTENT_TYPE)
     .map((o) => ({ method: o.method, path: o.path }));
-  app.use(jsonBody({ formRoutes }));
+  app.use(bodyless(jsonBody({ formRoutes })));
   // Every state-changing /api/v1/auth/* operation (login, register, exchange …) acts before there is a session.
   const signInPaths =
     options.signInPaths ??
@@ -86,12 +88,108 @@ export function createHttpApp(options: HttpAppOptions): Express {
       .filter((o) => o.method !== 'get' && o.path.startsWith('/api/v1/auth/') && !o.path.includes('{'))
       .map((o) => o.path);
   app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
-  if (options.authenticate) app.use('/api', ...options.authenticate);
+  if (options.authenticate) app.use(underApi(options.authenticate));
   if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);
-  for (const r of options.routers) app.use(r.router);
+  for (const r of options.routers) app.use(onlyFor(r));
 
   const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);
   app.use(notFound(operations));
   app.use(errorHandler({ logger: options.logger }));
   return app;
+}
+
+/**
+ * helmet's headers, worked out once: with these options they depend on nothing in the request, so
+ * each answer gets the same list set in one loop instead of a dozen middleware calls.
+ */
+export function precomputed(headersMiddleware: (req: never, res: never, next: (err?: unknown) => void) => void): RequestHandler {
+  const headers: [string, string][] = [];
+  const recorder = {
+    setHeader(name: string, value: unknown) {
+      const i = headers.findIndex(([n]) => n.toLowerCase() === name.toLowerCase());
+      if (i >= 0) headers.splice(i, 1);
+      headers.push([name, String(value)]);
+    },
+    removeHeader(name: string) {
+      const i = headers.findIndex(([n]) => n.toLowerCase() === name.toLowerCase());
+      if (i >= 0) headers.splice(i, 1);
+    },
+  };
+  let failure: unknown;
+  (headersMiddleware as (req: object, res: object, next: (err?: unknown) => void) => void)({ headers: {}, method: 'GET', url: '/' }, recorder, (err) => {
+    failure = err;
+  });
+  if (failure) throw failure;
+  return (_req, res, next) => {
+    for (let i = 0; i < headers.length; i++) res.setHeader(headers[i]![0], headers[i]![1]);
+    next();
+  };
+}
+
+/**
+ * The router of one package, entered only when the path could be one of its routes: one
+ * case-insensitive test against all its paths at once (a `{param}` is any segment), instead of
+ * Express trying each of its routes in turn. A false "could be" costs nothing but the router's own
+ * matching, which still decides; the pattern never refuses a path one of its routes would match.
+ */
+export function onlyFor(api: ApiRouter): RequestHandler {
+  const paths = [...new Set(api.operations.map((o) => o.path))];
+  if (!paths.length) return api.router;
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const alternatives = paths.map((p) =>
+    p
+      .split(/(\{[A-Za-z0-9_]+\})/)
+      .map((part) => (/^\{[A-Za-z0-9_]+\}$/.test(part) ? '[^/]*' : literal(part)))
+      .join(''),
+  );
+  const candidate = new RegExp(`^(?:${alternatives.join('|')})/?$`, 'i');
+  return (req, res, next) => {
+    if (candidate.test(req.path)) api.router(req, res, next);
+    else next();
+  };
+}
+
+/**
+ * The body steps as one middleware that a request without any body headers (no Content-Length,
+ * Transfer-Encoding or Content-Type: every GET of the apps) passes in one test; they could find
+ * nothing to parse, refuse or defer in it. Any other request runs them in order.
+ */
+export function bodyless(steps: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    const h = req.headers;
+    if (h['content-length'] === undefined && h['transfer-encoding'] === undefined && h['content-type'] === undefined) next();
+    else inTurn(steps, req, res, next);
+  };
+}
+
+const API_PATH = /^\/api(?:\/|$)/i;
+
+/**
+ * Handlers for /api only, as `app.use('/api', …handlers)` would run them (the same paths: any
+ * letter case, `/api` itself or below it), but as one layer that tests the path once instead of
+ * Express's mount, which rewrites `req.url` and `req.baseUrl` on the way in and out. The handlers
+ * see the full URL (they read `originalUrl` or nothing of the path).
+ */
+export function underApi(handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    if (API_PATH.test(req.path)) inTurn(handlers, req, res, next);
+    else next();
+  };
+}
+
+/** Runs handlers one after the other as Express would: a throw or a rejected promise goes to `next(err)`. */
+function inTurn(handlers: RequestHandler[], req: Request, res: Response, next: NextFunction): void {
+  let i = 0;
+  const step = (err?: unknown) => {
+    if (err !== undefined && err !== null) return next(err);
+    const handler = handlers[i++];
+    if (!handler) return next();
+    try {
+      const ret = handler(req, res, step) as unknown;
+      if (ret && typeof (ret as Promise<unknown>).then === 'function') (ret as Promise<unknown>).then(undefined, next);
+    } catch (caught) {
+      next(caught);
+    }
+  };
+  step();
 }

@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
+import type { Membership } from '@svc/contracts';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
@@ -210,7 +211,12 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
         done(err);
       }
     };
-  return [requireJson, parser, form, nul].map(deferred);
+  // No body at all (a GET, mostly): nothing to parse, and no context to carry across a stream callback.
+  const parse: RequestHandler = (req, res, next) => {
+    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) next();
+    else parser(req, res, next);
+  };
+  return [requireJson, parse, form, nul].map(deferred);
 }
 
 export type AppVersionFloors = Partial<Record<'ios' | 'android', string>>;
@@ -371,6 +377,11 @@ export interface Principal {
   userId: string;
   /** The id of the session row, when the caller signed in with a cookie session. */
   sessionId?: string;
+  /**
+   * The caller's memberships, when the session read loaded them with the session (same statement,
+   * this request): GET /me answers them and household routes take the caller's role from them.
+   */
+  memberships?: readonly Membership[];
 }
 
 declare global {

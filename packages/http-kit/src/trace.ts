@@ -16,6 +16,18 @@ export function traceIdFromTraceparent(header: string | undefined): string | und
   return traceId;
 }
 
-export function newTraceId(random: (size: number) => Buffer = randomBytes): string {
+/** Random bytes drawn 4 KiB at a time: one call into the CSPRNG per 256 trace ids, not one per request. */
+let pool = Buffer.alloc(0);
+let taken = 0;
+function pooledRandom(size: number): Buffer {
+  if (taken + size > pool.length) {
+    pool = randomBytes(Math.max(4096, size));
+    taken = 0;
+  }
+  taken += size;
+  return pool.subarray(taken - size, taken);
+}
+
+export function newTraceId(random: (size: number) => Buffer = pooledRandom): string {
   return random(16).toString('hex');
 }

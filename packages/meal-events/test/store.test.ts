@@ -57,4 +57,46 @@ describe('ObjectionMealEventStore', () => {
     expect(sql).to.match(/limit \?/);
     expect(store.pageQuery(household, requests[0]![1]).toSQL().bindings).to.include(51);
   });
+
+  it("page runs pageQuery as a prepared statement: the same text, its values in the order of knex's bindings, for every shape", async () => {
+    const after = { date: '2026-11-22', servingTime: '18:00', id: randomUUID() };
+    for (const from of [null, '2026-11-01']) {
+      for (const to of [null, '2026-12-31']) {
+        for (const a of [null, after]) {
+          const req: PageRequest = { from, to, after: a, limit: 7 };
+          const native = store.pageQuery(household, req).toSQL().toNative();
+          const statement = store.pageStatement(household, req);
+          expect(statement.text).to.equal(native.sql);
+          expect(statement.values).to.deep.equal(native.bindings);
+          expect(statement.name).to.match(/^meal_events_page_[a-z]+$/);
+        }
+      }
+    }
+  });
+
+  it('answers each item of a page exactly as a single read of it does', async () => {
+    const own = randomUUID();
+    const at = new Date('2026-11-22T09:00:00.123Z');
+    for (let i = 0; i < 5; i++) {
+      const values = {
+        date: `2026-12-0${i + 1}`,
+        eventType: 'Guests' as const,
+        servingTime: '18:30',
+        availableCookingMinutes: 20 + i,
+        notes: `n${i}`,
+        participants: [{ memberId: null, name: `G${i}` }],
+      };
+      await store.create(own, randomUUID(), values, new Date(at.getTime() + i));
+    }
+    const first = await store.page(own, { from: null, to: null, after: null, limit: 3 });
+    expect(first.hasMore).to.equal(true);
+    expect(first.items).to.have.length(3);
+    const last = first.items.at(-1)!;
+    const rest = await store.page(own, { from: null, to: '2026-12-31', after: { date: last.date, servingTime: last.servingTime, id: last.id }, limit: 3 });
+    expect(rest.hasMore).to.equal(false);
+    const items = [...first.items, ...rest.items];
+    expect(items.map((e) => e.notes)).to.deep.equal(['n0', 'n1', 'n2', 'n3', 'n4']);
+    for (const item of items) expect(item).to.deep.equal(await store.get(own, item.id));
+    expect(items[1]!.createdAt).to.equal('2026-11-22T09:00:00.124Z');
+  });
 });

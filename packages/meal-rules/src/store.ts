@@ -1,3 +1,5 @@
+import type { Pojo } from '@svc/db';
+import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
@@ -29,6 +31,18 @@ function writable(request: MealRuleRequest) {
 }
 
 /**
+ * The list read outside a transaction (GET …/rules, the hot read): one prepared statement of the
+ * columns `apiColumns` selects, by name and aliased to the model's camelCase names, so the rows
+ * become models (and their answers) without knex building, compiling and mapping a query each time.
+ */
+const LIST_RULES = {
+  name: 'meal_rules_list',
+  text: `select id, household_id as "householdId", kind, strength, scope, start_date::text as "startDate", end_date::text as "endDate",
+                source, payload, created_at as "createdAt", updated_at as "updatedAt"
+           from meal_rules where household_id = $1 order by created_at, id`,
+};
+
+/**
  * MealRuleStore on Objection: MealRuleModel bound to the knex the host hands in. Every operation is
  * one statement (each scoped by household), so none needs a transaction of its own.
  */
@@ -44,6 +58,10 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   }
 
   async list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]> {
+    if (!trx) {
+      const found = await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] });
+      return found.map((row) => this.Rule.fromDatabaseJson(row).toApi());
+    }
     const rows = await this.Rule.query(trx)
       .modify('apiColumns')
       .where({ householdId })

@@ -16,6 +16,8 @@ export interface ChildStats {
   eld: { p50: number; p99: number; max: number };
   cpu: NodeJS.CpuUsage;
   rssKb: number;
+  /** process.memoryUsage() of the process (bytes): how much of the RSS is V8's heap. */
+  memory?: NodeJS.MemoryUsage;
   /** SQL queries the process has sent so far, when it counts them (the naive anchor does). */
   queries?: number;
 }
@@ -46,6 +48,7 @@ export function attachHarness(server: Server, opts: { queries?: () => number; cl
         eld: { p50: ms(eld.percentile(50)), p99: ms(eld.percentile(99)), max: ms(eld.max) },
         cpu: process.cpuUsage(),
         rssKb: rssKb(process.pid),
+        memory: process.memoryUsage(),
         queries: opts.queries?.(),
       };
       reply(stats);

@@ -539,11 +539,23 @@ try {
   // -------------------------------------------------------------------------------------------
   // RSS of the service process after each round of mixed load
 
-  let rss: { startMb: number; afterRoundMb: number[]; maxMb: number; minMb: number; rps: number[]; non2xx: number; errors: number } | undefined;
+  let rss:
+    | {
+        startMb: number;
+        afterRoundMb: number[];
+        maxMb: number;
+        minMb: number;
+        rps: number[];
+        non2xx: number;
+        errors: number;
+        heap: { heapTotalMb: number; heapUsedMb: number; externalMb: number }[];
+      }
+    | undefined;
   if (wanted('rss')) {
     const app = opts.profile ? await startApp('service rss', 'serve-service', 'rss') : service;
     const startMb = rssKb(app.pid) / 1024;
     const afterRoundMb: number[] = [];
+    const heapAfterRound: (NodeJS.MemoryUsage | undefined)[] = [];
     const rpsList: number[] = [];
     let non2xx = 0;
     let errors = 0;
@@ -563,12 +575,15 @@ try {
         seconds: opts.rssSeconds,
       });
       afterRoundMb.push(rssKb(app.pid) / 1024);
+      heapAfterRound.push((await app.stats()).memory);
       rpsList.push(r.requests.average);
       non2xx += r.non2xx;
       errors += r.errors + r.timeouts;
       log(`rss round ${i + 1}: ${afterRoundMb.at(-1)!.toFixed(1)} MB after ${opts.rssSeconds} s at ${Math.round(r.requests.average)} req/s`);
     }
-    rss = { startMb, afterRoundMb, maxMb: Math.max(...afterRoundMb), minMb: Math.min(...afterRoundMb), rps: rpsList, non2xx, errors };
+    const mb = (bytes: number | undefined) => Math.round(((bytes ?? Number.NaN) / 1048576) * 10) / 10;
+    const heap = heapAfterRound.map((m) => ({ heapTotalMb: mb(m?.heapTotal), heapUsedMb: mb(m?.heapUsed), externalMb: mb(m?.external) }));
+    rss = { startMb, afterRoundMb, maxMb: Math.max(...afterRoundMb), minMb: Math.min(...afterRoundMb), rps: rpsList, non2xx, errors, heap };
     if (app !== service) await stopApp(app);
   }
 
@@ -655,7 +670,7 @@ try {
   }
   if (rss) {
     lines.push(
-      `RSS of the service (VmRSS): ${f1(rss.startMb)} MB at rest, then ${rss.afterRoundMb.map(f1).join(' / ')} MB after each of ${opts.rssRounds} rounds of ${opts.rssSeconds} s mixed load (me, household, rules, events page 1 and ${deepPage}, PATCH) at ${rss.rps.map((x) => Math.round(x)).join(' / ')} req/s; errors / non-2xx ${rss.errors} / ${rss.non2xx}`,
+      `RSS of the service (VmRSS): ${f1(rss.startMb)} MB at rest, then ${rss.afterRoundMb.map(f1).join(' / ')} MB after each of ${opts.rssRounds} rounds of ${opts.rssSeconds} s mixed load (me, household, rules, events page 1 and ${deepPage}, PATCH) at ${rss.rps.map((x) => Math.round(x)).join(' / ')} req/s; errors / non-2xx ${rss.errors} / ${rss.non2xx}; V8 heap (total / used) ${rss.heap.map((h) => `${f1(h.heapTotalMb)} / ${f1(h.heapUsedMb)}`).join(', ')} MB`,
     );
   }
   lines.push('');

@@ -150,6 +150,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     redis,
     memberships: householdsApi.memberships,
+    membershipsSql: householdsApi.membershipsSql,
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

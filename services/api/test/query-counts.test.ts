@@ -11,20 +11,20 @@ import { type Harness, signUp, startHarness } from './harness.js';
 
 /** Budget per operation: the most statements it may issue. */
 const BUDGET: Record<string, number> = {
-  'GET /api/v1/me': 2,
+  'GET /api/v1/me': 1,
   'PATCH /api/v1/me': 3,
   'POST /api/v1/auth/login': 7,
   'POST /api/v1/auth/register (new address)': 6,
   'POST /api/v1/auth/forgot-password': 7,
   'GET /api/v1/households/{id}': 2,
   'PATCH /api/v1/households/{id}': 3,
-  'GET /api/v1/households/{id}/members': 4,
-  'GET /api/v1/households/{id}/rules': 3,
-  'POST /api/v1/households/{id}/rules': 3,
-  'GET /api/v1/households/{id}/rules/defaults': 4,
-  'POST /api/v1/households/{id}/rules/parse': 8,
-  'GET /api/v1/households/{id}/events': 3,
-  'POST /api/v1/households/{id}/events': 3,
+  'GET /api/v1/households/{id}/members': 3,
+  'GET /api/v1/households/{id}/rules': 2,
+  'POST /api/v1/households/{id}/rules': 2,
+  'GET /api/v1/households/{id}/rules/defaults': 3,
+  'POST /api/v1/households/{id}/rules/parse': 7,
+  'GET /api/v1/households/{id}/events': 2,
+  'POST /api/v1/households/{id}/events': 2,
   'PUT /api/v1/me/devices': 2,
   'GET /api/v1/time-zones': 1,
 };

@@ -18,7 +18,7 @@ export class MealEventModel extends BaseModel {
   static override jsonSchema = rowSchema(MealEventSchema, { sequence: { type: 'integer', minimum: 0 } });
 
   /**
-   * `apiColumns`: every column, with `date` and `servingTime` formatted by PostgreSQL (`to_char`),
+   * `apiColumns`: every column, with `date`, `servingTime` and the timestamps formatted by PostgreSQL (`to_char`),
    * so the answer depends neither on the pg driver's type parsers nor on the server's DateStyle.
    * The formatted columns keep their names: ORDER BY must therefore qualify the table's columns
    * (`meal_events.date`), or it would sort by the text (and could not use the index).
@@ -38,8 +38,10 @@ export class MealEventModel extends BaseModel {
         'availableCookingMinutes',
         'notes',
         'participants',
-        'createdAt',
-        'updatedAt',
+        // ISO 8601 UTC with milliseconds, as toISOString() writes it (the columns hold milliseconds):
+        // no Date to parse per row and format back on the hot list read.
+        raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['createdAt', 'createdAt']),
+        raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['updatedAt', 'updatedAt']),
       );
     },
   };

@@ -1,7 +1,22 @@
 import { objection } from '@svc/db';
+import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';
+
+/** A row of the page statement: `apiColumns` under the table's own (snake_case) names. */
+interface PageRow {
+  id: string;
+  household_id: string;
+  date: string;
+  event_type: MealEventType;
+  serving_time: string;
+  available_cooking_minutes: number;
+  notes: string;
+  participants: Participant[];
+  created_at: string;
+  updated_at: string;
+}
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
 export interface EventPosition {
@@ -69,6 +84,9 @@ export interface MealEventStore {
 export class ObjectionMealEventStore implements MealEventStore {
   private readonly Event: typeof MealEventModel;
 
+  /** `pageQuery`'s SQL by shape, compiled once. */
+  private readonly pageTexts = new Map<string, string>();
+
   constructor(knex: Knex) {
     this.Event = MealEventModel.bindKnex(knex);
   }
@@ -101,10 +119,52 @@ export class ObjectionMealEventStore implements MealEventStore {
     return this.pageBuilder(householdId, request).toKnexQuery();
   }
 
+  /**
+   * The statement `page` runs: `pageQuery`'s SQL, compiled by knex once per shape (which of from /
+   * to / after it has: the text is the same for every request of one shape), named after the shape,
+   * and the request's values in the order of its placeholders (the store test holds them to knex's
+   * own bindings for every shape).
+   */
+  pageStatement(householdId: string, request: PageRequest): PreparedStatement {
+    const shape = `${request.from !== null ? 'f' : ''}${request.to !== null ? 't' : ''}${request.after !== null ? 'a' : ''}` || 'all';
+    let text = this.pageTexts.get(shape);
+    if (text === undefined) {
+      text = this.pageQuery(householdId, request).toSQL().toNative().sql;
+      this.pageTexts.set(shape, text);
+    }
+    const values: unknown[] = [householdId];
+    if (request.from !== null) values.push(request.from);
+    if (request.to !== null) values.push(request.to);
+    if (request.after !== null) values.push(request.after.date, request.after.servingTime, request.after.id);
+    values.push(request.limit + 1);
+    return { name: `meal_events_page_${shape}`, text, values };
+  }
+
+  /**
+   * The hot list read: one prepared statement (`pageStatement`). `apiColumns` already formats every
+   * value in PostgreSQL, so each row only gets the API's names, without knex building and compiling
+   * the query, a model instance, or a Date parsed and formatted back.
+   */
   async page(householdId: string, request: PageRequest): Promise<EventPage> {
-    const rows = await this.pageBuilder(householdId, request);
+    const rows = await preparedQuery<PageRow>(this.Event.knex(), this.pageStatement(householdId, request));
     const hasMore = rows.length > request.limit;
-    return { items: rows.slice(0, request.limit).map((row) => row.toApi()), hasMore };
+    const items: MealEvent[] = [];
+    for (let i = 0; i < rows.length && i < request.limit; i++) {
+      const r = rows[i]!;
+      items.push({
+        id: r.id,
+        householdId: r.household_id,
+        date: r.date,
+        eventType: r.event_type,
+        servingTime: r.serving_time,
+        availableCookingMinutes: r.available_cooking_minutes,
+        notes: r.notes,
+        participants: r.participants,
+        createdAt: r.created_at,
+        updatedAt: r.updated_at,
+      });
+    }
+    return { items, hasMore };
   }
 
   async get(householdId: string, id: string): Promise<MealEvent | undefined> {

@@ -1,0 +1,77 @@
+import { expect } from 'chai';
+import express from 'express';
+import helmet from 'helmet';
+import request from 'supertest';
+import { ApiRouter, onlyFor, precomputed } from '../src/index.js';
+import { app } from './helpers.js';
+
+describe('pipeline shortcuts: precomputed headers, routers entered only for their paths', () => {
+  it('precomputed(helmet(…)) sets exactly the headers helmet sets', async () => {
+    const options = {
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      crossOriginResourcePolicy: { policy: 'same-origin' as const },
+    };
+    const answer = (mw: express.RequestHandler) => {
+      const a = express();
+      a.disable('x-powered-by');
+      a.use(mw);
+      a.get('/', (_req, res) => {
+        res.json({});
+      });
+      return request(a).get('/');
+    };
+    const [direct, worked] = await Promise.all([answer(helmet(options)), answer(precomputed(helmet(options)))]);
+    const drop = (h: Record<string, string>) => {
+      const { date: _d, etag: _e, 'content-length': _l, connection: _c, 'keep-alive': _k, ...rest } = h;
+      return rest;
+    };
+    expect(drop(worked.headers)).to.deep.equal(drop(direct.headers));
+    expect(worked.headers['content-security-policy']).to.equal("default-src 'none';frame-ancestors 'none'");
+  });
+
+  it('a router is still reached in any letter case, with a trailing slash and with parameters; others answer 404/405 as before', async () => {
+    const api = new ApiRouter();
+    api.route(
+      { method: 'get', path: '/api/v1/things/{thingId}/parts', operationId: 'parts', summary: 'parts', responses: { 200: { description: 'ok' } } },
+      (req, res) => {
+        res.json({ thingId: req.params.thingId });
+      },
+    );
+    const other = new ApiRouter();
+    other.route({ method: 'get', path: '/api/v1/other', operationId: 'other', summary: 'other', responses: { 200: { description: 'ok' } } }, (_req, res) => {
+      res.json({ other: true });
+    });
+    const server = app([other, api]);
+    expect((await request(server).get('/api/v1/things/a1/parts')).body).to.deep.equal({ thingId: 'a1' });
+    expect((await request(server).get('/API/V1/Things/a1/PARTS')).body).to.deep.equal({ thingId: 'a1' });
+    expect((await request(server).get('/api/v1/things/a1/parts/')).body).to.deep.equal({ thingId: 'a1' });
+    expect((await request(server).get('/api/v1/things/a%2Fb/parts')).body).to.deep.equal({ thingId: 'a/b' });
+    expect((await request(server).get('/api/v1/other')).body).to.deep.equal({ other: true });
+    expect((await request(server).get('/api/v1/things//parts')).status).to.equal(404);
+    expect((await request(server).get('/api/v1/things/a1/parts/more')).status).to.equal(404);
+    const wrong = await request(server).delete('/api/v1/things/a1/parts');
+    expect(wrong.status).to.equal(405);
+    expect(wrong.headers.allow).to.match(/GET/);
+  });
+
+  it('onlyFor passes a path its router cannot have straight on', async () => {
+    const api = new ApiRouter();
+    let entered = 0;
+    api.router.use((_req, _res, next) => {
+      entered++;
+      next();
+    });
+    api.route({ method: 'get', path: '/api/v1/mine', operationId: 'mine', summary: 'mine', responses: { 200: { description: 'ok' } } }, (_req, res) => {
+      res.json({ mine: true });
+    });
+    const a = express();
+    a.use(onlyFor(api));
+    a.use((_req, res) => {
+      res.status(404).json({ passed: true });
+    });
+    expect((await request(a).get('/api/v1/elsewhere')).body).to.deep.equal({ passed: true });
+    expect(entered).to.equal(0);
+    expect((await request(a).get('/api/v1/mine')).body).to.deep.equal({ mine: true });
+    expect(entered).to.equal(1);
+  });
+});

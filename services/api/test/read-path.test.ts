@@ -1,0 +1,166 @@
+/**
+ * The authenticated read path of the composed service: one statement loads the session, its
+ * account and the caller's memberships (households' SQL composed by accounts), GETs skip
+ * express-session's own machinery, and household routes take the caller's role from that read.
+ * These are correctness tests (roles, removals, forged cookies, statement counts), never timings.
+ */
+import { SESSION_COOKIE } from '@svc/contracts';
+import { expect } from 'chai';
+import request from 'supertest';
+import { type Harness, signUp, startHarness } from './harness.js';
+
+const queries = (res: request.Response): number => JSON.parse(res.headers['x-diagnostics'] ?? '{"db":{"queries":-1}}').db.queries;
+const event = { date: '2026-12-01', eventType: 'Guests', servingTime: '18:00', availableCookingMinutes: 30, notes: '', participants: [] };
+
+describe('the authenticated read path', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness({ AUTH_RATE_LIMIT: '1000000' });
+  });
+  after(async () => {
+    await h?.close();
+  });
+
+  it('GET /me is one statement, and its memberships are what households lists, in the same order', async () => {
+    const agent = await signUp(h.app, 'one-statement@example.com');
+    const ids: string[] = [];
+    for (const name of ['Second', 'First', 'Third']) {
+      const created = await agent.post('/api/v1/households').send({ name, timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' });
+      expect(created.status).to.equal(201);
+      ids.push(created.body.id);
+      h.clock.advance(1000);
+    }
+    const me = await agent.get('/api/v1/me').set('X-Diagnostics', '1');
+    expect(me.status).to.equal(200);
+    expect(queries(me)).to.equal(1);
+    expect(me.headers['server-timing']).to.match(/db;dur=[\d.]+;desc="1 queries"/);
+    const userId = me.body.user.id as string;
+    expect(me.body.memberships).to.deep.equal(await h.service.households.memberships(userId));
+    expect(me.body.memberships.map((m: { householdId: string }) => m.householdId)).to.deep.equal(ids);
+    expect(me.body.memberships.every((m: { role: string }) => m.role === 'Owner')).to.equal(true);
+  });
+
+  it('household routes check the role the session read loaded: a role change or a removal counts from the next request', async () => {
+    const owner = await signUp(h.app, 'roles-owner@example.com', 'Owner');
+    const member = await signUp(h.app, 'roles-member@example.com', 'Member');
+    const household = (await owner.post('/api/v1/households').send({ name: 'Roles', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const hh = `/api/v1/households/${household.id}`;
+    const { code } = (await owner.post(`${hh}/invitations`).send({ role: 'Adult' })).body;
+    const joined = await member.post('/api/v1/invitations/accept').send({ code });
+    expect(joined.status).to.equal(200);
+
+    // As an Adult: may add events; the read costs the session statement and the page.
+    expect((await member.post(`${hh}/events`).send(event)).status).to.equal(201);
+    const page = await member.get(`${hh}/events`).set('X-Diagnostics', '1');
+    expect(page.status).to.equal(200);
+    expect(queries(page)).to.equal(2);
+    const rules = await member.get(`${hh}/rules`).set('X-Diagnostics', '1');
+    expect(rules.status).to.equal(200);
+    expect(queries(rules)).to.equal(2);
+
+    // Made a Junior: the very next request (a write, on express-session's path) is refused.
+    expect((await owner.patch(`${hh}/members/${joined.body.memberId}`).send({ role: 'Junior' })).status).to.equal(200);
+    const refused = await member.post(`${hh}/events`).send(event);
+    expect(refused.status).to.equal(403);
+    expect((await member.get(`${hh}/events`)).status).to.equal(200);
+    expect((await member.get('/api/v1/me')).body.memberships).to.deep.equal([
+      { householdId: household.id, householdName: 'Roles', role: 'Junior', memberId: joined.body.memberId },
+    ]);
+
+    // Removed: the next read (the GET path) answers 404, as for any non-member.
+    expect((await owner.delete(`${hh}/members/${joined.body.memberId}`)).status).to.equal(204);
+    for (const path of [`${hh}/events`, `${hh}/rules`, hh]) {
+      const res = await member.get(path);
+      expect(res.status, path).to.equal(404);
+      expect(res.body.code, path).to.equal('not_found');
+    }
+    expect((await member.get('/api/v1/me')).body.memberships).to.deep.equal([]);
+  });
+
+  it('a non-member never learns a household exists, whatever its id looks like', async () => {
+    const owner = await signUp(h.app, 'exists-owner@example.com');
+    const stranger = await signUp(h.app, 'exists-stranger@example.com');
+    const household = (await owner.post('/api/v1/households').send({ name: 'Private', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    for (const id of [household.id, unknown]) {
+      const res = await stranger.get(`/api/v1/households/${id}/events`).set('X-Diagnostics', '1');
+      expect(res.status).to.equal(404);
+      expect(res.body.code).to.equal('not_found');
+      // Answered from the session read alone: no membership query.
+      expect(queries(res)).to.equal(1);
+    }
+  });
+
+  it('a GET with a forged, unsigned or stale cookie is unauthenticated, and a read writes nothing', async () => {
+    const agent = await signUp(h.app, 'cookies@example.com');
+    const me = await agent.get('/api/v1/me');
+    expect(me.status).to.equal(200);
+    // The agent's cookie, as the client sends it.
+    const jar = agent.jar.getCookie(SESSION_COOKIE, { domain: '127.0.0.1', path: '/', secure: false, script: false });
+    expect(jar, 'the session cookie').to.not.equal(undefined);
+    const value = decodeURIComponent(jar!.value);
+    expect(value.startsWith('s:')).to.equal(true);
+    const sid = value.slice(2, value.lastIndexOf('.'));
+    const signed = (v: string) => `${SESSION_COOKIE}=${encodeURIComponent(v)}`;
+
+    expect((await request(h.app).get('/api/v1/me').set('Cookie', signed(value))).status).to.equal(200);
+    for (const forged of [`s:${sid}.${'A'.repeat(43)}`, `s:${sid}`, sid, `s:${sid}x${value.slice(value.lastIndexOf('.'))}`]) {
+      const res = await request(h.app).get('/api/v1/me').set('Cookie', signed(forged));
+      expect(res.status, forged).to.equal(401);
+      expect(res.body.code).to.equal('unauthenticated');
+    }
+
+    const before = await h.db.knex('account_sessions').where({ sid }).select('sess', 'expire').first();
+    h.clock.advance(3600_000);
+    const read = await request(h.app).get('/api/v1/me').set('Cookie', signed(value));
+    expect(read.status).to.equal(200);
+    expect(read.headers['set-cookie']).to.equal(undefined);
+    await h.service.accounts.sessions.idle();
+    expect(await h.db.knex('account_sessions').where({ sid }).select('sess', 'expire').first()).to.deep.equal(before);
+
+    // Signed out: the same cookie, valid signature and all, no longer reads.
+    expect((await agent.post('/api/v1/auth/logout')).status).to.equal(204);
+    expect((await request(h.app).get('/api/v1/me').set('Cookie', signed(value))).status).to.equal(401);
+  });
+
+  it('the hot reads (compiled serializers) answer byte for byte what JSON.stringify writes', async () => {
+    const agent = await signUp(h.app, 'serializers@example.com', 'Serializer "quoted" \\ name');
+    const household = (await agent.post('/api/v1/households').send({ name: 'Ser "i" al', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const hh = `/api/v1/households/${household.id}`;
+    const rule = (payload: object) => ({ payload, strength: 'Soft', scope: 'Permanent', startDate: null, endDate: null });
+    for (const payload of [
+      { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 3 },
+      { kind: 'MaximumActiveCookingTime', minutes: 30, weekdays: ['Tuesday'], specificDate: null },
+    ]) {
+      expect((await agent.post(`${hh}/rules`).send(rule(payload))).status).to.equal(201);
+    }
+    for (let i = 0; i < 3; i++) {
+      const created = await agent
+        .post(`${hh}/events`)
+        .send({ ...event, notes: `note ${i} "x" \u00e9`, participants: [{ memberId: null, name: `Guest ${i}` }] });
+      expect(created.status).to.equal(201);
+    }
+    for (const path of ['/api/v1/me', hh, `${hh}/rules`, `${hh}/events?limit=2`]) {
+      const res = await agent.get(path);
+      expect(res.status, path).to.equal(200);
+      expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');
+      expect(res.text, path).to.equal(JSON.stringify(res.body));
+    }
+    const page = (await agent.get(`${hh}/events?limit=2`)).body;
+    expect(page.items).to.have.length(2);
+    expect(page.total).to.equal(null);
+    expect(page.nextCursor).to.be.a('string');
+    expect(page.items[0].participants).to.have.length(1);
+    expect(page.items[0].participants[0]).to.have.keys('memberId', 'name');
+  });
+
+  it('parallel reads of one session each load it: none is answered from another request', async () => {
+    const a = await signUp(h.app, 'parallel-a@example.com', 'A');
+    const b = await signUp(h.app, 'parallel-b@example.com', 'B');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).get('/api/v1/me')));
+    answers.forEach((res, i) => {
+      expect(res.status).to.equal(200);
+      expect(res.body.user.displayName).to.equal(i % 2 ? 'A' : 'B');
+    });
+  });
+});

@@ -76,14 +76,17 @@ export function createApp(deps: AppDeps): Express {
     },
   );
   // Outside the OpenAPI document: HTML for people (the API reference; the mailed links' pages).
-  service.router.use(docsRouter());
-  if (deps.pages) service.router.use(deps.pages);
+  // A router of their own with no operations, so the pipeline's path pre-check (which knows only
+  // documented operations) never skips them.
+  const html = new ApiRouter();
+  html.router.use(docsRouter());
+  if (deps.pages) html.router.use(deps.pages);
   return createHttpApp({
     logger: deps.logger,
     allowedOrigins: [deps.publicBaseUrl],
     appVersionFloors: deps.appVersionFloors,
     trustProxy: deps.trustProxy,
-    open: [service],
+    open: [service, html],
     authenticate: deps.authenticate,
     authLimiter: deps.authLimiter,
     routers: deps.routers,

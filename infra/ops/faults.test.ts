@@ -464,7 +464,15 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     await Promise.all(emails.map((e, k) => signUp(e, instances[k % 3]!)));
     // Every mail tried once and failed (the proxy refuses), and scheduled for a later attempt.
     const rows = () => db('mail_outbox').whereIn('recipient', emails).select('recipient', 'attempts', 'sentAt', 'createdAt', 'nextAttemptAt', 'lastError');
-    await until('a failed attempt for every mail', async () => (await rows()).every((r) => r.attempts >= 1 && r.sentAt === null), 60_000);
+    // An attempt is counted when a worker claims the mail, and its failure recorded (lastError,
+    // the next time, a log line) once the send has failed: wait for the failure, not the claim.
+    await until(
+      'a failed attempt for every mail',
+      async () =>
+        (await rows()).every((r) => r.attempts >= 1 && r.sentAt === null && r.lastError !== null) &&
+        instances.flatMap((i) => i.lines('delivery failed; will retry')).length >= emails.length,
+      60_000,
+    );
     for (const r of await rows()) {
       expect(r.lastError).to.be.a('string');
       expect(new Date(r.nextAttemptAt).getTime() - new Date(r.createdAt).getTime()).to.be.at.least(29_000);

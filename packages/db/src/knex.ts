@@ -79,7 +79,10 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
-  });
+    // Read by http-kit's preparedQuery: a transaction-mode pooler hands each statement to any
+    // server connection, where a named statement prepared on another does not exist.
+    transactionPooling: options.transactionPooling === true,
+  } as Knex.Config);
   return knex;
 }
 

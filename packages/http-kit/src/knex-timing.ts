@@ -44,7 +44,7 @@ export interface PreparedStatement {
 }
 
 interface PgConnection {
-  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(config: { name?: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 interface PooledClient {
   acquireConnection(): Promise<PgConnection>;
@@ -64,7 +64,10 @@ export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement)
   const client = knex.client as unknown as PooledClient;
   const connection = await client.acquireConnection();
   try {
-    return (await connection.query({ name: statement.name, text: statement.text, values: statement.values })).rows as R[];
+    // Behind a transaction-mode pooler (createKnex's `transactionPooling`) the statement goes
+    // unnamed: a named one is prepared on one server connection and missing on the next.
+    const name = (knex.client.config as { transactionPooling?: boolean }).transactionPooling ? undefined : statement.name;
+    return (await connection.query({ name, text: statement.text, values: statement.values })).rows as R[];
   } finally {
     await client.releaseConnection(connection);
     if (ctx) ctx.db.ms += performance.now() - started;

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
 import os from 'node:os';
-import { Worker } from 'node:worker_threads';
-import bcrypt from 'bcryptjs';
-import type { HashJob, HashResult } from './hash-worker.js';
+import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
+import pLimit, { type LimitFunction } from 'p-limit';
 
 export interface PasswordHasherOptions {
   /** bcrypt cost; 12 in service (tests may lower it for speed). */
   cost?: number;
   /**
-   * Worker threads that run bcrypt. 0 hashes on the main thread (bcryptjs's async mode, which
-   * still blocks the loop in ~100 ms slices; kept for measuring). Default: one per core, 1 to 4.
+   * bcrypt jobs run at once (at least 1; default one per core, 1 to 4); more wait their turn. The
+   * jobs run on libuv's threadpool, which fs, dns.lookup, zlib and async crypto share: keep this
+   * below UV_THREADPOOL_SIZE (default 4) so that bcrypt never holds every thread of it.
    */
   workers?: number;
 }
@@ -26,118 +26,49 @@ export function prehash(password: string): string {
 /** A bcrypt hash of nothing anyone can type (made once, cost 12): unknown addresses are checked against it. */
 const DUMMY_HASH_COST_12 = '$2b$12$nRbi0NzVeLkrk3GGQM5bcejMuqeLoecBMRly5H18MV5OzLD6qmkmK';
 
-interface Pending {
-  job: HashJob;
-  resolve: (v: string | boolean) => void;
-  reject: (e: Error) => void;
-}
-
-/** A small fixed pool of worker threads, each doing one bcrypt job at a time. */
-class WorkerPool {
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Pending>();
-  private readonly queue: Pending[] = [];
-  private size = 0;
-  private nextId = 1;
-  private closed = false;
-
-  constructor(private readonly max: number) {}
-
-  run(job: Omit<HashJob, 'id'>): Promise<string | boolean> {
-    if (this.closed) return Promise.reject(new Error('password hasher closed'));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ job: { ...job, id: this.nextId++ }, resolve, reject });
-      this.dispatch();
-    });
-  }
-
-  private spawn(): Worker {
-    const here = import.meta.url;
-    // Built, the worker is the .js next to this file. Run from the sources (tests under tsx), it is
-    // a .ts file, and loader hooks do not reach worker threads on Node 20: load it through tsx's API.
-    const worker = here.endsWith('.ts')
-      ? new Worker(`import('tsx/esm/api').then((api) => api.tsImport(${JSON.stringify(new URL('./hash-worker.ts', here).href)}, ${JSON.stringify(here)}))`, {
-          eval: true,
-        })
-      : new Worker(new URL('./hash-worker.js', here));
-    worker.unref();
-    this.size += 1;
-    worker.on('message', (answer: HashResult) => {
-      const pending = this.busy.get(worker);
-      this.busy.delete(worker);
-      this.idle.push(worker);
-      worker.unref();
-      if (pending) {
-        if (answer.error !== undefined) pending.reject(new Error(answer.error));
-        else pending.resolve(answer.result as string | boolean);
-      }
-      this.dispatch();
-    });
-    const lost = (err: Error) => {
-      const pending = this.busy.get(worker);
-      this.busy.delete(worker);
-      const at = this.idle.indexOf(worker);
-      if (at >= 0) this.idle.splice(at, 1);
-      this.size -= 1;
-      pending?.reject(err);
-      this.dispatch();
-    };
-    worker.on('error', lost);
-    worker.on('exit', (code) => {
-      if (this.busy.has(worker) || this.idle.includes(worker)) lost(new Error(`hash worker exited with code ${code}`));
-    });
-    return worker;
-  }
-
-  private dispatch(): void {
-    while (this.queue.length > 0 && !this.closed) {
-      let worker = this.idle.pop();
-      if (!worker) {
-        if (this.size >= this.max) return;
-        worker = this.spawn();
-      }
-      const pending = this.queue.shift()!;
-      this.busy.set(worker, pending);
-      // A worker with a job in hand keeps the process alive until it answers.
-      worker.ref();
-      worker.postMessage(pending.job);
-    }
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const p of this.queue.splice(0)) p.reject(new Error('password hasher closed'));
-    const all = [...this.idle, ...this.busy.keys()];
-    this.idle.length = 0;
-    for (const [, p] of this.busy) p.reject(new Error('password hasher closed'));
-    this.busy.clear();
-    await Promise.all(all.map((w) => w.terminate()));
-  }
-}
-
-/** Hashes and checks passwords with bcrypt, off the main thread. */
+/**
+ * Hashes and checks passwords with bcrypt, off the main thread: @node-rs/bcrypt's async calls run
+ * the native bcrypt on libuv's threadpool (a cost-12 hash is a fifth of a second of CPU that the
+ * main thread would otherwise spend not serving anyone). It was chosen over bcryptjs in worker
+ * threads by measurement (README, "Password hashing"); it verifies the `$2b$`/`$2a$` hashes that
+ * bcryptjs wrote before, and bcryptjs verifies its output.
+ */
 export class PasswordHasher {
   readonly cost: number;
-  private readonly pool: WorkerPool | undefined;
+  private readonly limit: LimitFunction;
+  private readonly running = new Set<Promise<unknown>>();
+  private closed = false;
   private dummy: Promise<string> | undefined;
 
   constructor(options: PasswordHasherOptions = {}) {
     this.cost = options.cost ?? 12;
     // One core is left to the event loop: a burst of logins (bcrypt cost 12) must not starve every other request.
     const workers = options.workers ?? Math.min(4, Math.max(1, os.availableParallelism() - 1));
-    this.pool = workers > 0 ? new WorkerPool(workers) : undefined;
+    if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`PasswordHasher workers must be a whole number from 1 up, not ${workers}`);
+    this.limit = pLimit({ concurrency: workers, rejectOnClear: true });
   }
 
-  async hash(password: string): Promise<string> {
-    const input = prehash(password);
-    if (!this.pool) return bcrypt.hash(input, this.cost);
-    return (await this.pool.run({ op: 'hash', input, cost: this.cost })) as string;
+  /** Runs one bcrypt job when a slot is free. */
+  private run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('password hasher closed'));
+    const done = this.limit(job).catch((err: unknown) => {
+      // clearQueue() in close() rejects the jobs still waiting for a slot with an AbortError.
+      throw this.closed && err instanceof Error && err.name === 'AbortError' ? new Error('password hasher closed') : err;
+    });
+    this.running.add(done);
+    const forget = () => this.running.delete(done);
+    done.then(forget, forget);
+    return done;
   }
 
-  async verify(password: string, hash: string): Promise<boolean> {
+  hash(password: string): Promise<string> {
     const input = prehash(password);
-    if (!this.pool) return bcrypt.compare(input, hash);
-    return (await this.pool.run({ op: 'verify', input, hash })) as boolean;
+    return this.run(() => bcryptHash(input, { cost: this.cost }));
+  }
+
+  verify(password: string, hash: string): Promise<boolean> {
+    const input = prehash(password);
+    return this.run(() => bcryptVerify(input, hash));
   }
 
   /**
@@ -151,7 +82,14 @@ export class PasswordHasher {
     return false;
   }
 
+  /**
+   * Refuses new jobs and those still waiting for a slot, and resolves once the running ones have
+   * finished (a native bcrypt cannot be stopped halfway): then nothing of the hasher keeps the
+   * process alive.
+   */
   async close(): Promise<void> {
-    await this.pool?.close();
+    this.closed = true;
+    this.limit.clearQueue();
+    await Promise.allSettled([...this.running]);
   }
 }

@@ -1,6 +1,10 @@
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import bcryptjs from 'bcryptjs';
 import { expect } from 'chai';
 import request from 'supertest';
 import { PasswordHasher, prehash } from '../src/PasswordHasher.js';
@@ -67,18 +71,102 @@ describe('passwords: bcrypt without the 72-byte truncation', () => {
 });
 
 describe('PasswordHasher', () => {
-  it('hashes and verifies in worker threads and on the main thread alike', async () => {
-    const pooled = new PasswordHasher({ cost: 4, workers: 2 });
-    const inline = new PasswordHasher({ cost: 4, workers: 0 });
+  // Made by bcryptjs (the library that wrote every stored hash before @node-rs/bcrypt): `$2b$`, cost 12, of
+  // prehash('correct horse battery staple'); the `$2a$` one with a salt relabelled `$2a$` (bcryptjs 2 wrote those).
+  const STAPLE = 'correct horse battery staple';
+  const BCRYPTJS_2B_COST_12 = '$2b$12$Hp3qr5n9Y0m7k.lbaJcIxuw1V8ehLXogI4AJOwTQ4zEE.h6lhO3La';
+  const BCRYPTJS_2A_COST_12 = '$2a$12$78fp1ktbDZl2RedbhOEpkeX5UXlvuFq5NHKY10rexJKTVmxKSpk4e';
+
+  it('verifies the hashes bcryptjs stored before ($2b$ and $2a$, cost 12, prehashed), and refuses a wrong password', async () => {
+    const hasher = new PasswordHasher({ workers: 2 });
     try {
-      const hashes = await Promise.all(['a1', 'b2', 'c3', 'd4', 'e5'].map((p) => pooled.hash(p)));
-      expect(await Promise.all(hashes.map((h, i) => inline.verify(['a1', 'b2', 'c3', 'd4', 'e5'][i]!, h)))).to.deep.equal([true, true, true, true, true]);
-      expect(await pooled.verify('wrong', hashes[0]!)).to.equal(false);
-      expect(await pooled.verifyOrBurn('anything', null)).to.equal(false);
+      expect(bcryptjs.compareSync(prehash(STAPLE), BCRYPTJS_2B_COST_12), 'the fixture is what bcryptjs accepts').to.equal(true);
+      expect(await Promise.all([hasher.verify(STAPLE, BCRYPTJS_2B_COST_12), hasher.verify(STAPLE, BCRYPTJS_2A_COST_12)])).to.deep.equal([true, true]);
+      expect(await hasher.verify('correct horse battery stapler', BCRYPTJS_2B_COST_12)).to.equal(false);
+      expect(await hasher.verifyOrBurn(STAPLE, BCRYPTJS_2B_COST_12)).to.equal(true);
+      // Made now by bcryptjs too, at a cost of 4, so a change in either library shows here.
+      const fresh = bcryptjs.hashSync(prehash('a1'), 4);
+      expect(await hasher.verify('a1', fresh)).to.equal(true);
     } finally {
-      await pooled.close();
-      await inline.close();
+      await hasher.close();
     }
+  });
+
+  it('writes `$2b$` hashes of the prehash that bcryptjs verifies, with more jobs than slots', async () => {
+    const hasher = new PasswordHasher({ cost: 4, workers: 2 });
+    const passwords = ['a1', 'b2', 'c3', 'd4', 'e5'];
+    try {
+      const hashes = await Promise.all(passwords.map((p) => hasher.hash(p)));
+      for (const h of hashes) expect(h).to.match(/^\$2b\$04\$[./A-Za-z0-9]{53}$/);
+      expect(new Set(hashes).size, 'a salt of its own each').to.equal(5);
+      expect(hashes.map((h, i) => bcryptjs.compareSync(prehash(passwords[i]!), h))).to.deep.equal([true, true, true, true, true]);
+      expect(bcryptjs.compareSync(passwords[0]!, hashes[0]!), 'bcrypt got the prehash, not the password').to.equal(false);
+      expect(await Promise.all(hashes.map((h, i) => hasher.verify(passwords[i]!, h)))).to.deep.equal([true, true, true, true, true]);
+      expect(await hasher.verify('wrong', hashes[0]!)).to.equal(false);
+      expect(await hasher.verify('a1', 'not a bcrypt hash')).to.equal(false);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('burns a bcrypt of the same cost for an unknown address and answers false', async () => {
+    const hasher = new PasswordHasher({ workers: 1 });
+    try {
+      expect(await hasher.verifyOrBurn(STAPLE, null)).to.equal(false);
+      expect(await hasher.verifyOrBurn(STAPLE, undefined)).to.equal(false);
+    } finally {
+      await hasher.close();
+    }
+  });
+
+  it('refuses a size below one', () => {
+    expect(() => new PasswordHasher({ workers: 0 })).to.throw(RangeError);
+    expect(() => new PasswordHasher({ workers: 1.5 })).to.throw(RangeError);
+  });
+
+  it('close() lets the running job finish, refuses the waiting ones and any later one', async () => {
+    const hasher = new PasswordHasher({ cost: 4, workers: 1 });
+    const running = hasher.hash('a1');
+    const waiting = [hasher.hash('b2'), hasher.verify('c3', 'never checked')];
+    const outcomes = Promise.allSettled(waiting);
+    await hasher.close();
+    expect(await running).to.match(/^\$2b\$04\$/);
+    expect((await outcomes).map((o) => (o.status === 'rejected' ? (o.reason as Error).message : o.status))).to.deep.equal([
+      'password hasher closed',
+      'password hasher closed',
+    ]);
+    let refused: unknown;
+    await hasher.verify('a1', await running).catch((err: unknown) => {
+      refused = err;
+    });
+    expect((refused as Error | undefined)?.message).to.equal('password hasher closed');
+  });
+
+  it('after close(), nothing of it keeps the process alive: a process that used it ends by itself', async function () {
+    this.timeout(60_000);
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    const module = JSON.stringify(pathToFileURL(path.join(here, '../src/PasswordHasher.ts')).href);
+    // A job in flight when close() is called, and nothing that ends the process but the empty event loop.
+    const script = `
+      const { PasswordHasher } = await import(${module});
+      const hasher = new PasswordHasher({ cost: 4, workers: 2 });
+      const hash = await hasher.hash('a1');
+      const late = hasher.verify('a1', hash);
+      await hasher.close();
+      console.log(JSON.stringify({ verified: await late }));`;
+    const child = spawn(process.execPath, ['--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
+      cwd: path.join(here, '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // A child that does not end is killed (and the test fails on its signal) rather than left behind.
+      timeout: 45_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    expect({ code, signal, err }).to.deep.equal({ code: 0, signal: null, err: '' });
+    expect(JSON.parse(out)).to.deep.equal({ verified: true });
   });
 });
 

@@ -49,7 +49,11 @@ export interface Config {
   metricsPort: number | undefined;
   /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
   dbStatementTimeoutMs: number;
-  /** bcrypt worker threads: PASSWORD_HASH_WORKERS, default one per CPU the container may use (cgroup limit), 1 to 4. */
+  /**
+   * Concurrent bcrypt jobs: PASSWORD_HASH_WORKERS, default one fewer than the CPUs the container may
+   * use (cgroup limit), 1 to 4: one core stays with the event loop, so a login storm does not starve
+   * other requests (the benchmark's login-storm scenario measured it).
+   */
   passwordHashWorkers: number;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
   dbTransactionPooling: boolean;
@@ -258,7 +262,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
-    passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, availableCpus()), 1, 64),
+    passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, Math.max(1, availableCpus() - 1)), 1, 64),
     instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
     ruleParser: ruleParserUrl
       ? {

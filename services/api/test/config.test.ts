@@ -131,11 +131,11 @@ describe('CPUs for the password-hashing threads', () => {
     expect(availableCpus(files({}), 4)).to.equal(4);
   });
 
-  it('PASSWORD_HASH_WORKERS overrides; the default is at most 4', () => {
+  it('PASSWORD_HASH_WORKERS overrides; the default leaves one CPU to the event loop and is at most 4', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
     try {
       expect(loadConfig({ DATA_DIR: dir, PASSWORD_HASH_WORKERS: '2' }).passwordHashWorkers).to.equal(2);
-      expect(loadConfig({ DATA_DIR: dir }).passwordHashWorkers).to.equal(Math.min(4, availableCpus()));
+      expect(loadConfig({ DATA_DIR: dir }).passwordHashWorkers).to.equal(Math.min(4, Math.max(1, availableCpus() - 1)));
       expect(() => loadConfig({ DATA_DIR: dir, PASSWORD_HASH_WORKERS: '0' })).to.throw(ConfigError);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,33 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import os from 'node:os';
-import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
 import pLimit, { type LimitFunction } from 'p-limit';
+
+interface Bcrypt {
+  hash(input: string, cost: number): Promise<string>;
+  verify(input: string, hash: string): Promise<boolean>;
+}
+
+/**
+ * @node-rs/bcrypt ships its native code as one optional package per platform; where npm found none
+ * for this machine (the registry mirror may lack a platform), bcryptjs stands in, with the same
+ * `$2b$` hashes, so `npm install && npm start` still works there, only slower and on the main
+ * thread's event loop. `BCRYPT_NATIVE` says which one runs; the host warns when it is bcryptjs.
+ */
+function loadBcrypt(): { impl: Bcrypt; native: boolean } {
+  const require = createRequire(import.meta.url);
+  try {
+    const native = require('@node-rs/bcrypt') as { hash(i: string, o: { cost: number }): Promise<string>; verify(i: string, h: string): Promise<boolean> };
+    return { impl: { hash: (input, cost) => native.hash(input, { cost }), verify: (input, hash) => native.verify(input, hash) }, native: true };
+  } catch {
+    const js = require('bcryptjs') as { hash(i: string, cost: number): Promise<string>; compare(i: string, h: string): Promise<boolean> };
+    return { impl: { hash: (input, cost) => js.hash(input, cost), verify: (input, hash) => js.compare(input, hash) }, native: false };
+  }
+}
+
+const bcrypt = loadBcrypt();
+/** True when the native @node-rs/bcrypt runs (false: the bcryptjs stand-in, see loadBcrypt). */
+export const BCRYPT_NATIVE = bcrypt.native;
 
 export interface PasswordHasherOptions {
   /** bcrypt cost; 12 in service (tests may lower it for speed). */
@@ -63,12 +89,12 @@ export class PasswordHasher {
 
   hash(password: string): Promise<string> {
     const input = prehash(password);
-    return this.run(() => bcryptHash(input, { cost: this.cost }));
+    return this.run(() => bcrypt.impl.hash(input, this.cost));
   }
 
   verify(password: string, hash: string): Promise<boolean> {
     const input = prehash(password);
-    return this.run(() => bcryptVerify(input, hash));
+    return this.run(() => bcrypt.impl.verify(input, hash));
   }
 
   /**

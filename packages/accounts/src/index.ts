@@ -44,7 +44,7 @@ export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
 export * from './models/index.js';
 export { type OutboxBacklog, outboxBacklog } from './outbox-backlog.js';
-export { prehash } from './PasswordHasher.js';
+export { BCRYPT_NATIVE, prehash } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
 export { loginPasswordCheck } from './password-check.js';
 export { addPersonRoutes, type PersonRoutesOptions } from './person-router.js';
@@ -146,7 +146,7 @@ export interface AccountsDeps {
   tuning?: {
     /** bcrypt cost (default 12). Tests lower it for speed where the cost is not the subject. */
     bcryptCost?: number;
-    /** Worker threads for bcrypt (default: one per core, 1 to 4); 0 hashes on the main thread. */
+    /** bcrypt jobs at once (default: one fewer than the cores, 1 to 4; the host passes PASSWORD_HASH_WORKERS). */
     hashWorkers?: number;
     /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
     breachTimeoutMs?: number;

@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import bcryptjs from 'bcryptjs';
@@ -167,6 +169,36 @@ describe('PasswordHasher', () => {
     const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
     expect({ code, signal, err }).to.deep.equal({ code: 0, signal: null, err: '' });
     expect(JSON.parse(out)).to.deep.equal({ verified: true });
+  });
+
+  it('where the platform has no native binary, bcryptjs stands in with the same hashes', async function () {
+    this.timeout(60_000);
+    const here = fileURLToPath(new URL('.', import.meta.url));
+    const module = JSON.stringify(pathToFileURL(path.join(here, '../src/PasswordHasher.ts')).href);
+    const known = bcryptjs.hashSync(prehash('old password'), 4);
+    // A preload makes loading @node-rs/bcrypt fail, as on a platform npm found no binary for.
+    const block = `const M = require('node:module'); const load = M._load; M._load = function (r, ...a) { if (r === '@node-rs/bcrypt') throw new Error('no binary'); return load.call(this, r, ...a); };`;
+    const script = `
+      const { PasswordHasher, BCRYPT_NATIVE } = await import(${module});
+      const hasher = new PasswordHasher({ cost: 4, workers: 1 });
+      const made = await hasher.hash('new password');
+      const result = { native: BCRYPT_NATIVE, old: await hasher.verify('old password', ${JSON.stringify(known)}), made: await hasher.verify('new password', made), wrong: await hasher.verify('nope', made), prefix: made.slice(0, 4) };
+      await hasher.close();
+      console.log(JSON.stringify(result));`;
+    const preload = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'svc-no-native-')), 'block.cjs');
+    fs.writeFileSync(preload, block);
+    const child = spawn(process.execPath, ['--require', preload, '--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
+      cwd: path.join(here, '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 45_000,
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect({ code, err }).to.deep.equal({ code: 0, err: '' });
+    expect(JSON.parse(out)).to.deep.equal({ native: false, old: true, made: true, wrong: false, prefix: '$2b$' });
   });
 });
 

@@ -61,6 +61,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const { config, knex, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const random = deps.random ?? systemRandom;
+  if (!accounts.BCRYPT_NATIVE)
+    logger.warn({}, 'no native bcrypt for this platform (@node-rs/bcrypt): passwords are hashed by bcryptjs, slower and on the event loop');
   const applied = await runMigrations(knex, allMigrations);
   if (applied.length) logger.info({ applied }, 'migrations applied');
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any

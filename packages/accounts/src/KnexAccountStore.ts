@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Account, AccountStore, Db, NewAccount, NewToken, OutboxMail, TokenRow, WaitlistEntry } from './AccountStore.js';
+import { AccountModel, WaitlistModel } from './models/index.js';
 import type { TokenPurpose } from './tokens.js';
 
 const ACCOUNT_COLUMNS = ['id', 'email', 'emailNormalized', 'displayName', 'passwordHash', 'emailConfirmed', 'securityStamp', 'createdAt', 'updatedAt'];
@@ -18,7 +19,16 @@ interface TokenQuery {
 
 /** AccountStore on knex (snake_case columns, camelCase fields through the mappers). */
 export class KnexAccountStore implements AccountStore {
-  constructor(private readonly knex: Knex) {}
+  /**
+   * The waitlist model, bound once to the store's knex (never globally); calls that join a
+   * transaction use `Model.query(trx)`. Account reads stay on knex: `Account` holds Dates, the
+   * model ISO strings.
+   */
+  private readonly Waitlist: typeof WaitlistModel;
+
+  constructor(private readonly knex: Knex) {
+    this.Waitlist = WaitlistModel.bindKnex(knex);
+  }
 
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.knex.transaction(fn);
@@ -216,14 +226,16 @@ export class KnexAccountStore implements AccountStore {
   }
 
   async linkWaitlist(trx: Db, accountId: string, emailNormalized: string): Promise<void> {
-    await trx('waitlist').where({ emailNormalized }).whereNull('accountId').update({ accountId });
+    await WaitlistModel.query(trx).where({ emailNormalized }).whereNull('accountId').patch({ accountId });
   }
 
   async addToWaitlist(accountId: string, reason: string, now: Date): Promise<boolean> {
     return this.knex.transaction(async (trx) => {
-      const account = await trx('accounts').select('emailNormalized').where({ id: accountId }).first();
+      const account = await AccountModel.query(trx).select('emailNormalized').findById(accountId);
       // An entry made for the address before the account existed is this account's entry.
       if (account?.emailNormalized) await this.linkWaitlist(trx, accountId, account.emailNormalized);
+      // Objection cannot say ON CONFLICT on a partial unique index (one entry per account): the
+      // insert is written out, so a second request for the same account adds nothing.
       const rows = await trx.raw(
         'insert into waitlist (account_id, reason, created_at) values (?, ?, ?) on conflict (account_id) where account_id is not null do nothing returning id',
         [accountId, reason, now],
@@ -233,11 +245,13 @@ export class KnexAccountStore implements AccountStore {
   }
 
   async listWaitlist(): Promise<WaitlistEntry[]> {
-    const rows: { email: string | null; accountId: string | null; reason: string; createdAt: Date }[] = await this.knex('waitlist as w')
+    // The address shown is the account's current one once linked (a join, in the same statement).
+    const rows = (await this.Waitlist.query()
+      .alias('w')
       .leftJoin('accounts as a', 'a.id', 'w.accountId')
       .select(this.knex.raw('coalesce(a.email, w.email_normalized) as email'), 'w.accountId', 'w.reason', 'w.createdAt')
-      .orderBy([{ column: 'w.createdAt' }, { column: 'w.id' }]);
-    return rows.map((r) => ({ email: r.email, accountId: r.accountId, reason: r.reason, createdAt: new Date(r.createdAt).toISOString() }));
+      .orderBy([{ column: 'w.createdAt' }, { column: 'w.id' }])) as (WaitlistModel & { email: string | null })[];
+    return rows.map((r) => ({ email: r.email, accountId: r.accountId, reason: r.reason, createdAt: r.createdAt }));
   }
 
   async prune(now: Date): Promise<Record<string, number>> {

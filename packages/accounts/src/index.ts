@@ -3,7 +3,8 @@
  * and Apple, browser and app flows, native Apple sign-in), cookie sessions checked against a
  * security stamp, the mail outbox, login lockout, the waitlist.
  *
- * The host calls `createAccounts(deps)` once and wires what it answers: `router` with the other
+ * The host calls `createAccounts(deps)` once and wires what it answers: `router` (built by
+ * `createRouter` from the parts `createAccounts` makes) with the other
  * routers, `authenticate` as the session middleware, `authLimiter` before /api/v1/auth/*,
  * `mailer.start()` after listening (and `mailer.stop()` / `close()` at shutdown), `directory` into
  * the packages that need to know accounts (households).
@@ -25,14 +26,12 @@ import { PasswordHasher } from './PasswordHasher.js';
 import { createPages } from './pages/index.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker } from './passwords.js';
-import { addPersonRoutes } from './person-router.js';
 import { PersonService } from './person-service.js';
 import { ObjectionPersonStore } from './person-store.js';
-import { createAccountsRouter } from './router.js';
+import { createRouter } from './router.js';
 import { createSessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import { KnexIdentityStore } from './social/KnexIdentityStore.js';
-import { addSocialRoutes } from './social/router.js';
 import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
 
 export { lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './AccountService.js';
@@ -58,6 +57,7 @@ export {
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
 export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
+export { type AccountsRouterDeps, createRouter, type RouterOptions } from './router.js';
 export {
   AuthProviderResponseSchema,
   DeleteMeBody,
@@ -79,6 +79,7 @@ export {
 } from './schemas.js';
 export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS, type SignInMethod, USER_AGENT_MAX } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
+export type { SocialRoutesDeps } from './social/router.js';
 export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, s256 } from './social/SocialSignIn.js';
 
 /** ioredis, as http-kit's RateLimit takes it (no direct dependency on ioredis here). */
@@ -267,7 +268,6 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     }),
   );
 
-  const router = createAccountsRouter({ service, store, sessions, passport, memberships: deps.memberships, clock, platformAdminEmails: admins });
   const identities = new KnexIdentityStore(knex);
   const social = new SocialSignIn({
     config: { google: config.google, apple: config.apple, appRedirectUris: config.appRedirectUris ?? [] },
@@ -296,7 +296,6 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     const summary = 'passwordHash' in account ? summarize(account) : account;
     return toMeResponse(summary, await deps.memberships(summary.id), admins, clock.now());
   };
-  addSocialRoutes(router, { social, meResponse });
   const person = new PersonService({
     store: new ObjectionPersonStore(knex),
     mailer,
@@ -308,7 +307,19 @@ export function createAccounts(deps: AccountsDeps): Accounts {
     deletionSteps: deps.deletionSteps,
     personalData: deps.personalData,
   });
-  addPersonRoutes(router, { person, sessions, logger });
+  const router = createRouter({
+    service,
+    store,
+    sessions,
+    passport,
+    memberships: deps.memberships,
+    clock,
+    platformAdminEmails: admins,
+    social,
+    meResponse,
+    person,
+    logger,
+  });
 
   let housekeeping: NodeJS.Timeout | undefined;
   const tidy = async () => {

@@ -5,6 +5,7 @@ import type { PassportStatic } from 'passport';
 import type { AccountService } from './AccountService.js';
 import type { Account, AccountStore } from './AccountStore.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { addPersonRoutes, type PersonRoutesOptions } from './person-router.js';
 import {
   type ChangeEmailBody,
   ChangeEmailRequest,
@@ -28,7 +29,9 @@ import {
   UpdateMeRequest,
 } from './schemas.js';
 import type { Sessions } from './sessions.js';
+import { addSocialRoutes, type SocialRoutesDeps } from './social/router.js';
 
+/** What the e-mail and password operations need (part of `RouterOptions`). */
 export interface AccountsRouterDeps {
   service: AccountService;
   store: AccountStore;
@@ -296,5 +299,20 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
+  return api;
+}
+
+/**
+ * What the accounts router needs: the account rules and their store, the sessions, the local
+ * passport strategy, social sign-in, a person's own account (PersonService), and from households
+ * the memberships GET /me lists. `createAccounts` builds each of these once and passes them here.
+ */
+export interface RouterOptions extends AccountsRouterDeps, SocialRoutesDeps, PersonRoutesOptions {}
+
+/** Every account operation of the spec on one router: e-mail and password, social sign-in, a person's own account. */
+export function createRouter(options: RouterOptions): ApiRouter {
+  const api = createAccountsRouter(options);
+  addSocialRoutes(api, options);
+  addPersonRoutes(api, options);
   return api;
 }

@@ -6,4 +6,7 @@ export { AccountTokenModel } from './AccountTokenModel.js';
 export { AppSigninCodeModel } from './AppSigninCodeModel.js';
 export { LoginFailureModel } from './LoginFailureModel.js';
 export { MailOutboxModel } from './MailOutboxModel.js';
+export { SpentExternalCookieModel } from './SpentExternalCookieModel.js';
+export { SpentIdentityTokenModel } from './SpentIdentityTokenModel.js';
+export { UnaskedMailCountModel } from './UnaskedMailCountModel.js';
 export { WaitlistModel } from './WaitlistModel.js';

@@ -146,7 +146,15 @@ export function createPages(options: PagesOptions): Router {
       handler(req, res, fields(req.query));
     };
 
-  const codeOf = (err: unknown): string | undefined => (err instanceof HttpError && err.status === 400 ? err.code : undefined);
+  /**
+   * The refusal a page explains in words: its code (recorded for the request log), or the error
+   * thrown on, to the problem answer, when it is none of `codes`.
+   */
+  const refusal = <C extends string>(res: Response, err: unknown, codes: readonly C[]): C => {
+    if (!(err instanceof HttpError) || !(codes as readonly string[]).includes(err.code)) throw err;
+    res.locals.problemCode = err.code;
+    return err.code as C;
+  };
 
   // ---- /confirm-email -------------------------------------------------------------------------
 
@@ -174,8 +182,7 @@ export function createPages(options: PagesOptions): Router {
         try {
           await service.resendConfirmation(f.userId);
         } catch (err) {
-          if (!(err instanceof HttpError && err.code === 'resend_cooldown')) throw err;
-          res.locals.problemCode = err.code;
+          refusal(res, err, ['resend_cooldown']);
           return send(
             res,
             429,
@@ -194,8 +201,7 @@ export function createPages(options: PagesOptions): Router {
       try {
         await service.confirmEmail(f.userId, f.token);
       } catch (err) {
-        if (codeOf(err) !== 'invalid_token') throw err;
-        res.locals.problemCode = 'invalid_token';
+        refusal(res, err, ['invalid_token']);
         return send(
           res,
           400,
@@ -230,8 +236,7 @@ export function createPages(options: PagesOptions): Router {
       try {
         await service.confirmEmailChange(f.userId, f.newEmail, f.token);
       } catch (err) {
-        if (codeOf(err) !== 'invalid_token') throw err;
-        res.locals.problemCode = 'invalid_token';
+        refusal(res, err, ['invalid_token']);
         return send(
           res,
           400,
@@ -296,11 +301,9 @@ ${hidden('email', email)}${hidden('token', token)}
       try {
         await service.resetPassword(f.email, f.token, password);
       } catch (err) {
-        const code = codeOf(err);
+        const code = refusal(res, err, ['password_rejected', 'password_pwned', 'invalid_token']);
         if (code === 'password_rejected') return again(400, code, `That password is too short. ${PASSWORD_RULES}.`);
         if (code === 'password_pwned') return again(400, code, 'That password has appeared in a data breach, so others may try it. Choose a different one.');
-        if (code !== 'invalid_token') throw err;
-        res.locals.problemCode = code;
         return send(
           res,
           400,

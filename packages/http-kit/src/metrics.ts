@@ -1,6 +1,15 @@
 import http, { type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type * as PromClient from 'prom-client';
+
+// prom-client is loaded by the first Metrics, not with http-kit: an instance without METRICS_PORT
+// never holds it (~10 MB resident).
+let promClient: typeof PromClient | undefined;
+const prom = (): typeof PromClient => {
+  promClient ??= createRequire(import.meta.url)('prom-client') as typeof PromClient;
+  return promClient;
+};
 
 /**
  * Prometheus metrics of one instance (prom-client). The host creates one `Metrics`, hands it to
@@ -9,9 +18,9 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  * on a port of its own that the public balancer does not expose (`serve`).
  */
 export class Metrics {
-  readonly registry = new Registry();
+  readonly registry = new (prom().Registry)();
   /** Request duration by method, route pattern (never the raw path) and status. */
-  readonly httpDuration = new Histogram({
+  readonly httpDuration = new (prom().Histogram)({
     name: 'http_request_duration_seconds',
     help: 'Duration of HTTP requests by method, route pattern and status',
     labelNames: ['method', 'route', 'status'] as const,
@@ -19,14 +28,14 @@ export class Metrics {
     registers: [this.registry],
   });
   /** Requests refused with 429, by problem code (rate_limited, quota_exceeded, ai_paused). */
-  readonly refused = new Counter({
+  readonly refused = new (prom().Counter)({
     name: 'http_requests_refused_total',
     help: 'Requests answered 429, by problem code',
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
   /** Password and social sign-ins by outcome: succeeded, failed, locked. */
-  readonly logins = new Counter({
+  readonly logins = new (prom().Counter)({
     name: 'auth_logins_total',
     help: 'Sign-in attempts by method and outcome (succeeded, failed, locked)',
     labelNames: ['method', 'outcome'] as const,
@@ -36,12 +45,12 @@ export class Metrics {
   constructor(options: { defaultMetrics?: boolean; labels?: Record<string, string> } = {}) {
     if (options.labels) this.registry.setDefaultLabels(options.labels);
     // Process metrics: CPU, memory, handles, GC, event-loop delay (nodejs_eventloop_lag_*).
-    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    if (options.defaultMetrics !== false) prom().collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
   /** A gauge whose value is read when Prometheus scrapes (errors leave the gauge unset, never fail the scrape). */
   gauge(name: string, help: string, read: () => number | Promise<number>): void {
-    new Gauge({
+    new (prom().Gauge)({
       name,
       help,
       registers: [this.registry],

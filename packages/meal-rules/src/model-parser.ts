@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAIClient from 'openai';
 import { answerIssues } from './answer.js';
 import type { ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
 import { PAYLOAD_SCHEMAS, RULE_SCOPES, RULE_STRENGTHS, WEEKDAYS } from './schemas.js';
@@ -156,6 +157,8 @@ function instructions(ctx: ParseContext): string {
 export function createModelRuleParser(options: ModelRuleParserOptions): RuleParser {
   const timeoutMs = options.timeoutMs ?? 2000;
   const timers = options.timers ?? systemTimers;
+  // Loaded only here: a service without RULE_PARSER_URL never holds the client library (~10 MB resident).
+  const OpenAI = createRequire(import.meta.url)('openai') as typeof OpenAIClient;
   const client = new OpenAI({
     baseURL: options.url.replace(/\/+$/, '').replace(/\/chat\/completions$/, ''),
     // The library refuses to start without a key (and would read OPENAI_API_KEY); local servers ignore it.

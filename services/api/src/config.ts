@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
+import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 
 /** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
 export interface Config {
@@ -55,6 +56,12 @@ export interface Config {
    * other requests (the benchmark's login-storm scenario measured it).
    */
   passwordHashWorkers: number;
+  /**
+   * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full collection kept
+   * before collecting again (V8's `--heap-growing-percent`); 0 leaves V8's own choice, which on a
+   * machine with a lot of memory lets a busy instance's heap reach several times its live data.
+   */
+  heapGrowingPercent: number;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
   dbTransactionPooling: boolean;
   /** Names this instance on every log line and metric (default: the host name). */
@@ -262,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
+    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
     passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, Math.max(1, availableCpus() - 1)), 1, 64),
     instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
     ruleParser: ruleParserUrl

@@ -13,6 +13,7 @@ const { browserHost, ConfigError, loadConfig } = await import('./config.js');
 const { openDatabase } = await import('./database.js');
 const { ServiceMetrics } = await import('./observability.js');
 const { allMigrations, buildService } = await import('./service.js');
+const { tuneHeap } = await import('./heap.js');
 
 let logger = createLogger({ name: 'api' });
 
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
   }
 
   logger = createLogger({ name: 'api', instance: config.instanceId });
+  tuneHeap(config.heapGrowingPercent);
   if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
   const database = await openDatabase(
     config,

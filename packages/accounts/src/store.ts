@@ -16,14 +16,8 @@ export interface Account {
   updatedAt: string;
 }
 
-export interface NewAccount {
-  email: string | null;
-  emailNormalized: string | null;
-  displayName: string;
-  passwordHash: string | null;
-  emailConfirmed: boolean;
-  securityStamp: string;
-}
+/** An account to insert: the row without what the database and the store give it. */
+export type NewAccount = Omit<Account, 'id' | 'createdAt' | 'updatedAt'>;
 
 export interface TokenRow {
   id: string;

@@ -30,7 +30,7 @@ import { buildTestApp, createTestDatabase } from '@svc/test-support';
 import bcrypt from 'bcryptjs';
 import { pino } from 'pino';
 import { errorFunction, mean, median, permutationTest, sampleVariance } from 'simple-statistics';
-import { createAccounts, migrations, prehash } from '../src/index.js';
+import { AccountService, createRouter, migrations, ObjectionAccountStore, prehash } from '../src/index.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,7 +91,9 @@ function mannWhitney(x: number[], y: number[]): { z: number; p: number } {
 async function main(): Promise<void> {
   const db = await createTestDatabase([migrations]);
   const clock = new ManualClock();
-  const accounts = createAccounts({
+  // Composed as services/api composes it (no households: no memberships to list).
+  const service = new AccountService({
+    store: new ObjectionAccountStore(db.knex),
     knex: db.knex,
     clock,
     // The operations measured here never delete or export an account.
@@ -120,7 +122,7 @@ async function main(): Promise<void> {
     // Limits out of the way: the check measures the branch that writes mail against the one that does not.
     tuning: { bcryptCost: Number(args['bcrypt-cost']), unaskedMail: { perRecipient: 1e9, perIp: 1e9, windowMs: 3600_000 } },
   });
-  const app = buildTestApp({ routers: [accounts.router], authenticate: accounts.authenticate, publicBaseUrl: 'https://meals.example.test' });
+  const app = buildTestApp({ routers: [createRouter({ service })], authenticate: service.sessions.authenticate, publicBaseUrl: 'https://meals.example.test' });
   const server = http.createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -233,7 +235,7 @@ async function main(): Promise<void> {
 
   agent.destroy();
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  await accounts.close();
+  await service.close();
   await db.destroy();
   process.exitCode = flagged ? 1 : 0;
 }

@@ -5,8 +5,8 @@ import type { Clock } from '@svc/contracts';
 import type { Logger } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { OutboxMail } from './AccountStore.js';
 import type { MailContent } from './mail-templates.js';
+import type { OutboxMail } from './store.js';
 
 /** How often a started worker looks for due mail, besides the nudge after each enqueue. */
 const POLL_MS = 5_000;

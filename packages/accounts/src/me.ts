@@ -1,5 +1,5 @@
 import type { Membership } from '@svc/contracts';
-import type { Account } from './AccountStore.js';
+import type { Account } from './store.js';
 
 /** What a MeResponse needs of an account (the session loads exactly this, without the hash). */
 export interface AccountSummary {

@@ -1,5 +1,5 @@
-import type { AccountService } from './AccountService.js';
 import type { PasswordCheck } from './person-service.js';
+import type { AccountService } from './service.js';
 
 /**
  * Re-authentication (DELETE /me) checks a password exactly as a login does: the same lockout key

@@ -24,7 +24,7 @@ export interface PersonServiceOptions {
   clock: Clock;
   logger: Logger;
   publicBaseUrl: string;
-  /** The login's password check and lockout (see `loginPasswordCheck` in index.ts). */
+  /** The login's password check and lockout (see `loginPasswordCheck` in password-check.ts). */
   checkPassword: PasswordCheck;
   /** From households: the caller's memberships (the export lists them, and its households). */
   memberships: MembershipsProvider;

@@ -1,11 +1,11 @@
 import type { Clock, MembershipsProvider } from '@svc/contracts';
-import { ApiRouter, AuthenticationError, principalOf } from '@svc/http-kit';
-import type { Request, Response } from 'express';
-import type { PassportStatic } from 'passport';
-import type { AccountService } from './AccountService.js';
-import type { Account, AccountStore } from './AccountStore.js';
+import { ApiRouter, AuthenticationError, principalOf, RateLimit, type RateLimitOptions } from '@svc/http-kit';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import passportModule, { type PassportStatic } from 'passport';
+import { Strategy as LocalStrategy } from 'passport-local';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
-import { addPersonRoutes, type PersonRoutesOptions } from './person-router.js';
+import { createPages } from './pages/index.js';
+import { addPersonRoutes } from './person-router.js';
 import {
   type ChangeEmailBody,
   ChangeEmailRequest,
@@ -28,11 +28,13 @@ import {
   type UpdateMeBody,
   UpdateMeRequest,
 } from './schemas.js';
+import type { AccountService } from './service.js';
 import type { Sessions } from './sessions.js';
-import { addSocialRoutes, type SocialRoutesDeps } from './social/router.js';
+import { addSocialRoutes } from './social/router.js';
+import type { Account, AccountStore } from './store.js';
 
-/** What the e-mail and password operations need (part of `RouterOptions`). */
-export interface AccountsRouterDeps {
+/** What the e-mail and password operations need (createRouter takes them from the service). */
+interface AccountsRouterDeps {
   service: AccountService;
   store: AccountStore;
   sessions: Sessions;
@@ -56,7 +58,7 @@ function authenticateLocal(passport: PassportStatic, req: Request, res: Response
 }
 
 /** The account operations of the spec (all but social sign-in), with their schemas. */
-export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
+function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
   const { service, store, sessions, passport, memberships, clock } = deps;
   const api = new ApiRouter({ tags: ['Accounts'] });
 
@@ -302,17 +304,59 @@ export function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
   return api;
 }
 
-/**
- * What the accounts router needs: the account rules and their store, the sessions, the local
- * passport strategy, social sign-in, a person's own account (PersonService), and from households
- * the memberships GET /me lists. `createAccounts` builds each of these once and passes them here.
- */
-export interface RouterOptions extends AccountsRouterDeps, SocialRoutesDeps, PersonRoutesOptions {}
+/** ioredis, as http-kit's RateLimit takes it (no direct dependency on ioredis here). */
+export type Redis = NonNullable<RateLimitOptions['redis']>;
+
+/** What the accounts routes need: the package's service (which holds its store, sessions, social sign-in and config). */
+export interface RouterOptions {
+  service: AccountService;
+  /** When given, the auth rate limit is shared by every instance through it. */
+  redis?: Redis;
+}
+
+/** The accounts router and the two HTTP parts the host mounts apart from it. */
+export type AccountsRouter = ApiRouter & {
+  /** The per-client-IP limit shared by all /api/v1/auth/* (429 `rate_limited`, Retry-After seconds); the host mounts it before them. */
+  authLimiter: RequestHandler;
+  /**
+   * HTML pages at the paths of the mailed links (/confirm-email, /confirm-email-change,
+   * /reset-password), for a person without the web client. The host mounts them before the JSON
+   * body parser (their forms post urlencoded) unless WEB_PAGES=off.
+   */
+  pages: Router;
+};
 
 /** Every account operation of the spec on one router: e-mail and password, social sign-in, a person's own account. */
-export function createRouter(options: RouterOptions): ApiRouter {
-  const api = createAccountsRouter(options);
-  addSocialRoutes(api, options);
-  addPersonRoutes(api, options);
-  return api;
+export function createRouter(options: RouterOptions): AccountsRouter {
+  const { service } = options;
+  const { config, logger } = service;
+  // An instance of its own (not passport's singleton), so two apps in one process never share strategies.
+  const passport = new passportModule.Passport() as PassportStatic;
+  passport.use(
+    'local',
+    new LocalStrategy({ usernameField: 'email', passwordField: 'password', session: false }, (email, password, done) => {
+      service.verifyLogin(email, password).then((account) => done(null, account ?? false), done);
+    }),
+  );
+  const authLimiter = new RateLimit({
+    keyPrefix: 'auth',
+    points: config.authRateLimit,
+    durationSeconds: config.authRateWindowSeconds,
+    redis: options.redis,
+    code: 'rate_limited',
+  }).middleware((req) => req.ip ?? 'unknown');
+
+  const api = createAccountsRouter({
+    service,
+    store: service.store,
+    sessions: service.sessions,
+    passport,
+    memberships: service.memberships,
+    clock: service.clock,
+    platformAdminEmails: service.platformAdminEmails,
+  });
+  addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
+  addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
+  const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, logger });
+  return Object.assign(api, { authLimiter, pages });
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { KnexAccountStore } from '../src/KnexAccountStore.js';
+import { ObjectionAccountStore } from '../src/store.js';
 import { createWorld, login, signedUp, type World } from './helpers.js';
 
 describe('the account directory and housekeeping', () => {
@@ -30,7 +30,7 @@ describe('the account directory and housekeeping', () => {
   it('counts an address entry made before sign-up as the account being on the list', async () => {
     await w.db.knex('waitlist').insert({ emailNormalized: 'late@example.test', reason: 'intake_paused', createdAt: w.clock.now() });
     // The account came into being without the sign-up link (e.g. social sign-in before the link existed).
-    const account = await w.accounts.accountsService.createPasswordlessAccount({ email: 'LATE@example.test', emailVerified: false, displayName: '' });
+    const account = await w.accounts.service.createPasswordlessAccount({ email: 'LATE@example.test', emailVerified: false, displayName: '' });
     expect(account).to.include({ email: 'LATE@example.test', emailConfirmed: false, displayName: 'LATE' });
     expect(await w.accounts.directory.addToWaitlist({ accountId: account!.id, reason: 'intake_paused' })).to.equal(false);
     const list = await w.accounts.directory.listWaitlist();
@@ -40,11 +40,9 @@ describe('the account directory and housekeeping', () => {
 
   it('finds accounts by address case-insensitively and refuses to create a second account for a taken address', async () => {
     const ada = await signedUp(w, 'ada@example.test');
-    expect((await w.accounts.accountsService.findByEmail(' ADA@example.test '))?.id).to.equal(ada.userId);
-    expect(await w.accounts.accountsService.createPasswordlessAccount({ email: 'Ada@Example.test', emailVerified: true, displayName: 'Again' })).to.equal(
-      undefined,
-    );
-    const noMail = await w.accounts.accountsService.createPasswordlessAccount({ email: null, emailVerified: false, displayName: 'Hidden' });
+    expect((await w.accounts.service.findByEmail(' ADA@example.test '))?.id).to.equal(ada.userId);
+    expect(await w.accounts.service.createPasswordlessAccount({ email: 'Ada@Example.test', emailVerified: true, displayName: 'Again' })).to.equal(undefined);
+    const noMail = await w.accounts.service.createPasswordlessAccount({ email: null, emailVerified: false, displayName: 'Hidden' });
     expect(noMail).to.include({ email: null, emailConfirmed: false });
   });
 
@@ -54,8 +52,8 @@ describe('the account directory and housekeeping', () => {
     w.clock.advance(31 * 24 * 3600_000);
     const fresh = request.agent(w.app);
     await login(fresh, 'ada@example.test').expect(200);
-    expect(await w.accounts.sessions.prune()).to.equal(1);
-    const deleted = await new KnexAccountStore(w.db.knex).prune(w.clock.now());
+    expect(await w.accounts.service.pruneSessions()).to.equal(1);
+    const deleted = await new ObjectionAccountStore(w.db.knex).prune(w.clock.now());
     expect(deleted).to.include({ accountTokens: 1, loginFailures: 1 });
     expect((await fresh.get('/api/v1/me')).status).to.equal(200);
     expect((await ada.agent.get('/api/v1/me')).status).to.equal(401);

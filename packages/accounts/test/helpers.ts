@@ -7,7 +7,18 @@ import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpRecei
 import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
-import { type Accounts, type AccountsConfig, type AccountsDeps, createAccounts, migrations } from '../src/index.js';
+import {
+  type AccountDirectoryWithWaitlist,
+  AccountService,
+  type AccountServiceOptions,
+  type AccountsConfig,
+  type AccountsRouter,
+  accountDirectory,
+  createRouter,
+  migrations,
+  ObjectionAccountStore,
+  type RouterOptions,
+} from '../src/index.js';
 import { TestPersonData } from './person-data.js';
 
 export const PUBLIC_BASE_URL = 'https://meals.example.test';
@@ -20,11 +31,22 @@ export function memoryLogger(): { logger: Logger; lines: Record<string, unknown>
   return { logger, lines };
 }
 
+/** One accounts instance as the host composes it: store, directory, service, router. */
+export interface TestAccounts {
+  store: ObjectionAccountStore;
+  directory: AccountDirectoryWithWaitlist;
+  service: AccountService;
+  router: AccountsRouter;
+}
+
+/** What a test may change of an instance: the service's options, and the router's Redis. */
+export type InstanceOptions = Partial<AccountServiceOptions> & Pick<RouterOptions, 'redis'>;
+
 export interface World {
   db: TestDatabase;
   smtp: SmtpReceiver;
   clock: ManualClock;
-  accounts: Accounts;
+  accounts: TestAccounts;
   app: Express;
   config: AccountsConfig;
   logLines: Record<string, unknown>[];
@@ -35,12 +57,12 @@ export interface World {
   /** Delivers due mail and answers the mails received since the last clear. */
   deliver(): Promise<ReceivedMail[]>;
   /** A new app (and accounts instance) on the same database, e.g. a second service instance. */
-  another(overrides?: Partial<AccountsConfig>, deps?: Partial<AccountsDeps>): { accounts: Accounts; app: Express };
+  another(overrides?: Partial<AccountsConfig>, options?: InstanceOptions): { accounts: TestAccounts; app: Express };
   reset(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function createWorld(options: { config?: Partial<AccountsConfig>; deps?: Partial<AccountsDeps> } = {}): Promise<World> {
+export async function createWorld(options: { config?: Partial<AccountsConfig>; options?: InstanceOptions } = {}): Promise<World> {
   const db = await createTestDatabase([migrations]);
   const smtp = new SmtpReceiver();
   await smtp.start();
@@ -64,9 +86,14 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
     platformAdminEmails: ['admin@example.test'],
     ...options.config,
   };
-  const instances: Accounts[] = [];
-  const build = (overrides: Partial<AccountsConfig> = {}, deps: Partial<AccountsDeps> = {}) => {
-    const accounts = createAccounts({
+  const instances: AccountService[] = [];
+  // Composed as services/api composes it: the store first, its directory, then the service (with
+  // the other packages' capabilities, here stand-ins) and its router.
+  const build = (overrides: Partial<AccountsConfig> = {}, more: InstanceOptions = {}) => {
+    const { redis, ...serviceOptions } = { ...options.options, ...more };
+    const store = new ObjectionAccountStore(db.knex);
+    const service = new AccountService({
+      store,
       knex: db.knex,
       clock,
       logger,
@@ -78,10 +105,10 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
       tuning: { bcryptCost: 4, hashWorkers: 1 },
       deletionSteps: [personal.deletionStep],
       personalData: personal.sources,
-      ...options.deps,
-      ...deps,
+      ...serviceOptions,
     });
-    instances.push(accounts);
+    instances.push(service);
+    const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }) };
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
     seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(
@@ -98,15 +125,15 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
         responses: { 200: { description: 'me' } },
       },
       async (req, res) => {
-        await accounts.sessions.signIn(req, req.input.body.accountId, req.input.body.method);
-        const account = await accounts.accountsService.findById(principalOf(req).userId);
-        res.json(await accounts.accountsService.meResponse(account!));
+        await service.signIn(req, req.input.body.accountId, req.input.body.method);
+        const account = await service.findById(principalOf(req).userId);
+        res.json(await service.meResponse(account!));
       },
     );
     const app = buildTestApp({
       routers: [accounts.router, seam],
-      authenticate: accounts.authenticate,
-      authLimiter: accounts.authLimiter,
+      authenticate: service.sessions.authenticate,
+      authLimiter: accounts.router.authLimiter,
       publicBaseUrl: PUBLIC_BASE_URL,
     });
     return { accounts, app };
@@ -124,7 +151,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; d
     app: first.app,
     another: build,
     async deliver() {
-      await first.accounts.mailer.deliverDue();
+      await first.accounts.service.deliverDueMail();
       return smtp.mails;
     },
     async reset() {

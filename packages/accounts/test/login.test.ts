@@ -122,7 +122,7 @@ describe('POST /api/v1/auth/login and the lockout', () => {
   });
 
   it('refuses a social-only account (no password) with 401 and one hash', async () => {
-    const account = await w.accounts.accountsService.createPasswordlessAccount({ email: 'social@example.test', emailVerified: true, displayName: 'Social' });
+    const account = await w.accounts.service.createPasswordlessAccount({ email: 'social@example.test', emailVerified: true, displayName: 'Social' });
     expect(account).to.not.equal(undefined);
     const res = await login(request.agent(w.app), 'social@example.test', PASSWORD);
     expect(res.status).to.equal(401);

@@ -41,7 +41,7 @@ describe('the mail outbox', () => {
     w.smtp.port = 0;
     const res = await register(request(w.app), 'ada@example.test');
     expect(res.status).to.equal(200);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'sentAt', 'lastError', 'nextAttemptAt');
     expect(row).to.include({ attempts: 1, sentAt: null });
     expect(row.lastError).to.be.a('string');
@@ -49,11 +49,11 @@ describe('the mail outbox', () => {
 
     await w.smtp.start(port);
     // Not before its retry time…
-    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     w.clock.advance(MAIL_RETRY.firstDelayMs);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
   });
 
@@ -62,13 +62,13 @@ describe('the mail outbox', () => {
     w.smtp.failNext(3);
     const delays: number[] = [];
     for (let i = 0; i < 3; i++) {
-      expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+      expect(await w.accounts.service.deliverDueMail()).to.equal(0);
       const [row] = await w.db.knex('mail_outbox').select('nextAttemptAt');
       delays.push(row.nextAttemptAt.getTime() - w.clock.now().getTime());
       w.clock.set(row.nextAttemptAt);
     }
     expect(delays).to.deep.equal([30_000, 60_000, 120_000]);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'textBody', 'htmlBody', 'sentAt');
     expect(row).to.include({ attempts: 4, textBody: '', htmlBody: '' });
@@ -79,7 +79,7 @@ describe('the mail outbox', () => {
     await register(request(w.app), 'ada@example.test');
     w.smtp.failNext(1000);
     for (let i = 0; i < MAIL_RETRY.maxAttempts; i++) {
-      await w.accounts.mailer.deliverDue();
+      await w.accounts.service.deliverDueMail();
       w.clock.advance(MAIL_RETRY.maxDelayMs);
     }
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'gaveUpAt', 'sentAt');
@@ -87,7 +87,7 @@ describe('the mail outbox', () => {
     expect(row.gaveUpAt).to.be.instanceOf(Date);
     expect(row.sentAt).to.equal(null);
     w.smtp.failNext(0);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     const errors = w.logLines.filter((l) => l.level === 50 && /gave up/.test(String(l.msg)));
     expect(errors).to.have.length(1);
     expect(JSON.stringify(errors[0])).to.not.contain('token=');
@@ -97,7 +97,7 @@ describe('the mail outbox', () => {
     for (let i = 0; i < 12; i++) await register(request(w.app), `user${i}@example.test`);
     const second = w.another();
     const third = w.another();
-    const counts = await Promise.all([w.accounts.mailer.deliverDue(), second.accounts.mailer.deliverDue(), third.accounts.mailer.deliverDue()]);
+    const counts = await Promise.all([w.accounts.service.deliverDueMail(), second.accounts.service.deliverDueMail(), third.accounts.service.deliverDueMail()]);
     expect(counts.reduce((a, b) => a + b, 0)).to.equal(12);
     expect(w.smtp.mails).to.have.length(12);
     expect(new Set(w.smtp.mails.map((m) => m.to[0])).size).to.equal(12);
@@ -105,20 +105,20 @@ describe('the mail outbox', () => {
 
   it('sends on its own once started: the worker is nudged by each commit', async () => {
     const { accounts, app } = w.another();
-    accounts.mailer.start();
+    accounts.service.startBackgroundWork();
     try {
       await register(request(app), 'auto@example.test');
       const mail = await w.smtp.waitFor((m) => m.to.includes('auto@example.test'), 5000);
       expect(mail.subject).to.match(/confirm/i);
     } finally {
-      await accounts.mailer.stop();
+      await accounts.service.stopBackgroundWork();
     }
   });
 
   it('without SMTP_URL writes each mail as an .eml file under DATA_DIR/mail and logs it without the body', async () => {
     const { accounts, app } = w.another({ smtpUrl: undefined });
     await register(request(app), 'file@example.test');
-    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    expect(await accounts.service.deliverDueMail()).to.equal(1);
     const dir = path.join(w.config.dataDir, 'mail');
     const files = fs.readdirSync(dir).filter((f) => f.endsWith('.eml'));
     expect(files).to.have.length(1);
@@ -172,7 +172,7 @@ describe('the mail outbox', () => {
       },
     );
     await register(request(app), 'ada@example.test');
-    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    expect(await accounts.service.deliverDueMail()).to.equal(1);
     expect(locks).to.deep.equal(['free', 'idle in transaction: 0']);
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'sentAt');
     expect(row.attempts).to.equal(1);
@@ -194,9 +194,9 @@ describe('the mail outbox', () => {
       },
     );
     await register(request(app), 'ada@example.test');
-    expect(await accounts.mailer.deliverDue()).to.equal(0);
+    expect(await accounts.service.deliverDueMail()).to.equal(0);
     w.clock.advance(MAIL_RETRY.firstDelayMs);
-    expect(await accounts.mailer.deliverDue()).to.equal(1);
+    expect(await accounts.service.deliverDueMail()).to.equal(1);
     const [row] = await w.db.knex('mail_outbox').select('id', 'attempts');
     expect(row.attempts).to.equal(2);
     expect(ids).to.deep.equal([`<${row.id}@meal-planner>`, `<${row.id}@meal-planner>`]);
@@ -206,9 +206,9 @@ describe('the mail outbox', () => {
     await register(request(w.app), 'ada@example.test');
     // What a claim leaves behind when its worker dies before recording the outcome.
     await w.db.knex('mail_outbox').update({ attempts: 1, nextAttemptAt: new Date(w.clock.now().getTime() + 10 * 60_000) });
-    expect(await w.accounts.mailer.deliverDue()).to.equal(0);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     w.clock.advance(10 * 60_000);
-    expect(await w.accounts.mailer.deliverDue()).to.equal(1);
+    expect(await w.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
   });
 });

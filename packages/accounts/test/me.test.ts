@@ -113,7 +113,7 @@ describe('POST /api/v1/me/password', () => {
   });
 
   it('lets a social-only account set a first password, whatever currentPassword says', async () => {
-    const account = await w.accounts.accountsService.createPasswordlessAccount({ email: 'social@example.test', emailVerified: true, displayName: 'Social' });
+    const account = await w.accounts.service.createPasswordlessAccount({ email: 'social@example.test', emailVerified: true, displayName: 'Social' });
     const agent = request.agent(w.app);
     const signedIn = await agent.post('/api/v1/test/sign-in').send({ accountId: account!.id });
     expect(signedIn.body).to.include({ hasPassword: false, emailConfirmed: true });

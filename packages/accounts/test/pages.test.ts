@@ -17,14 +17,14 @@ const requestLog = memoryLogger();
 /** The app as the host builds it: the pages mounted before the JSON pipeline, the API behind. */
 function appWithPages(w: World): Express {
   const open = new ApiRouter();
-  open.router.use(w.accounts.pages);
+  open.router.use(w.accounts.router.pages);
   return createHttpApp({
     logger: requestLog.logger,
     allowedOrigins: [PUBLIC_BASE_URL],
     open: [open],
     routers: [w.accounts.router],
-    authenticate: w.accounts.authenticate,
-    authLimiter: w.accounts.authLimiter,
+    authenticate: w.accounts.service.sessions.authenticate,
+    authLimiter: w.accounts.router.authLimiter,
   });
 }
 
@@ -255,7 +255,7 @@ describe('pages for the mailed links', () => {
   it('counts form posts against the auth rate limit and answers a page with Retry-After', async () => {
     const limited = w.another({ authRateLimit: 2 });
     const open = new ApiRouter();
-    open.router.use(limited.accounts.pages);
+    open.router.use(limited.accounts.router.pages);
     const small = createHttpApp({ logger: createLogger({ level: 'silent' }), allowedOrigins: [PUBLIC_BASE_URL], open: [open], routers: [] });
     const answers = await Promise.all(Array.from({ length: 4 }, () => submit(small, '/reset-password', { email: 'ada@example.test', intent: 'forgot' })));
     expect(answers.map((r) => r.status).sort()).to.deep.equal([200, 200, 429, 429]);
@@ -275,7 +275,7 @@ describe('mail written to files when no SMTP server is set', () => {
 
   it('writes a plain-text copy beside each .eml with the link whole on one line', async () => {
     const { userId } = await signedUp(w, 'a-rather-long-address-for-wrapping@example.test');
-    await w.accounts.mailer.deliverDue();
+    await w.accounts.service.deliverDueMail();
     const dir = path.join(w.config.dataDir, 'mail');
     const files = fs.readdirSync(dir).sort();
     expect(files.filter((f) => f.endsWith('.eml'))).to.have.length(1);

@@ -46,7 +46,7 @@ async function startRangeApi(mode: { hang?: boolean; status?: number } = {}) {
 describe('passwords: bcrypt without the 72-byte truncation', () => {
   let w: World;
   before(async () => {
-    w = await createWorld({ deps: { tuning: { hashWorkers: 2 } } }); // default cost 12
+    w = await createWorld({ options: { tuning: { hashWorkers: 2 } } }); // default cost 12
   });
   after(async () => w.close());
   beforeEach(async () => w.reset());

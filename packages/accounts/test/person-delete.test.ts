@@ -146,7 +146,7 @@ describe('deleting one’s account: DELETE /api/v1/me', () => {
   });
 
   it('an account without a password: a sign-in within the last 10 minutes, else 401 reauthentication_required', async () => {
-    const account = await w.accounts.accountsService.createPasswordlessAccount({ email: 'sam@example.test', emailVerified: true, displayName: 'Sam' });
+    const account = await w.accounts.service.createPasswordlessAccount({ email: 'sam@example.test', emailVerified: true, displayName: 'Sam' });
     const agent = request.agent(w.app);
     expect((await agent.post('/api/v1/test/sign-in').send({ accountId: account!.id, method: 'google' })).status).to.equal(200);
     w.clock.advance(10 * 60_000 + 1);

@@ -17,7 +17,7 @@ describe('a person’s sign-in methods: GET /me/logins, DELETE /me/logins/{provi
 
   /** An account made by social sign-in: no password, its address confirmed. */
   async function socialAccount(email: string): Promise<{ agent: request.Agent; userId: string }> {
-    const account = await w.accounts.accountsService.createPasswordlessAccount({ email, emailVerified: true, displayName: 'Sam' });
+    const account = await w.accounts.service.createPasswordlessAccount({ email, emailVerified: true, displayName: 'Sam' });
     const agent = request.agent(w.app);
     expect((await agent.post('/api/v1/test/sign-in').send({ accountId: account!.id, method: 'google' })).status).to.equal(200);
     return { agent, userId: account!.id };

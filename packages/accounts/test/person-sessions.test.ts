@@ -73,7 +73,7 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
   it('writes lastSeenAt at most once a minute, outside the request: GET /me stays two queries', async () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     const lastSeen = async () => {
-      await w.accounts.sessions.idle();
+      await w.accounts.service.sessionsIdle();
       return (await w.db.knex('account_sessions').select('lastSeenAt').first()).lastSeenAt.toISOString();
     };
     expect(await lastSeen()).to.equal('2026-11-22T09:00:00.000Z');
@@ -102,7 +102,7 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
     try {
       const answers = await Promise.all(Array.from({ length: 6 }, () => agent.get('/api/v1/me')));
       expect(answers.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
-      await w.accounts.sessions.idle();
+      await w.accounts.service.sessionsIdle();
       const { rows } = await w.db.knex.raw('select count(*)::int as n from touch_log');
       expect(rows[0].n).to.equal(1);
     } finally {
@@ -221,7 +221,7 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
     const { agent } = await signedUp(w, 'ada@example.test');
     const phone = request.agent(w.app);
     await login(phone, 'ada@example.test');
-    await w.accounts.sessions.idle();
+    await w.accounts.service.sessionsIdle();
     expect(dbQueries(await agent.get('/api/v1/me/sessions'))).to.equal(2);
     const items = (await agent.get('/api/v1/me/sessions')).body.items as { id: string; current: boolean }[];
     expect(dbQueries(await agent.delete(`/api/v1/me/sessions/${items.find((s) => !s.current)!.id}`))).to.equal(2);

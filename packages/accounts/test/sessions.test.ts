@@ -94,7 +94,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     expect((await agent.get('/api/v1/me')).status).to.equal(200);
     w.clock.advance(30 * DAY + 1000);
     expect((await agent.get('/api/v1/me')).status).to.equal(401);
-    expect(await w.accounts.sessions.prune()).to.equal(1);
+    expect(await w.accounts.service.pruneSessions()).to.equal(1);
   });
 
   it('logout answers 204, clears the cookie and rotates the stamp: every session of the account fails its next request', async () => {
@@ -171,7 +171,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
         { householdId: '00000000-0000-4000-8000-000000000001', householdName: 'Home of One', role: 'Owner', memberId: null },
       ]);
       expect(sessionCookie(res)).to.equal(undefined);
-      await w.accounts.sessions.idle();
+      await w.accounts.service.sessionsIdle();
       expect(await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'))).to.deep.equal(before);
     });
 

@@ -1,20 +1,20 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { type AccountsConfig, type AccountsDeps, s256 } from '../src/index.js';
-import { createWorld, type World } from './helpers.js';
+import { type AccountsConfig, type AccountsTuning, s256 } from '../src/index.js';
+import { createWorld, type InstanceOptions, type World } from './helpers.js';
 import { APPLE_APP_AUDIENCES, APPLE_ISSUER, APPLE_WEB, GOOGLE_CLIENT, TestIdp } from './idp.js';
 
 /** Allow-listed app URIs: a custom scheme, and an https one that already has a query. */
 export const APP_URI = 'com.example.meals:/oauth/callback';
 export const APP_URI_WITH_QUERY = 'https://meals.example.test/app-callback?from=ios';
 
-export type Tuning = NonNullable<AccountsDeps['tuning']>;
+export type Tuning = AccountsTuning;
 
 export interface SocialWorld extends World {
   idp: TestIdp;
   /** An app (another accounts instance, same database) with different configuration or tuning. */
-  variant(config?: Partial<AccountsConfig>, tuning?: Tuning, deps?: Partial<AccountsDeps>): Express;
+  variant(config?: Partial<AccountsConfig>, tuning?: Tuning, options?: InstanceOptions): Express;
 }
 
 export function socialConfig(idp: TestIdp): Partial<AccountsConfig> {
@@ -45,14 +45,14 @@ export const TEST_TUNING: Tuning = { bcryptCost: 4, hashWorkers: 1, jwksCooldown
 export async function createSocialWorld(): Promise<SocialWorld> {
   const idp = new TestIdp();
   await idp.start();
-  const world = await createWorld({ config: socialConfig(idp), deps: { tuning: TEST_TUNING } });
+  const world = await createWorld({ config: socialConfig(idp), options: { tuning: TEST_TUNING } });
   idp.clock = world.clock;
   const close = world.close.bind(world);
   const reset = world.reset.bind(world);
   return Object.assign(world, {
     idp,
-    variant(config: Partial<AccountsConfig> = {}, tuning: Tuning = TEST_TUNING, deps: Partial<AccountsDeps> = {}) {
-      return world.another(config, { tuning, ...deps }).app;
+    variant(config: Partial<AccountsConfig> = {}, tuning: Tuning = TEST_TUNING, options: InstanceOptions = {}) {
+      return world.another(config, { tuning, ...options }).app;
     },
     async reset() {
       await reset();

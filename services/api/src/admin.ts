@@ -226,7 +226,7 @@ function program(): Command {
     .command('list')
     .description('Every waitlist entry, oldest first')
     .action(async () => {
-      const rows = await withService((service) => service.accounts.directory.listWaitlist());
+      const rows = await withService((service) => service.accountDirectory.listWaitlist());
       print(rows.length ? rows.map((r) => `${r.createdAt}  ${r.email ?? '(no address)'}  ${r.reason}`).join('\n') : 'the waitlist is empty', rows);
     });
   return cli;

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import * as accounts from '@svc/accounts';
-import type { AccountDirectory, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
 import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
@@ -34,8 +34,8 @@ export interface ServiceDeps {
   clock?: Clock;
   random?: RandomBytes;
   /** Tests may hand the mail worker a transport of their own. */
-  mailTransport?: accounts.AccountsDeps['mailTransport'];
-  /** Start the outbox worker (default true); tests drive it by hand with `mailer.deliverDue()`. */
+  mailTransport?: accounts.AccountServiceOptions['mailTransport'];
+  /** Start the outbox worker and housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
   startMailer?: boolean;
   /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
   metrics?: Metrics;
@@ -45,7 +45,9 @@ export interface ServiceDeps {
 
 export interface Service {
   app: Express;
-  accounts: accounts.Accounts;
+  accounts: accounts.AccountService;
+  /** What households (and the admin command's waitlist) know of accounts. */
+  accountDirectory: accounts.AccountDirectoryWithWaitlist;
   households: households.HouseholdsService;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
@@ -87,13 +89,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
   redisProbe?.unref();
 
-  // accounts lists memberships (households) and households looks accounts up: the directory is
-  // handed over late so that neither package imports the other's internals.
-  let accountsApi: accounts.Accounts | undefined;
-  const directory: AccountDirectory = {
-    profiles: (ids) => accountsApi!.directory.profiles(ids),
-    addToWaitlist: (entry) => accountsApi!.directory.addToWaitlist(entry),
-  };
+  // households looks accounts up (the directory, straight from the accounts store) and accounts
+  // lists memberships (households' capabilities): the store comes first, so no cycle is closed late.
+  const accountsStore = new accounts.ObjectionAccountStore(knex);
+  const accountDirectory = accounts.accountDirectory(accountsStore, clock);
   const householdsApi = new households.HouseholdsService({
     store: new households.ObjectionHouseholdStore(knex),
     ledger: new households.CreditLedger(knex, clock, config.aiTurnsPerMonth),
@@ -101,7 +100,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     random,
     logger,
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
-    accounts: directory,
+    accounts: accountDirectory,
   });
   // The parser's typo indexes, built now rather than inside the first parse request.
   mealRules.warmUpParser();
@@ -145,12 +144,12 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     events: (householdId) => eventsService.exportEvents(householdId),
     devices: (userId) => pushService.list(userId),
   };
-  accountsApi = accounts.createAccounts({
+  const accountsService = new accounts.AccountService({
+    store: accountsStore,
     knex,
     clock,
     random,
     logger,
-    redis,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
     deletionSteps,
@@ -175,6 +174,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       appRedirectUris: config.appRedirectUris,
     },
   });
+  const accountsRouter = accounts.createRouter({ service: accountsService, redis });
 
   const app = createApp({
     knex,
@@ -182,26 +182,27 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     appVersionFloors: config.appVersionFloors,
     trustProxy: config.trustProxy,
-    authenticate: accountsApi.authenticate,
-    authLimiter: accountsApi.authLimiter,
+    authenticate: accountsService.sessions.authenticate,
+    authLimiter: accountsRouter.authLimiter,
     metrics: deps.metrics,
     draining: deps.draining,
-    pages: config.webPages ? accountsApi.pages : undefined,
+    pages: config.webPages ? accountsRouter.pages : undefined,
     routers: [
-      accountsApi.router,
+      accountsRouter,
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
       push.createRouter({ service: pushService }),
     ],
   });
-  if (deps.startMailer !== false) accountsApi.mailer.start();
+  if (deps.startMailer !== false) accountsService.startBackgroundWork();
   return {
     app,
-    accounts: accountsApi,
+    accounts: accountsService,
+    accountDirectory,
     households: householdsApi,
     async close() {
-      await accountsApi?.close(); // the mail worker, its transport and the hashing threads
+      await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads
       clearInterval(redisProbe);
       redis?.disconnect();
     },

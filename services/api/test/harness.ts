@@ -43,7 +43,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     app: service.app,
     dataDir,
     async mailsTo(to) {
-      await service.accounts.mailer.deliverDue();
+      await service.accounts.deliverDueMail();
       return smtp.mails.filter((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase()));
     },
     async close() {

@@ -148,7 +148,7 @@ describe('a person’s account across the whole service', function () {
     await ada(code);
     // Bob's session records this minute now, so the refused deletion has nothing to touch.
     await bob.get('/api/v1/me');
-    await h.service.accounts.sessions.idle();
+    await h.service.accounts.sessionsIdle();
     const before = await dump(h.db.knex);
     const res = await bob.delete('/api/v1/me').send({ password: PASSWORD });
     expect(res.status).to.equal(409);

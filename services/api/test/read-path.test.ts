@@ -115,7 +115,7 @@ describe('the authenticated read path', () => {
     const read = await request(h.app).get('/api/v1/me').set('Cookie', signed(value));
     expect(read.status).to.equal(200);
     expect(read.headers['set-cookie']).to.equal(undefined);
-    await h.service.accounts.sessions.idle();
+    await h.service.accounts.sessionsIdle();
     expect(await h.db.knex('account_sessions').where({ sid }).select('sess', 'expire').first()).to.deep.equal(before);
 
     // Signed out: the same cookie, valid signature and all, no longer reads.

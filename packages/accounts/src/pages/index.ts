@@ -17,8 +17,8 @@
 import type { Logger } from '@svc/http-kit';
 import { HttpError, keepContext, newTraceId, toProblem } from '@svc/http-kit';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
-import type { AccountService } from '../AccountService.js';
 import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULES, passwordLength } from '../passwords.js';
+import type { AccountService } from '../service.js';
 import { type Html, hidden, html, PAGE_CSP, page } from './html.js';
 
 export interface PagesOptions {

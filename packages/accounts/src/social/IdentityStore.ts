@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Account, Db } from '../AccountStore.js';
+import type { Account, Db } from '../store.js';
 import type { ProviderName } from './config.js';
 
 export interface NewIdentityLink {
@@ -30,12 +30,12 @@ export interface SpentAppCode {
   method: ProviderName | null;
 }
 
-/** What social sign-in needs from storage besides the accounts themselves. */
+/** What social sign-in needs from storage besides the accounts themselves. A method that can join the caller's transaction takes it as its last argument `trx`. */
 export interface IdentityStore {
   /** The account linked to this identity, in one query. */
   findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined>;
   /** Links the identity; a concurrent link of the same identity fails with a unique violation. */
-  insertLink(trx: Db, link: NewIdentityLink): Promise<void>;
+  insertLink(link: NewIdentityLink, trx?: Db): Promise<void>;
   insertAppCode(code: NewAppCode): Promise<void>;
   /**
    * Marks the code used and answers what it was bound to, or undefined when it is unknown or was

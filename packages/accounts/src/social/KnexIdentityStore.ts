@@ -1,38 +1,35 @@
 import type { Knex } from 'knex';
-import type { Account, Db } from '../AccountStore.js';
+import { AccountModel } from '../models/index.js';
+import { ACCOUNT_COLUMNS, type Account, type Db, toAccount } from '../store.js';
 import type { ProviderName } from './config.js';
 import type { IdentityStore, NewAppCode, NewIdentityLink, SpentAppCode } from './IdentityStore.js';
 
-const ACCOUNT_COLUMNS = [
-  'a.id',
-  'a.email',
-  'a.emailNormalized',
-  'a.displayName',
-  'a.passwordHash',
-  'a.emailConfirmed',
-  'a.securityStamp',
-  'a.createdAt',
-  'a.updatedAt',
-];
-
 /** IdentityStore on knex (snake_case columns through the mappers). */
 export class KnexIdentityStore implements IdentityStore {
-  constructor(private readonly knex: Knex) {}
+  /** Bound once to the store's knex (never globally). */
+  private readonly Account: typeof AccountModel;
+
+  constructor(private readonly knex: Knex) {
+    this.Account = AccountModel.bindKnex(knex);
+  }
 
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return this.knex.transaction(fn);
   }
 
   async findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined> {
-    return this.knex('account_identities as i')
-      .join('accounts as a', 'a.id', 'i.accountId')
-      .select(ACCOUNT_COLUMNS)
+    // Through the account model (one query, the join), so the account's timestamps are ISO strings as everywhere.
+    const row = await this.Account.query()
+      .alias('a')
+      .join('account_identities as i', 'a.id', 'i.accountId')
+      .select(ACCOUNT_COLUMNS.map((c) => `a.${c}`))
       .where({ 'i.provider': provider, 'i.subject': subject })
       .first();
+    return row && toAccount(row);
   }
 
-  async insertLink(trx: Db, link: NewIdentityLink): Promise<void> {
-    await trx('account_identities').insert(link);
+  async insertLink(link: NewIdentityLink, trx?: Db): Promise<void> {
+    await (trx ?? this.knex)('account_identities').insert(link);
   }
 
   async insertAppCode(code: NewAppCode): Promise<void> {

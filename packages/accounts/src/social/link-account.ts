@@ -1,9 +1,9 @@
 import type { Clock } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
 import type { Knex } from 'knex';
-import type { AccountService } from '../AccountService.js';
-import type { Account, AccountStore } from '../AccountStore.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from '../email.js';
+import type { AccountService } from '../service.js';
+import type { Account, AccountStore } from '../store.js';
 import { PROVIDER_LABELS } from './config.js';
 import type { IdentityStore } from './IdentityStore.js';
 import type { ExternalIdentity } from './identity.js';
@@ -54,14 +54,17 @@ export class IdentityLinker {
 
     const email = identity.email && looksLikeAddress(identity.email) ? tidyEmail(identity.email) : null;
     const link = (trx: Knex.Transaction, account: Account) =>
-      this.o.identities.insertLink(trx, {
-        accountId: account.id,
-        provider: identity.provider,
-        subject: identity.subject,
-        email: identity.email,
-        emailVerified: identity.emailVerified,
-        createdAt: this.o.clock.now(),
-      });
+      this.o.identities.insertLink(
+        {
+          accountId: account.id,
+          provider: identity.provider,
+          subject: identity.subject,
+          email: identity.email,
+          emailVerified: identity.emailVerified,
+          createdAt: this.o.clock.now(),
+        },
+        trx,
+      );
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));

@@ -1,5 +1,4 @@
 import type { ApiRouter, ResponseSpec } from '@svc/http-kit';
-import type { Account } from '../AccountStore.js';
 import type { MeResponse } from '../me.js';
 import {
   AppleCallbackForm,
@@ -16,6 +15,7 @@ import {
   IdpNativeSignInRequest,
   MeResponseSchema,
 } from '../schemas.js';
+import type { Account } from '../store.js';
 import type { AppleCallbackForm as AppleForm } from './apple.js';
 import type { SocialSignIn } from './SocialSignIn.js';
 

@@ -1,10 +1,11 @@
-import type { Clock, RandomBytes } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { InputError, LockedError, type Logger, TooManyRequestsError, timing } from '@svc/http-kit';
+import { InputError, LockedError, type Logger, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
+import type { Request } from 'express';
 import type { Knex } from 'knex';
-import type { Account, AccountStore, NewToken } from './AccountStore.js';
+import type { Transporter } from 'nodemailer';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from './email.js';
-import { type Mailer, outboxRow } from './Mailer.js';
+import { Mailer, outboxRow } from './Mailer.js';
 import {
   accountExistsMail,
   changeEmailMail,
@@ -17,8 +18,18 @@ import {
   passwordResetNoticeMail,
   resetPasswordMail,
 } from './mail-templates.js';
-import type { PasswordHasher } from './PasswordHasher.js';
-import { type BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
+import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { PasswordHasher } from './PasswordHasher.js';
+import { loginPasswordCheck } from './password-check.js';
+import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
+import { PersonService } from './person-service.js';
+import { ObjectionPersonStore } from './person-store.js';
+import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
+import type { AppleConfig, GoogleConfig } from './social/config.js';
+import type { IdentityStore } from './social/IdentityStore.js';
+import { KnexIdentityStore } from './social/KnexIdentityStore.js';
+import { SocialSignIn, type SocialTuning } from './social/SocialSignIn.js';
+import type { Account, AccountStore, NewToken } from './store.js';
 import { hashToken, newStamp, newToken, TOKEN_LIFETIME_MS, type TokenPurpose } from './tokens.js';
 
 /** Resend-confirmation cooldown and the forgot-password duplicate window (spec, Limits). */
@@ -52,7 +63,86 @@ export function lockoutKey(account: Pick<Account, 'id' | 'emailNormalized'>): st
   return account.emailNormalized ?? `account:${account.id}`;
 }
 
+/** The part of the service configuration this package reads (decisions.md §1). */
+export interface AccountsConfig {
+  /** Origin of every mailed link (never the request's Host). */
+  publicBaseUrl: string;
+  /** Signs the session cookie. */
+  sessionSecret: string;
+  /** `Secure` attribute of the session cookie. */
+  cookieSecure: boolean;
+  /** Sender of every mail. */
+  mailFrom: string;
+  /** nodemailer SMTP URL; unset: each mail is written as an .eml file under `${dataDir}/mail` and logged (never its body). */
+  smtpUrl?: string;
+  dataDir: string;
+  /** Requests per client IP per window, shared by every /api/v1/auth/* operation (createRouter's `authLimiter`). */
+  authRateLimit: number;
+  authRateWindowSeconds: number;
+  /** Wrong passwords in a row before the lock, and the lock's length. */
+  lockoutMaxFailures: number;
+  lockoutSeconds: number;
+  /** k-anonymity range API base URL; undefined: breached passwords are not checked. */
+  passwordBreachApi?: string;
+  /** Lower-cased addresses whose (confirmed) accounts are platform admins. */
+  platformAdminEmails: string[];
+  /** Google sign-in (GOOGLE_*); undefined: Google is not offered. */
+  google?: GoogleConfig;
+  /** Sign in with Apple (APPLE_*): `web` for the browser, `nativeAudiences` for the app; undefined: neither. */
+  apple?: AppleConfig;
+  /** APP_REDIRECT_URIS: the exact `redirectUri` values the app flow may end on (none: no app flow). */
+  appRedirectUris?: string[];
+}
+
+/** Tuning for tests and measurements; the host passes `hashWorkers` only. */
+export interface AccountsTuning extends SocialTuning {
+  /** bcrypt cost (default 12). Tests lower it for speed where the cost is not the subject. */
+  bcryptCost?: number;
+  /** bcrypt jobs at once (default: one fewer than the cores, 1 to 4; the host passes PASSWORD_HASH_WORKERS). */
+  hashWorkers?: number;
+  /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
+  breachTimeoutMs?: number;
+  /** Limits of unasked mail per recipient and per client IP (default UNASKED_MAIL_LIMITS). */
+  unaskedMail?: UnaskedMailLimits;
+}
+
+/**
+ * What the host hands the accounts service: its store, the knex of the package's other tables
+ * (sessions, linked identities, the mail outbox, a person's data), the clock, the configuration,
+ * and the capabilities of other packages. The service builds its own internal parts from these
+ * (password hasher, breach check, mail worker, sessions, social sign-in, PersonService).
+ */
 export interface AccountServiceOptions {
+  store: AccountStore;
+  knex: Knex;
+  clock: Clock;
+  random?: RandomBytes;
+  logger: Logger;
+  config: AccountsConfig;
+  /** From households: GET /me lists these. */
+  memberships: MembershipsProvider;
+  /**
+   * From households: the same memberships as SQL, composed into the session statement so the
+   * session read loads them in the same round trip (GET /me then costs one query, and household
+   * routes take the caller's role from it). Without it GET /me asks `memberships`.
+   */
+  membershipsSql?: MembershipsSql;
+  /**
+   * Every other package's part of deleting an account (households, push, …), called in this order
+   * inside the deletion's one transaction, before this package deletes its own rows.
+   */
+  deletionSteps: readonly AccountDeletionStep[];
+  /** Every other package's data about a person, for GET /me/export. */
+  personalData: PersonalDataSources;
+  /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
+  mailTransport?: Transporter;
+  /** HTTP for the providers: Google's token and userinfo endpoints, Apple's token endpoint and key set (default: the global fetch). */
+  fetch?: typeof fetch;
+  tuning?: AccountsTuning;
+}
+
+/** What the account rules use (built by the constructor from AccountServiceOptions). */
+interface Parts {
   store: AccountStore;
   hasher: PasswordHasher;
   breach: BreachChecker;
@@ -63,19 +153,197 @@ export interface AccountServiceOptions {
   publicBaseUrl: string;
   lockoutMaxFailures: number;
   lockoutSeconds: number;
-  /** Default UNASKED_MAIL_LIMITS. */
   unaskedMail?: UnaskedMailLimits;
 }
 
 /** A password for a new account, change or reset: its form first, then the breach list. */
 type PasswordRefusalCode = 'signup_rejected' | 'password_rejected';
 
+/** Housekeeping runs hourly while the background work runs. */
+const HOUSEKEEPING_MS = 3600_000;
+
 /**
  * The account rules of the spec (operations 1–10). Every multi-statement change runs in one
  * transaction, and the mail it causes is written to the outbox inside it.
+ *
+ * It also holds what the rest of the package and the host use around those rules: the cookie
+ * sessions (`sessions.authenticate` is the session middleware of every router), social sign-in,
+ * a person's own account (`person`), the outbox worker and hourly housekeeping
+ * (`startBackgroundWork`, `stopBackgroundWork`, `deliverDueMail`) and `close`.
  */
 export class AccountService {
-  constructor(private readonly o: AccountServiceOptions) {}
+  private readonly o: Parts;
+  readonly store: AccountStore;
+  readonly config: AccountsConfig;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** From households (GET /me). */
+  readonly memberships: MembershipsProvider;
+  /** PLATFORM_ADMIN_EMAILS, normalised. */
+  readonly platformAdminEmails: readonly string[];
+  /** Cookie sessions: `authenticate` (the session middleware the host mounts on /api), sign-in, sign-out; `store` their table. */
+  readonly sessions: Sessions;
+  /** Google and Apple sign-in (createRouter mounts its routes). */
+  readonly social: SocialSignIn;
+  /** A person's own account: sessions, sign-in methods, the export, deletion. */
+  readonly person: PersonService;
+  private readonly identities: IdentityStore;
+  private housekeepingTimer: NodeJS.Timeout | undefined;
+
+  constructor(options: AccountServiceOptions) {
+    const { store, knex, clock, logger, config } = options;
+    const random = options.random ?? systemRandom;
+    this.store = store;
+    this.config = config;
+    this.clock = clock;
+    this.logger = logger;
+    this.memberships = options.memberships;
+    this.platformAdminEmails = config.platformAdminEmails.map(normalizeEmail);
+    const mailer = new Mailer({
+      knex,
+      clock,
+      logger,
+      from: config.mailFrom,
+      transport: options.mailTransport,
+      smtpUrl: config.smtpUrl,
+      dataDir: config.dataDir,
+    });
+    this.o = {
+      store,
+      hasher: new PasswordHasher({ cost: options.tuning?.bcryptCost, workers: options.tuning?.hashWorkers }),
+      breach: new BreachChecker({ baseUrl: config.passwordBreachApi, logger, timeoutMs: options.tuning?.breachTimeoutMs }),
+      mailer,
+      clock,
+      random,
+      logger,
+      publicBaseUrl: config.publicBaseUrl,
+      lockoutMaxFailures: config.lockoutMaxFailures,
+      lockoutSeconds: config.lockoutSeconds,
+      unaskedMail: options.tuning?.unaskedMail,
+    };
+    this.sessions = createSessions({
+      knex,
+      clock,
+      random,
+      logger,
+      secret: config.sessionSecret,
+      cookieSecure: config.cookieSecure,
+      membershipsSql: options.membershipsSql,
+    });
+    this.identities = new KnexIdentityStore(knex);
+    this.social = new SocialSignIn({
+      config: { google: config.google, apple: config.apple, appRedirectUris: config.appRedirectUris ?? [] },
+      publicBaseUrl: config.publicBaseUrl,
+      sessionSecret: config.sessionSecret,
+      cookieSecure: config.cookieSecure,
+      service: this,
+      store,
+      identities: this.identities,
+      sessions: this.sessions,
+      clock,
+      random,
+      logger,
+      fetch: options.fetch ?? globalThis.fetch,
+      tuning: options.tuning,
+    });
+    this.person = new PersonService({
+      store: new ObjectionPersonStore(knex),
+      mailer,
+      clock,
+      logger,
+      publicBaseUrl: config.publicBaseUrl,
+      checkPassword: loginPasswordCheck(this),
+      memberships: options.memberships,
+      deletionSteps: options.deletionSteps,
+      personalData: options.personalData,
+    });
+  }
+
+  /** By id. */
+  findById(id: string): Promise<Account | undefined> {
+    return this.o.store.findById(id);
+  }
+
+  /** By address, compared case-insensitively. */
+  findByEmail(email: string): Promise<Account | undefined> {
+    return this.o.store.findByEmail(normalizeEmail(email));
+  }
+
+  /** The MeResponse for an account (reads its memberships). */
+  async meResponse(account: Account | AccountSummary): Promise<MeResponse> {
+    const summary = 'passwordHash' in account ? summarize(account) : account;
+    return toMeResponse(summary, await this.memberships(summary.id), this.platformAdminEmails, this.clock.now());
+  }
+
+  /**
+   * Signs `accountId` in on this request: a new session id recording the account's current stamp
+   * and how the person signed in (default: the method of the caller's current session of this
+   * account, else password); sets the cookie on this answer.
+   */
+  async signIn(req: Request, accountId: string, method?: SignInMethod): Promise<void> {
+    const account = await this.o.store.findById(accountId);
+    if (!account) throw new Error(`no account ${accountId}`);
+    await this.sessions.signIn(req, accountId, account.securityStamp, method);
+  }
+
+  /** Resolves once the background lastSeenAt writes of sessions started so far are done (tests, shutdown). */
+  sessionsIdle(): Promise<void> {
+    return this.sessions.store.idle();
+  }
+
+  /** Deletes sessions past their expiry; answers how many. */
+  pruneSessions(): Promise<number> {
+    return this.sessions.store.prune();
+  }
+
+  /** Delivers the outbox mail that is due now; answers how many went out. */
+  deliverDueMail(): Promise<number> {
+    return this.o.mailer.deliverDue();
+  }
+
+  /**
+   * Starts the outbox worker and hourly housekeeping (expired sessions, old tokens, delivered mail
+   * older than 30 days, old app sign-in codes and spent external-cookie ids). The host calls it
+   * after listening; tests drive the outbox with `deliverDueMail` instead.
+   */
+  startBackgroundWork(): void {
+    this.o.mailer.start();
+    this.housekeepingTimer ??= setInterval(() => void this.housekeeping(), HOUSEKEEPING_MS);
+    this.housekeepingTimer.unref();
+  }
+
+  /** Stops the outbox worker (after the delivery under way) and housekeeping. */
+  async stopBackgroundWork(): Promise<void> {
+    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    this.housekeepingTimer = undefined;
+    await this.o.mailer.stop();
+  }
+
+  /** Stops the background work, waits for the session writes, closes the mail transport and the hashing threads. */
+  async close(): Promise<void> {
+    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
+    await this.sessions.store.idle();
+    await this.o.mailer.stop();
+    this.o.mailer.close();
+    await this.o.hasher.close();
+  }
+
+  /** Deletes what no rule reads any more; a failure is logged and waits for the next hour. */
+  private async housekeeping(): Promise<void> {
+    const now = () => this.clock.now();
+    try {
+      const deleted = {
+        sessions: await this.sessions.store.prune(),
+        ...(await this.o.store.prune(now())),
+        appSigninCodes: await this.identities.prune(now()),
+        spentExternalCookies: await this.identities.pruneSpentExternalCookies(now()),
+        spentIdentityTokens: await this.identities.pruneSpentIdentityTokens(now()),
+      };
+      this.logger.debug({ deleted }, 'accounts housekeeping');
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, 'accounts housekeeping failed');
+    }
+  }
 
   private now(): Date {
     return this.o.clock.now();
@@ -115,7 +383,7 @@ export class AccountService {
 
   /** One statement whether or not it sends (see AccountStore.writeMail). */
   private writeMail(trx: Knex.Transaction, send: boolean, mail: MailContent, token?: NewToken): Promise<void> {
-    return this.o.store.writeMail(trx, { send, token, mail: outboxRow(mail), now: this.now() });
+    return this.o.store.writeMail({ send, token, mail: outboxRow(mail), now: this.now() }, trx);
   }
 
   /**
@@ -126,7 +394,7 @@ export class AccountService {
     const limits = this.o.unaskedMail ?? UNASKED_MAIL_LIMITS;
     const to = `to:${recipient}`;
     const ip = origin.ip ? `ip:${origin.ip}` : undefined;
-    const counts = await this.o.store.countUnaskedMail(trx, ip ? [to, ip] : [to], limits.windowMs, this.now());
+    const counts = await this.o.store.countUnaskedMail(ip ? [to, ip] : [to], limits.windowMs, this.now(), trx);
     const allowed = (counts.get(to) ?? 0) <= limits.perRecipient && (!ip || (counts.get(ip) ?? 0) <= limits.perIp);
     // No address in the log line: which address is being flooded is nobody's business but its owner's.
     if (!allowed) this.o.logger.info({ kind }, 'unasked mail limit reached; mail dropped');
@@ -135,7 +403,7 @@ export class AccountService {
 
   /** Every open link of the account dies with a change of its password or address. */
   private retireAllLinks(trx: Knex.Transaction, accountId: string, now: Date): Promise<void> {
-    return this.o.store.retireTokens(trx, accountId, ALL_LINKS, now);
+    return this.o.store.retireTokens(accountId, ALL_LINKS, now, trx);
   }
 
   /** Runs `fn` in a transaction and, once it committed, wakes the mail worker. */
@@ -168,9 +436,9 @@ export class AccountService {
     // mail. The mail goes to the outbox either way and is sent after the answer.
     return this.withMail(async (trx) => {
       const created = await this.o.store.insertIfNew(
-        trx,
         { email, emailNormalized, displayName, passwordHash, emailConfirmed: false, securityStamp: newStamp(this.o.random) },
         this.now(),
+        trx,
       );
       if (!created) {
         const existing = await this.o.store.findByEmail(emailNormalized, trx);
@@ -260,7 +528,7 @@ export class AccountService {
     return this.withMail(async (trx) => {
       const now = this.now();
       // The row lock orders this after (or before) a change of address being requested right now.
-      const locked = await this.o.store.lockById(trx, accountId);
+      const locked = await this.o.store.lockById(accountId, trx);
       if (!locked) return undefined;
       const updated = await this.o.store.update(accountId, { passwordHash, securityStamp }, now, trx);
       await this.retireAllLinks(trx, accountId, now);
@@ -291,7 +559,6 @@ export class AccountService {
     const displayName = [...(input.displayName.trim() || email?.split('@')[0] || 'Member')].slice(0, 80).join('');
     return this.o.store.transaction(async (trx) => {
       const created = await this.o.store.insertIfNew(
-        trx,
         {
           email,
           emailNormalized,
@@ -301,6 +568,7 @@ export class AccountService {
           securityStamp: newStamp(this.o.random),
         },
         this.now(),
+        trx,
       );
       if (created && link) await link(trx, created);
       return created;
@@ -321,7 +589,7 @@ export class AccountService {
     providerName = 'Another sign-in',
   ): Promise<Account | undefined> {
     return this.withMail(async (trx) => {
-      const account = await this.o.store.lockById(trx, accountId);
+      const account = await this.o.store.lockById(accountId, trx);
       if (!account) return undefined;
       let adopted: Account | undefined = account;
       if (!account.emailConfirmed) {
@@ -358,7 +626,7 @@ export class AccountService {
     const newNormalized = normalizeEmail(newEmail);
     const base = this.o.publicBaseUrl;
     await this.withMail(async (trx) => {
-      const account = await this.o.store.lockById(trx, accountId);
+      const account = await this.o.store.lockById(accountId, trx);
       if (!account) return;
       // A taken address gets no link (it could never be confirmed); the answer is the same.
       const taken = await this.o.store.emailTaken(newNormalized, accountId, trx);
@@ -385,17 +653,20 @@ export class AccountService {
   async confirmEmail(userId: string, token: string): Promise<void> {
     await this.o.store.transaction(async (trx) => {
       // The row lock serialises concurrent confirmations: one spends the token, the rest find the address confirmed.
-      const account = await this.o.store.lockById(trx, userId);
+      const account = await this.o.store.lockById(userId, trx);
       if (!account) throw invalidToken();
       if (account.emailConfirmed) return;
       if (!account.emailNormalized) throw invalidToken();
-      const spent = await this.o.store.spendToken(trx, {
-        tokenHash: hashToken(token),
-        purpose: 'confirm_email',
-        accountId: userId,
-        emailNormalized: account.emailNormalized,
-        now: this.now(),
-      });
+      const spent = await this.o.store.spendToken(
+        {
+          tokenHash: hashToken(token),
+          purpose: 'confirm_email',
+          accountId: userId,
+          emailNormalized: account.emailNormalized,
+          now: this.now(),
+        },
+        trx,
+      );
       if (!spent) throw invalidToken();
       await this.o.store.update(userId, { emailConfirmed: true }, this.now(), trx);
     });
@@ -409,15 +680,18 @@ export class AccountService {
     const emailNormalized = normalizeEmail(newEmailInput);
     try {
       return await this.withMail(async (trx) => {
-        const account = await this.o.store.lockById(trx, userId);
+        const account = await this.o.store.lockById(userId, trx);
         if (!account) throw invalidToken();
-        const spent = await this.o.store.spendToken(trx, {
-          tokenHash: hashToken(token),
-          purpose: 'change_email',
-          accountId: userId,
-          emailNormalized,
-          now: this.now(),
-        });
+        const spent = await this.o.store.spendToken(
+          {
+            tokenHash: hashToken(token),
+            purpose: 'change_email',
+            accountId: userId,
+            emailNormalized,
+            now: this.now(),
+          },
+          trx,
+        );
         if (!spent) throw invalidToken();
         if (await this.o.store.emailTaken(emailNormalized, userId, trx)) throw invalidToken('That address now belongs to another account');
         const securityStamp = newStamp(this.o.random);
@@ -449,10 +723,10 @@ export class AccountService {
   async resendConfirmation(accountId: string, origin: RequestOrigin = {}): Promise<void> {
     const base = this.o.publicBaseUrl;
     await this.withMail(async (trx) => {
-      const account = await this.o.store.lockById(trx, accountId);
+      const account = await this.o.store.lockById(accountId, trx);
       if (!account) return;
       const wanted = !account.emailConfirmed && account.email !== null;
-      const last = await this.o.store.lastTokenIssuedAt(trx, accountId, 'confirm_email');
+      const last = await this.o.store.lastTokenIssuedAt({ accountId, purpose: 'confirm_email' }, trx);
       const waitMs = last ? last.getTime() + MAIL_COOLDOWN_MS - this.now().getTime() : 0;
       if (wanted && waitMs > 0) throw new TooManyRequestsError('resend_cooldown', 'A confirmation mail went out less than five minutes ago', waitMs / 1000);
       const allowed = await this.unaskedMailAllowed(trx, lockoutKey(account), origin, 'confirm_email');
@@ -472,9 +746,9 @@ export class AccountService {
     if (!key) return;
     const base = this.o.publicBaseUrl;
     await this.withMail(async (trx) => {
-      const account = await this.o.store.lockByEmail(trx, key);
+      const account = await this.o.store.lockByEmail(key, trx);
       const allowed = await this.unaskedMailAllowed(trx, key, origin, 'reset_password');
-      const last = await this.o.store.lastTokenIssuedAt(trx, account?.id ?? NO_ACCOUNT, 'reset_password', 'forgot_password');
+      const last = await this.o.store.lastTokenIssuedAt({ accountId: account?.id ?? NO_ACCOUNT, purpose: 'reset_password', origin: 'forgot_password' }, trx);
       const duplicate = last !== undefined && this.now().getTime() - last.getTime() < MAIL_COOLDOWN_MS;
       const to = account?.email ?? tidyEmail(emailInput);
       const { token, row } = this.newTokenRow(account?.id ?? NO_ACCOUNT, 'reset_password', to, 'forgot_password');
@@ -503,8 +777,8 @@ export class AccountService {
     await this.withMail(async (trx) => {
       const now = this.now();
       // The row lock orders this after (or before) a change of address being requested right now.
-      const locked = await this.o.store.lockById(trx, account.id);
-      const spent = await this.o.store.spendToken(trx, { ...query, now });
+      const locked = await this.o.store.lockById(account.id, trx);
+      const spent = await this.o.store.spendToken({ ...query, now }, trx);
       if (!spent || !locked) throw invalidToken();
       await this.retireAllLinks(trx, account.id, now);
       await this.o.store.update(account.id, { passwordHash, emailConfirmed: true, securityStamp: newStamp(this.o.random) }, now, trx);

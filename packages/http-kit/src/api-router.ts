@@ -81,6 +81,12 @@ function toExpressPath(path: string): string {
 export class ApiRouter {
   readonly router: Router = express.Router();
   readonly operations: OperationSpec[] = [];
+  /**
+   * Each declared operation with the handler chain it runs (mark, auth, validation, handlers), as
+   * registered on `router`; `onlyFor` dispatches to these by method and path without walking
+   * Express's layers.
+   */
+  readonly routes: { operation: OperationSpec; chain: RequestHandler[] }[] = [];
 
   constructor(private readonly defaults: { tags?: string[] } = {}) {}
 
@@ -142,6 +148,7 @@ export class ApiRouter {
     };
     const chain: RequestHandler[] = [mark, ...(full.auth ? [requireAuth] : []), validate, ...(handlers as unknown as RequestHandler[])];
     this.router[full.method](toExpressPath(full.path), ...chain);
+    this.routes.push({ operation: full, chain });
     return this;
   }
 }

@@ -1,6 +1,7 @@
 import { SESSION_COOKIE } from '@svc/contracts';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
+import { match } from 'path-to-regexp';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
@@ -54,16 +55,19 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy);
 
-  app.use(requestContext());
+  // The whole pipeline is one Express layer that runs its steps in turn (as Express would: a throw
+  // or a rejected promise goes to the error middleware), so a request does not walk a dozen layers
+  // of Express's router, each with its own matching and closures, before reaching its route.
+  const steps: RequestHandler[] = [requestContext()];
   const draining = options.draining;
   if (draining) {
-    app.use((_req, res, next) => {
+    steps.push((_req, res, next) => {
       if (draining()) res.setHeader('Connection', 'close');
       next();
     });
   }
-  app.use(requestLogger(options.logger, options.metrics));
-  app.use(
+  steps.push(requestLogger(options.logger, options.metrics));
+  steps.push(
     precomputed(
       helmet({
         contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
@@ -71,15 +75,15 @@ export function createHttpApp(options: HttpAppOptions): Express {
       }),
     ),
   );
-  app.use(rejectNulInUrl());
-  for (const r of options.open ?? []) app.use(onlyFor(r));
-  app.use(underApi([appVersionGate(options.appVersionFloors ?? {})]));
+  steps.push(rejectNulInUrl());
+  for (const r of options.open ?? []) steps.push(onlyFor(r));
+  steps.push(underApi([appVersionGate(options.appVersionFloors ?? {})]));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
   const formRoutes = options.routers
     .flatMap((r) => r.operations)
     .filter((o) => o.bodyContentType === FORM_CONTENT_TYPE)
     .map((o) => ({ method: o.method, path: o.path }));
-  app.use(bodyless(jsonBody({ formRoutes })));
+  steps.push(bodyless(jsonBody({ formRoutes })));
   // Every state-changing /api/v1/auth/* operation (login, register, exchange …) acts before there is a session.
   const signInPaths =
     options.signInPaths ??
@@ -87,13 +91,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
       .flatMap((r) => r.operations)
       .filter((o) => o.method !== 'get' && o.path.startsWith('/api/v1/auth/') && !o.path.includes('{'))
       .map((o) => o.path);
-  app.use(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
-  if (options.authenticate) app.use(underApi(options.authenticate));
-  if (options.authLimiter) app.use('/api/v1/auth', options.authLimiter);
-  for (const r of options.routers) app.use(onlyFor(r));
+  steps.push(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
+  if (options.authenticate) steps.push(underApi(options.authenticate));
+  if (options.authLimiter) steps.push(under(AUTH_PATH, [options.authLimiter]));
+  for (const r of options.routers) steps.push(onlyFor(r));
 
   const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);
-  app.use(notFound(operations));
+  steps.push(notFound(operations));
+  app.use(pipeline(steps));
   app.use(errorHandler({ logger: options.logger }));
   return app;
 }
@@ -131,6 +136,11 @@ export function precomputed(headersMiddleware: (req: never, res: never, next: (e
  * case-insensitive test against all its paths at once (a `{param}` is any segment), instead of
  * Express trying each of its routes in turn. A false "could be" costs nothing but the router's own
  * matching, which still decides; the pattern never refuses a path one of its routes would match.
+ * Inside, a request goes straight to its operation's handler chain (a table by method, matched
+ * with path-to-regexp as Express matches: letter case ignored, a trailing slash allowed, params
+ * decoded), so Express's router walk, with its per-layer matching and closures, is skipped; what
+ * the table does not answer (another method: 405 or OPTIONS; a param that does not decode) goes
+ * to the package's Express router, which answers as before.
  */
 export function onlyFor(api: ApiRouter): RequestHandler {
   const paths = [...new Set(api.operations.map((o) => o.path))];
@@ -143,9 +153,59 @@ export function onlyFor(api: ApiRouter): RequestHandler {
       .join(''),
   );
   const candidate = new RegExp(`^(?:${alternatives.join('|')})/?$`, 'i');
+  let table: RouteTable | undefined;
   return (req, res, next) => {
-    if (candidate.test(req.path)) api.router(req, res, next);
-    else next();
+    const path = req.path;
+    if (!candidate.test(path)) return next();
+    // Routes added to the Express router by other means than `route()` (a test's `router.use`), and
+    // requests traced by OpenTelemetry (its express instrumentation records Express's route layers):
+    // Express's own walk decides, as it would.
+    if (api.router.stack.length !== api.routes.length || res.locals.traced === true) return api.router(req, res, next);
+    if (table?.size !== api.routes.length) table = routeTable(api);
+    const hit = table.find(req.method, path);
+    if (hit) {
+      req.params = hit.params;
+      inTurn(hit.chain, req, res, next);
+    } else api.router(req, res, next); // another method (405 and OPTIONS as Express answers them), or a param that does not decode
+  };
+}
+
+interface RouteTable {
+  size: number;
+  /** The first route declared for this method (HEAD: GET's) whose path matches, with its decoded params. */
+  find(method: string, path: string): { chain: RequestHandler[]; params: Record<string, string> } | undefined;
+}
+
+/**
+ * The routes of one ApiRouter by method, in declaration order, each matched with path-to-regexp
+ * as Express's router matches it (case-insensitive, an optional trailing slash, params decoded).
+ * A param that does not decode is left to Express's router, which answers it.
+ */
+function routeTable(api: ApiRouter): RouteTable {
+  const byMethod = new Map<string, { chain: RequestHandler[]; match: (path: string) => false | { params: Partial<Record<string, string | string[]>> } }[]>();
+  for (const { operation, chain } of api.routes) {
+    const method = operation.method.toUpperCase();
+    const list = byMethod.get(method) ?? [];
+    const pattern = operation.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1').replace(/\/+$/, '');
+    list.push({ chain, match: match(pattern || '/', { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }) });
+    byMethod.set(method, list);
+  }
+  return {
+    size: api.routes.length,
+    find(method, path) {
+      const list = byMethod.get(method === 'HEAD' ? 'GET' : method);
+      if (!list) return undefined;
+      for (const route of list) {
+        let found: ReturnType<typeof route.match>;
+        try {
+          found = route.match(path);
+        } catch {
+          return undefined;
+        }
+        if (found) return { chain: route.chain, params: found.params as Record<string, string> };
+      }
+      return undefined;
+    },
   };
 }
 
@@ -163,6 +223,20 @@ export function bodyless(steps: RequestHandler[]): RequestHandler {
 }
 
 const API_PATH = /^\/api(?:\/|$)/i;
+const AUTH_PATH = /^\/api\/v1\/auth(?:\/|$)/i;
+
+/** The steps of the whole pipeline as one middleware (see `inTurn`). */
+function pipeline(steps: RequestHandler[]): RequestHandler {
+  return (req, res, next) => inTurn(steps, req, res, next);
+}
+
+/** Handlers for the paths `prefix` matches (as `app.use(path, …)` would pick them), as one layer that leaves the URL alone. */
+function under(prefix: RegExp, handlers: RequestHandler[]): RequestHandler {
+  return (req, res, next) => {
+    if (prefix.test(req.path)) inTurn(handlers, req, res, next);
+    else next();
+  };
+}
 
 /**
  * Handlers for /api only, as `app.use('/api', …handlers)` would run them (the same paths: any

@@ -28,8 +28,10 @@ export function requestContext(options: { random?: (size: number) => Buffer } = 
     // With OpenTelemetry on, its server span (which already continued any incoming traceparent)
     // names the trace, so X-Trace-Id, the logs and the exported spans agree. Off, there is no span.
     const span = trace.getActiveSpan()?.spanContext();
-    const traceId =
-      (span && isSpanContextValid(span) ? span.traceId : undefined) ?? traceIdFromTraceparent(req.get('traceparent')) ?? newTraceId(options.random);
+    const traced = span !== undefined && isSpanContextValid(span);
+    // Traced requests take Express's own route walk, which the express instrumentation records (see onlyFor).
+    if (traced) res.locals.traced = true;
+    const traceId = (traced ? span.traceId : undefined) ?? traceIdFromTraceparent(req.get('traceparent')) ?? newTraceId(options.random);
     const ctx = newRequestContext(traceId);
     req.traceId = traceId;
     res.setHeader('X-Trace-Id', traceId);

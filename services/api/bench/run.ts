@@ -23,6 +23,9 @@
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --only <ids> (me-ceiling, me-naive, me, household,
  * rules, events-first, events-deep, patch-household, storm, rss).
+ * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
+ * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
+ * passed to the service as main reads it.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -103,6 +106,7 @@ class App {
 
   static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
     const execArgv = [...process.execArgv];
+    if (file === 'serve-service' && process.env.BENCH_SERVICE_FLAGS) execArgv.push(...process.env.BENCH_SERVICE_FLAGS.split(' '));
     if (cpuProfile && opts.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.profile}`, `--cpu-prof-name=${cpuProfile}.cpuprofile`);
     const proc = fork(path.join(here, `${file}${ext}`), [], {
       execArgv,
@@ -120,7 +124,8 @@ class App {
       proc.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening`)));
       setTimeout(() => reject(new Error(`${name} did not listen within 60 s`)), 60_000).unref();
     });
-    proc.stdout!.resume();
+    if (process.env.BENCH_STDOUT) proc.stdout!.pipe(fs.createWriteStream(`/tmp/bench-${name}.log`));
+    else proc.stdout!.resume();
     return new App(name, proc, `http://127.0.0.1:${port}`);
   }
 

@@ -8,7 +8,7 @@ import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
 import type { Express } from 'express';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
@@ -70,7 +70,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
   // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
   // answers again. One warning when it goes, one line when it is back, not one per reconnect.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 }) : undefined;
+  // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client, ~20 MB resident).
+  const redis: Redis | undefined = config.redisUrl
+    ? new (await import('ioredis')).Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 })
+    : undefined;
   let redisDown = false;
   const redisFailed = (err: Error) => {
     if (redisDown) return logger.debug({ err: { message: err.message } }, 'redis error');

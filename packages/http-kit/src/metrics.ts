@@ -1,15 +1,6 @@
 import http, { type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { Knex } from 'knex';
-import type * as PromClient from 'prom-client';
-
-// prom-client is loaded by the first Metrics, not with http-kit: an instance without METRICS_PORT
-// never holds it (~10 MB resident).
-let promClient: typeof PromClient | undefined;
-const prom = (): typeof PromClient => {
-  promClient ??= createRequire(import.meta.url)('prom-client') as typeof PromClient;
-  return promClient;
-};
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * Prometheus metrics of one instance (prom-client). The host creates one `Metrics`, hands it to
@@ -18,9 +9,9 @@ const prom = (): typeof PromClient => {
  * on a port of its own that the public balancer does not expose (`serve`).
  */
 export class Metrics {
-  readonly registry = new (prom().Registry)();
+  readonly registry = new Registry();
   /** Request duration by method, route pattern (never the raw path) and status. */
-  readonly httpDuration = new (prom().Histogram)({
+  readonly httpDuration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Duration of HTTP requests by method, route pattern and status',
     labelNames: ['method', 'route', 'status'] as const,
@@ -28,14 +19,14 @@ export class Metrics {
     registers: [this.registry],
   });
   /** Requests refused with 429, by problem code (rate_limited, quota_exceeded, ai_paused). */
-  readonly refused = new (prom().Counter)({
+  readonly refused = new Counter({
     name: 'http_requests_refused_total',
     help: 'Requests answered 429, by problem code',
     labelNames: ['code'] as const,
     registers: [this.registry],
   });
   /** Password and social sign-ins by outcome: succeeded, failed, locked. */
-  readonly logins = new (prom().Counter)({
+  readonly logins = new Counter({
     name: 'auth_logins_total',
     help: 'Sign-in attempts by method and outcome (succeeded, failed, locked)',
     labelNames: ['method', 'outcome'] as const,
@@ -45,12 +36,12 @@ export class Metrics {
   constructor(options: { defaultMetrics?: boolean; labels?: Record<string, string> } = {}) {
     if (options.labels) this.registry.setDefaultLabels(options.labels);
     // Process metrics: CPU, memory, handles, GC, event-loop delay (nodejs_eventloop_lag_*).
-    if (options.defaultMetrics !== false) prom().collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
+    if (options.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 10 });
   }
 
   /** A gauge whose value is read when Prometheus scrapes (errors leave the gauge unset, never fail the scrape). */
   gauge(name: string, help: string, read: () => number | Promise<number>): void {
-    new (prom().Gauge)({
+    new Gauge({
       name,
       help,
       registers: [this.registry],

@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../src/config.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+describe('HEAP_GROWING_PERCENT', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-heap-'));
+  after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('defaults to 0 (V8 decides), reads a percentage and refuses what is not one', () => {
+    expect(loadConfig({ DATA_DIR: dataDir }).heapGrowingPercent).to.equal(0);
+    expect(loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).to.equal(100);
+    expect(() => loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: '-1' })).to.throw(ConfigError);
+    expect(() => loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: 'lots' })).to.throw(ConfigError);
+  });
+
+  it('tuneHeap, applied after start-up as main applies it, keeps the heap near its live data under churn', () => {
+    // A process that keeps ~30 MB live and churns short-lived objects that survive a few scavenges
+    // (as in-flight requests do): the largest heap it reaches, with and without tuneHeap.
+    const script = `
+      const { tuneHeap } = await import(${JSON.stringify(path.join(here, '../src/heap.ts'))});
+      tuneHeap(Number(process.argv[1]));
+      const live = []; for (let i = 0; i < 300000; i++) live.push({ a: i, b: 'x' + i, c: [i] });
+      let keep = []; let max = 0;
+      for (let r = 0; r < 300; r++) {
+        for (let i = 0; i < 20000; i++) keep.push({ a: i, s: 'y' + i + r, arr: [r, r, r, r] });
+        if (keep.length > 60000) keep = keep.slice(-20000);
+        max = Math.max(max, process.memoryUsage().heapTotal);
+      }
+      process.stdout.write(String(Math.round(max / 1e6)) + ' ' + live.length);`;
+    const maxHeapMb = (percent: number) =>
+      Number(
+        execFileSync(process.execPath, ['--conditions=source', '--import', 'tsx/esm', '--input-type=module', '-e', script, String(percent)], {
+          cwd: path.join(here, '..'),
+          encoding: 'utf8',
+        }).split(' ')[0],
+      );
+    const v8Own = maxHeapMb(0);
+    const tuned = maxHeapMb(20);
+    expect(tuned).to.be.below(v8Own * 0.75, `heap with tuneHeap(20): ${tuned} MB, V8's own: ${v8Own} MB`);
+  });
+});

@@ -1,4 +1,6 @@
 import type { Membership } from '@svc/contracts';
+import type { Infer } from '@svc/http-kit';
+import type { MeResponseSchema, UserResponseSchema } from './schemas.js';
 import type { Account } from './store.js';
 
 /** What a MeResponse needs of an account (the session loads exactly this, without the hash). */
@@ -11,20 +13,9 @@ export interface AccountSummary {
   hasPassword: boolean;
 }
 
-export interface UserResponse {
-  id: string;
-  email: string | null;
-  displayName: string;
-}
-
-export interface MeResponse {
-  user: UserResponse;
-  memberships: Membership[];
-  isPlatformAdmin: boolean;
-  emailConfirmed: boolean;
-  hasPassword: boolean;
-  serverNow: string;
-}
+/** The API's user and MeResponse, as their schemas declare them (one declaration). */
+export type UserResponse = Infer<typeof UserResponseSchema>;
+export type MeResponse = Infer<typeof MeResponseSchema>;
 
 export function summarize(account: Account): AccountSummary {
   return {
@@ -48,7 +39,8 @@ export function isPlatformAdmin(account: AccountSummary, adminEmails: readonly s
 export function toMeResponse(account: AccountSummary, memberships: Membership[], adminEmails: readonly string[], now: Date): MeResponse {
   return {
     user: { id: account.id, email: account.email, displayName: account.displayName },
-    memberships,
+    // The contract's Membership is the schema's item without its open index signature: the same fields.
+    memberships: memberships as MeResponse['memberships'],
     isPlatformAdmin: isPlatformAdmin(account, adminEmails),
     emailConfirmed: account.emailConfirmed,
     hasPassword: account.hasPassword,

@@ -7,25 +7,16 @@ import { type AccountSummary, type MeResponse, summarize, toMeResponse } from '.
 import { createPages } from './pages/index.js';
 import { addPersonRoutes } from './person-router.js';
 import {
-  type ChangeEmailBody,
   ChangeEmailRequest,
-  type ChangePasswordBody,
   ChangePasswordRequest,
-  type ConfirmEmailBody,
-  type ConfirmEmailChangeBody,
   ConfirmEmailChangeRequest,
   ConfirmEmailRequest,
   EmptyResponseSchema,
-  type ForgotPasswordBody,
   ForgotPasswordRequest,
-  type LoginBody,
   LoginRequest,
   MeResponseSchema,
-  type RegisterBody,
   RegisterRequest,
-  type ResetPasswordBody,
   ResetPasswordRequest,
-  type UpdateMeBody,
   UpdateMeRequest,
 } from './schemas.js';
 import type { AccountService } from './service.js';
@@ -95,7 +86,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<UpdateMeBody>(
+  api.route(
     {
       method: 'patch',
       path: '/api/v1/me',
@@ -114,7 +105,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ChangePasswordBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/me/password',
@@ -139,7 +130,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ChangeEmailBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/me/email',
@@ -158,7 +149,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<RegisterBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/register',
@@ -178,7 +169,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<LoginBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/login',
@@ -212,7 +203,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ConfirmEmailBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/confirm-email',
@@ -229,7 +220,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ConfirmEmailChangeBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/confirm-email-change',
@@ -266,7 +257,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ForgotPasswordBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/forgot-password',
@@ -283,7 +274,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
   );
 
-  api.route<ResetPasswordBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/reset-password',

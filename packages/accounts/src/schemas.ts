@@ -1,21 +1,21 @@
-import type { Infer, JsonSchema, TypedSchema } from '@svc/http-kit';
+import type { Infer, TypedSchema } from '@svc/http-kit';
 
 /** decisions.md §2: the longest accepted values (longer: 400 value_too_long). */
 export const MAX = { email: 254, password: 256, displayName: 80, token: 200 } as const;
 
-const email = { type: 'string', maxLength: MAX.email };
-const password = { type: 'string', maxLength: MAX.password };
-const token = { type: 'string', maxLength: MAX.token };
-const uuid = { type: 'string', format: 'uuid' };
+const email = { type: 'string', maxLength: MAX.email } as const;
+const password = { type: 'string', maxLength: MAX.password } as const;
+const token = { type: 'string', maxLength: MAX.token } as const;
+const uuid = { type: 'string', format: 'uuid' } as const;
 
-export const UserResponseSchema: JsonSchema = {
+export const UserResponseSchema = {
   title: 'UserResponse',
   type: 'object',
   required: ['id', 'email', 'displayName'],
   properties: { id: uuid, email: { type: ['string', 'null'] }, displayName: { type: 'string' } },
-};
+} as const satisfies TypedSchema;
 
-export const MembershipResponseSchema: JsonSchema = {
+export const MembershipResponseSchema = {
   title: 'MembershipResponse',
   type: 'object',
   required: ['householdId', 'householdName', 'role', 'memberId'],
@@ -25,9 +25,9 @@ export const MembershipResponseSchema: JsonSchema = {
     role: { type: 'string', enum: ['Owner', 'Adult', 'Junior'] },
     memberId: { type: ['string', 'null'], format: 'uuid' },
   },
-};
+} as const satisfies TypedSchema;
 
-export const MeResponseSchema: JsonSchema = {
+export const MeResponseSchema = {
   title: 'MeResponse',
   type: 'object',
   required: ['user', 'memberships', 'isPlatformAdmin', 'emailConfirmed', 'hasPassword', 'serverNow'],
@@ -39,43 +39,36 @@ export const MeResponseSchema: JsonSchema = {
     hasPassword: { type: 'boolean', description: 'false for an account made by social sign-in that never set a password' },
     serverNow: { type: 'string', format: 'date-time', description: 'the server clock, ISO 8601 UTC with milliseconds' },
   },
-};
+} as const satisfies TypedSchema;
 
-export const EmptyResponseSchema: JsonSchema = { title: 'EmptyResponse', type: 'object', additionalProperties: false, description: 'always {}' };
+export const EmptyResponseSchema = {
+  title: 'EmptyResponse',
+  type: 'object',
+  additionalProperties: false,
+  description: 'always {}',
+} as const satisfies TypedSchema;
 
-export interface UpdateMeBody {
-  displayName: string;
-}
-export const UpdateMeRequest: JsonSchema = {
+export const UpdateMeRequest = {
   type: 'object',
   required: ['displayName'],
   properties: { displayName: { type: 'string', maxLength: MAX.displayName, description: '1 to 80 characters after trimming (else 400 account_name_length)' } },
-};
+} as const satisfies TypedSchema;
+export type UpdateMeBody = Infer<typeof UpdateMeRequest>;
 
-export interface ChangePasswordBody {
-  currentPassword: string | null;
-  newPassword: string;
-}
-export const ChangePasswordRequest: JsonSchema = {
+export const ChangePasswordRequest = {
   type: 'object',
   required: ['currentPassword', 'newPassword'],
   properties: {
     currentPassword: { type: ['string', 'null'], maxLength: MAX.password, description: 'required (non-null) when the account has a password' },
     newPassword: { ...password, description: '8 to 256 characters, not seen in a breach' },
   },
-};
+} as const satisfies TypedSchema;
+export type ChangePasswordBody = Infer<typeof ChangePasswordRequest>;
 
-export interface ChangeEmailBody {
-  newEmail: string;
-}
-export const ChangeEmailRequest: JsonSchema = { type: 'object', required: ['newEmail'], properties: { newEmail: email } };
+export const ChangeEmailRequest = { type: 'object', required: ['newEmail'], properties: { newEmail: email } } as const satisfies TypedSchema;
+export type ChangeEmailBody = Infer<typeof ChangeEmailRequest>;
 
-export interface RegisterBody {
-  email: string;
-  password: string;
-  displayName: string;
-}
-export const RegisterRequest: JsonSchema = {
+export const RegisterRequest = {
   type: 'object',
   examples: [{ email: 'ada@example.com', password: 'correct horse battery staple', displayName: 'Ada Lovelace' }],
   required: ['email', 'password', 'displayName'],
@@ -84,55 +77,40 @@ export const RegisterRequest: JsonSchema = {
     password: { ...password, description: '8 to 256 characters, not seen in a breach' },
     displayName: { type: 'string', maxLength: MAX.displayName, description: '1 to 80 characters after trimming' },
   },
-};
+} as const satisfies TypedSchema;
+export type RegisterBody = Infer<typeof RegisterRequest>;
 
-export interface LoginBody {
-  email: string;
-  password: string;
-}
-export const LoginRequest: JsonSchema = {
+export const LoginRequest = {
   type: 'object',
   required: ['email', 'password'],
   properties: { email, password },
   examples: [{ email: 'ada@example.com', password: 'correct horse battery staple' }],
-};
+} as const satisfies TypedSchema;
+export type LoginBody = Infer<typeof LoginRequest>;
 
-export interface ConfirmEmailBody {
-  userId: string;
-  token: string;
-}
-export const ConfirmEmailRequest: JsonSchema = { type: 'object', required: ['userId', 'token'], properties: { userId: uuid, token } };
+export const ConfirmEmailRequest = { type: 'object', required: ['userId', 'token'], properties: { userId: uuid, token } } as const satisfies TypedSchema;
+export type ConfirmEmailBody = Infer<typeof ConfirmEmailRequest>;
 
-export interface ConfirmEmailChangeBody {
-  userId: string;
-  newEmail: string;
-  token: string;
-}
-export const ConfirmEmailChangeRequest: JsonSchema = {
+export const ConfirmEmailChangeRequest = {
   type: 'object',
   required: ['userId', 'newEmail', 'token'],
   properties: { userId: uuid, newEmail: email, token },
-};
+} as const satisfies TypedSchema;
+export type ConfirmEmailChangeBody = Infer<typeof ConfirmEmailChangeRequest>;
 
-export interface ForgotPasswordBody {
-  email: string;
-}
-export const ForgotPasswordRequest: JsonSchema = { type: 'object', required: ['email'], properties: { email } };
+export const ForgotPasswordRequest = { type: 'object', required: ['email'], properties: { email } } as const satisfies TypedSchema;
+export type ForgotPasswordBody = Infer<typeof ForgotPasswordRequest>;
 
-export interface ResetPasswordBody {
-  email: string;
-  token: string;
-  newPassword: string;
-}
-export const ResetPasswordRequest: JsonSchema = {
+export const ResetPasswordRequest = {
   type: 'object',
   required: ['email', 'token', 'newPassword'],
   properties: { email, token, newPassword: { ...password, description: '8 to 256 characters, not seen in a breach' } },
-};
+} as const satisfies TypedSchema;
+export type ResetPasswordBody = Infer<typeof ResetPasswordRequest>;
 
 // ---- Social sign-in (service-spec Account rules 11–14, decisions.md §4) ----
 
-export const AuthProviderResponseSchema: JsonSchema = {
+export const AuthProviderResponseSchema = {
   title: 'AuthProviderResponse',
   type: 'object',
   required: ['scheme', 'displayName'],
@@ -140,23 +118,18 @@ export const AuthProviderResponseSchema: JsonSchema = {
     scheme: { type: 'string', enum: ['Google', 'Apple'], description: 'the value for GET /api/v1/auth/challenge/{provider} (matched case-insensitively)' },
     displayName: { type: 'string' },
   },
-};
+} as const satisfies TypedSchema;
 
 /** Longest returnUrl / redirectUri (decisions.md §2 lets the project document its own limits). */
-const url = { type: 'string', maxLength: 2048 };
+const url = { type: 'string', maxLength: 2048 } as const;
 
-export const ChallengeParams: JsonSchema = {
+export const ChallengeParams = {
   type: 'object',
   required: ['provider'],
   properties: { provider: { type: 'string', description: 'Google or Apple, any case' } },
-};
+} as const satisfies TypedSchema;
 
-export interface ChallengeQueryInput {
-  returnUrl?: string;
-  redirectUri?: string;
-  codeChallenge?: string;
-}
-export const ChallengeQuery: JsonSchema = {
+export const ChallengeQuery = {
   type: 'object',
   properties: {
     returnUrl: {
@@ -174,26 +147,25 @@ export const ChallengeQuery: JsonSchema = {
       description: 'app flow: PKCE S256 challenge, 43 base64url characters (else 400 validation_failed); needs redirectUri (else 400 app_signin_incomplete)',
     },
   },
-};
+} as const satisfies TypedSchema;
+export type ChallengeQueryInput = Infer<typeof ChallengeQuery>;
 
-export interface ExternalCallbackQueryInput {
-  returnUrl?: string;
-}
-export const ExternalCallbackQuery: JsonSchema = {
+export const ExternalCallbackQuery = {
   type: 'object',
   properties: { returnUrl: { ...url, description: 'used only when the challenge named none; must be site-relative, else the sign-in lands on /login' } },
-};
+} as const satisfies TypedSchema;
+export type ExternalCallbackQueryInput = Infer<typeof ExternalCallbackQuery>;
 
-export const GoogleCallbackQuery: JsonSchema = {
+export const GoogleCallbackQuery = {
   type: 'object',
   properties: {
     code: { type: 'string', maxLength: 2048 },
     state: { type: 'string', maxLength: 200 },
     error: { type: 'string', maxLength: 200 },
   },
-};
+} as const satisfies TypedSchema;
 
-export const AppleCallbackForm: JsonSchema = {
+export const AppleCallbackForm = {
   type: 'object',
   properties: {
     code: { type: 'string', maxLength: 2048 },
@@ -202,29 +174,19 @@ export const AppleCallbackForm: JsonSchema = {
     id_token: { type: 'string', maxLength: 8192, description: 'ignored: the id_token is taken from the token endpoint' },
     user: { type: 'string', maxLength: 4096, description: 'first sign-in only: the name the person gave Apple (JSON)' },
   },
-};
+} as const satisfies TypedSchema;
 
-export interface ExchangeBody {
-  code: string;
-  codeVerifier: string;
-}
-export const ExchangeAuthCodeRequest: JsonSchema = {
+export const ExchangeAuthCodeRequest = {
   type: 'object',
   required: ['code', 'codeVerifier'],
   properties: {
     code: { type: 'string', maxLength: 200, description: 'the code the app flow delivered to the app (?code=)' },
     codeVerifier: { type: 'string', maxLength: 200, description: 'the PKCE verifier whose S256 challenge went to the challenge operation' },
   },
-};
+} as const satisfies TypedSchema;
+export type ExchangeBody = Infer<typeof ExchangeAuthCodeRequest>;
 
-export interface IdpNativeBody {
-  identityToken: string;
-  rawNonce?: string | null;
-  givenName?: string | null;
-  familyName?: string | null;
-  email?: string | null;
-}
-export const IdpNativeSignInRequest: JsonSchema = {
+export const IdpNativeSignInRequest = {
   type: 'object',
   required: ['identityToken'],
   properties: {
@@ -238,7 +200,8 @@ export const IdpNativeSignInRequest: JsonSchema = {
       description: "never used to find or link an account (only the token's address counts); a display-name fallback only",
     },
   },
-};
+} as const satisfies TypedSchema;
+export type IdpNativeBody = Infer<typeof IdpNativeSignInRequest>;
 
 // ---------------------------------------------------------------------------------------------
 // A person's own account: sessions, sign-in methods, the data export, deleting the account.

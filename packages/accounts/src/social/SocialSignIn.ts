@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, RandomBytes } from '@svc/contracts';
 import { AuthenticationError, type Logger, NotFoundError, ServiceUnavailableError, timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
+import type { IdpNativeBody } from '../schemas.js';
 import type { AccountService } from '../service.js';
 import type { Sessions } from '../sessions.js';
 import type { Account, AccountStore } from '../store.js';
@@ -67,13 +68,8 @@ export interface AuthProviderResponse {
   displayName: string;
 }
 
-export interface NativeSignInBody {
-  identityToken: string;
-  rawNonce?: string | null;
-  givenName?: string | null;
-  familyName?: string | null;
-  email?: string | null;
-}
+/** The body of native sign-in, as its schema declares it. */
+export type NativeSignInBody = IdpNativeBody;
 
 /** BASE64URL(SHA-256(verifier)): the PKCE S256 transformation. */
 export function s256(verifier: string): string {

@@ -1,7 +1,9 @@
 import type { Clock, RandomBytes } from '@svc/contracts';
+import type { Infer } from '@svc/http-kit';
 import { timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
 import { importPKCS8, SignJWT } from 'jose';
+import type { AppleCallbackForm as AppleCallbackFormSchema } from '../schemas.js';
 import { sameSecret } from '../tokens.js';
 import type { AppleTokenVerifier } from './apple-tokens.js';
 import { type AppleConfig, callbackPath } from './config.js';
@@ -24,13 +26,11 @@ export interface AppleSignInOptions {
 }
 
 /** The form Apple posts to the callback (response_mode=form_post). */
-export interface AppleCallbackForm {
-  code?: string;
-  state?: string;
-  error?: string;
-  /** JSON, first sign-in only: `{ "name": { "firstName", "lastName" }, "email" }`. Unsigned: used for names only. */
-  user?: string;
-}
+/**
+ * The form Apple posts to the callback, as its schema declares it (`user`: JSON, first sign-in
+ * only, `{ "name": { "firstName", "lastName" }, "email" }`; unsigned, used for names only).
+ */
+export type AppleCallbackForm = Infer<typeof AppleCallbackFormSchema>;
 
 /**
  * Sign in with Apple on the web, with jose rather than passport-apple: under Express 5 that

@@ -5,18 +5,13 @@ import {
   AuthProviderResponseSchema,
   ChallengeParams,
   ChallengeQuery,
-  type ChallengeQueryInput,
   ExchangeAuthCodeRequest,
-  type ExchangeBody,
   ExternalCallbackQuery,
-  type ExternalCallbackQueryInput,
   GoogleCallbackQuery,
-  type IdpNativeBody,
   IdpNativeSignInRequest,
   MeResponseSchema,
 } from '../schemas.js';
 import type { Account } from '../store.js';
-import type { AppleCallbackForm as AppleForm } from './apple.js';
 import type { SocialSignIn } from './SocialSignIn.js';
 
 export interface SocialRoutesDeps {
@@ -47,7 +42,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<unknown, ChallengeQueryInput, { provider: string }>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/auth/challenge/{provider}',
@@ -65,7 +60,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<unknown, Record<string, unknown>>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/auth/callback/google',
@@ -82,7 +77,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<AppleForm>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/callback/apple',
@@ -100,7 +95,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<unknown, ExternalCallbackQueryInput>(
+  api.route(
     {
       method: 'get',
       path: '/api/v1/auth/external-callback',
@@ -117,7 +112,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<ExchangeBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/exchange',
@@ -136,7 +131,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
     },
   );
 
-  api.route<IdpNativeBody>(
+  api.route(
     {
       method: 'post',
       path: '/api/v1/auth/idp/native',

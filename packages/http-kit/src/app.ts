@@ -245,10 +245,7 @@ function under(prefix: RegExp, handlers: RequestHandler[]): RequestHandler {
  * see the full URL (they read `originalUrl` or nothing of the path).
  */
 export function underApi(handlers: RequestHandler[]): RequestHandler {
-  return (req, res, next) => {
-    if (API_PATH.test(req.path)) inTurn(handlers, req, res, next);
-    else next();
-  };
+  return under(API_PATH, handlers);
 }
 
 /** Runs handlers one after the other as Express would: a throw or a rejected promise goes to `next(err)`. */

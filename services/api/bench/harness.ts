@@ -6,6 +6,9 @@
  *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms of delay beyond the 5 ms sampling interval), cpu: process.cpuUsage(), rssKb, queries }
  *   { cmd: 'eld-reset' }  → { ok: true }   (restarts the event-loop delay histogram)
  *   { cmd: 'exit' }       → closes the listener and exits 0, so a --cpu-prof profile is written
+ *   { cmd: 'fixture', name, body } → { ok } (hands the process data the bench made while seeding,
+ *                           e.g. the service's real events page for the ceiling to answer with;
+ *                           ok is false when the process takes no fixture of that name)
  */
 import fs from 'node:fs';
 import type { Server } from 'node:http';
@@ -22,7 +25,7 @@ export interface ChildStats {
   queries?: number;
 }
 
-export type HarnessRequest = { id: number; cmd: 'stats' | 'eld-reset' | 'exit' };
+export type HarnessRequest = { id: number; cmd: 'stats' | 'eld-reset' | 'exit' } | { id: number; cmd: 'fixture'; name: string; body: string };
 
 /** VmRSS of a process from /proc (kB), or NaN off Linux. */
 export function rssKb(pid: number): number {
@@ -35,7 +38,10 @@ export function rssKb(pid: number): number {
 }
 
 /** Announces the port and serves the bench's requests; `close` runs before exiting. */
-export function attachHarness(server: Server, opts: { queries?: () => number; close?: () => Promise<void> } = {}): void {
+export function attachHarness(
+  server: Server,
+  opts: { queries?: () => number; close?: () => Promise<void>; fixture?: (name: string, body: string) => boolean } = {},
+): void {
   // The histogram holds whole intervals of its sampling timer; the delay is what exceeds RESOLUTION.
   const RESOLUTION = 5;
   const eld = monitorEventLoopDelay({ resolution: RESOLUTION });
@@ -55,6 +61,8 @@ export function attachHarness(server: Server, opts: { queries?: () => number; cl
     } else if (msg.cmd === 'eld-reset') {
       eld.reset();
       reply({ ok: true });
+    } else if (msg.cmd === 'fixture') {
+      reply({ ok: opts.fixture?.(msg.name, msg.body) ?? false });
     } else if (msg.cmd === 'exit') {
       server.closeAllConnections();
       server.close();

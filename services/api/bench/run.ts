@@ -5,14 +5,17 @@
  * (TEST_DATABASE_URL or DATABASE_URL, else an embedded PostgreSQL; a scratch database dropped at
  * the end): the service (serve-service.ts: buildService + listen), the naive anchor (naive-app.ts:
  * express-session + connect-pg-simple, re-saved on every hit) and the ceiling anchor
- * (ceiling-app.ts: Express + helmet, constant JSON). Data is seeded through the service's HTTP API
- * (register, household, rules, logins), plus bulk SQL for the events.
+ * (ceiling-app.ts: Express + helmet, constant JSON; after seeding it is handed the service's real
+ * events page 1, byte for byte, to answer as a constant). Data is seeded through the service's
+ * HTTP API (register, household, rules, logins), plus bulk SQL for the events.
  *
  * Scenarios (--rounds rounds of --seconds at --connections, median reported; rounds interleave
  * across scenarios so machine noise spreads evenly): GET /me on the three apps, GET household,
- * GET rules, GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), PATCH
- * household; then a login storm (20 concurrent real logins, bcrypt cost 12, while GET /me runs at
- * 20 connections) and the service's RSS after each of three rounds of mixed load.
+ * GET rules, GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), the ceiling
+ * answering that page 1 as a constant (the transport floor of a 100-event page, ~35 kB: the
+ * verdict on events page 1 shows it as % of the ceiling's GET /me, and the service's page 1 as %
+ * of it), PATCH household; then a login storm (20 concurrent real logins, bcrypt cost 12, while
+ * GET /me runs at 20 connections) and the service's RSS after each of three rounds of mixed load.
  *
  *   npm run bench                                  # full run (about 10 minutes)
  *   npm run bench -- --quick                       # smoke run: 1 round of 3 s, 10,000 events, RSS 3 × 10 s
@@ -22,7 +25,7 @@
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --only <ids> (me-ceiling, me-naive, me, household,
- * rules, events-first, events-deep, patch-household, storm, rss).
+ * rules, events-ceiling, events-first, events-deep, patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
  * passed to the service as main reads it.
@@ -90,6 +93,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const ext = path.extname(fileURLToPath(import.meta.url));
 const sessionSecret = randomBytes(36).toString('base64url');
 
+/** A request to the harness without its id (App.ask numbers it). */
+type HarnessMessage = HarnessRequest extends infer R ? (R extends unknown ? Omit<R, 'id'> : never) : never;
+
 class App {
   private pending = new Map<number, (v: unknown) => void>();
   private nextId = 1;
@@ -133,20 +139,25 @@ class App {
     return this.proc.pid!;
   }
 
-  private ask<T>(cmd: HarnessRequest['cmd']): Promise<T> {
+  private ask<T>(msg: HarnessMessage): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve) => {
       this.pending.set(id, resolve as (v: unknown) => void);
-      this.proc.send({ id, cmd } satisfies HarnessRequest);
+      this.proc.send({ id, ...msg } satisfies HarnessRequest);
     });
   }
 
   stats(): Promise<ChildStats> {
-    return this.ask<ChildStats>('stats');
+    return this.ask<ChildStats>({ cmd: 'stats' });
   }
 
   async resetEventLoopDelay(): Promise<void> {
-    await this.ask('eld-reset');
+    await this.ask({ cmd: 'eld-reset' });
+  }
+
+  /** Hands the process data made while seeding; false when it takes no fixture of that name. */
+  async fixture(name: string, body: string): Promise<boolean> {
+    return (await this.ask<{ ok: boolean }>({ cmd: 'fixture', name, body })).ok;
   }
 
   async stop(): Promise<void> {
@@ -330,6 +341,27 @@ try {
     deepPath = `${eventsPath}&cursor=${encodeURIComponent(next)}`;
   }
   const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as unknown[];
+
+  // The transport floor: the ceiling answers the service's real page 1 as a constant. Its answer is
+  // checked byte for byte (and its Content-Type), else it would measure some other page.
+  let eventsPageBytes: number | undefined;
+  if (wanted('events-ceiling')) {
+    const raw = async (base: string, cookie?: string) => {
+      const res = await fetch(base + eventsPath, { headers: cookie ? { cookie } : {} });
+      return { status: res.status, type: res.headers.get('content-type'), body: Buffer.from(await res.arrayBuffer()) };
+    };
+    const real = await raw(service.base, cookies[0]);
+    must({ status: real.status, body: real.body.toString() }, 200, 'events page 1');
+    if (!(await ceiling.fixture('events-page', real.body.toString('utf8')))) throw new Error('the ceiling took no events page');
+    const copy = await raw(ceiling.base);
+    if (copy.status !== 200 || copy.type !== real.type || !copy.body.equals(real.body)) {
+      throw new Error(
+        `the ceiling's events page differs from the service's: ${copy.status} ${copy.type} ${copy.body.length} bytes vs ${real.status} ${real.type} ${real.body.length} bytes`,
+      );
+    }
+    eventsPageBytes = real.body.length;
+    log(`ceiling holds events page 1: ${eventsPageBytes} bytes, ${real.type}, identical to the service's`);
+  }
   log(`seeded: household ${householdId}, 5 rules, ${opts.events} events (page ${deepPage} holds ${deepItems.length}), ${sessions} sessions per app`);
 
   // -------------------------------------------------------------------------------------------
@@ -352,6 +384,14 @@ try {
       { id: 'me', label: 'GET /me — service', app: 'service', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'household', label: 'GET household', app: 'service', method: 'GET', path: hh, authenticatedGet: true },
       { id: 'rules', label: 'GET rules (5)', app: 'service', method: 'GET', path: `${hh}/rules`, authenticatedGet: true },
+      {
+        id: 'events-ceiling',
+        label: 'GET events page 1 — ceiling (Express + helmet, constant page)',
+        app: 'ceiling',
+        method: 'GET',
+        path: eventsPath,
+        authenticatedGet: false,
+      },
       { id: 'events-first', label: `GET events page 1 (limit ${PAGE_LIMIT})`, app: 'service', method: 'GET', path: eventsPath, authenticatedGet: true },
       {
         id: 'events-deep',
@@ -468,6 +508,7 @@ try {
   const byId = (id: string) => rows.find((r) => r.id === id);
   const naiveRps = byId('me-naive')?.rps ?? Number.NaN;
   const ceilingRps = byId('me-ceiling')?.rps ?? Number.NaN;
+  const ceilingEventsRps = byId('events-ceiling')?.rps ?? Number.NaN;
 
   // -------------------------------------------------------------------------------------------
   // Login storm: GET /me p99 before vs while 20 real logins run at once; event-loop delay meanwhile
@@ -614,15 +655,37 @@ try {
     me && fin(me.rps, ceilingRps) ? `${pct(me.rps / ceilingRps)} (${Math.round(me.rps)} vs ${Math.round(ceilingRps)} req/s)` : '—',
     me && fin(me.rps, ceilingRps) ? me.rps >= 0.45 * ceilingRps : undefined,
   );
+  // The floor under events page 1: what the ceiling loses by answering the same page instead of
+  // /me (transport of ~35 kB and its serialization, nothing else), and where the service stands
+  // against it; the target's lower bound (80 % of GET /me) is compared with the floor too.
+  const first = byId('events-first');
+  const ceilingEvents = byId('events-ceiling');
+  const floor = ceilingEvents
+    ? {
+        eventsPageBytes,
+        ceilingMeRps: ceilingRps,
+        ceilingEventsRps,
+        ceilingEventsOfCeilingMe: ceilingEventsRps / ceilingRps,
+        serviceEventsFirstRps: first?.rps ?? Number.NaN,
+        serviceEventsFirstOfCeilingEvents: (first?.rps ?? Number.NaN) / ceilingEventsRps,
+        targetRps: 0.8 * (me?.rps ?? Number.NaN),
+        targetOfCeilingEvents: (0.8 * (me?.rps ?? Number.NaN)) / ceilingEventsRps,
+        cpuMsPerRequest: {
+          ceilingMe: byId('me-ceiling')?.cpuMsPerRequest ?? Number.NaN,
+          ceilingEvents: ceilingEvents.cpuMsPerRequest,
+          serviceMe: me?.cpuMsPerRequest ?? Number.NaN,
+          serviceEventsFirst: first?.cpuMsPerRequest ?? Number.NaN,
+        },
+      }
+    : undefined;
   for (const r of rows.filter((x) => x.authenticatedGet)) {
-    verdict(
-      `${r.label} within 20 % of GET /me req/s`,
-      me ? `${pct(r.rps / me.rps)} of GET /me (${Math.round(r.rps)} req/s)` : '—',
-      me ? r.rps >= 0.8 * me.rps && r.rps <= 1.2 * me.rps : undefined,
-    );
+    let measured = me ? `${pct(r.rps / me.rps)} of GET /me (${Math.round(r.rps)} req/s)` : '—';
+    if (r.id === 'events-first' && floor) {
+      measured += `; floor: ceiling events page = ${pct(floor.ceilingEventsOfCeilingMe)} of ceiling /me (${Math.round(floor.ceilingEventsRps)} vs ${Math.round(floor.ceilingMeRps)} req/s); service events page = ${pct(floor.serviceEventsFirstOfCeilingEvents)} of the ceiling's events page; 80 % of GET /me (${Math.round(floor.targetRps)} req/s) = ${pct(floor.targetOfCeilingEvents)} of it`;
+    }
+    verdict(`${r.label} within 20 % of GET /me req/s`, measured, me ? r.rps >= 0.8 * me.rps && r.rps <= 1.2 * me.rps : undefined);
   }
   verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${me.p99} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
-  const first = byId('events-first');
   const deep = byId('events-deep');
   verdict(
     `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,
@@ -703,6 +766,7 @@ try {
       finishedAt: new Date().toISOString(),
       options: { ...opts, only: opts.only ? [...opts.only] : undefined, deepPage, pageLimit: PAGE_LIMIT },
       scenarios: rows.map((r) => ({ ...r, ratioToNaiveMe: r.rps / naiveRps, ratioToCeiling: r.rps / ceilingRps })),
+      transportFloor: floor,
       storm,
       rss,
       verdicts,

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { Clock, Membership, MembershipsSql } from '@svc/contracts';
+import type { Clock, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
 import { preparedQuery } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
@@ -27,6 +27,16 @@ export interface LoadedSessionRow {
   account?: AccountSummary;
   /** The account's memberships, when the store was given `membershipsSql`. */
   memberships?: Membership[];
+  /** The read-ahead's value (null: nothing to lend), when one was asked for. */
+  readAhead?: unknown;
+}
+
+/** Which read-ahead to add to the session statement, and for which resource. */
+export interface ReadAheadRequest {
+  /** Index into the store's `readAheads`. */
+  index: number;
+  /** The path's parameter: a lower-case uuid (checked by the caller; the statement casts it). */
+  id: string;
 }
 
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
@@ -41,6 +51,7 @@ interface SessionRow {
   has_password: boolean;
   security_stamp: string | null;
   memberships?: Membership[] | null;
+  read_ahead?: unknown;
 }
 
 /**
@@ -72,6 +83,11 @@ export interface AccountSessionStoreOptions {
    * it the session statement reads no memberships and GET /me asks MembershipsProvider.
    */
   membershipsSql?: MembershipsSql;
+  /**
+   * Reads other packages lend to the session statement (see SessionReadAhead): each makes one
+   * more named variant of the statement, with its value as one more column.
+   */
+  readAheads?: readonly SessionReadAhead[];
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
   onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
   /** Failures of the background lastSeenAt write (nothing waits for it). */
@@ -121,8 +137,11 @@ export class AccountSessionStore extends PGStore {
   /** Requests whose session was read from the table (as opposed to made new for this request). */
   private readonly stored = new WeakSet<Request>();
 
-  /** The one statement of the read path, built once; named so each connection parses and plans it once. */
-  private readonly statement: { name: string; text: string };
+  /**
+   * The one statement of the read path, built once; named so each connection parses and plans it
+   * once. `[0]` is the session alone, `[i + 1]` the same with read-ahead `i` as one more column.
+   */
+  private readonly statements: { name: string; text: string }[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -130,13 +149,16 @@ export class AccountSessionStore extends PGStore {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
     const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
-    const text = `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
-              a.password_hash is not null as has_password, a.security_stamp${memberships}
+    const statement = (extra: string) => {
+      const text = `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
+              a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
          from ${SESSION_TABLE} s
          left join accounts a on a.id = (s.sess->>'accountId')::uuid
         where s.sid = $1 and s.expire > $2`;
-    // The name follows the text: pg refuses one name for two different texts on a connection.
-    this.statement = { name: `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+      // The name follows the text: pg refuses one name for two different texts on a connection.
+      return { name: `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+    };
+    this.statements = [statement(''), ...(options.readAheads ?? []).map((r) => statement(`, ${r.select('a.id', '$3::uuid')} as read_ahead`))];
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
@@ -152,12 +174,17 @@ export class AccountSessionStore extends PGStore {
 
   /**
    * The session `sid` with its account (and, when the host gave the memberships' SQL, the
-   * account's memberships) in ONE prepared statement; null when there is no such live session, the
+   * account's memberships, and the value of read-ahead `ahead` when asked) in ONE prepared
+   * statement; null when there is no such live session, the
    * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
-  async loadSession(sid: string): Promise<LoadedSessionRow | null> {
-    const [row] = await preparedQuery<SessionRow>(this.o.knex, { ...this.statement, values: [sid, this.o.clock.now()] });
+  async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
+    const statement = ahead ? this.statements[ahead.index + 1] : undefined;
+    const [row] = await preparedQuery<SessionRow>(
+      this.o.knex,
+      statement ? { ...statement, values: [sid, this.o.clock.now(), ahead!.id] } : { ...this.statements[0]!, values: [sid, this.o.clock.now()] },
+    );
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };
@@ -175,6 +202,7 @@ export class AccountSessionStore extends PGStore {
         hasPassword: row.has_password,
       },
       memberships: row.memberships ?? undefined,
+      ...(statement ? { readAhead: row.read_ahead ?? null } : {}),
     };
   }
 

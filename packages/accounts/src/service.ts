@@ -1,4 +1,4 @@
-import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
 import { InputError, LockedError, type Logger, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
@@ -128,6 +128,11 @@ export interface AccountServiceOptions {
    */
   membershipsSql?: MembershipsSql;
   /**
+   * From other packages: reads of their GET routes (a household, its rules) that the session
+   * statement loads in the same round trip when a request is for one of them (SessionReadAhead).
+   */
+  readAheads?: readonly SessionReadAhead[];
+  /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
    */
@@ -229,6 +234,7 @@ export class AccountService {
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       membershipsSql: options.membershipsSql,
+      readAheads: options.readAheads,
     });
     this.identities = new KnexIdentityStore(knex);
     this.social = new SocialSignIn({

@@ -1,12 +1,12 @@
-import { type Clock, type Membership, type MembershipsSql, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
+import { type Clock, type Membership, type MembershipsSql, type RandomBytes, SESSION_COOKIE, type SessionReadAhead } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, keepContext, type Logger, rememberMemberships } from '@svc/http-kit';
+import { AuthenticationError, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
-import { AccountSessionStore, cookieOnClock } from './AccountSessionStore.js';
+import { AccountSessionStore, cookieOnClock, type ReadAheadRequest } from './AccountSessionStore.js';
 import type { AccountSummary } from './me.js';
 
 declare module 'express-session' {
@@ -53,6 +53,8 @@ export interface SessionsOptions {
   logger?: Logger;
   /** The memberships' SQL (households'): loaded with the session, in the same statement. */
   membershipsSql?: MembershipsSql;
+  /** Reads of other packages' GET routes, loaded with the session in the same statement (SessionReadAhead). */
+  readAheads?: readonly SessionReadAhead[];
 }
 
 export interface Sessions {
@@ -83,6 +85,8 @@ function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** Sign-in, sign-out and the providers' callbacks live here: they always take express-session's path. */
 const AUTH_PATHS = '/api/v1/auth';
+/** A uuid in any letter case (the only kind of id a read-ahead is asked for). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Signed cookie values remembered as verified (a few hundred kB at most). */
 const VERIFIED_MAX = 10_000;
 
@@ -93,9 +97,26 @@ export function createSessions(o: SessionsOptions): Sessions {
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
     membershipsSql: o.membershipsSql,
+    readAheads: o.readAheads,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
+  const readAheads = (o.readAheads ?? []).map((r) => {
+    if (!/^[a-z_]+$/.test(r.name) || (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length !== 1) {
+      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with exactly one parameter`);
+    }
+    return { name: r.name, match: pathMatcher(r.path) };
+  });
+  /** The read-ahead for a GET of this path: the first whose path matches, when its one parameter is a uuid. */
+  const readAheadFor = (path: string): ReadAheadRequest | undefined => {
+    for (let index = 0; index < readAheads.length; index++) {
+      const params = readAheads[index]!.match(path);
+      if (!params) continue;
+      const id = Object.values(params)[0];
+      return id !== undefined && UUID.test(id) ? { index, id: id.toLowerCase() } : undefined;
+    }
+    return undefined;
+  };
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
 
   const middleware = keepContext(
@@ -162,7 +183,9 @@ export function createSessions(o: SessionsOptions): Sessions {
    * takes to notice changes, its header hook) is skipped; every request that may change a session
    * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily
    * renewal) takes express-session's path, so the session mechanism stays express-session +
-   * connect-pg-simple.
+   * connect-pg-simple. When the path is one a package lent a read for (`readAheads`: GET of a
+   * household, of its rules), that read is one more column of the same statement, so the whole
+   * authenticated GET is one round trip; the value is handed to the route only once the session held.
    */
   const fast: RequestHandler = (req, res, next) => {
     if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
@@ -172,13 +195,16 @@ export function createSessions(o: SessionsOptions): Sessions {
     // An unsigned value, or one whose signature fails, is no session (express-session ignores it too).
     const sid = raw?.startsWith('s:') ? unsign(raw) : false;
     if (sid === false) return next();
-    store.loadSession(sid).then((found) => {
+    const ahead = readAheads.length ? readAheadFor(req.path) : undefined;
+    store.loadSession(sid, ahead).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();
       // Due for the daily renewal: express-session's path saves it and re-sends the cookie.
       if (!(o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS)) return slow(req, res, next);
       loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
+      // Lent only by a session that held: the route's own read finds it instead of asking again.
+      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.id, found.readAhead);
       next();
     }, next);
   };

@@ -53,6 +53,28 @@ export interface MembershipsSql {
   select(accountId: string): string;
 }
 
+/**
+ * A read a package lends to the session statement, so that an authenticated GET of one resource
+ * costs one round trip: when a GET (or HEAD) path matches `path`, the session loader adds
+ * `select(accountId, id)` to its one statement as one more column, and the request finds the value
+ * through http-kit's `readAhead(name, id)` instead of asking the database again. The package that
+ * owns the tables writes the SQL (the session loader never names them), as with MembershipsSql.
+ */
+export interface SessionReadAhead {
+  /** Names the statement variant and the value: unique among read-aheads, `[a-z_]+`. */
+  name: string;
+  /** The operation's path, OpenAPI style, with exactly one parameter (a uuid): `/api/v1/households/{householdId}`. */
+  path: string;
+  /**
+   * A scalar subquery of type `json` for the account whose id is the SQL expression `accountId` (a
+   * column of the caller's statement) and the resource whose id is `id` (a placeholder bound to
+   * the path's one parameter, lower-cased, and only ever a uuid): the value the package's own read
+   * would answer, or null when the account may not read it (not a member) or there is none; the
+   * package then reads as it would without it.
+   */
+  select(accountId: string, id: string): string;
+}
+
 /** What other packages may know of accounts; implemented by @svc/accounts. */
 export interface AccountDirectory {
   /** Display name and address of each existing account among `ids`. */

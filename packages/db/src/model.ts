@@ -46,3 +46,13 @@ export class BaseModel extends Model {
 
 export type { ModelClass, Pojo, QueryBuilder, Transaction } from 'objection';
 export { objection };
+
+/**
+ * SQL formatting a timestamptz `column` as the API writes timestamps, exactly as
+ * `Date.prototype.toISOString` would after pg read it (UTC, milliseconds cut, not rounded, as pg's
+ * driver cuts them): `2026-11-25T13:16:28.416Z`. For reads whose rows do not pass through a Date
+ * (a JSON value built by PostgreSQL, a statement whose row becomes the answer as it is).
+ */
+export function isoTimestampSql(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}

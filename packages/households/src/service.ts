@@ -11,6 +11,7 @@ import type {
   MembershipsSql,
   PersonalDataSources,
   RandomBytes,
+  SessionReadAhead,
   SpendTurn,
 } from '@svc/contracts';
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
@@ -32,7 +33,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import { type HouseholdStore, type MemberRow, membershipsSql } from './store.js';
+import { type HouseholdStore, householdReadAhead, type MemberRow, membershipsSql } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -115,6 +116,8 @@ export class HouseholdsService {
   readonly memberships: MembershipsProvider;
   /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
   readonly membershipsSql: MembershipsSql = membershipsSql;
+  /** GET of a household as a read the session statement may load in the same round trip. */
+  readonly readAheads: readonly SessionReadAhead[] = [householdReadAhead];
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
   /** The ids of a household's members (no access check). */

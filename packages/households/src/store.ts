@@ -1,6 +1,6 @@
-import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql } from '@svc/contracts';
-import { isPgError, objection, PG } from '@svc/db';
-import { ConflictError, NotAllowedError, NotFoundError, preparedQuery } from '@svc/http-kit';
+import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
+import { isoTimestampSql, isPgError, objection, PG } from '@svc/db';
+import { ConflictError, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
@@ -29,15 +29,40 @@ import {
 const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
 
 /**
- * GET of a household outside a transaction, the hot read: one prepared statement of the answer's
- * columns by name (never `*`: a migration that adds a column must not break it on live
- * connections), aliased to the model's camelCase names, so the row becomes the model (and its
- * answer) without knex building, compiling and mapping a query each time.
+ * The answer's columns by name (never `*`: a migration that adds a column must not break a
+ * prepared statement on live connections), aliased to the model's camelCase names, timestamps
+ * formatted by PostgreSQL as the API writes them: the same text in the statement below and in the
+ * session read's read-ahead, so both give the model the same values.
+ */
+const HOUSEHOLD_READ_COLUMNS = HOUSEHOLD_API_COLUMNS.map((c) => {
+  const column = `h.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
+  return `${HouseholdModel.timestamps.includes(c) ? isoTimestampSql(column) : column} as "${c}"`;
+}).join(', ');
+
+/**
+ * GET of a household outside a transaction, the hot read when the session read did not lend it:
+ * one prepared statement of HOUSEHOLD_READ_COLUMNS, so the row becomes the model (and its answer)
+ * without knex building, compiling and mapping a query each time.
  */
 const HOUSEHOLD_READ = {
   name: 'households_read',
-  text: `select ${HOUSEHOLD_API_COLUMNS.map((c) => `${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)} as "${c}"`).join(', ')}
-           from households where id = $1`,
+  text: `select ${HOUSEHOLD_READ_COLUMNS} from households h where h.id = $1`,
+};
+
+/** The name of the household read the session statement loads ahead (GET /api/v1/households/{householdId}). */
+const HOUSEHOLD_READ_AHEAD = 'households_read';
+
+/**
+ * GET of a household as a read the session statement loads in its own round trip (SessionReadAhead):
+ * the same columns as HOUSEHOLD_READ as one JSON object, only when the account is a member
+ * (null otherwise: the service's access check answers 404 as it always does).
+ */
+export const householdReadAhead: SessionReadAhead = {
+  name: HOUSEHOLD_READ_AHEAD,
+  path: '/api/v1/households/{householdId}',
+  select: (accountId, id) =>
+    `(select row_to_json(r) from (select ${HOUSEHOLD_READ_COLUMNS} from households h
+        where h.id = ${id} and exists (select 1 from household_members m where m.household_id = h.id and m.user_id = ${accountId})) r)`,
 };
 
 const { raw } = objection;
@@ -252,8 +277,10 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     if (!UUID.test(householdId)) throw householdNotFound();
     if (!trx) {
-      // GET of a member whose role came with the session read is this one statement.
-      const [found] = await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] });
+      // GET of a member: the session read loaded it ahead (no statement of its own), or this one statement.
+      const found =
+        (readAhead(HOUSEHOLD_READ_AHEAD, householdId) as objection.Pojo | undefined) ??
+        (await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] }))[0];
       if (!found) throw householdNotFound();
       return this.Household.fromDatabaseJson(found).toApi();
     }

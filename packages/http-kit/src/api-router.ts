@@ -159,11 +159,14 @@ const fastJson = ((fastJsonModule as unknown as { default?: unknown }).default ?
 /**
  * The schema as the serializer should see it: every object keeps the properties it does not name
  * (`additionalProperties` true unless the schema says otherwise), so nothing is dropped, and string
- * formats are left out (they only check input; the serializer would reformat a date).
+ * formats are left out (they only check input; the serializer would reformat a date). A union
+ * (`oneOf`, `anyOf`) is written as JSON.stringify writes it: fast-json-stringify would otherwise
+ * validate the value against each branch with ajv, on every answer, to pick the one to write with.
  */
 export function serializerSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(serializerSchema);
   if (!schema || typeof schema !== 'object') return schema;
+  if ('oneOf' in schema || 'anyOf' in schema) return {};
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'format' || k === 'description' || k === 'examples') continue;

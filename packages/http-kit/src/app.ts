@@ -176,18 +176,41 @@ interface RouteTable {
   find(method: string, path: string): { chain: RequestHandler[]; params: Record<string, string> } | undefined;
 }
 
+/** An OpenAPI-style path (`/a/{id}`) matched with path-to-regexp as Express's router matches it: letter case ignored, an optional trailing slash, params decoded (a param that does not decode throws). */
+function expressMatcher(path: string) {
+  const pattern = path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1').replace(/\/+$/, '');
+  return match<Record<string, string>>(pattern || '/', { sensitive: false, end: true, trailing: true, decode: decodeURIComponent });
+}
+
+/**
+ * The parameters of `requestPath` when it is a path of the OpenAPI-style `path` as the API's routes
+ * match it (letter case ignored, an optional trailing slash, params decoded); undefined when it is
+ * not, or a parameter does not decode. For a step that must know, before the routes, which
+ * operation a request is for (the session read's read-ahead).
+ */
+export function pathMatcher(path: string): (requestPath: string) => Record<string, string> | undefined {
+  const m = expressMatcher(path);
+  return (requestPath) => {
+    try {
+      const found = m(requestPath);
+      return found ? found.params : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+}
+
 /**
  * The routes of one ApiRouter by method, in declaration order, each matched with path-to-regexp
  * as Express's router matches it (case-insensitive, an optional trailing slash, params decoded).
  * A param that does not decode is left to Express's router, which answers it.
  */
 function routeTable(api: ApiRouter): RouteTable {
-  const byMethod = new Map<string, { chain: RequestHandler[]; match: (path: string) => false | { params: Partial<Record<string, string | string[]>> } }[]>();
+  const byMethod = new Map<string, { chain: RequestHandler[]; match: ReturnType<typeof expressMatcher> }[]>();
   for (const { operation, chain } of api.routes) {
     const method = operation.method.toUpperCase();
     const list = byMethod.get(method) ?? [];
-    const pattern = operation.path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1').replace(/\/+$/, '');
-    list.push({ chain, match: match(pattern || '/', { sensitive: false, end: true, trailing: true, decode: decodeURIComponent }) });
+    list.push({ chain, match: expressMatcher(operation.path) });
     byMethod.set(method, list);
   }
   return {

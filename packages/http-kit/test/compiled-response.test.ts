@@ -13,6 +13,17 @@ const Item = {
     tags: { type: 'array', items: { type: 'string' } },
     count: { type: 'integer' },
     nested: { type: 'object', properties: { a: { type: 'string' } } },
+    // A union (as a rule's payload): written as JSON.stringify writes it, whichever branch it is.
+    choice: {
+      oneOf: [
+        { type: 'object', required: ['kind', 'n'], properties: { kind: { const: 'A' }, n: { type: 'integer' } } },
+        {
+          type: 'object',
+          required: ['kind', 'time'],
+          properties: { kind: { const: 'B' }, time: { type: 'string' }, days: { type: 'array', items: { type: 'string' } } },
+        },
+      ],
+    },
   },
 } as const;
 const Page = {
@@ -32,8 +43,17 @@ const bodies: unknown[] = [
         tags: ['a', 'b'],
         count: 3,
         nested: { a: 'x', b: 2 },
+        choice: { kind: 'B', days: ['Mon', 'Tue'], time: '18:00', n: 1.5 },
       },
-      { id: '00000000-0000-4000-8000-000000000002', when: '2026-12-02', note: null, tags: [], count: 0, unnamed: { deep: [1, 'two', null] } },
+      {
+        id: '00000000-0000-4000-8000-000000000002',
+        when: '2026-12-02',
+        note: null,
+        tags: [],
+        count: 0,
+        choice: { kind: 'A', n: 2 },
+        unnamed: { deep: [1, 'two', null] },
+      },
     ],
     next: 'cursor"1',
     total: null,

@@ -1,4 +1,4 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SessionReadAhead, type SpendTurn } from '@svc/contracts';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
 import { defaultRulesFor } from './defaults.js';
@@ -6,7 +6,7 @@ import { mergeParses } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
-import type { MealRuleStore } from './store.js';
+import { type MealRuleStore, rulesReadAhead } from './store.js';
 import { todayIn } from './today.js';
 
 /** Where the service reports a parser that failed (a pino logger fits). */
@@ -57,6 +57,8 @@ class Uncharged {
  * that fails costs nothing and never turns into a 5xx. No HTTP here.
  */
 export class MealRulesService {
+  /** GET …/rules as a read the session statement may load in the same round trip (for the host to hand to accounts). */
+  readonly readAheads: readonly SessionReadAhead[] = [rulesReadAhead];
   private readonly store: MealRuleStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;

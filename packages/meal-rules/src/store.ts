@@ -1,5 +1,6 @@
-import type { Pojo } from '@svc/db';
-import { preparedQuery } from '@svc/http-kit';
+import type { SessionReadAhead } from '@svc/contracts';
+import { isoTimestampSql, type Pojo } from '@svc/db';
+import { preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
@@ -31,15 +32,38 @@ function writable(request: MealRuleRequest) {
 }
 
 /**
- * The list read outside a transaction (GET …/rules, the hot read): one prepared statement of the
- * columns `apiColumns` selects, by name and aliased to the model's camelCase names, so the rows
- * become models (and their answers) without knex building, compiling and mapping a query each time.
+ * The columns `apiColumns` selects, by name and aliased to the model's camelCase names, timestamps
+ * formatted by PostgreSQL as the API writes them: the same text in LIST_RULES and in the session
+ * read's read-ahead, so both give the model the same values.
+ */
+const LIST_COLUMNS = `r.id, r.household_id as "householdId", r.kind, r.strength, r.scope, r.start_date::text as "startDate", r.end_date::text as "endDate",
+                r.source, r.payload, ${isoTimestampSql('r.created_at')} as "createdAt", ${isoTimestampSql('r.updated_at')} as "updatedAt"`;
+
+/**
+ * The list read outside a transaction (GET …/rules, the hot read) when the session read did not
+ * lend it: one prepared statement of LIST_COLUMNS, so the rows become models (and their answers)
+ * without knex building, compiling and mapping a query each time.
  */
 const LIST_RULES = {
   name: 'meal_rules_list',
-  text: `select id, household_id as "householdId", kind, strength, scope, start_date::text as "startDate", end_date::text as "endDate",
-                source, payload, created_at as "createdAt", updated_at as "updatedAt"
-           from meal_rules where household_id = $1 order by created_at, id`,
+  text: `select ${LIST_COLUMNS} from meal_rules r where r.household_id = $1 order by r.created_at, r.id`,
+};
+
+/** The name of the list read the session statement loads ahead (GET /api/v1/households/{householdId}/rules). */
+const LIST_READ_AHEAD = 'meal_rules_list';
+
+/**
+ * GET …/rules as a read the session statement loads in its own round trip (SessionReadAhead): the
+ * rows of LIST_RULES, in its order, as one JSON array, only when the account is a member of the
+ * household (null otherwise: the service's access check answers 404 as it always does).
+ */
+export const rulesReadAhead: SessionReadAhead = {
+  name: LIST_READ_AHEAD,
+  path: '/api/v1/households/{householdId}/rules',
+  select: (accountId, id) =>
+    `(select coalesce(json_agg(row_to_json(x) order by r.created_at, r.id), '[]'::json)
+        from meal_rules r cross join lateral (select ${LIST_COLUMNS}) x
+       where r.household_id = ${id} and exists (select 1 from household_members m where m.household_id = ${id} and m.user_id = ${accountId}))`,
 };
 
 /**
@@ -59,7 +83,10 @@ export class ObjectionMealRuleStore implements MealRuleStore {
 
   async list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]> {
     if (!trx) {
-      const found = await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] });
+      // The session read loaded the list ahead (no statement of its own), or this one statement.
+      const found =
+        (readAhead(LIST_READ_AHEAD, householdId) as Pojo[] | undefined) ??
+        (await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] }));
       return found.map((row) => this.Rule.fromDatabaseJson(row).toApi());
     }
     const rows = await this.Rule.query(trx)

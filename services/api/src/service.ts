@@ -155,6 +155,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
+    // GET of a household and of its rules: loaded with the session, in its one statement.
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads],
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

@@ -5,6 +5,7 @@
  * These are correctness tests (roles, removals, forged cookies, statement counts), never timings.
  */
 import { SESSION_COOKIE } from '@svc/contracts';
+import * as mealRules from '@svc/meal-rules';
 import { expect } from 'chai';
 import request from 'supertest';
 import { type Harness, signUp, startHarness } from './harness.js';
@@ -54,9 +55,13 @@ describe('the authenticated read path', () => {
     const page = await member.get(`${hh}/events`).set('X-Diagnostics', '1');
     expect(page.status).to.equal(200);
     expect(queries(page)).to.equal(2);
+    // The household and its rules are read ahead by the session statement: one round trip each.
     const rules = await member.get(`${hh}/rules`).set('X-Diagnostics', '1');
     expect(rules.status).to.equal(200);
-    expect(queries(rules)).to.equal(2);
+    expect(queries(rules)).to.equal(1);
+    const read = await member.get(hh).set('X-Diagnostics', '1');
+    expect(read.status).to.equal(200);
+    expect(queries(read)).to.equal(1);
 
     // Made a Junior: the very next request (a write, on express-session's path) is refused.
     expect((await owner.patch(`${hh}/members/${joined.body.memberId}`).send({ role: 'Junior' })).status).to.equal(200);
@@ -75,6 +80,74 @@ describe('the authenticated read path', () => {
       expect(res.body.code, path).to.equal('not_found');
     }
     expect((await member.get('/api/v1/me')).body.memberships).to.deep.equal([]);
+  });
+
+  it("reads lent to the session statement answer exactly what the packages' own reads answer", async () => {
+    const owner = await signUp(h.app, 'ahead-owner@example.com');
+    const stranger = await signUp(h.app, 'ahead-stranger@example.com');
+    const household = (await owner.post('/api/v1/households').send({ name: 'Ahead "quoted" ünïcode', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' }))
+      .body;
+    const hh = `/api/v1/households/${household.id}`;
+    const patched = await owner.patch(hh).send({ address: 'Storgata 1\n0155 Oslo\t"A"', loyaltyPrograms: ['Trumf', 'Coop "Medlem"'], maxNewDishesPerWeek: 4 });
+    expect(patched.status).to.equal(200);
+    const rule = (payload: object, endDate: string | null) => ({
+      payload,
+      strength: 'Soft',
+      scope: endDate ? 'DateRange' : 'Permanent',
+      startDate: endDate ? '2026-12-01' : null,
+      endDate,
+    });
+    for (const body of [
+      rule({ kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 }, null),
+      rule({ kind: 'CategoryFrequency', category: 'Vegetarian', minimumPerWeek: 2, maximumPerWeek: 4 }, '2026-12-24'),
+    ]) {
+      const created = await owner.post(`${hh}/rules`).send(body);
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+    }
+    // Timestamps with microseconds, one a hair before the next second: both reads must cut them to
+    // milliseconds as pg's driver does (…07.999Z), never round them up; the rules tie on the millisecond.
+    await h.db.knex.raw(
+      `update households set updated_at = '2026-03-04 05:06:07.999999+00', onboarding_completed_at = '2026-03-04 05:06:07.000500+00' where id = ?`,
+      [household.id],
+    );
+    await h.db.knex.raw(`update meal_rules set created_at = '2026-03-04 05:06:07.123999+00' where household_id = ?`, [household.id]);
+
+    const userId = (await owner.get('/api/v1/me')).body.user.id as string;
+    const got = await owner.get(hh).set('X-Diagnostics', '1');
+    expect(got.status).to.equal(200);
+    expect(queries(got)).to.equal(1);
+    // Outside a request nothing is read ahead: the package's own read (Objection, the driver's Dates).
+    const reference = await h.service.households.get(userId, household.id);
+    expect(got.body).to.deep.equal(JSON.parse(JSON.stringify(reference)));
+    expect(got.body.updatedAt).to.equal('2026-03-04T05:06:07.999Z');
+    expect(got.body.onboardingCompletedAt).to.equal('2026-03-04T05:06:07.000Z');
+    expect(got.body.loyaltyPrograms).to.deep.equal(['Trumf', 'Coop "Medlem"']);
+
+    const rules = await owner.get(`${hh}/rules`).set('X-Diagnostics', '1');
+    expect(rules.status).to.equal(200);
+    expect(queries(rules)).to.equal(1);
+    const store = new mealRules.ObjectionMealRuleStore(h.db.knex);
+    const listed = await h.db.knex.transaction((trx) => store.list(household.id, trx));
+    expect(rules.body).to.deep.equal(JSON.parse(JSON.stringify(listed)));
+    expect(rules.body).to.have.length(2);
+    expect(rules.body.map((r: { createdAt: string }) => r.createdAt)).to.deep.equal(['2026-03-04T05:06:07.123Z', '2026-03-04T05:06:07.123Z']);
+
+    // A household with no rules: an empty list, still one statement.
+    const empty = (await owner.post('/api/v1/households').send({ name: 'Empty', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const none = await owner.get(`/api/v1/households/${empty.id}/rules`).set('X-Diagnostics', '1');
+    expect(none.body).to.deep.equal([]);
+    expect(queries(none)).to.equal(1);
+
+    // Nothing is lent to a non-member: 404 as always, in the one statement.
+    for (const path of [hh, `${hh}/rules`, `/api/v1/households/${household.id.toUpperCase()}`]) {
+      const res = await stranger.get(path).set('X-Diagnostics', '1');
+      expect(res.status, path).to.equal(404);
+      expect(res.body.code, path).to.equal('not_found');
+      expect(queries(res), path).to.equal(1);
+    }
+    // After a write in the same session the next read sees it (a lent value lives for one request only).
+    expect((await owner.patch(hh).send({ name: 'Renamed' })).status).to.equal(200);
+    expect((await owner.get(hh)).body.name).to.equal('Renamed');
   });
 
   it('a non-member never learns a household exists, whatever its id looks like', async () => {

@@ -190,18 +190,23 @@ function compileSerializers(responses: Record<number, ResponseSpec>): Map<number
 
 const expressJson = express.response.json;
 
-/**
- * `res.json` for routes with compiled serializers: the compiled one for the status, else Express's
- * own. The answer is ended directly: `res.send` would only parse and re-format the Content-Type it
- * was given and look for an ETag (off) and freshness (never, without one) before doing the same.
- */
+/** `res.json` for routes with compiled serializers: the compiled one for the status (sent with `sendJsonText`), else Express's own. */
 function compiledJson(this: Response, body: unknown): Response {
   const serialize = (this.locals.serializers as Map<number, (doc: unknown) => string>).get(this.statusCode);
   if (!serialize) return expressJson.call(this, body);
-  const text = serialize(body);
-  if (!this.hasHeader('Content-Type')) this.setHeader('Content-Type', 'application/json; charset=utf-8');
-  this.setHeader('Content-Length', Buffer.byteLength(text));
-  if (this.req.method === 'HEAD') this.end();
-  else this.end(text, 'utf8');
-  return this;
+  return sendJsonText(this, serialize(body));
+}
+
+/**
+ * Ends the answer with `text`, JSON already written (by a compiled serializer, or by PostgreSQL),
+ * as `res.json` would send it: Content-Type `application/json; charset=utf-8` unless one is set,
+ * Content-Length, no body for HEAD. `res.send` would only parse and re-format the Content-Type and
+ * look for an ETag (off) and freshness (never, without one) before doing the same.
+ */
+export function sendJsonText(res: Response, text: string): Response {
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (res.req.method === 'HEAD') res.end();
+  else res.end(text, 'utf8');
+  return res;
 }

@@ -22,6 +22,7 @@ export {
   type CalendarEvent,
   type CalendarFeedStore,
   type EventPage,
+  type EventPageJson,
   type EventPosition,
   type MealEventStore,
   type MealEventValues,

@@ -99,4 +99,75 @@ describe('ObjectionMealEventStore', () => {
     for (const item of items) expect(item).to.deep.equal(await store.get(own, item.id));
     expect(items[1]!.createdAt).to.equal('2026-11-22T09:00:00.124Z');
   });
+
+  it("pageJson writes every page exactly as the list route's serializer writes page's items, and finds the same next position", async () => {
+    const own = randomUUID();
+    const members = [randomUUID(), randomUUID()];
+    const notes = ['', 'plain', 'quote " back\\slash / slash', 'line\nbreak\ttab\r\u0001\u001f\u007f', 'ünïcödé 🍲 \u2028\u2029', 'x'.repeat(500)];
+    const at = new Date('2026-11-22T09:00:00.999Z');
+    // Three events at one date and time: the id decides their order.
+    for (let i = 0; i < 14; i++) {
+      const values = {
+        date: `2026-12-${String(1 + Math.floor(i / 3)).padStart(2, '0')}`,
+        eventType: (['Guests', 'Away', 'Activity'] as const)[i % 3]!,
+        servingTime: i % 3 === 0 ? '07:05' : '18:30',
+        availableCookingMinutes: i * 7,
+        notes: notes[i % notes.length]!,
+        participants:
+          i % 4 === 0
+            ? []
+            : [
+                { memberId: members[i % 2]!, name: `Mëmber "${i}"` },
+                { memberId: null, name: 'Guest\\' },
+              ],
+      };
+      await store.create(own, randomUUID(), values, new Date(at.getTime() + i * 1000));
+    }
+    // Microseconds in a timestamp: cut to the millisecond, as pg's driver cuts them.
+    await db.knex.raw(`update meal_events set updated_at = '2026-11-22 09:00:00.999999+00' where household_id = ?`, [own]);
+    for (const limit of [1, 4, 14, 15, 100]) {
+      for (const [from, to] of [
+        [null, null],
+        ['2026-12-02', null],
+        [null, '2026-12-03'],
+        ['2026-12-02', '2026-12-03'],
+        ['2027-01-01', null],
+      ] as const) {
+        let after: PageRequest['after'] = null;
+        for (let turn = 0; turn < 20; turn++) {
+          const req: PageRequest = { from, to, after, limit };
+          const rows = await store.page(own, req);
+          const json = await store.pageJson(own, req);
+          // Byte for byte what the list route wrote before (its serializer writes a participant's
+          // members in the schema's order; the jsonb column keeps its own).
+          const inSchemaOrder = rows.items.map((e) => ({ ...e, participants: e.participants.map((p) => ({ memberId: p.memberId, name: p.name })) }));
+          expect(`[${json.items}]`, JSON.stringify(req)).to.equal(JSON.stringify(inSchemaOrder));
+          const last = rows.items.at(-1);
+          expect(json.last, JSON.stringify(req)).to.deep.equal(rows.hasMore && last ? { date: last.date, servingTime: last.servingTime, id: last.id } : null);
+          if (!json.last) break;
+          after = json.last;
+        }
+      }
+    }
+    expect((await store.pageJson(randomUUID(), { from: null, to: null, after: null, limit: 5 })).items).to.equal('');
+  });
+
+  it('pageJson reads its page from the ordering index, limit + 1 rows', async () => {
+    const { text, values } = store.pageJsonStatement(household, { from: null, to: null, after: position, limit: 50 });
+    const explained = await db.knex.transaction(async (trx) => {
+      await trx.raw('set local enable_seqscan = off');
+      const bindings: unknown[] = [];
+      const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
+        bindings.push(values[Number(n) - 1]);
+        return '?';
+      });
+      const res = await trx.raw(`explain ${sql}`, bindings as Knex.RawBinding[]);
+      return (res.rows as Record<string, string>[]).map((r) => Object.values(r)[0]).join('\n');
+    });
+    expect(explained).to.match(/Index Scan using meal_events_household_order_idx/);
+    expect(explained).to.match(/Limit/);
+    expect(explained).not.to.match(/Seq Scan/);
+    expect(values.at(-1)).to.equal(50);
+    expect(values.at(-2)).to.equal(51);
+  });
 });

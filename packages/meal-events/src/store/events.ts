@@ -41,6 +41,14 @@ export interface EventPage {
   hasMore: boolean;
 }
 
+/** A page as JSON text, written by PostgreSQL: what the list route answers, without a row or an object per event in between. */
+export interface EventPageJson {
+  /** The items, each exactly as JSON.stringify writes a MealEvent of `page`, joined by commas (no brackets); '' for none. */
+  items: string;
+  /** The position of the last item when another event follows it (the next page starts after it); null on the last page. */
+  last: EventPosition | null;
+}
+
 /** The fields of an event as the store writes them: the service has already cut `servingTime` to HH:mm and cleaned the participants. */
 export interface MealEventValues {
   date: string;
@@ -64,6 +72,8 @@ export interface CalendarEvent extends MealEvent {
 export interface MealEventStore {
   /** One page in list order (keyset: its cost does not grow with depth). */
   page(householdId: string, request: PageRequest): Promise<EventPage>;
+  /** The same page as `page`, as JSON text (the hot list read). */
+  pageJson(householdId: string, request: PageRequest): Promise<EventPageJson>;
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
   /** Writes a new event with the id the service chose. */
   create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
@@ -141,7 +151,47 @@ export class ObjectionMealEventStore implements MealEventStore {
   }
 
   /**
-   * The hot list read: one prepared statement (`pageStatement`). `apiColumns` already formats every
+   * The statement `pageJson` runs: `pageStatement`'s rows (the same index scan, cut at limit + 1)
+   * made into one row by PostgreSQL — each event as the JSON the API answers (row_to_json keeps the
+   * columns' order, which is the schema's; participants rebuilt from the jsonb in the schema's key
+   * order, memberId then name), joined in list order; the count of rows read (limit + 1: another
+   * page follows) and the position of the limit-th, the next cursor's. Its one more value is `limit`.
+   */
+  pageJsonStatement(householdId: string, request: PageRequest): PreparedStatement {
+    const page = this.pageStatement(householdId, request);
+    const limit = `$${page.values.length + 1}`;
+    const participants = `(select coalesce('[' || string_agg(row_to_json(p)::text, ',' order by a.i) || ']', '[]')
+               from jsonb_array_elements(q.participants) with ordinality a(v, i)
+               cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
+    const text = `select coalesce(string_agg(x.j, ',' order by x.n) filter (where x.n <= ${limit}), '') as items, count(*)::int as found,
+       max(x.date) filter (where x.n = ${limit}) as last_date, max(x.serving_time) filter (where x.n = ${limit}) as last_serving_time,
+       max(x.id::text) filter (where x.n = ${limit}) as last_id
+  from (select row_to_json(r)::text as j, q.date, q.serving_time, q.id,
+               row_number() over (order by q.date::date, q.serving_time::time, q.id) as n
+          from (${page.text}) q
+          cross join lateral (select q.id, q.household_id as "householdId", q.date, q.event_type as "eventType", q.serving_time as "servingTime",
+                                     q.available_cooking_minutes as "availableCookingMinutes", q.notes, ${participants} as participants,
+                                     q.created_at as "createdAt", q.updated_at as "updatedAt") r) x`;
+    return { name: `${page.name}_json`, text, values: [...page.values, request.limit] };
+  }
+
+  /**
+   * The hot list read as JSON text: one prepared statement (`pageJsonStatement`) whose one row holds
+   * the page as the API writes it, so the process neither parses a row per event nor builds and
+   * serializes an object per event (the services/api and store tests hold it byte for byte to
+   * JSON.stringify of `page`).
+   */
+  async pageJson(householdId: string, request: PageRequest): Promise<EventPageJson> {
+    const [row] = await preparedQuery<{ items: string; found: number; last_date: string | null; last_serving_time: string | null; last_id: string | null }>(
+      this.Event.knex(),
+      this.pageJsonStatement(householdId, request),
+    );
+    const more = row !== undefined && row.found > request.limit && row.last_date !== null && row.last_serving_time !== null && row.last_id !== null;
+    return { items: row?.items ?? '', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
+  }
+
+  /**
+   * The list read as rows: one prepared statement (`pageStatement`). `apiColumns` already formats every
    * value in PostgreSQL, so each row only gets the API's names, without knex building and compiling
    * the query, a model instance, or a Date parsed and formatted back.
    */

@@ -2,6 +2,7 @@ export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendar
 export {
   type CalendarEvent,
   type EventPage,
+  type EventPageJson,
   type EventPosition,
   type MealEventStore,
   type MealEventValues,

@@ -136,6 +136,8 @@ export function mergeInputErrors(errors: InputError[]): InputError {
  */
 export class PartValidator {
   private readonly validate: ValidateFunction;
+  /** Path parameters that are ids (format uuid): handed on lower-cased, as every store keeps them (a uuid is the same in any letter case). */
+  private readonly uuids: string[];
 
   constructor(
     readonly schema: JsonSchema,
@@ -143,12 +145,20 @@ export class PartValidator {
     private readonly codes: Record<string, string> = {},
   ) {
     this.validate = (location === 'body' ? bodyAjv : paramAjv).compile(schema);
+    const properties = (schema as { properties?: Record<string, { format?: unknown }> }).properties ?? {};
+    this.uuids = location === 'path' ? Object.keys(properties).filter((k) => properties[k]?.format === 'uuid') : [];
   }
 
-  /** Returns the validated (and, for query/path, type-coerced) value, or throws InputError. */
+  /** Returns the validated (and, for query/path, type-coerced; path ids lower-cased) value, or throws InputError. */
   check(value: unknown): unknown {
     const copy = value === undefined ? (this.location === 'body' ? undefined : {}) : structuredClone(value);
-    if (this.validate(copy)) return copy;
+    if (this.validate(copy)) {
+      for (const key of this.uuids) {
+        const id = (copy as Record<string, unknown>)[key];
+        if (typeof id === 'string') (copy as Record<string, unknown>)[key] = id.toLowerCase();
+      }
+      return copy;
+    }
     const errors = (this.validate.errors ?? []).filter(
       (e) => !['if', 'oneOf', 'anyOf', 'discriminator'].includes(e.keyword) || (this.validate.errors ?? []).length === 1,
     );

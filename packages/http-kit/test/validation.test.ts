@@ -93,6 +93,8 @@ describe('request validation', () => {
     const ok = await request(server).get(`/api/v1/things/${ID}?limit=7`).set('X-Test-User', 'u');
     expect(ok.body).to.deep.equal({ id: ID, limit: 7, from: null });
     expect((await request(server).get(`/api/v1/things/${ID}`).set('X-Test-User', 'u')).body.limit).to.equal(50);
+    // A path id (format uuid) reaches the handler lower-cased: the same id in any letter case.
+    expect((await request(server).get(`/api/v1/things/${ID.toUpperCase()}`).set('X-Test-User', 'u')).body.id).to.equal(ID);
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'limit=1.5', 'from=2026-02-30', 'from=yesterday', 'limit=1&limit=2']) {
       const res = await request(server).get(`/api/v1/things/${ID}?${q}`).set('X-Test-User', 'u');
       expect(res.status, q).to.equal(400);

@@ -132,6 +132,18 @@ describe('the authenticated read path', () => {
     expect(rules.body).to.have.length(2);
     expect(rules.body.map((r: { createdAt: string }) => r.createdAt)).to.deep.equal(['2026-03-04T05:06:07.123Z', '2026-03-04T05:06:07.123Z']);
 
+    // A uuid is the same id in any letter case: a member's GET of the upper-cased path answers the
+    // same, still in one statement (path ids are handed on lower-cased).
+    for (const [path, body] of [
+      [`/api/v1/households/${household.id.toUpperCase()}`, got.body],
+      [`/api/v1/households/${household.id.toUpperCase()}/rules`, rules.body],
+    ] as const) {
+      const res = await owner.get(path).set('X-Diagnostics', '1');
+      expect(res.status, path).to.equal(200);
+      expect(res.body, path).to.deep.equal(body);
+      expect(queries(res), path).to.equal(1);
+    }
+
     // A household with no rules: an empty list, still one statement.
     const empty = (await owner.post('/api/v1/households').send({ name: 'Empty', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
     const none = await owner.get(`/api/v1/households/${empty.id}/rules`).set('X-Diagnostics', '1');

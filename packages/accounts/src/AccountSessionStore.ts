@@ -85,7 +85,8 @@ export interface AccountSessionStoreOptions {
   membershipsSql?: MembershipsSql;
   /**
    * Reads other packages lend to the session statement (see SessionReadAhead): each makes one
-   * more named variant of the statement, with its value as one more column.
+   * more named variant of the statement, with its value as one more column, evaluated only for a
+   * member of the household (`membershipsSql.isMember`; without `membershipsSql` none is used).
    */
   readAheads?: readonly SessionReadAhead[];
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
@@ -158,7 +159,14 @@ export class AccountSessionStore extends PGStore {
       // The name follows the text: pg refuses one name for two different texts on a connection.
       return { name: `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
     };
-    this.statements = [statement(''), ...(options.readAheads ?? []).map((r) => statement(`, ${r.select('a.id', '$3::uuid')} as read_ahead`))];
+    // A read-ahead is evaluated only for a member of the household (households' own test of it).
+    const guard = options.membershipsSql;
+    this.statements = [
+      statement(''),
+      ...(guard ? (options.readAheads ?? []) : []).map((r) =>
+        statement(`, case when ${guard!.isMember('a.id', '$3::uuid')} then ${r.select('a.id', '$3::uuid')} end as read_ahead`),
+      ),
+    ];
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {

@@ -156,6 +156,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
       select: (accountId: string) =>
         `(select json_build_array(json_build_object('householdId', '00000000-0000-4000-8000-000000000001', 'householdName', 'Home of ' || x.display_name,
                  'role', 'Owner', 'memberId', null)) from accounts x where x.id = ${accountId})`,
+      isMember: (_accountId: string, householdId: string) => `(${householdId} = '00000000-0000-4000-8000-000000000001'::uuid)`,
     };
 
     it('answers GET /me in ONE query, with the memberships the statement loaded, and writes nothing', async () => {

@@ -51,6 +51,12 @@ export type MembershipsProvider = (userId: string) => Promise<Membership[]>;
  */
 export interface MembershipsSql {
   select(accountId: string): string;
+  /**
+   * A boolean SQL expression: the account whose id is the SQL expression `accountId` is a member
+   * of the household whose id is `householdId` (a column or a placeholder of the caller's
+   * statement, never user input). The session loader guards every SessionReadAhead with it.
+   */
+  isMember(accountId: string, householdId: string): string;
 }
 
 /**
@@ -59,18 +65,21 @@ export interface MembershipsSql {
  * `select(accountId, id)` to its one statement as one more column, and the request finds the value
  * through http-kit's `readAhead(name, id)` instead of asking the database again. The package that
  * owns the tables writes the SQL (the session loader never names them), as with MembershipsSql.
+ * A read-ahead is of one household's data: the path's one parameter is the household's id, and the
+ * session loader evaluates `select` only when the account is a member of it (guarded with
+ * `MembershipsSql.isMember` in the same statement; without MembershipsSql it lends nothing), so a
+ * package's read names only its own tables.
  */
 export interface SessionReadAhead {
   /** Names the statement variant and the value: unique among read-aheads, `[a-z_]+`. */
   name: string;
-  /** The operation's path, OpenAPI style, with exactly one parameter (a uuid): `/api/v1/households/{householdId}`. */
+  /** The operation's path, OpenAPI style, with exactly one parameter, the household's id (a uuid): `/api/v1/households/{householdId}`. */
   path: string;
   /**
    * A scalar subquery of type `json` for the account whose id is the SQL expression `accountId` (a
-   * column of the caller's statement) and the resource whose id is `id` (a placeholder bound to
+   * column of the caller's statement) and the household whose id is `id` (a placeholder bound to
    * the path's one parameter, lower-cased, and only ever a uuid): the value the package's own read
-   * would answer, or null when the account may not read it (not a member) or there is none; the
-   * package then reads as it would without it.
+   * would answer, or null when there is none; the package then reads as it would without it.
    */
   select(accountId: string, id: string): string;
 }

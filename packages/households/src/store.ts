@@ -54,15 +54,13 @@ const HOUSEHOLD_READ_AHEAD = 'households_read';
 
 /**
  * GET of a household as a read the session statement loads in its own round trip (SessionReadAhead):
- * the same columns as HOUSEHOLD_READ as one JSON object, only when the account is a member
- * (null otherwise: the service's access check answers 404 as it always does).
+ * the same columns as HOUSEHOLD_READ as one JSON object (the session statement asks it only for a
+ * member, with `membershipsSql.isMember`).
  */
 export const householdReadAhead: SessionReadAhead = {
   name: HOUSEHOLD_READ_AHEAD,
   path: '/api/v1/households/{householdId}',
-  select: (accountId, id) =>
-    `(select row_to_json(r) from (select ${HOUSEHOLD_READ_COLUMNS} from households h
-        where h.id = ${id} and exists (select 1 from household_members m where m.household_id = h.id and m.user_id = ${accountId})) r)`,
+  select: (_accountId, id) => `(select row_to_json(r) from (select ${HOUSEHOLD_READ_COLUMNS} from households h where h.id = ${id}) r)`,
 };
 
 const { raw } = objection;
@@ -210,6 +208,7 @@ export const membershipsSql: MembershipsSql = {
                                order by m.created_at, h.id), '[]'::json)
         from household_members m join households h on h.id = m.household_id
        where m.user_id = ${accountId})`,
+  isMember: (accountId, householdId) => `exists (select 1 from household_members m where m.household_id = ${householdId} and m.user_id = ${accountId})`,
 };
 
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */

@@ -7,7 +7,7 @@
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
 export { migrate, migrations, relations } from './migrations.js';
-export { CalendarFeedModel, MealEventModel } from './models/index.js';
+export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export {
@@ -21,13 +21,16 @@ export {
 export {
   type CalendarEvent,
   type CalendarFeedStore,
+  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPageJson,
   type EventPosition,
+  eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
+  type ObjectionMealEventStoreOptions,
   type PageRequest,
   type StoredCalendarFeed,
 } from './store/index.js';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
@@ -169,5 +170,96 @@ describe('ObjectionMealEventStore', () => {
     expect(explained).not.to.match(/Seq Scan/);
     expect(values.at(-1)).to.equal(50);
     expect(values.at(-2)).to.equal(51);
+  });
+
+  describe('the list version and the page cache', () => {
+    const version = async (hh: string) =>
+      ((await db.knex('meal_event_list_versions').where({ household_id: hh }).first('version')) as { version: string } | undefined)?.version ?? '0';
+    const values = (notes: string) => ({
+      date: '2026-12-01',
+      eventType: 'Guests' as const,
+      servingTime: '18:00',
+      availableCookingMinutes: 10,
+      notes,
+      participants: [],
+    });
+
+    it("moves the version with every statement that changes the household's events, whoever writes, and keeps no row for an empty list", async () => {
+      const hh = randomUUID();
+      const other = randomUUID();
+      expect(await version(hh)).to.equal('0');
+      const a = randomUUID();
+      await store.create(hh, a, values('a'), new Date());
+      await store.create(other, randomUUID(), values('other'), new Date());
+      const v1 = await version(hh);
+      expect(Number(v1)).to.be.greaterThan(0);
+      await store.replace(hh, a, values('a2'), new Date());
+      const v2 = await version(hh);
+      expect(Number(v2)).to.be.greaterThan(Number(v1));
+      // A write that is not the service's (a script, another instance) moves it too.
+      await db.knex('meal_events').where({ household_id: hh }).update({ notes: 'by hand' });
+      const v3 = await version(hh);
+      expect(Number(v3)).to.be.greaterThan(Number(v2));
+      // An update that changes no row of this household leaves it alone.
+      await db.knex('meal_events').where({ household_id: randomUUID() }).update({ notes: 'nobody' });
+      expect(await version(hh)).to.equal(v3);
+      await store.create(hh, randomUUID(), values('b'), new Date());
+      await store.remove(hh, a);
+      const v4 = await version(hh);
+      expect(Number(v4)).to.be.greaterThan(Number(v3));
+      await db.knex('meal_events').where({ household_id: hh }).delete();
+      expect(await db.knex('meal_event_list_versions').where({ household_id: hh })).to.deep.equal([]);
+      expect(Number(await version(other))).to.be.greaterThan(0);
+    });
+
+    /** The page as a request whose session read lent `lent` as the list version (none: undefined), and the statements it ran. */
+    const readAs = async (on: ObjectionMealEventStore, hh: string, lent: string | undefined, limit = 10) => {
+      const ctx = newRequestContext('test');
+      const page = await runWithContext(ctx, async () => {
+        if (lent !== undefined) rememberReadAhead('meal_events_list_version', hh, lent);
+        return on.pageJson(hh, { from: null, to: null, after: null, limit });
+      });
+      return { page, statements: ctx.db.queries };
+    };
+
+    it("answers a page again from the cache only under the version the request's session read lent", async () => {
+      const hh = randomUUID();
+      await store.create(hh, randomUUID(), values('first'), new Date());
+      const v1 = await version(hh);
+      const first = await readAs(store, hh, v1);
+      expect(first.statements).to.equal(1);
+      const again = await readAs(store, hh, v1);
+      expect(again.page).to.deep.equal(first.page);
+      expect(again.statements, 'the same version: from the cache').to.equal(0);
+      // Nothing lent (outside a request, or the session read lent nothing): a statement.
+      expect((await readAs(store, hh, undefined)).statements).to.equal(1);
+      // The list changed (here by hand, as another instance or a script would): the next request's
+      // session read lends the new version, and the page is read again.
+      await db.knex('meal_events').where({ household_id: hh }).update({ notes: 'changed' });
+      const v2 = await version(hh);
+      const changed = await readAs(store, hh, v2);
+      expect(changed.statements).to.equal(1);
+      expect(changed.page.items).to.contain('"notes":"changed"');
+      // A request that still saw the old version (its snapshot was before the change) reads again.
+      expect((await readAs(store, hh, v1)).statements).to.equal(1);
+      const cached = await readAs(store, hh, v2);
+      expect(cached.statements).to.equal(0);
+      expect(cached.page).to.deep.equal(changed.page);
+    });
+
+    it('keeps no more than its budget of pages, and none with a budget of 0', async () => {
+      const hh = randomUUID();
+      for (let i = 0; i < 3; i++) await store.create(hh, randomUUID(), values(`n${i}`.repeat(100)), new Date());
+      const v = await version(hh);
+      for (const [budget, cachedAgain] of [
+        [0, false],
+        [200, false],
+        [1_000_000, true],
+      ] as const) {
+        const small = new ObjectionMealEventStore(db.knex, { pageCacheBytes: budget });
+        expect((await readAs(small, hh, v, 3)).statements).to.equal(1);
+        expect((await readAs(small, hh, v, 3)).statements, `budget ${budget}`).to.equal(cachedAgain ? 0 : 1);
+      }
+    });
   });
 });

@@ -155,8 +155,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
-    // GET of a household and of its rules: loaded with the session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads],
+    // GET of a household and of its rules, and the events list's version (its page cache): loaded
+    // with the session, in its one statement.
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads],
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

@@ -1,8 +1,8 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes } from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { ListEventsQuery, MealEvent, MealEventInput, PagedMealEvents, Participant } from '../schemas.js';
-import type { EventPosition, MealEventStore, MealEventValues, PageRequest } from '../store/index.js';
+import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageRequest } from '../store/index.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -46,6 +46,8 @@ function valuesOf(input: MealEventInput): MealEventValues {
  * keyset cursors that keep the filter they were made under. No HTTP here.
  */
 export class MealEventsService {
+  /** GET …/events: the list version the session statement may read ahead, for the store's page cache (for the host to hand to accounts). */
+  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead];
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;

@@ -1,5 +1,6 @@
+import type { SessionReadAhead } from '@svc/contracts';
 import { objection } from '@svc/db';
-import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
+import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';
@@ -90,15 +91,76 @@ export interface MealEventStore {
   calendarFingerprint(householdId: string, from: string, to: string): Promise<string>;
 }
 
+/** The name of the list version the session statement reads ahead for GET …/events. */
+const LIST_VERSION = 'meal_events_list_version';
+
+/**
+ * GET …/events as a read the session statement lends (SessionReadAhead): not the page itself (its
+ * query string is not in the path) but the household's list version, one number, so that a page
+ * this instance has cached under that version is answered without a statement of its own. Read in
+ * the session's own snapshot; the session statement asks it only for a member.
+ */
+export const eventsReadAhead: SessionReadAhead = {
+  name: LIST_VERSION,
+  path: '/api/v1/households/{householdId}/events',
+  select: (_accountId, id) => `to_json(coalesce((select v.version::text from meal_event_list_versions v where v.household_id = ${id}), '0'))`,
+};
+
+/** Bytes of cached pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
+export const DEFAULT_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Pages of the list as JSON, each under the list version its statement read in the same snapshot,
+ * least recently used first out once they hold more than `maxBytes` (counted as characters).
+ */
+class PageCache {
+  private readonly entries = new Map<string, { version: string; page: EventPageJson; size: number }>();
+  private size = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string, version: string): EventPageJson | undefined {
+    const entry = this.entries.get(key);
+    if (!entry || entry.version !== version) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    return entry.page;
+  }
+
+  set(key: string, version: string, page: EventPageJson): void {
+    const size = key.length + page.items.length;
+    if (size > this.maxBytes) return;
+    const old = this.entries.get(key);
+    if (old) {
+      this.size -= old.size;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, { version, page, size });
+    this.size += size;
+    for (const [k, e] of this.entries) {
+      if (this.size <= this.maxBytes) break;
+      this.entries.delete(k);
+      this.size -= e.size;
+    }
+  }
+}
+
+export interface ObjectionMealEventStoreOptions {
+  /** Bytes of list pages kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
+  pageCacheBytes?: number;
+}
+
 /** MealEventStore on Objection: MealEventModel bound to the knex the host hands in. */
 export class ObjectionMealEventStore implements MealEventStore {
   private readonly Event: typeof MealEventModel;
 
   /** `pageQuery`'s SQL by shape, compiled once. */
   private readonly pageTexts = new Map<string, string>();
+  private readonly pages: PageCache;
 
-  constructor(knex: Knex) {
+  constructor(knex: Knex, options: ObjectionMealEventStoreOptions = {}) {
     this.Event = MealEventModel.bindKnex(knex);
+    this.pages = new PageCache(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES);
   }
 
   private mine(householdId: string, id: string) {
@@ -155,7 +217,8 @@ export class ObjectionMealEventStore implements MealEventStore {
    * made into one row by PostgreSQL — each event as the JSON the API answers (row_to_json keeps the
    * columns' order, which is the schema's; participants rebuilt from the jsonb in the schema's key
    * order, memberId then name), joined in list order; the count of rows read (limit + 1: another
-   * page follows) and the position of the limit-th, the next cursor's. Its one more value is `limit`.
+   * page follows) and the position of the limit-th, the next cursor's; and the household's list
+   * version in the same snapshot, which the page is cached under. Its one more value is `limit`.
    */
   pageJsonStatement(householdId: string, request: PageRequest): PreparedStatement {
     const page = this.pageStatement(householdId, request);
@@ -164,6 +227,7 @@ export class ObjectionMealEventStore implements MealEventStore {
                from jsonb_array_elements(q.participants) with ordinality a(v, i)
                cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
     const text = `select coalesce(string_agg(x.j, ',' order by x.n) filter (where x.n <= ${limit}), '') as items, count(*)::int as found,
+       (select v.version::text from meal_event_list_versions v where v.household_id = $1) as version,
        max(x.date) filter (where x.n = ${limit}) as last_date, max(x.serving_time) filter (where x.n = ${limit}) as last_serving_time,
        max(x.id::text) filter (where x.n = ${limit}) as last_id
   from (select row_to_json(r)::text as j, q.date, q.serving_time, q.id,
@@ -178,16 +242,34 @@ export class ObjectionMealEventStore implements MealEventStore {
   /**
    * The hot list read as JSON text: one prepared statement (`pageJsonStatement`) whose one row holds
    * the page as the API writes it, so the process neither parses a row per event nor builds and
-   * serializes an object per event (the services/api and store tests hold it byte for byte to
-   * JSON.stringify of `page`).
+   * serializes an object per event (the store test holds it byte for byte to what the serializer
+   * wrote of `page`). A page read before is answered from this instance's page cache, without a
+   * statement, when the list version the session read lent (`eventsReadAhead`) is the one it was
+   * read under.
    */
   async pageJson(householdId: string, request: PageRequest): Promise<EventPageJson> {
-    const [row] = await preparedQuery<{ items: string; found: number; last_date: string | null; last_serving_time: string | null; last_id: string | null }>(
-      this.Event.knex(),
-      this.pageJsonStatement(householdId, request),
-    );
+    const statement = this.pageJsonStatement(householdId, request);
+    const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
+    // The list's version as this request's session read saw it: a page cached under the same
+    // version is what the statement would read now (every change of the list moves the version
+    // in the same transaction), so it is answered without one.
+    const version = readAhead(LIST_VERSION, householdId);
+    if (typeof version === 'string') {
+      const hit = this.pages.get(key, version);
+      if (hit) return hit;
+    }
+    const [row] = await preparedQuery<{
+      items: string;
+      found: number;
+      version: string | null;
+      last_date: string | null;
+      last_serving_time: string | null;
+      last_id: string | null;
+    }>(this.Event.knex(), statement);
     const more = row !== undefined && row.found > request.limit && row.last_date !== null && row.last_serving_time !== null && row.last_id !== null;
-    return { items: row?.items ?? '', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
+    const page = { items: row?.items ?? '', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
+    this.pages.set(key, row?.version ?? '0', page);
+    return page;
   }
 
   /**

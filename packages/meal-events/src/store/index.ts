@@ -1,11 +1,14 @@
 export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
   type CalendarEvent,
+  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPageJson,
   type EventPosition,
+  eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
   ObjectionMealEventStore,
+  type ObjectionMealEventStoreOptions,
   type PageRequest,
 } from './events.js';

@@ -1,16 +1,17 @@
 import v8 from 'node:v8';
 
 /**
- * HEAP_GROWING_PERCENT's default: 0, V8's own growth. V8 lets the heap grow past its live data by a
- * factor it derives from the heap's ceiling, which Node sets from the memory the process may use:
- * on a 24 GiB host a busy instance's heap reached 160–200 MB over ~40–60 MB of live data (RSS
- * 250–290 MB) between full collections, while in a container with a memory limit the ceiling, and
- * so the growth, is small by itself. Measured by `npm run bench` on a 2-core VM (quick runs,
- * 2026-11-25): 100 keeps RSS flat at ~199 MB (75: ~191 MB, 50: ~186 MB) but costs GET /me ~5 % of
- * its requests/s and ~5–9 ms of p99, from more frequent full collections. Speed comes first by
- * default; a deployment with a memory budget sets it (the Kubernetes manifest sets 100).
+ * HEAP_GROWING_PERCENT's default: 100. V8 lets the heap grow past its live data by a factor it
+ * derives from the heap's ceiling, which Node sets from the memory the process may use: on a
+ * 24 GiB host, with V8's own growth (0), a busy instance's heap reached 160–200 MB over ~40–70 MB
+ * of live data (RSS 250–290 MB, not flat) between full collections. Measured by `npm run bench`
+ * on a 2-core VM (quick runs, 2026-11-25): 100 keeps RSS flat at ~198 MB (75: ~191 MB, 50:
+ * ~186 MB); its cost on GET /me was within the run-to-run noise in the last runs (−5 % of
+ * requests/s and +5–9 ms of p99 in the first ones), from more frequent full collections. One
+ * instance of several behind a balancer should stay within a known budget, so 100 is the default;
+ * 0 gives V8's own heuristics back.
  */
-export const HEAP_GROWING_PERCENT_DEFAULT = 0;
+export const HEAP_GROWING_PERCENT_DEFAULT = 100;
 
 /**
  * Applies HEAP_GROWING_PERCENT to this process's V8 (`--heap-growing-percent`; the flag is read at

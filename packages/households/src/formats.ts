@@ -14,16 +14,19 @@ function resolvable(id: string): boolean {
   }
 }
 
+/** ICU's own (canonical) time-zone ids. */
+const CANONICAL_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
+
 /**
  * Every id of the server's own time-zone database: what GET /time-zones lists and exactly what a
  * household accepts. `Intl.supportedValuesOf` gives ICU's canonical ids, which are CLDR's and
  * often the old names (Asia/Calcutta, Europe/Kiev, Asia/Saigon); the current IANA names a phone
  * sends (Asia/Kolkata, Europe/Kyiv, Asia/Ho_Chi_Minh) and links such as UTC resolve in the same
  * database, so the IANA ids of countries-and-timezones that ICU resolves are added.
+ *
+ * Only the ids ICU does not list are tried: each try loads that zone into ICU (≈ 50 kB of memory
+ * the process keeps), so trying all ~600 cost ≈ 29 MB of RSS at start, the ~180 others ≈ 17 MB.
  */
-const CANONICAL_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
-// Only the ids ICU does not list are tried: each try loads that zone into ICU (≈ 50 kB of memory
-// the process keeps), so trying all ~600 cost ≈ 29 MB of RSS at start, the ~180 others ≈ 17 MB.
 export const TIME_ZONE_IDS: readonly string[] = Object.freeze([
   ...new Set([...CANONICAL_ZONES, ...Object.keys(ct.getAllTimezones({ deprecated: true })).filter((id) => CANONICAL_ZONES.has(id) || resolvable(id))]),
 ]);

@@ -1,17 +1,17 @@
 import v8 from 'node:v8';
 
 /**
- * HEAP_GROWING_PERCENT's default: 100. V8 lets the heap grow past its live data by a factor it
+ * HEAP_GROWING_PERCENT's default: 75. V8 lets the heap grow past its live data by a factor it
  * derives from the heap's ceiling, which Node sets from the memory the process may use: on a
  * 24 GiB host, with V8's own growth (0), a busy instance's heap reached 160–200 MB over ~40–70 MB
  * of live data (RSS 250–290 MB, not flat) between full collections. Measured by `npm run bench`
- * on a 2-core VM (quick runs, 2026-11-25): 100 keeps RSS flat at ~198 MB (75: ~191 MB, 50:
- * ~186 MB); its cost on GET /me was within the run-to-run noise in the last runs (−5 % of
- * requests/s and +5–9 ms of p99 in the first ones), from more frequent full collections. One
- * instance of several behind a balancer should stay within a known budget, so 100 is the default;
+ * on a 2-core VM (2026-11-25): 100 keeps RSS flat at 199–202 MB (full run), 75 at 190–191 MB,
+ * 50 at ~186 MB; GET /me's share of the Express ceiling stayed within run-to-run noise at 75 and
+ * 100 (the first runs had it −5 % with +5–9 ms of p99), from more frequent full collections. One
+ * instance of several behind a balancer should stay within a known budget, so 75 is the default;
  * 0 gives V8's own heuristics back.
  */
-export const HEAP_GROWING_PERCENT_DEFAULT = 100;
+export const HEAP_GROWING_PERCENT_DEFAULT = 75;
 
 /**
  * Applies HEAP_GROWING_PERCENT to this process's V8 (`--heap-growing-percent`; the flag is read at

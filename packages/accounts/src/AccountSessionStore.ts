@@ -188,11 +188,9 @@ export class AccountSessionStore extends PGStore {
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
-    const statement = ahead ? this.statements[ahead.index + 1] : undefined;
-    const [row] = await preparedQuery<SessionRow>(
-      this.o.knex,
-      statement ? { ...statement, values: [sid, this.o.clock.now(), ahead!.id] } : { ...this.statements[0]!, values: [sid, this.o.clock.now()] },
-    );
+    const statement = ahead && this.statements[ahead.index + 1];
+    const values = statement ? [sid, this.o.clock.now(), ahead.id] : [sid, this.o.clock.now()];
+    const [row] = await preparedQuery<SessionRow>(this.o.knex, { ...(statement || this.statements[0]!), values });
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };

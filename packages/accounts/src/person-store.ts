@@ -1,3 +1,4 @@
+import { isUuid } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import {
   AccountExportModel,
@@ -55,8 +56,6 @@ export interface PersonStore {
   deleteAccountRows(account: PersonAccount, trx: Knex.Transaction): Promise<void>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 function toPerson(row: AccountModel): PersonAccount {
   return { id: row.id, email: row.email, emailNormalized: row.emailNormalized, displayName: row.displayName, hasPassword: row.passwordHash !== null };
 }
@@ -80,7 +79,7 @@ export class ObjectionPersonStore implements PersonStore {
   }
 
   async account(accountId: string, trx?: Knex.Transaction): Promise<PersonAccount | undefined> {
-    if (!UUID.test(accountId)) return undefined;
+    if (!isUuid(accountId)) return undefined;
     const row = await this.Account.query(trx).findById(accountId);
     return row && toPerson(row);
   }

@@ -1,6 +1,6 @@
 import { type Clock, type Membership, type MembershipsSql, type RandomBytes, SESSION_COOKIE, type SessionReadAhead } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
+import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
@@ -85,8 +85,6 @@ function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** Sign-in, sign-out and the providers' callbacks live here: they always take express-session's path. */
 const AUTH_PATHS = '/api/v1/auth';
-/** A uuid in any letter case (the only kind of id a read-ahead is asked for). */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Signed cookie values remembered as verified (a few hundred kB at most). */
 const VERIFIED_MAX = 10_000;
 
@@ -113,7 +111,7 @@ export function createSessions(o: SessionsOptions): Sessions {
       const params = readAheads[index]!.match(path);
       if (!params) continue;
       const id = Object.values(params)[0];
-      return id !== undefined && UUID.test(id) ? { index, id: id.toLowerCase() } : undefined;
+      return id !== undefined && isUuid(id) ? { index, id: id.toLowerCase() } : undefined;
     }
     return undefined;
   };

@@ -1,14 +1,12 @@
 import type { Clock } from '@svc/contracts';
 import { objection } from '@svc/db';
-import { NotFoundError, TooManyRequestsError } from '@svc/http-kit';
+import { isUuid, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { calendarMonthIn } from './formats.js';
 import { CreditLedgerEntryModel, HouseholdModel, HouseholdSubscriptionModel } from './models/index.js';
 
 /** The one plan there is so far. Its monthly AI allowance is AI_TURNS_PER_MONTH. */
 export const DEFAULT_PLAN = 'default';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface PoolBalance {
   /** Turns granted to the pool (this month, for the allowance). */
@@ -90,7 +88,7 @@ export class CreditLedger {
    * Inside the caller's `outer` transaction when given (the spend then commits or rolls back with it).
    */
   async spendTurn(householdId: string, outer?: Knex.Transaction): Promise<void> {
-    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
     const spend = async (trx: Knex.Transaction) => {
       const household = await trx('households').select('timeZoneId', 'aiPausedUntil').where({ id: householdId }).forNoKeyUpdate().first();
@@ -119,7 +117,7 @@ export class CreditLedger {
 
   /** The household's balance now (reads only; the month's grant is shown before it is booked). */
   async balance(householdId: string): Promise<CreditBalance> {
-    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
     const household = await this.Household.query().select('timeZoneId', 'aiPausedUntil').findById(householdId);
     if (!household) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
@@ -138,7 +136,7 @@ export class CreditLedger {
 
   /** Refuses the household's AI turns until `until` (429 with Retry-After). */
   async pauseAi(householdId: string, until: Date): Promise<{ householdId: string; aiPausedUntil: string }> {
-    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
     const updated = await this.Household.query().patch({ aiPausedUntil: until.toISOString() }).where({ id: householdId });
     if (updated === 0) throw new NotFoundError('not_found', 'No such household');
     return { householdId, aiPausedUntil: until.toISOString() };
@@ -146,7 +144,7 @@ export class CreditLedger {
 
   /** Lifts a pause; answers the pause that was lifted (null when there was none in force). */
   async resumeAi(householdId: string): Promise<{ householdId: string; wasPausedUntil: string | null }> {
-    if (!UUID.test(householdId)) throw new NotFoundError('not_found', 'No such household');
+    if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
     const at = this.clock.now();
     return this.knex.transaction(async (trx) => {
       const row = await this.Household.query(trx).select('aiPausedUntil').findById(householdId).forNoKeyUpdate();

@@ -1,6 +1,6 @@
 import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
 import { isoTimestampSql, isPgError, objection, PG } from '@svc/db';
-import { ConflictError, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
+import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
@@ -194,8 +194,6 @@ export interface HouseholdStore {
   revokeInviteCode(code: string, at: Date): Promise<boolean>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The memberships of an account as a scalar subquery (json array), for the session read of
  * @svc/accounts to load with the session in one round trip: the same rows, fields and order as
@@ -252,7 +250,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async roleOf(userId: string, householdId: string, trx?: Knex.Transaction): Promise<HouseholdRole> {
-    if (!UUID.test(householdId) || !UUID.test(userId)) throw householdNotFound();
+    if (!isUuid(householdId) || !isUuid(userId)) throw householdNotFound();
     const member = await this.Member.query(trx).select('role').where({ householdId, userId }).first();
     if (!member) throw householdNotFound();
     return member.role;
@@ -267,14 +265,14 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }> {
-    if (!UUID.test(householdId) || !UUID.test(userId)) throw householdNotFound();
+    if (!isUuid(householdId) || !isUuid(userId)) throw householdNotFound();
     const row = (await this.forMember(userId, householdId).select('households.*', 'm.role')) as (HouseholdModel & { role: HouseholdRole }) | undefined;
     if (!row) throw householdNotFound();
     return { household: row.toApi(), role: row.role };
   }
 
   async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
-    if (!UUID.test(householdId)) throw householdNotFound();
+    if (!isUuid(householdId)) throw householdNotFound();
     if (!trx) {
       // GET of a member: the session read loaded it ahead (no statement of its own), or this one statement.
       const found =
@@ -289,7 +287,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }> {
-    if (!UUID.test(householdId) || !UUID.test(userId)) throw householdNotFound();
+    if (!isUuid(householdId) || !isUuid(userId)) throw householdNotFound();
     const row = (await this.forMember(userId, householdId).select('m.role', 'households.onboardingCompletedAt', 'households.onboardingConversationId')) as
       | (HouseholdModel & { role: HouseholdRole })
       | undefined;
@@ -298,7 +296,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async memberships(userId: string): Promise<Membership[]> {
-    if (!UUID.test(userId)) return [];
+    if (!isUuid(userId)) return [];
     const rows = (await this.Member.query()
       .join('households as h', 'h.id', 'household_members.householdId')
       .select('h.id as householdId', 'h.name as householdName', 'household_members.role', 'household_members.id')
@@ -308,7 +306,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async profile(householdId: string): Promise<HouseholdProfile> {
-    if (!UUID.test(householdId)) throw householdNotFound();
+    if (!isUuid(householdId)) throw householdNotFound();
     const row = await this.Household.query().select('id', 'country', 'timeZoneId', 'preferredLanguage').findById(householdId);
     if (!row) throw householdNotFound();
     return { id: row.id, country: row.country, timeZoneId: row.timeZoneId, preferredLanguage: row.preferredLanguage };
@@ -471,7 +469,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async lockHousehold(householdId: string, trx: Knex.Transaction): Promise<{ name: string } | undefined> {
-    if (!UUID.test(householdId)) return undefined;
+    if (!isUuid(householdId)) return undefined;
     const row = await this.Household.query(trx).select('name').findById(householdId).forNoKeyUpdate();
     return row ? { name: row.name } : undefined;
   }
@@ -500,7 +498,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; role: HouseholdRole; otherMembers: number }[]> {
-    if (!UUID.test(userId)) return [];
+    if (!isUuid(userId)) return [];
     await this.Household.query(trx).select('id').whereIn('id', this.Member.query(trx).select('householdId').where({ userId })).orderBy('id').forNoKeyUpdate();
     // Read after the locks are held, so a hand-over that committed meanwhile is seen.
     const rows = (await this.Member.query(trx)
@@ -516,7 +514,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async removeMemberships(userId: string, trx?: Knex.Transaction): Promise<void> {
-    if (UUID.test(userId)) await this.Member.query(trx).delete().where({ userId });
+    if (isUuid(userId)) await this.Member.query(trx).delete().where({ userId });
   }
 
   async createInviteCode(values: { code: string; maxUses: number; note: string | null; expiresAt: Date | null }, at: Date): Promise<IntakeInviteCode> {

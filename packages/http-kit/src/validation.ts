@@ -182,3 +182,14 @@ export class PartValidator {
     throw new InputError(code, detail, issues);
   }
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * True for a uuid in its usual form (8-4-4-4-12 hex digits, any letter case): what a store checks
+ * before putting an id into a query, so that anything else is "not found" rather than a database
+ * error. One definition for every package.
+ */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}

@@ -59,7 +59,7 @@ const RATE_LIMIT_HEADERS = {
 /**
  * The meal-events operations: the paged list (the contract's "Meal events"), one event, the
  * writes, and the household's calendar feed. Any member reads events; Owner and Adult write; a
- * non-member gets 404. Ids in the path are compared lower-cased.
+ * non-member gets 404. Ids in the path arrive lower-cased (http-kit's validation of uuid params).
  */
 export function createRouter(options: RouterOptions): ApiRouter {
   const { service, calendar } = options;
@@ -83,7 +83,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the page comes from PostgreSQL as the answer's JSON text (see listJson).
-      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId.toLowerCase(), req.input.query));
+      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query));
     },
   );
 
@@ -102,7 +102,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId.toLowerCase(), req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
     },
   );
 
@@ -119,7 +119,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.get(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase()));
+      res.json(await service.get(principalOf(req).userId, householdId, eventId));
     },
   );
 
@@ -139,7 +139,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.replace(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase(), req.input.body));
+      res.json(await service.replace(principalOf(req).userId, householdId, eventId, req.input.body));
     },
   );
 
@@ -156,7 +156,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      await service.remove(principalOf(req).userId, householdId.toLowerCase(), eventId.toLowerCase());
+      await service.remove(principalOf(req).userId, householdId, eventId);
       res.status(204).end();
     },
   );
@@ -176,7 +176,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId.toLowerCase()));
+      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
@@ -194,7 +194,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId.toLowerCase()));
+      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
@@ -212,7 +212,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      await calendar.remove(principalOf(req).userId, req.input.params.householdId.toLowerCase());
+      await calendar.remove(principalOf(req).userId, req.input.params.householdId);
       res.status(204).end();
     },
   );

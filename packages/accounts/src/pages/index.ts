@@ -15,7 +15,7 @@
  * Referer, `Cache-Control: no-store` out of caches.
  */
 import type { Logger } from '@svc/http-kit';
-import { HttpError, keepContext, newTraceId, toProblem } from '@svc/http-kit';
+import { HttpError, isUuid, keepContext, newTraceId, toProblem } from '@svc/http-kit';
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULES, passwordLength } from '../passwords.js';
 import type { AccountService } from '../service.js';
@@ -33,7 +33,6 @@ export interface PagesOptions {
 /** The paths of the mailed links (decisions.md: the links in mails). */
 export const PAGE_PATHS = ['/confirm-email', '/confirm-email-change', '/reset-password'] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_TOKEN = 200;
 const MAX_EMAIL = 254;
 
@@ -48,7 +47,7 @@ function fields(source: unknown): Fields {
   return out;
 }
 
-const okUserId = (v: string | undefined): v is string => v !== undefined && UUID.test(v);
+const okUserId = (v: string | undefined): v is string => v !== undefined && isUuid(v);
 const okToken = (v: string | undefined): v is string => v !== undefined && v.length > 0 && v.length <= MAX_TOKEN;
 const okEmail = (v: string | undefined): v is string => v !== undefined && v.length > 0 && v.length <= MAX_EMAIL && v.includes('@');
 

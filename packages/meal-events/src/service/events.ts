@@ -1,7 +1,7 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
-import type { ListEventsQuery, MealEvent, MealEventInput, PagedMealEvents, Participant } from '../schemas.js';
+import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
 import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageRequest } from '../store/index.js';
 
 export interface MealEventsServiceOptions {
@@ -65,25 +65,14 @@ export class MealEventsService {
   }
 
   /**
-   * One page of a household's events, earliest first (`date`, `servingTime`, `id`).
+   * One page of a household's events, earliest first (`date`, `servingTime`, `id`), as the JSON
+   * text of PagedMealEventResponse: the events come from PostgreSQL as JSON already (the list
+   * route's hot read; no object per event is made here).
    *
    * A cursor carries the `from`/`to` of the page that made it, and the next page keeps that filter:
    * a client may pass the cursor alone, or with the same `from`/`to` again; a different `from` or
    * `to` next to a cursor is 400 `invalid_cursor` (start over without a cursor to change the
    * filter). `limit` may change from page to page.
-   */
-  async list(userId: string, householdId: string, query: ListEventsQuery): Promise<PagedMealEvents> {
-    const request = await this.pageRequest(userId, householdId, query);
-    const page = await this.store.page(householdId, request);
-    const last = page.items.at(-1);
-    const nextCursor = page.hasMore && last ? this.cursorAfter(householdId, request, last) : null;
-    return { items: page.items, nextCursor, total: null };
-  }
-
-  /**
-   * The same page as `list`, as the JSON text of PagedMealEventResponse, byte for byte what
-   * JSON.stringify writes of `list`'s answer: the events come from PostgreSQL as JSON already (the
-   * list route's hot read; no object per event is made here).
    */
   async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<string> {
     const request = await this.pageRequest(userId, householdId, query);

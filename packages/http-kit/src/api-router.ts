@@ -87,6 +87,11 @@ export class ApiRouter {
    * Express's layers.
    */
   readonly routes: { operation: OperationSpec; chain: RequestHandler[] }[] = [];
+  /**
+   * Paths served outside the OpenAPI document (HTML pages) by handlers mounted with `serve`;
+   * `onlyFor` enters the router for these as for its operations' paths, and for nothing else.
+   */
+  readonly undocumentedPaths: string[] = [];
 
   constructor(private readonly defaults: { tags?: string[] } = {}) {}
 
@@ -149,6 +154,19 @@ export class ApiRouter {
     const chain: RequestHandler[] = [mark, ...(full.auth ? [requireAuth] : []), validate, ...(handlers as unknown as RequestHandler[])];
     this.router[full.method](toExpressPath(full.path), ...chain);
     this.routes.push({ operation: full, chain });
+    return this;
+  }
+
+  /**
+   * Mounts `handler` (an Express router of pages, say) for `paths`, which it serves outside the
+   * OpenAPI document: exact paths, matched as Express matches them (any letter case, an optional
+   * trailing slash). Requests for other paths never enter it, so a router of pages costs the rest
+   * of the API nothing (a router walked to its end hands the request on only in a later turn).
+   */
+  serve(paths: readonly string[], handler: RequestHandler): this {
+    if (!paths.length || paths.some((p) => !p.startsWith('/') || p.includes('{'))) throw new Error('serve: one or more literal paths starting with /');
+    this.undocumentedPaths.push(...paths);
+    this.router.use(handler);
     return this;
   }
 }

@@ -140,10 +140,12 @@ export function precomputed(headersMiddleware: (req: never, res: never, next: (e
  * with path-to-regexp as Express matches: letter case ignored, a trailing slash allowed, params
  * decoded), so Express's router walk, with its per-layer matching and closures, is skipped; what
  * the table does not answer (another method: 405 or OPTIONS; a param that does not decode) goes
- * to the package's Express router, which answers as before.
+ * to the package's Express router, which answers as before. Paths a router serves outside the
+ * document (`ApiRouter.serve`) count as its paths; a router with neither operations nor such paths
+ * is entered for every request.
  */
 export function onlyFor(api: ApiRouter): RequestHandler {
-  const paths = [...new Set(api.operations.map((o) => o.path))];
+  const paths = [...new Set([...api.operations.map((o) => o.path), ...api.undocumentedPaths])];
   if (!paths.length) return api.router;
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const alternatives = paths.map((p) =>

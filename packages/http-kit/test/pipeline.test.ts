@@ -75,6 +75,69 @@ describe('pipeline shortcuts: precomputed headers, routers entered only for thei
     expect(entered).to.equal(1);
   });
 
+  it('a router of pages (serve) is entered for its paths only, in any letter case and with a trailing slash, and every other request passes it in the same turn', async () => {
+    const pages = new ApiRouter();
+    let entered = 0;
+    const inner = express.Router();
+    inner.use((_req, _res, next) => {
+      entered++;
+      next();
+    });
+    inner.get('/confirm', (_req, res) => {
+      res.type('html').send('<p>page</p>');
+    });
+    pages.serve(['/confirm'], inner);
+    expect(pages.undocumentedPaths).to.deep.equal(['/confirm']);
+    expect(() => new ApiRouter().serve([], inner)).to.throw(/literal paths/);
+    expect(() => new ApiRouter().serve(['/a/{id}'], inner)).to.throw(/literal paths/);
+    // The step after it notes whether the request came on in the same turn: a router walked to its
+    // end hands the request on only after a setImmediate.
+    let sameTurn: boolean[] = [];
+    const a = express();
+    a.use((req, _res, next) => {
+      let turned = false;
+      setImmediate(() => {
+        turned = true;
+      });
+      (req as unknown as { turned: () => boolean }).turned = () => turned;
+      next();
+    });
+    a.use(onlyFor(pages));
+    a.use((req, res) => {
+      sameTurn.push(!(req as unknown as { turned: () => boolean }).turned());
+      res.status(404).json({ passed: true });
+    });
+    for (const path of ['/api/v1/me', '/confirmation', '/other/confirm']) {
+      expect((await request(a).get(path)).body, path).to.deep.equal({ passed: true });
+    }
+    expect(entered).to.equal(0);
+    expect(sameTurn).to.deep.equal([true, true, true]);
+    for (const path of ['/confirm', '/CONFIRM', '/confirm/']) {
+      const answer = await request(a).get(path);
+      expect(answer.status, path).to.equal(200);
+      expect(answer.text).to.equal('<p>page</p>');
+    }
+    expect(entered).to.equal(3);
+    // A path of the page the router does not answer (another method) still goes on, as Express would.
+    sameTurn = [];
+    expect((await request(a).post('/confirm')).body).to.deep.equal({ passed: true });
+    expect(entered).to.equal(4);
+    // A router without operations or declared paths is entered for everything, as before.
+    const bare = new ApiRouter();
+    let bareEntered = 0;
+    bare.router.use((_req, _res, next) => {
+      bareEntered++;
+      next();
+    });
+    const b = express();
+    b.use(onlyFor(bare));
+    b.use((_req, res) => {
+      res.status(404).json({ passed: true });
+    });
+    await request(b).get('/anything');
+    expect(bareEntered).to.equal(1);
+  });
+
   it('a declared route is answered from the route table without Express walking the router; what the table cannot answer goes to Express as before', async () => {
     const api = new ApiRouter();
     api.route(

@@ -2,7 +2,7 @@ import { databaseAnswers } from '@svc/db';
 import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, type Metrics, ServiceUnavailableError } from '@svc/http-kit';
 import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
-import { docsRouter } from './docs.js';
+import { DOCS_PATHS, docsRouter } from './docs.js';
 
 export interface AppDeps {
   knex: Knex;
@@ -17,8 +17,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** True once SIGTERM came: readiness answers 503 at once and every answer closes its connection. */
   draining?: () => boolean;
-  /** HTML pages outside /api (the mailed links' pages), mounted before the JSON body parser; undefined: none (WEB_PAGES=off). */
-  pages?: Router;
+  /** HTML pages outside /api (the mailed links' pages) and the exact paths they serve; undefined: none (WEB_PAGES=off). */
+  pages?: { paths: readonly string[]; router: Router };
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -76,11 +76,11 @@ export function createApp(deps: AppDeps): Express {
     },
   );
   // Outside the OpenAPI document: HTML for people (the API reference; the mailed links' pages).
-  // A router of their own with no operations, so the pipeline's path pre-check (which knows only
-  // documented operations) never skips them.
+  // A router of their own with no operations; it declares the paths it serves (`serve`), so the
+  // pipeline enters it for those paths only, and every other request passes it in one test.
   const html = new ApiRouter();
-  html.router.use(docsRouter());
-  if (deps.pages) html.router.use(deps.pages);
+  html.serve(DOCS_PATHS, docsRouter());
+  if (deps.pages) html.serve(deps.pages.paths, deps.pages.router);
   return createHttpApp({
     logger: deps.logger,
     allowedOrigins: [deps.publicBaseUrl],

@@ -6,6 +6,8 @@ const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc
 
 export const DOCS_PATH = '/api/v1/docs';
 const BUNDLE_PATH = `${DOCS_PATH}/redoc.standalone.js`;
+/** Every path the docs router serves. */
+export const DOCS_PATHS = [DOCS_PATH, BUNDLE_PATH] as const;
 
 /**
  * What Redoc needs and nothing more: its script from this origin; the document fetched from this

@@ -192,7 +192,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     authLimiter: accountsRouter.authLimiter,
     metrics: deps.metrics,
     draining: deps.draining,
-    pages: config.webPages ? accountsRouter.pages : undefined,
+    pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     routers: [
       accountsRouter,
       households.createRouter({ service: householdsApi }),

@@ -1,7 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Clock, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
-import { preparedQuery } from '@svc/http-kit';
+import { PreparedBatch } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
 import session, { type SessionData } from 'express-session';
@@ -139,10 +139,12 @@ export class AccountSessionStore extends PGStore {
   private readonly stored = new WeakSet<Request>();
 
   /**
-   * The one statement of the read path, built once; named so each connection parses and plans it
-   * once. `[0]` is the session alone, `[i + 1]` the same with read-ahead `i` as one more column.
+   * The one statement of the read path, built once and named so each connection parses and plans
+   * it once, as a batch (PreparedBatch): the sessions asked for in one turn of the event loop are
+   * read by one run of it, each request getting only its own row. `[0]` is the session alone,
+   * `[i + 1]` the same with read-ahead `i` as one more column.
    */
-  private readonly statements: { name: string; text: string }[];
+  private readonly batches: PreparedBatch<{ sid: string; id?: string }, SessionRow>[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -150,21 +152,29 @@ export class AccountSessionStore extends PGStore {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
     const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
-    const statement = (extra: string) => {
-      const text = `select s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name, a.email_confirmed,
-              a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
-         from ${SESSION_TABLE} s
-         left join accounts a on a.id = (s.sess->>'accountId')::uuid
-        where s.sid = $1 and s.expire > $2`;
+    // `q` holds the batch: the session ids (and the read-ahead's ids), numbered from 1.
+    const statement = (extra: string, ids: boolean) => {
+      const text = `select q.batch_index::int as batch_index, s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name,
+              a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
+         from ${ids ? 'unnest($1::text[], $3::uuid[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, batch_index' : 'sid, batch_index'})
+         join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
+         left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
       // The name follows the text: pg refuses one name for two different texts on a connection.
-      return { name: `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`, text };
+      const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+      return new PreparedBatch<{ sid: string; id?: string }, SessionRow>(options.knex, {
+        statement: (keys) => ({
+          name,
+          text,
+          values: ids ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id)] : [keys.map((k) => k.sid), options.clock.now()],
+        }),
+      });
     };
     // A read-ahead is evaluated only for a member of the household (households' own test of it).
     const guard = options.membershipsSql;
-    this.statements = [
-      statement(''),
+    this.batches = [
+      statement('', false),
       ...(guard ? (options.readAheads ?? []) : []).map((r) =>
-        statement(`, case when ${guard!.isMember('a.id', '$3::uuid')} then ${r.select('a.id', '$3::uuid')} end as read_ahead`),
+        statement(`, case when ${guard!.isMember('a.id', 'q.rid')} then ${r.select('a.id', 'q.rid')} end as read_ahead`, true),
       ),
     ];
   }
@@ -183,14 +193,14 @@ export class AccountSessionStore extends PGStore {
   /**
    * The session `sid` with its account (and, when the host gave the memberships' SQL, the
    * account's memberships, and the value of read-ahead `ahead` when asked) in ONE prepared
-   * statement; null when there is no such live session, the
+   * statement, run once for the sessions asked for in the same turn of the event loop (each gets
+   * only its own row); null when there is no such live session, the
    * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
-    const statement = ahead && this.statements[ahead.index + 1];
-    const values = statement ? [sid, this.o.clock.now(), ahead.id] : [sid, this.o.clock.now()];
-    const [row] = await preparedQuery<SessionRow>(this.o.knex, { ...(statement || this.statements[0]!), values });
+    const batch = ahead && this.batches[ahead.index + 1];
+    const row = await (batch ? batch.load({ sid, id: ahead.id }) : this.batches[0]!.load({ sid }));
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };
@@ -208,7 +218,7 @@ export class AccountSessionStore extends PGStore {
         hasPassword: row.has_password,
       },
       memberships: row.memberships ?? undefined,
-      ...(statement ? { readAhead: row.read_ahead ?? null } : {}),
+      ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
     };
   }
 

@@ -77,8 +77,9 @@ export interface SessionReadAhead {
   path: string;
   /**
    * A scalar subquery of type `json` for the account whose id is the SQL expression `accountId` (a
-   * column of the caller's statement) and the household whose id is `id` (a placeholder bound to
-   * the path's one parameter, lower-cased, and only ever a uuid): the value the package's own read
+   * column of the caller's statement) and the household whose id is the SQL expression `id` (of
+   * type uuid: a placeholder or a column of the caller's statement, bound to the path's one
+   * parameter, lower-cased, and only ever a uuid): the value the package's own read
    * would answer, or null when there is none; the package then reads as it would without it.
    */
   select(accountId: string, id: string): string;

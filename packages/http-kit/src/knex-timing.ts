@@ -1,6 +1,7 @@
+import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import type { Knex } from 'knex';
-import { currentContext } from './context.js';
+import { currentContext, type RequestContext } from './context.js';
 
 interface QueryEvent {
   __knexQueryUid?: string;
@@ -55,12 +56,14 @@ interface PooledClient {
  * Runs a named (prepared) statement on a connection of the knex pool, for the few hot statements
  * knex cannot name: PostgreSQL plans it once per connection and each later run sends only Bind and
  * Execute. It goes around knex's query events, so it is counted into the request's Server-Timing /
- * X-Diagnostics here, as one query with its time, like every knex query.
+ * X-Diagnostics here, as one query with its time, like every knex query: into the current
+ * request's, or into each of `contexts` when the statement answers several requests at once
+ * (PreparedBatch).
  */
-export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement): Promise<R[]> {
-  const ctx = currentContext();
+export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement, contexts?: readonly (RequestContext | undefined)[]): Promise<R[]> {
+  const counted = contexts ?? [currentContext()];
   const started = performance.now();
-  if (ctx) ctx.db.queries += 1;
+  for (const ctx of counted) if (ctx) ctx.db.queries += 1;
   const client = knex.client as unknown as PooledClient;
   const connection = await client.acquireConnection();
   try {
@@ -70,6 +73,81 @@ export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement)
     return (await connection.query({ name, text: statement.text, values: statement.values })).rows as R[];
   } finally {
     await client.releaseConnection(connection);
-    if (ctx) ctx.db.ms += performance.now() - started;
+    const ms = performance.now() - started;
+    for (const ctx of counted) if (ctx) ctx.db.ms += ms;
+  }
+}
+
+/** The statements a PreparedBatch runs. */
+export interface PreparedBatchOptions<K> {
+  /**
+   * The statement for `keys` (at least one, at most `max`, in the order they were asked for): it
+   * answers at most one row per key, carrying the key's 1-based position in `keys` as
+   * `batch_index` (an integer; `unnest(…) with ordinality` gives it). Called once per run, when
+   * the batch is sent, so a value it reads (the clock) is read then.
+   */
+  statement(keys: readonly K[]): PreparedStatement;
+  /** The most keys in one statement (default 100); more asked for in one turn go in several. */
+  max?: number;
+}
+
+/**
+ * Lookups of one kind asked for during one turn of the event loop, answered by ONE prepared
+ * statement run when the turn's I/O callbacks are done (`setImmediate`): under load, the requests
+ * a turn parsed share one round trip, one Bind/Execute and one pooled connection instead of each
+ * taking their own, so PostgreSQL runs one statement where it ran many, and the process writes to
+ * and reads from its socket once. Each caller still gets only its own row (`undefined`: none), and
+ * each request counts the statement as one query of its own (Server-Timing, X-Diagnostics). A
+ * lookup alone in its turn is one statement, as before, a turn's I/O later at most. A failed
+ * statement fails every lookup it carried.
+ */
+export class PreparedBatch<K, R> {
+  private waiting: { key: K; ctx: RequestContext | undefined; resolve(row: R | undefined): void; reject(err: unknown): void }[] = [];
+  // The statement runs in no request's context: it is counted into each request explicitly.
+  private readonly scope = new AsyncResource('prepared-batch');
+  private readonly max: number;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly options: PreparedBatchOptions<K>,
+  ) {
+    this.max = Math.max(1, options.max ?? 100);
+  }
+
+  /** The row for `key`, from the statement that carries it with the other keys of this turn. */
+  load(key: K): Promise<R | undefined> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.push({ key, ctx: currentContext(), resolve, reject }) === 1) this.scope.runInAsyncScope(() => setImmediate(this.flush));
+    });
+  }
+
+  private readonly flush = (): void => {
+    const all = this.waiting;
+    this.waiting = [];
+    for (let start = 0; start < all.length; start += this.max) this.run(all.slice(start, start + this.max));
+  };
+
+  private run(items: PreparedBatch<K, R>['waiting']): void {
+    let statement: PreparedStatement;
+    try {
+      statement = this.options.statement(items.map((w) => w.key));
+    } catch (err) {
+      for (const w of items) w.reject(err);
+      return;
+    }
+    preparedQuery<R & { batch_index: number | string }>(
+      this.knex,
+      statement,
+      items.map((w) => w.ctx),
+    ).then(
+      (rows) => {
+        const found: (R | undefined)[] = new Array(items.length);
+        for (const row of rows) found[Number(row.batch_index) - 1] = row;
+        for (let i = 0; i < items.length; i++) items[i]!.resolve(found[i]);
+      },
+      (err: unknown) => {
+        for (const w of items) w.reject(err);
+      },
+    );
   }
 }

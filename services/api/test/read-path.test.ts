@@ -269,6 +269,83 @@ describe('the authenticated read path', () => {
     expect(page.items[0].participants[0]).to.have.keys('memberId', 'name');
   });
 
+  it('sessions read in the same turn share one statement per variant, and each gets only its own row', async () => {
+    const sidOf = (agent: request.Agent) => {
+      const value = decodeURIComponent(agent.jar.getCookie(SESSION_COOKIE, { domain: '127.0.0.1', path: '/', secure: false, script: false })!.value);
+      return value.slice(2, value.lastIndexOf('.'));
+    };
+    const owner = await signUp(h.app, 'batch-owner@example.com', 'Owner of the batch');
+    const stranger = await signUp(h.app, 'batch-stranger@example.com', 'Stranger');
+    const gone = await signUp(h.app, 'batch-gone@example.com', 'Signed out');
+    const household = (await owner.post('/api/v1/households').send({ name: 'Batched', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const sids = { owner: sidOf(owner), stranger: sidOf(stranger), gone: sidOf(gone) };
+    expect((await gone.post('/api/v1/auth/logout')).status).to.equal(204);
+
+    const store = h.service.accounts.sessions.store;
+    // Count the statements: each takes one connection from the pool.
+    const pool = h.db.knex.client as unknown as { acquireConnection(): Promise<unknown> };
+    const acquire = pool.acquireConnection.bind(pool);
+    let statements = 0;
+    pool.acquireConnection = () => {
+      statements++;
+      return acquire();
+    };
+    try {
+      const [me, other, ahead, strangerAhead, unknown, signedOut, again] = await Promise.all([
+        store.loadSession(sids.owner),
+        store.loadSession(sids.stranger),
+        store.loadSession(sids.owner, { index: 0, id: household.id }),
+        store.loadSession(sids.stranger, { index: 0, id: household.id }),
+        store.loadSession('no-such-session'),
+        store.loadSession(sids.gone),
+        store.loadSession(sids.owner),
+      ]);
+      // One statement for the plain reads, one for the household read-ahead.
+      expect(statements).to.equal(2);
+      expect(me?.account?.displayName).to.equal('Owner of the batch');
+      expect(me?.memberships?.map((m) => m.householdId)).to.deep.equal([household.id]);
+      expect(me).to.not.have.property('readAhead');
+      expect(again?.account).to.deep.equal(me?.account);
+      expect(again?.account).to.not.equal(me?.account);
+      expect(other?.account?.displayName).to.equal('Stranger');
+      expect(other?.memberships).to.deep.equal([]);
+      expect(ahead?.account?.displayName).to.equal('Owner of the batch');
+      expect((ahead?.readAhead as { name?: string } | undefined)?.name).to.equal('Batched');
+      // Not a member: the same statement lends the stranger nothing.
+      expect(strangerAhead?.account?.displayName).to.equal('Stranger');
+      expect(strangerAhead?.readAhead).to.equal(null);
+      expect(unknown).to.equal(null);
+      expect(signedOut).to.equal(null);
+    } finally {
+      pool.acquireConnection = acquire;
+    }
+
+    // Over HTTP, in parallel: every caller is answered as itself.
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        [
+          () => owner.get('/api/v1/me'),
+          () => stranger.get('/api/v1/me'),
+          () => owner.get(`/api/v1/households/${household.id}`),
+          () => stranger.get(`/api/v1/households/${household.id}`),
+          () => gone.get('/api/v1/me'),
+        ][i % 5]!(),
+      ),
+    );
+    answers.forEach((res, i) => {
+      const expected = [
+        [200, 'Owner of the batch'],
+        [200, 'Stranger'],
+        [200, 'Batched'],
+        [404, undefined],
+        [401, undefined],
+      ][i % 5]!;
+      expect(res.status, `request ${i}`).to.equal(expected[0]);
+      if (i % 5 === 0 || i % 5 === 1) expect(res.body.user.displayName).to.equal(expected[1]);
+      if (i % 5 === 2) expect(res.body.name).to.equal('Batched');
+    });
+  });
+
   it('parallel reads of one session each load it: none is answered from another request', async () => {
     const a = await signUp(h.app, 'parallel-a@example.com', 'A');
     const b = await signUp(h.app, 'parallel-b@example.com', 'B');

@@ -216,17 +216,15 @@ function compiledJson(this: Response, body: unknown): Response {
 }
 
 /**
- * Ends the answer with `text` (a string, or its UTF-8 bytes), JSON already written (by a compiled
- * serializer, or by PostgreSQL),
+ * Ends the answer with `text`, JSON already written (by a compiled serializer, or by PostgreSQL),
  * as `res.json` would send it: Content-Type `application/json; charset=utf-8` unless one is set,
  * Content-Length, no body for HEAD. `res.send` would only parse and re-format the Content-Type and
  * look for an ETag (off) and freshness (never, without one) before doing the same.
  */
-export function sendJsonText(res: Response, text: string | Buffer): Response {
+export function sendJsonText(res: Response, text: string): Response {
   if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+  res.setHeader('Content-Length', Buffer.byteLength(text));
   if (res.req.method === 'HEAD') res.end();
-  else if (typeof text === 'string') res.end(text, 'utf8');
-  else res.end(text);
+  else res.end(text, 'utf8');
   return res;
 }

@@ -2,7 +2,7 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds,
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
-import { type EventPageJson, type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageRequest } from '../store/index.js';
+import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageRequest } from '../store/index.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -54,12 +54,6 @@ export class MealEventsService {
   private readonly memberIds: HouseholdMemberIds;
   private readonly codec: CursorCodec;
   private readonly random: RandomBytes;
-  /**
-   * The answer's bytes per page the store handed out, with what its cursor was made of: a page the
-   * store answers again from its cache comes back as the same object, so a repeated page is sent
-   * without building, measuring and encoding its text again. Held weakly: it goes with the page.
-   */
-  private readonly answers = new WeakMap<EventPageJson, { householdId: string; from: string | null; to: string | null; bytes: Buffer }>();
 
   constructor(options: MealEventsServiceOptions) {
     this.store = options.store;
@@ -72,24 +66,19 @@ export class MealEventsService {
 
   /**
    * One page of a household's events, earliest first (`date`, `servingTime`, `id`), as the JSON
-   * text of PagedMealEventResponse in UTF-8 bytes: the events come from PostgreSQL as JSON already
-   * (the list route's hot read; no object per event is made here), and a page the store answers
-   * again from its cache is answered with the bytes made the first time.
+   * text of PagedMealEventResponse: the events come from PostgreSQL as JSON already (the list
+   * route's hot read; no object per event is made here).
    *
    * A cursor carries the `from`/`to` of the page that made it, and the next page keeps that filter:
    * a client may pass the cursor alone, or with the same `from`/`to` again; a different `from` or
    * `to` next to a cursor is 400 `invalid_cursor` (start over without a cursor to change the
    * filter). `limit` may change from page to page.
    */
-  async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<Buffer> {
+  async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<string> {
     const request = await this.pageRequest(userId, householdId, query);
     const page = await this.store.pageJson(householdId, request);
-    const known = this.answers.get(page);
-    if (known && known.householdId === householdId && known.from === request.from && known.to === request.to) return known.bytes;
     const nextCursor = page.last ? this.cursorAfter(householdId, request, page.last) : null;
-    const bytes = Buffer.from(`{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`, 'utf8');
-    this.answers.set(page, { householdId, from: request.from, to: request.to, bytes });
-    return bytes;
+    return `{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`;
   }
 
   /** Checks the caller and the query (range, cursor and its filter) and says which page to read. */

@@ -1,5 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import DataLoader from 'dataloader';
 import type { Knex } from 'knex';
 import { currentContext, type RequestContext } from './context.js';
 
@@ -99,55 +100,32 @@ export interface PreparedBatchOptions<K> {
  * and reads from its socket once. Each caller still gets only its own row (`undefined`: none), and
  * each request counts the statement as one query of its own (Server-Timing, X-Diagnostics). A
  * lookup alone in its turn is one statement, as before, a turn's I/O later at most. A failed
- * statement fails every lookup it carried.
+ * statement fails every lookup it carried. The batching is DataLoader's (no cache: every lookup
+ * reads the database), scheduled at `setImmediate`.
  */
 export class PreparedBatch<K, R> {
-  private waiting: { key: K; ctx: RequestContext | undefined; resolve(row: R | undefined): void; reject(err: unknown): void }[] = [];
-  // The statement runs in no request's context: it is counted into each request explicitly.
-  private readonly scope = new AsyncResource('prepared-batch');
-  private readonly max: number;
+  private readonly loader: DataLoader<{ key: K; ctx: RequestContext | undefined }, R | undefined>;
 
-  constructor(
-    private readonly knex: Knex,
-    private readonly options: PreparedBatchOptions<K>,
-  ) {
-    this.max = Math.max(1, options.max ?? 100);
+  constructor(knex: Knex, options: PreparedBatchOptions<K>) {
+    // The statement runs in no request's context: it is counted into each request explicitly.
+    const scope = new AsyncResource('prepared-batch');
+    this.loader = new DataLoader(
+      async (items) => {
+        const rows = await preparedQuery<R & { batch_index: number | string }>(
+          knex,
+          options.statement(items.map((w) => w.key)),
+          items.map((w) => w.ctx),
+        );
+        const found: (R | undefined)[] = new Array(items.length).fill(undefined);
+        for (const row of rows) found[Number(row.batch_index) - 1] = row;
+        return found;
+      },
+      { cache: false, maxBatchSize: Math.max(1, options.max ?? 100), batchScheduleFn: (run) => scope.runInAsyncScope(() => setImmediate(run)) },
+    );
   }
 
   /** The row for `key`, from the statement that carries it with the other keys of this turn. */
   load(key: K): Promise<R | undefined> {
-    return new Promise((resolve, reject) => {
-      if (this.waiting.push({ key, ctx: currentContext(), resolve, reject }) === 1) this.scope.runInAsyncScope(() => setImmediate(this.flush));
-    });
-  }
-
-  private readonly flush = (): void => {
-    const all = this.waiting;
-    this.waiting = [];
-    for (let start = 0; start < all.length; start += this.max) this.run(all.slice(start, start + this.max));
-  };
-
-  private run(items: PreparedBatch<K, R>['waiting']): void {
-    let statement: PreparedStatement;
-    try {
-      statement = this.options.statement(items.map((w) => w.key));
-    } catch (err) {
-      for (const w of items) w.reject(err);
-      return;
-    }
-    preparedQuery<R & { batch_index: number | string }>(
-      this.knex,
-      statement,
-      items.map((w) => w.ctx),
-    ).then(
-      (rows) => {
-        const found: (R | undefined)[] = new Array(items.length);
-        for (const row of rows) found[Number(row.batch_index) - 1] = row;
-        for (let i = 0; i < items.length; i++) items[i]!.resolve(found[i]);
-      },
-      (err: unknown) => {
-        for (const w of items) w.reject(err);
-      },
-    );
+    return this.loader.load({ key, ctx: currentContext() });
   }
 }

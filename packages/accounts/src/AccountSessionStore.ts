@@ -37,6 +37,8 @@ export interface ReadAheadRequest {
   index: number;
   /** The path's parameter: a lower-case uuid (checked by the caller; the statement casts it). */
   id: string;
+  /** What the read-ahead's package already holds for `id` (SessionReadAhead.known), bound as its `known`. */
+  known?: string;
 }
 
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
@@ -144,7 +146,7 @@ export class AccountSessionStore extends PGStore {
    * read by one run of it, each request getting only its own row. `[0]` is the session alone,
    * `[i + 1]` the same with read-ahead `i` as one more column.
    */
-  private readonly batches: PreparedBatch<{ sid: string; id?: string }, SessionRow>[];
+  private readonly batches: PreparedBatch<{ sid: string; id?: string; known?: string }, SessionRow>[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -152,20 +154,22 @@ export class AccountSessionStore extends PGStore {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
     const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
-    // `q` holds the batch: the session ids (and the read-ahead's ids), numbered from 1.
+    // `q` holds the batch: the session ids (and the read-ahead's ids and what is known of each), numbered from 1.
     const statement = (extra: string, ids: boolean) => {
       const text = `select q.batch_index::int as batch_index, s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
-         from ${ids ? 'unnest($1::text[], $3::uuid[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, batch_index' : 'sid, batch_index'})
+         from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, batch_index' : 'sid, batch_index'})
          join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
       // The name follows the text: pg refuses one name for two different texts on a connection.
       const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-      return new PreparedBatch<{ sid: string; id?: string }, SessionRow>(options.knex, {
+      return new PreparedBatch<{ sid: string; id?: string; known?: string }, SessionRow>(options.knex, {
         statement: (keys) => ({
           name,
           text,
-          values: ids ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id)] : [keys.map((k) => k.sid), options.clock.now()],
+          values: ids
+            ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id), keys.map((k) => k.known ?? null)]
+            : [keys.map((k) => k.sid), options.clock.now()],
         }),
       });
     };
@@ -174,7 +178,7 @@ export class AccountSessionStore extends PGStore {
     this.batches = [
       statement('', false),
       ...(guard ? (options.readAheads ?? []) : []).map((r) =>
-        statement(`, case when ${guard!.isMember('a.id', 'q.rid')} then ${r.select('a.id', 'q.rid')} end as read_ahead`, true),
+        statement(`, case when ${guard!.isMember('a.id', 'q.rid')} then ${r.select('a.id', 'q.rid', 'q.known')} end as read_ahead`, true),
       ),
     ];
   }
@@ -200,7 +204,7 @@ export class AccountSessionStore extends PGStore {
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
     const batch = ahead && this.batches[ahead.index + 1];
-    const row = await (batch ? batch.load({ sid, id: ahead.id }) : this.batches[0]!.load({ sid }));
+    const row = await (batch ? batch.load({ sid, id: ahead.id, known: ahead.known }) : this.batches[0]!.load({ sid }));
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };

@@ -103,7 +103,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     if (!/^[a-z_]+$/.test(r.name) || (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length !== 1) {
       throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with exactly one parameter`);
     }
-    return { name: r.name, match: pathMatcher(r.path) };
+    return { name: r.name, match: pathMatcher(r.path), known: r.known?.bind(r) };
   });
   /** The read-ahead for a GET of this path: the first whose path matches, when its one parameter is a uuid. */
   const readAheadFor = (path: string): ReadAheadRequest | undefined => {
@@ -111,7 +111,10 @@ export function createSessions(o: SessionsOptions): Sessions {
       const params = readAheads[index]!.match(path);
       if (!params) continue;
       const id = Object.values(params)[0];
-      return id !== undefined && isUuid(id) ? { index, id: id.toLowerCase() } : undefined;
+      if (id === undefined || !isUuid(id)) return undefined;
+      const lower = id.toLowerCase();
+      const known = readAheads[index]!.known?.(lower);
+      return known === undefined ? { index, id: lower } : { index, id: lower, known };
     }
     return undefined;
   };

@@ -81,8 +81,17 @@ export interface SessionReadAhead {
    * type uuid: a placeholder or a column of the caller's statement, bound to the path's one
    * parameter, lower-cased, and only ever a uuid): the value the package's own read
    * would answer, or null when there is none; the package then reads as it would without it.
+   * `known` is the SQL expression (type text) of what `known(id)` said this instance already holds,
+   * null when it holds nothing or the read-ahead has no `known`.
    */
-  select(accountId: string, id: string): string;
+  select(accountId: string, id: string, known: string): string;
+  /**
+   * What this instance already holds for the household `id` (a version of the package's own, say),
+   * asked just before the session statement runs and bound as `select`'s `known`: the read can then
+   * answer "unchanged" instead of the whole value, so PostgreSQL builds and sends the value only
+   * when the instance does not have it. Undefined: nothing held.
+   */
+  known?(id: string): string | undefined;
 }
 
 /** What other packages may know of accounts; implemented by @svc/accounts. */

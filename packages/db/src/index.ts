@@ -6,4 +6,5 @@
  */
 export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
 export * from './knex.js';
+export * from './list-versions.js';
 export * from './model.js';

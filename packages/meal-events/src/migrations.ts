@@ -4,6 +4,7 @@ import * as createMealEvents from '../migrations/20261122120000_create_meal_even
 import * as mealEventsSequence from '../migrations/20261125120000_meal_events_sequence.js';
 import * as createCalendarFeeds from '../migrations/20261125120100_create_calendar_feeds.js';
 import * as mealEventListVersions from '../migrations/20261125150000_meal_event_list_versions.js';
+import * as mealEventListTruncate from '../migrations/20261126110100_meal_event_list_truncate.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
 
@@ -15,6 +16,7 @@ export const migrations: MigrationSet = {
     { name: '20261125120000_meal_events_sequence', up: mealEventsSequence.up, down: mealEventsSequence.down },
     { name: '20261125120100_create_calendar_feeds', up: createCalendarFeeds.up, down: createCalendarFeeds.down },
     { name: '20261125150000_meal_event_list_versions', up: mealEventListVersions.up, down: mealEventListVersions.down },
+    { name: '20261126110100_meal_event_list_truncate', up: mealEventListTruncate.up, down: mealEventListTruncate.down },
   ],
 };
 

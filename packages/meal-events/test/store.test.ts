@@ -210,6 +210,10 @@ describe('ObjectionMealEventStore', () => {
       await db.knex('meal_events').where({ household_id: hh }).delete();
       expect(await db.knex('meal_event_list_versions').where({ household_id: hh })).to.deep.equal([]);
       expect(Number(await version(other))).to.be.greaterThan(0);
+      // A TRUNCATE fires no DELETE trigger: its own trigger leaves every list at version 0 (empty).
+      await db.knex.raw('truncate meal_events');
+      expect(await version(other)).to.equal('0');
+      expect(await db.knex('meal_event_list_versions')).to.deep.equal([]);
     });
 
     /** The page as a request whose session read lent `lent` as the list version (none: undefined), and the statements it ran. */

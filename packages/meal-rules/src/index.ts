@@ -5,7 +5,7 @@
 
 export { migrate, migrations, relations } from './migrations.js';
 export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
-export { MealRuleModel } from './models/index.js';
+export { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
 export { createOfflineRuleParser, warmUpParser } from './parser/index.js';
 export { createRouter, type RouterOptions } from './router.js';

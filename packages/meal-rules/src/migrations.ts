@@ -1,12 +1,16 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealRules from '../migrations/20261122100000_create_meal_rules.js';
+import * as mealRuleListVersions from '../migrations/20261126110000_meal_rule_list_versions.js';
 import * as mealRulesHouseholdFk from '../migrations/relations/20261125110000_meal_rules_household_fk.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_rules`. */
 export const migrations: MigrationSet = {
   name: 'meal_rules',
-  migrations: [{ name: '20261122100000_create_meal_rules', up: createMealRules.up, down: createMealRules.down }],
+  migrations: [
+    { name: '20261122100000_create_meal_rules', up: createMealRules.up, down: createMealRules.down },
+    { name: '20261126110000_meal_rule_list_versions', up: mealRuleListVersions.up, down: mealRuleListVersions.down },
+  ],
 };
 
 /**

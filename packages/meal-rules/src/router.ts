@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf } from '@svc/http-kit';
+import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
 import {
   DefaultRulesResponseSchema,
   HouseholdParamsSchema,
@@ -37,12 +37,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       description: 'Any member. Oldest first (createdAt, then id).',
       auth: true,
       params: HouseholdParamsSchema,
-      compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'The rules', schema: MealRuleListSchema } },
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      res.json(await service.list(principalOf(req).userId, req.input.params.householdId));
+      // A hot read: the answer's text is kept per household under the rules' version (see listJson).
+      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId));
     },
   );
 

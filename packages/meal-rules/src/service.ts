@@ -6,7 +6,7 @@ import { mergeParses } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
-import { type MealRuleStore, rulesReadAhead } from './store.js';
+import type { MealRuleStore } from './store.js';
 import { todayIn } from './today.js';
 
 /** Where the service reports a parser that failed (a pino logger fits). */
@@ -58,7 +58,7 @@ class Uncharged {
  */
 export class MealRulesService {
   /** GET …/rules as a read the session statement may load in the same round trip (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[] = [rulesReadAhead];
+  readonly readAheads: readonly SessionReadAhead[];
   private readonly store: MealRuleStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -70,6 +70,7 @@ export class MealRulesService {
 
   constructor(options: MealRulesServiceOptions) {
     this.store = options.store;
+    this.readAheads = options.store.readAhead ? [options.store.readAhead] : [];
     this.clock = options.clock;
     this.access = options.access;
     this.profiles = options.profiles;
@@ -87,6 +88,12 @@ export class MealRulesService {
   async list(userId: string, householdId: string): Promise<MealRule[]> {
     await this.access.roleOf(userId, householdId);
     return this.store.list(householdId);
+  }
+
+  /** The same list as the JSON text GET …/rules answers (the hot read: a repeated read sends the text made the first time); any member. */
+  async listJson(userId: string, householdId: string): Promise<string> {
+    await this.access.roleOf(userId, householdId);
+    return this.store.listJson(householdId);
   }
 
   /** Files a rule (source UserDeclared); adults only; 400 naming the field when a rule between fields is broken. */

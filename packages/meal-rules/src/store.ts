@@ -2,6 +2,7 @@ import type { SessionReadAhead } from '@svc/contracts';
 import { isoTimestampSql, type Pojo } from '@svc/db';
 import { preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
 import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './schemas.js';
@@ -14,6 +15,10 @@ import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './sche
 export interface MealRuleStore {
   /** The household's rules, oldest first (createdAt, then id). */
   list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]>;
+  /** The same list as the JSON text GET …/rules answers (the hot read). */
+  listJson(householdId: string): Promise<string>;
+  /** GET …/rules as a read the session statement may load in the same round trip, when the store offers one. */
+  readonly readAhead?: SessionReadAhead;
   create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule>;
   /** Full replacement (kind included); undefined when the household has no such rule. */
   replace(householdId: string, ruleId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule | undefined>;
@@ -52,19 +57,34 @@ const LIST_RULES = {
 /** The name of the list read the session statement loads ahead (GET /api/v1/households/{householdId}/rules). */
 const LIST_READ_AHEAD = 'meal_rules_list';
 
-/**
- * GET …/rules as a read the session statement loads in its own round trip (SessionReadAhead): the
- * rows of LIST_RULES, in its order, as one JSON array (the session statement asks it only for a
- * member of the household, with households' `isMember`: this package names only its own table).
- */
-export const rulesReadAhead: SessionReadAhead = {
-  name: LIST_READ_AHEAD,
-  path: '/api/v1/households/{householdId}/rules',
-  select: (_accountId, id) =>
-    `(select coalesce(json_agg(row_to_json(x) order by r.created_at, r.id), '[]'::json)
+/** The household's rules version in the statement's snapshot (meal_rule_list_versions; 0: no rules). */
+const versionSql = (id: string) => `coalesce((select v.version::text from meal_rule_list_versions v where v.household_id = ${id}), '0')`;
+
+/** The rows of LIST_RULES, in its order, as one JSON array. */
+const rowsJsonSql = (id: string) => `(select coalesce(json_agg(row_to_json(x) order by r.created_at, r.id), '[]'::json)
         from meal_rules r cross join lateral (select ${LIST_COLUMNS}) x
-       where r.household_id = ${id})`,
+       where r.household_id = ${id})`;
+
+/**
+ * LIST_RULES with the rules' version read in the same snapshot, for the list read that lent
+ * nothing (or lent a version whose answer this instance no longer holds): always one row, `rows`
+ * an empty array for a household without rules.
+ */
+const LIST_RULES_VERSIONED = {
+  name: 'meal_rules_list_versioned',
+  text: `select ${versionSql('$1::uuid')} as version, ${rowsJsonSql('$1::uuid')} as rows`,
 };
+
+/** What the session statement lends for GET …/rules: the version alone when this instance holds that answer, else the version and the rows. */
+type LentRules = string | { version: string; rows: Pojo[] };
+
+/** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (5 rules ≈ 2 kB). */
+export const DEFAULT_ANSWER_CACHE_BYTES = 2 * 1024 * 1024;
+
+export interface ObjectionMealRuleStoreOptions {
+  /** Bytes of GET …/rules answers kept for answering again while the rules are unchanged (DEFAULT_ANSWER_CACHE_BYTES); 0 keeps none. */
+  answerCacheBytes?: number;
+}
 
 /**
  * MealRuleStore on Objection: MealRuleModel bound to the knex the host hands in. Every operation is
@@ -72,9 +92,53 @@ export const rulesReadAhead: SessionReadAhead = {
  */
 export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
+  /** GET …/rules answers (JSON text) by household, each with the rules version it was made from. */
+  private readonly answers: LRUCache<string, { version: string; text: string }> | undefined;
 
-  constructor(knex: Knex) {
+  /**
+   * GET …/rules lent to the session statement (SessionReadAhead), guarded there by households'
+   * `isMember` (this package names only its own table): the household's rules version, and the
+   * rows only when this instance holds no answer made from that version (`known`). So a repeated
+   * read costs the session statement one index lookup more than GET /me, and this process sends
+   * the answer it made the first time; after any change (triggers move the version, whoever
+   * writes) the same statement brings the rows. Either way one round trip.
+   */
+  readonly readAhead: SessionReadAhead = {
+    name: LIST_READ_AHEAD,
+    path: '/api/v1/households/{householdId}/rules',
+    known: (householdId) => this.answers?.get(householdId)?.version,
+    select: (_accountId, id, known) =>
+      `(select case when cur.version = ${known} then to_json(cur.version) else json_build_object('version', cur.version, 'rows', ${rowsJsonSql(id)}) end
+          from (select ${versionSql(id)} as version) cur)`,
+  };
+
+  constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);
+    const maxSize = options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
+    this.answers = maxSize > 0 ? new LRUCache({ maxSize, sizeCalculation: (e, key) => key.length + e.text.length }) : undefined;
+  }
+
+  /** The answer's text: the rules as the API writes them, in list order (what the route's serializer writes of `list`). */
+  private answerOf(rows: Pojo[]): string {
+    return JSON.stringify(rows.map((row) => this.Rule.fromDatabaseJson(row).toApi()));
+  }
+
+  async listJson(householdId: string): Promise<string> {
+    const lent = readAhead(LIST_READ_AHEAD, householdId) as LentRules | undefined;
+    if (typeof lent === 'string') {
+      // Unchanged since this instance made its answer: the one it holds (unless it went since).
+      const held = this.answers?.get(householdId);
+      if (held?.version === lent) return held.text;
+    } else if (lent) {
+      return this.remember(householdId, lent.version, this.answerOf(lent.rows));
+    }
+    const [row] = await preparedQuery<{ version: string; rows: Pojo[] }>(this.Rule.knex(), { ...LIST_RULES_VERSIONED, values: [householdId] });
+    return this.remember(householdId, row!.version, this.answerOf(row!.rows));
+  }
+
+  private remember(householdId: string, version: string, text: string): string {
+    this.answers?.set(householdId, { version, text });
+    return text;
   }
 
   private mine(householdId: string, ruleId: string, trx?: Knex.Transaction) {
@@ -83,10 +147,7 @@ export class ObjectionMealRuleStore implements MealRuleStore {
 
   async list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]> {
     if (!trx) {
-      // The session read loaded the list ahead (no statement of its own), or this one statement.
-      const found =
-        (readAhead(LIST_READ_AHEAD, householdId) as Pojo[] | undefined) ??
-        (await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] }));
+      const found = await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] });
       return found.map((row) => this.Rule.fromDatabaseJson(row).toApi());
     }
     const rows = await this.Rule.query(trx)

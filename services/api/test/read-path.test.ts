@@ -192,6 +192,43 @@ describe('the authenticated read path', () => {
     expect(settled.body.items).to.have.length(9);
   });
 
+  it('the rules read again while unchanged are one round trip and the same text; any change, whoever makes it, shows on the next read', async () => {
+    const owner = await signUp(h.app, 'rules-cache-owner@example.com');
+    const household = (await owner.post('/api/v1/households').send({ name: 'Rules', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const hh = `/api/v1/households/${household.id}`;
+    const rule = (days: number) => ({ payload: { kind: 'RepeatAfterDays', days }, strength: 'Soft', scope: 'Permanent', startDate: null, endDate: null });
+    const empty = await owner.get(`${hh}/rules`).set('X-Diagnostics', '1');
+    expect(empty.text).to.equal('[]');
+    expect(queries(empty)).to.equal(1);
+    const created = (await owner.post(`${hh}/rules`).send(rule(7))).body;
+    const first = await owner.get(`${hh}/rules`).set('X-Diagnostics', '1');
+    expect(first.body.map((r: { id: string }) => r.id)).to.deep.equal([created.id]);
+    expect(queries(first)).to.equal(1);
+    const again = await owner.get(`${hh}/rules`).set('X-Diagnostics', '1');
+    expect(again.text).to.equal(first.text);
+    expect(queries(again)).to.equal(1);
+    expect(again.headers['content-type']).to.equal('application/json; charset=utf-8');
+    // Through the API, by hand (a script, another instance), and deleted by hand: each shows next time.
+    expect((await owner.patch(`${hh}/rules/${created.id}`).send(rule(9))).status).to.equal(200);
+    expect((await owner.get(`${hh}/rules`)).body[0].payload.days).to.equal(9);
+    await h.db.knex('meal_rules').where({ id: created.id }).update({ strength: 'Hard' });
+    expect((await owner.get(`${hh}/rules`)).body[0].strength).to.equal('Hard');
+    await h.db.knex('meal_rules').where({ id: created.id }).delete();
+    expect((await owner.get(`${hh}/rules`)).text).to.equal('[]');
+    // Parallel writes and reads: once they are done, a read answers what the table holds.
+    await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => owner.post(`${hh}/rules`).send(rule(10 + i))),
+      ...Array.from({ length: 6 }, () => owner.get(`${hh}/rules`)),
+    ]);
+    const settled = await owner.get(`${hh}/rules`);
+    const rows = await h.db.knex('meal_rules').where({ household_id: household.id }).select('id');
+    expect(settled.body.map((r: { id: string }) => r.id).sort()).to.deep.equal(rows.map((r: { id: string }) => r.id).sort());
+    expect(settled.body).to.have.length(6);
+    // Another member's first read, a stranger's read: the held answer goes to members only.
+    const stranger = await signUp(h.app, 'rules-cache-stranger@example.com');
+    expect((await stranger.get(`${hh}/rules`)).status).to.equal(404);
+  });
+
   it('a non-member never learns a household exists, whatever its id looks like', async () => {
     const owner = await signUp(h.app, 'exists-owner@example.com');
     const stranger = await signUp(h.app, 'exists-stranger@example.com');

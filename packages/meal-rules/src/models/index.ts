@@ -1,1 +1,2 @@
+export { MealRuleListVersionModel } from './MealRuleListVersionModel.js';
 export { MealRuleModel } from './MealRuleModel.js';

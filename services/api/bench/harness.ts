@@ -84,3 +84,36 @@ export async function listen(server: Server): Promise<Server> {
   server.keepAliveTimeout = 65_000;
   return server;
 }
+
+/** Clock ticks per second of /proc's CPU times (USER_HZ; 100 on every Linux the bench runs on). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (ms, user + system) that every process named `postgres` has used so far, with what its
+ * ended children used (the postmaster reaps its backends: a backend that exits during a scenario
+ * keeps counting), read from /proc: the database's share of a scenario is the difference across
+ * it. NaN off Linux.
+ */
+export function postgresCpuMs(): number {
+  try {
+    let ticks = 0;
+    for (const entry of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      } catch {
+        continue; // gone since the listing
+      }
+      // pid (comm) state ppid … : comm may hold spaces, so fields count from the last ')'.
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      const fields = stat.slice(close + 2).split(' ');
+      // utime, stime, cutime, cstime: fields 14 to 17 of stat
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    }
+    return (ticks * 1000) / TICKS_PER_SECOND;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -40,8 +40,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '@svc/test-support';
-import autocannon from 'autocannon';
-import { type ChildStats, type HarnessRequest, rssKb } from './harness.js';
+import { type ChildStats, type HarnessRequest, postgresCpuMs, rssKb } from './harness.js';
+import { generatorCpuMs, type LoadSpec, load as loadWith, pickDriver } from './load.js';
 import { report as profileReport } from './profile-top.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -60,8 +60,10 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },
+    driver: { type: 'string' },
   },
 });
+const driver = pickDriver(args.driver);
 const quick = args.quick === true;
 const num = (v: string | undefined, full: number, q: number = full) => (v === undefined ? (quick ? q : full) : Number(v));
 const opts = {
@@ -204,53 +206,8 @@ function must(res: { status: number; body: unknown }, status: number, what: stri
 // ---------------------------------------------------------------------------------------------
 // Load
 
-interface LoadSpec {
-  base: string;
-  method: 'GET' | 'PATCH' | 'POST';
-  path: string;
-  /** One session per connection (cycled), or none. */
-  cookies?: string[];
-  /** Bodies sent in turn (each request takes the next one). */
-  bodies?: unknown[];
-  connections: number;
-  seconds: number;
-}
-
-interface Mixed {
-  base: string;
-  requests: { method: 'GET' | 'PATCH'; path: string; body?: unknown }[];
-  cookies: string[];
-  connections: number;
-  seconds: number;
-}
-
-function load(spec: LoadSpec | Mixed): Promise<autocannon.Result> {
-  const headers = { 'content-type': 'application/json' };
-  let turn = 0;
-  const cookies = spec.cookies ?? [];
-  const nextCookie = () => cookies[turn++ % cookies.length]!;
-  const common = { url: spec.base, connections: spec.connections, duration: spec.seconds, headers, timeout: 30 };
-  if ('requests' in spec || spec.bodies) {
-    // Several requests in turn: each one picks the next session as it is built.
-    const list = 'requests' in spec ? spec.requests : spec.bodies!.map((body) => ({ method: spec.method, path: spec.path, body }));
-    return autocannon({
-      ...common,
-      requests: list.map((r) => ({
-        method: r.method,
-        path: r.path,
-        body: r.body === undefined ? undefined : JSON.stringify(r.body),
-        setupRequest: (req: autocannon.Request) => (cookies.length ? { ...req, headers: { ...req.headers, cookie: nextCookie() } } : req),
-      })),
-    });
-  }
-  // One request: each connection keeps one session of its own, built once.
-  return autocannon({
-    ...common,
-    method: spec.method,
-    url: spec.base + spec.path,
-    setupClient: cookies.length ? (client) => client.setHeaders({ ...headers, cookie: nextCookie() }) : undefined,
-  });
-}
+/** A scenario's load, with the driver this run uses. */
+const load = (spec: LoadSpec) => loadWith(driver, spec);
 
 const median = (xs: number[]) => {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
@@ -425,6 +382,10 @@ try {
     errors: number;
     non2xx: number;
     cpuMsPerRequest: number;
+    /** CPU of the load generator (this process) per answered request. */
+    clientCpuMsPerRequest: number;
+    /** CPU of every PostgreSQL process per answered request. */
+    postgresCpuMsPerRequest: number;
   }
   const results = new Map<string, { queries: number | null; rounds: RoundResult[] }>();
   const appFor = { service, naive, ceiling };
@@ -444,22 +405,26 @@ try {
 
   async function round(s: Scenario, app: App, seconds: number): Promise<RoundResult> {
     const before = await app.stats();
+    const clientBefore = generatorCpuMs();
+    const pgBefore = postgresCpuMs();
     const r = await load({
       base: app.base,
-      method: s.method,
-      path: s.path,
-      bodies: s.bodies,
-      cookies: s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies : cookies,
+      requests: (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
+      cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : cookies,
       connections: opts.connections,
       seconds,
     });
+    const clientCpu = generatorCpuMs() - clientBefore;
+    const pgCpu = postgresCpuMs() - pgBefore;
     const after = await app.stats();
-    const answered = r['2xx'] + r.non2xx;
+    const answered = r.answered;
     return {
-      rps: r.requests.average,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      errors: r.errors + r.timeouts,
+      clientCpuMsPerRequest: answered ? clientCpu / answered : Number.NaN,
+      postgresCpuMsPerRequest: answered ? pgCpu / answered : Number.NaN,
+      rps: r.rps,
+      p50: r.p50,
+      p99: r.p99,
+      errors: r.errors,
       non2xx: r.non2xx,
       cpuMsPerRequest: answered ? cpuMs(before, after) / answered : Number.NaN,
     };
@@ -522,6 +487,8 @@ try {
       non2xx: r.rounds.reduce((n, x) => n + x.non2xx, 0),
       queries: r.queries,
       cpuMsPerRequest: median(r.rounds.map((x) => x.cpuMsPerRequest)),
+      clientCpuMsPerRequest: median(r.rounds.map((x) => x.clientCpuMsPerRequest)),
+      postgresCpuMsPerRequest: median(r.rounds.map((x) => x.postgresCpuMsPerRequest)),
       rounds: r.rounds,
     };
   });
@@ -549,8 +516,7 @@ try {
     const me = (seconds: number) =>
       load({
         base: app.base,
-        method: 'GET',
-        path: '/api/v1/me',
+        requests: [{ method: 'GET', path: '/api/v1/me' }],
         cookies: cookies.slice(0, opts.stormConnections),
         connections: opts.stormConnections,
         seconds,
@@ -566,9 +532,8 @@ try {
         me(opts.seconds),
         load({
           base: app.base,
-          method: 'POST',
-          path: '/api/v1/auth/login',
-          bodies: [{ email, password }],
+          requests: [{ method: 'POST', path: '/api/v1/auth/login', body: { email, password } }],
+          cookies: [],
           connections: opts.stormLogins,
           seconds: opts.seconds,
         }),
@@ -576,26 +541,26 @@ try {
       const eldDuring = (await app.stats()).eld;
       rounds.push({ before, during, logins, eldBefore, eldDuring });
       log(
-        `storm round ${i + 1}: GET /me p99 ${before.latency.p99} → ${during.latency.p99} ms, event-loop p99 ${eldDuring.p99} ms, logins ${logins.requests.average}/s`,
+        `storm round ${i + 1}: GET /me p99 ${before.p99.toFixed(1)} → ${during.p99.toFixed(1)} ms, event-loop p99 ${eldDuring.p99} ms, logins ${logins.rps.toFixed(1)}/s`,
       );
     }
     storm = {
-      meBefore: { rps: median(rounds.map((r) => r.before.requests.average)), p99: median(rounds.map((r) => r.before.latency.p99)) },
-      meDuring: { rps: median(rounds.map((r) => r.during.requests.average)), p99: median(rounds.map((r) => r.during.latency.p99)) },
+      meBefore: { rps: median(rounds.map((r) => r.before.rps)), p99: median(rounds.map((r) => r.before.p99)) },
+      meDuring: { rps: median(rounds.map((r) => r.during.rps)), p99: median(rounds.map((r) => r.during.p99)) },
       logins: {
-        rps: median(rounds.map((r) => r.logins.requests.average)),
-        p50: median(rounds.map((r) => r.logins.latency.p50)),
-        p99: median(rounds.map((r) => r.logins.latency.p99)),
+        rps: median(rounds.map((r) => r.logins.rps)),
+        p50: median(rounds.map((r) => r.logins.p50)),
+        p99: median(rounds.map((r) => r.logins.p99)),
         non2xx: rounds.reduce((n, r) => n + r.logins.non2xx, 0),
-        errors: rounds.reduce((n, r) => n + r.logins.errors + r.logins.timeouts, 0),
+        errors: rounds.reduce((n, r) => n + r.logins.errors, 0),
       },
       eventLoopP99Before: median(rounds.map((r) => r.eldBefore.p99)),
       eventLoopP99During: median(rounds.map((r) => r.eldDuring.p99)),
       eventLoopMaxDuring: Math.max(...rounds.map((r) => r.eldDuring.max)),
       rounds: rounds.map((r) => ({
-        meBeforeP99: r.before.latency.p99,
-        meDuringP99: r.during.latency.p99,
-        loginsPerSecond: r.logins.requests.average,
+        meBeforeP99: r.before.p99,
+        meDuringP99: r.during.p99,
+        loginsPerSecond: r.logins.rps,
         eventLoopDuring: r.eldDuring,
       })),
     };
@@ -642,10 +607,10 @@ try {
       });
       afterRoundMb.push(rssKb(app.pid) / 1024);
       heapAfterRound.push((await app.stats()).memory);
-      rpsList.push(r.requests.average);
+      rpsList.push(r.rps);
       non2xx += r.non2xx;
-      errors += r.errors + r.timeouts;
-      log(`rss round ${i + 1}: ${afterRoundMb.at(-1)!.toFixed(1)} MB after ${opts.rssSeconds} s at ${Math.round(r.requests.average)} req/s`);
+      errors += r.errors;
+      log(`rss round ${i + 1}: ${afterRoundMb.at(-1)!.toFixed(1)} MB after ${opts.rssSeconds} s at ${Math.round(r.rps)} req/s`);
     }
     const mb = (bytes: number | undefined) => Math.round(((bytes ?? Number.NaN) / 1048576) * 10) / 10;
     const heap = heapAfterRound.map((m) => ({ heapTotalMb: mb(m?.heapTotal), heapUsedMb: mb(m?.heapUsed), externalMb: mb(m?.external) }));
@@ -707,18 +672,18 @@ try {
     // than GET /me (a cached events page) is not a miss of a speed target.
     verdict(`${r.label} within 20 % of GET /me req/s (≥ 80 %)`, measured, me ? r.rps >= 0.8 * me.rps : undefined);
   }
-  verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${me.p99} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
+  verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${f1(me.p99)} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
   const deep = byId('events-deep');
   verdict(
     `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,
     first && deep
-      ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${deep.p99} vs ${first.p99} ms`
+      ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${f1(deep.p99)} vs ${f1(first.p99)} ms`
       : '—',
     first && deep ? deep.rps >= 0.9 * first.rps : undefined,
   );
   verdict(
     'storm: GET /me p99 during ≤ 1.5× before',
-    storm ? `${storm.meDuring.p99} vs ${storm.meBefore.p99} ms (${f2(storm.meDuring.p99 / storm.meBefore.p99)}×)` : '—',
+    storm ? `${f1(storm.meDuring.p99)} vs ${f1(storm.meBefore.p99)} ms (${f2(storm.meDuring.p99 / storm.meBefore.p99)}×)` : '—',
     storm ? storm.meDuring.p99 <= 1.5 * storm.meBefore.p99 : undefined,
   );
   verdict(
@@ -742,20 +707,22 @@ try {
     `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, ${started.toISOString()}; load average before ${loadBefore.map(f2).join(' ')}, after ${loadAfter.map(f2).join(' ')}`,
   );
   lines.push(
-    `${opts.rounds} round(s) of ${opts.seconds} s at ${opts.connections} connections per scenario, median shown${opts.profile ? '; service under --cpu-prof' : ''}; load generator (autocannon) on the same cores`,
+    `${opts.rounds} round(s) of ${opts.seconds} s at ${opts.connections} connections per scenario, median shown${opts.profile ? '; service under --cpu-prof' : ''}; load generator (${driver}) on the same cores`,
   );
   lines.push('');
-  lines.push('| scenario | req/s | p50 ms | p99 ms | errors / non-2xx | queries/req | CPU ms/req | × naive GET /me | % of ceiling |');
-  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push(
+    '| scenario | req/s | p50 ms | p99 ms | errors / non-2xx | queries/req | CPU ms/req | PostgreSQL CPU ms/req | load generator CPU ms/req | × naive GET /me | % of ceiling |',
+  );
+  lines.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     lines.push(
-      `| ${r.label} | ${Math.round(r.rps)} | ${r.p50} | ${r.p99} | ${r.errors} / ${r.non2xx} | ${r.queries ?? '?'} | ${f2(r.cpuMsPerRequest)} | ${f2(r.rps / naiveRps)} | ${pct(r.rps / ceilingRps)} |`,
+      `| ${r.label} | ${Math.round(r.rps)} | ${f1(r.p50)} | ${f1(r.p99)} | ${r.errors} / ${r.non2xx} | ${r.queries ?? '?'} | ${f2(r.cpuMsPerRequest)} | ${f2(r.postgresCpuMsPerRequest)} | ${f2(r.clientCpuMsPerRequest)} | ${f2(r.rps / naiveRps)} | ${pct(r.rps / ceilingRps)} |`,
     );
   }
   lines.push('');
   if (storm) {
     lines.push(
-      `Login storm (${opts.stormLogins} concurrent logins, bcrypt cost 12, GET /me at ${opts.stormConnections} connections): GET /me p99 ${storm.meBefore.p99} ms before → ${storm.meDuring.p99} ms during (${Math.round(storm.meBefore.rps)} → ${Math.round(storm.meDuring.rps)} req/s); logins ${f1(storm.logins.rps)}/s, p50 ${storm.logins.p50} ms, p99 ${storm.logins.p99} ms, errors / non-2xx ${storm.logins.errors} / ${storm.logins.non2xx}; service event-loop delay p99 ${f1(storm.eventLoopP99Before)} ms before → ${f1(storm.eventLoopP99During)} ms during (max ${f1(storm.eventLoopMaxDuring)} ms)`,
+      `Login storm (${opts.stormLogins} concurrent logins, bcrypt cost 12, GET /me at ${opts.stormConnections} connections): GET /me p99 ${f1(storm.meBefore.p99)} ms before → ${f1(storm.meDuring.p99)} ms during (${Math.round(storm.meBefore.rps)} → ${Math.round(storm.meDuring.rps)} req/s); logins ${f1(storm.logins.rps)}/s, p50 ${f1(storm.logins.p50)} ms, p99 ${f1(storm.logins.p99)} ms, errors / non-2xx ${storm.logins.errors} / ${storm.logins.non2xx}; service event-loop delay p99 ${f1(storm.eventLoopP99Before)} ms before → ${f1(storm.eventLoopP99During)} ms during (max ${f1(storm.eventLoopMaxDuring)} ms)`,
     );
   }
   if (rss) {

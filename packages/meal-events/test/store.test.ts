@@ -3,7 +3,7 @@ import { newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { MealEventModel, migrations, ObjectionMealEventStore, type PageRequest } from '../src/index.js';
+import { type EventPageJson, MealEventModel, migrations, ObjectionMealEventStore, type PageRequest } from '../src/index.js';
 
 describe('ObjectionMealEventStore', () => {
   let db: TestDatabase;
@@ -216,14 +216,18 @@ describe('ObjectionMealEventStore', () => {
       expect(await db.knex('meal_event_list_versions')).to.deep.equal([]);
     });
 
-    /** The page as a request whose session read lent `lent` as the list version (none: undefined), and the statements it ran. */
+    /** The page answer as a request whose session read lent `lent` as the list version (none: undefined), the statements it ran and the renders. */
     const readAs = async (on: ObjectionMealEventStore, hh: string, lent: string | undefined, limit = 10) => {
       const ctx = newRequestContext('test');
-      const page = await runWithContext(ctx, async () => {
+      let renders = 0;
+      const answer = await runWithContext(ctx, async () => {
         if (lent !== undefined) rememberReadAhead('meal_events_list_version', hh, lent);
-        return on.pageJson(hh, { from: null, to: null, after: null, limit });
+        return on.pageAnswer(hh, { from: null, to: null, after: null, limit }, (p) => {
+          renders++;
+          return Buffer.from(JSON.stringify(p));
+        });
       });
-      return { page, statements: ctx.db.queries };
+      return { page: JSON.parse(answer.toString('utf8')) as EventPageJson, answer, statements: ctx.db.queries, renders };
     };
 
     it("answers a page again from the cache only under the version the request's session read lent", async () => {
@@ -232,9 +236,12 @@ describe('ObjectionMealEventStore', () => {
       const v1 = await version(hh);
       const first = await readAs(store, hh, v1);
       expect(first.statements).to.equal(1);
+      expect(first.renders).to.equal(1);
+      expect(first.page).to.deep.equal(await store.pageJson(hh, { from: null, to: null, after: null, limit: 10 }));
       const again = await readAs(store, hh, v1);
-      expect(again.page).to.deep.equal(first.page);
+      expect(again.answer, 'the same bytes').to.equal(first.answer);
       expect(again.statements, 'the same version: from the cache').to.equal(0);
+      expect(again.renders, 'and not rendered again').to.equal(0);
       // Nothing lent (outside a request, or the session read lent nothing): a statement.
       expect((await readAs(store, hh, undefined)).statements).to.equal(1);
       // The list changed (here by hand, as another instance or a script would): the next request's

@@ -2,6 +2,7 @@ import type { SessionReadAhead } from '@svc/contracts';
 import { objection } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';
 
@@ -73,8 +74,15 @@ export interface CalendarEvent extends MealEvent {
 export interface MealEventStore {
   /** One page in list order (keyset: its cost does not grow with depth). */
   page(householdId: string, request: PageRequest): Promise<EventPage>;
-  /** The same page as `page`, as JSON text (the hot list read). */
+  /** The same page as `page`, as JSON text. */
   pageJson(householdId: string, request: PageRequest): Promise<EventPageJson>;
+  /**
+   * The hot list read: the page as `pageJson` reads it, handed to `render`, whose bytes (the
+   * answer) this returns. A page this instance answered before, while the household's list is
+   * unchanged, is answered with the bytes `render` made then, without a statement. `render` must
+   * depend only on `householdId`, `request` and the page.
+   */
+  pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => Buffer): Promise<Buffer>;
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
   /** Writes a new event with the id the service chose. */
   create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
@@ -106,47 +114,11 @@ export const eventsReadAhead: SessionReadAhead = {
   select: (_accountId, id) => `to_json(coalesce((select v.version::text from meal_event_list_versions v where v.household_id = ${id}), '0'))`,
 };
 
-/** Bytes of cached pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
+/** Bytes of page answers an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
 export const DEFAULT_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
-/**
- * Pages of the list as JSON, each under the list version its statement read in the same snapshot,
- * least recently used first out once they hold more than `maxBytes` (counted as characters).
- */
-class PageCache {
-  private readonly entries = new Map<string, { version: string; page: EventPageJson; size: number }>();
-  private size = 0;
-
-  constructor(private readonly maxBytes: number) {}
-
-  get(key: string, version: string): EventPageJson | undefined {
-    const entry = this.entries.get(key);
-    if (!entry || entry.version !== version) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.page;
-  }
-
-  set(key: string, version: string, page: EventPageJson): void {
-    const size = key.length + page.items.length;
-    if (size > this.maxBytes) return;
-    const old = this.entries.get(key);
-    if (old) {
-      this.size -= old.size;
-      this.entries.delete(key);
-    }
-    this.entries.set(key, { version, page, size });
-    this.size += size;
-    for (const [k, e] of this.entries) {
-      if (this.size <= this.maxBytes) break;
-      this.entries.delete(k);
-      this.size -= e.size;
-    }
-  }
-}
-
 export interface ObjectionMealEventStoreOptions {
-  /** Bytes of list pages kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
+  /** Bytes of page answers kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
   pageCacheBytes?: number;
 }
 
@@ -156,11 +128,16 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   /** `pageQuery`'s SQL by shape, compiled once. */
   private readonly pageTexts = new Map<string, string>();
-  private readonly pages: PageCache;
+  /**
+   * Page answers (bytes, off the JavaScript heap) by statement and values, each under the list
+   * version its statement read in the same snapshot; least recently used out first past the budget.
+   */
+  private readonly answers: LRUCache<string, { version: string; answer: Buffer }> | undefined;
 
   constructor(knex: Knex, options: ObjectionMealEventStoreOptions = {}) {
     this.Event = MealEventModel.bindKnex(knex);
-    this.pages = new PageCache(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES);
+    const maxSize = options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES;
+    this.answers = maxSize > 0 ? new LRUCache({ maxSize, sizeCalculation: (e, key) => key.length + e.answer.length }) : undefined;
   }
 
   private mine(householdId: string, id: string) {
@@ -239,25 +216,8 @@ export class ObjectionMealEventStore implements MealEventStore {
     return { name: `${page.name}_json`, text, values: [...page.values, request.limit] };
   }
 
-  /**
-   * The hot list read as JSON text: one prepared statement (`pageJsonStatement`) whose one row holds
-   * the page as the API writes it, so the process neither parses a row per event nor builds and
-   * serializes an object per event (the store test holds it byte for byte to what the serializer
-   * wrote of `page`). A page read before is answered from this instance's page cache, without a
-   * statement, when the list version the session read lent (`eventsReadAhead`) is the one it was
-   * read under.
-   */
-  async pageJson(householdId: string, request: PageRequest): Promise<EventPageJson> {
-    const statement = this.pageJsonStatement(householdId, request);
-    const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
-    // The list's version as this request's session read saw it: a page cached under the same
-    // version is what the statement would read now (every change of the list moves the version
-    // in the same transaction), so it is answered without one.
-    const version = readAhead(LIST_VERSION, householdId);
-    if (typeof version === 'string') {
-      const hit = this.pages.get(key, version);
-      if (hit) return hit;
-    }
+  /** The page statement's one row as a page, and the list version it read. */
+  private async readPageJson(statement: PreparedStatement, request: PageRequest): Promise<{ page: EventPageJson; version: string }> {
     const [row] = await preparedQuery<{
       items: string;
       found: number;
@@ -268,8 +228,39 @@ export class ObjectionMealEventStore implements MealEventStore {
     }>(this.Event.knex(), statement);
     const more = row !== undefined && row.found > request.limit && row.last_date !== null && row.last_serving_time !== null && row.last_id !== null;
     const page = { items: row?.items ?? '', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
-    this.pages.set(key, row?.version ?? '0', page);
-    return page;
+    return { page, version: row?.version ?? '0' };
+  }
+
+  /**
+   * The list read as JSON text: one prepared statement (`pageJsonStatement`) whose one row holds
+   * the page as the API writes it, so the process neither parses a row per event nor builds and
+   * serializes an object per event (the store test holds it byte for byte to what the serializer
+   * wrote of `page`).
+   */
+  async pageJson(householdId: string, request: PageRequest): Promise<EventPageJson> {
+    return (await this.readPageJson(this.pageJsonStatement(householdId, request), request)).page;
+  }
+
+  /**
+   * The hot list read: `pageJson`'s statement, its page handed to `render`, and the answer kept
+   * under the list version the statement read in the same snapshot. A page asked for again is
+   * answered with those bytes, without a statement, when the list version the request's session
+   * read lent (`eventsReadAhead`) is the one they were made under (every change of the list moves
+   * the version in the same transaction); the bytes are sent as they are (no string rebuilt,
+   * measured and encoded per answer).
+   */
+  async pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => Buffer): Promise<Buffer> {
+    const statement = this.pageJsonStatement(householdId, request);
+    const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
+    const version = readAhead(LIST_VERSION, householdId);
+    if (typeof version === 'string') {
+      const held = this.answers?.get(key);
+      if (held?.version === version) return held.answer;
+    }
+    const read = await this.readPageJson(statement, request);
+    const answer = render(read.page);
+    this.answers?.set(key, { version: read.version, answer });
+    return answer;
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   appVersionGate,
   errorHandler,
   FORM_CONTENT_TYPE,
+  hookTimingHeaders,
   jsonBody,
   originGuard,
   rejectNulInUrl,
@@ -50,6 +51,7 @@ export interface HttpAppOptions {
  */
 export function createHttpApp(options: HttpAppOptions): Express {
   const app = express();
+  hookTimingHeaders(app);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');

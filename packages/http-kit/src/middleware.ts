@@ -2,10 +2,10 @@ import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Membership } from '@svc/contracts';
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
-import { diagnosticsHeader, newRequestContext, runWithContext, serverTimingHeader } from './context.js';
+import { diagnosticsHeader, newRequestContext, type RequestContext, runWithContext, serverTimingHeader } from './context.js';
 import { AuthenticationError, InputError, NotAllowedError, UpgradeRequiredError } from './errors.js';
 import { toProblem } from './problem.js';
 import { newTraceId, traceIdFromTraceparent } from './trace.js';
@@ -36,13 +36,48 @@ export function requestContext(options: { random?: (size: number) => Buffer } = 
     req.traceId = traceId;
     res.setHeader('X-Trace-Id', traceId);
     const wantsDiagnostics = req.get('x-diagnostics') === '1' || /[?&]diagnostics=1(&|$)/.test(req.url);
-    onHeaders(res, () => {
-      const now = performance.now(); // one reading, so both headers tell the same breakdown
-      res.setHeader('Server-Timing', serverTimingHeader(ctx, now));
-      if (wantsDiagnostics) res.setHeader('X-Diagnostics', diagnosticsHeader(ctx, now));
-    });
+    const timing: PendingTiming = { ctx, wantsDiagnostics };
+    // An app made by createHttpApp writes the headers from its responses' writeHead (hookTimingHeaders):
+    // nothing to wrap per request. Elsewhere, on-headers wraps this response's writeHead.
+    if ((res.writeHead as { [TIMING_HOOK]?: true })[TIMING_HOOK]) (res as TimedResponse)[PENDING_TIMING] = timing;
+    else onHeaders(res, () => writeTimingHeaders(res, timing));
     runWithContext(ctx, () => next());
   };
+}
+
+interface PendingTiming {
+  ctx: RequestContext;
+  wantsDiagnostics: boolean;
+}
+const PENDING_TIMING = Symbol('pending timing headers');
+const TIMING_HOOK = Symbol('writes timing headers');
+type TimedResponse = Response & { [PENDING_TIMING]?: PendingTiming };
+
+function writeTimingHeaders(res: Response, timing: PendingTiming): void {
+  const now = performance.now(); // one reading, so both headers tell the same breakdown
+  res.setHeader('Server-Timing', serverTimingHeader(timing.ctx, now));
+  if (timing.wantsDiagnostics) res.setHeader('X-Diagnostics', diagnosticsHeader(timing.ctx, now));
+}
+
+/**
+ * Makes the responses of `app` write the Server-Timing / X-Diagnostics headers that
+ * `requestContext` set aside, just before their head goes out (once, however writeHead is called:
+ * by the handler or implicitly by `end`), from one writeHead on the app's response prototype,
+ * instead of on-headers wrapping each response's writeHead in closures of its own.
+ */
+export function hookTimingHeaders(app: Express): void {
+  const proto = app.response as TimedResponse;
+  const original = proto.writeHead;
+  const writeHead = function (this: TimedResponse, ...args: unknown[]) {
+    const timing = this[PENDING_TIMING];
+    if (timing !== undefined && !this.headersSent) {
+      this[PENDING_TIMING] = undefined;
+      writeTimingHeaders(this, timing);
+    }
+    return (original as (...a: unknown[]) => unknown).apply(this, args);
+  } as Response['writeHead'] & { [TIMING_HOOK]?: true };
+  writeHead[TIMING_HOOK] = true;
+  proto.writeHead = writeHead;
 }
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -327,24 +362,30 @@ export function requestLogger(
   metrics?: { observe(method: string, route: string | null, status: number, seconds: number, code?: string): void },
 ): RequestHandler {
   return (req, res, next) => {
-    const started = process.hrtime.bigint();
+    // Nothing to write and nothing to count (logs off, no metrics): no listener, no line built.
+    // The level is read per request, as pino lets it change at run time.
+    const logs = logger.isLevelEnabled('info');
+    if (!logs && !metrics) return next();
+    const started = performance.now();
     res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const ms = performance.now() - started;
       const route = res.locals.route ?? null;
       const code: string | undefined = res.locals.problemCode;
-      logger.info(
-        {
-          method: req.method,
-          route,
-          status: res.statusCode,
-          ms: Math.round(ms * 10) / 10,
-          traceId: req.traceId,
-          ...(req.principal ? { userId: req.principal.userId } : {}),
-          ...(res.locals.householdId ? { householdId: res.locals.householdId } : {}),
-          ...(code ? { code } : {}),
-        },
-        'request',
-      );
+      if (logs) {
+        logger.info(
+          {
+            method: req.method,
+            route,
+            status: res.statusCode,
+            ms: Math.round(ms * 10) / 10,
+            traceId: req.traceId,
+            ...(req.principal ? { userId: req.principal.userId } : {}),
+            ...(res.locals.householdId ? { householdId: res.locals.householdId } : {}),
+            ...(code ? { code } : {}),
+          },
+          'request',
+        );
+      }
       metrics?.observe(req.method, route, res.statusCode, ms / 1000, code);
     });
     next();

@@ -109,3 +109,30 @@ describe('requests Node refuses before Express', () => {
     }
   });
 });
+
+describe('Server-Timing is written as the head goes out', () => {
+  it('once, whether the handler ends the answer or writes the head itself with headers of its own, and for a plain Express app through on-headers', async () => {
+    const { requestContext, createHttpApp, ApiRouter, createLogger } = await import('../src/index.js');
+    const express = (await import('express')).default;
+    const api = new ApiRouter();
+    api.route({ method: 'get', path: '/api/v1/raw', operationId: 'raw', summary: 'raw', responses: { 201: { description: 'raw' } } }, (_req, res) => {
+      res.writeHead(201, { 'X-Own': 'yes', 'Content-Type': 'text/plain' });
+      res.end('raw');
+    });
+    const hooked = createHttpApp({ logger: createLogger({ level: 'silent' }), allowedOrigins: [], routers: [api] });
+    const raw = await request(hooked).get('/api/v1/raw').set('X-Diagnostics', '1');
+    expect(raw.status).to.equal(201);
+    expect(raw.headers['x-own']).to.equal('yes');
+    expect(raw.headers['server-timing']).to.match(/^total;dur=[\d.]+, db;dur=[\d.]+;desc="0 queries"$/);
+    expect(JSON.parse(raw.headers['x-diagnostics']!).db.queries).to.equal(0);
+    // A plain Express app (no createHttpApp): requestContext alone still writes them.
+    const plain = express();
+    plain.use(requestContext());
+    plain.get('/x', (_req, res) => {
+      res.json({ ok: true });
+    });
+    const res = await request(plain).get('/x');
+    expect(res.headers['server-timing']).to.match(/^total;dur=[\d.]+, db;dur=[\d.]+;desc="0 queries"$/);
+    expect(res.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/);
+  });
+});

@@ -217,16 +217,15 @@ function compiledJson(this: Response, body: unknown): Response {
 
 /**
  * Ends the answer with `text`, JSON already written (by a compiled serializer, or by PostgreSQL),
- * as a string or as its UTF-8 bytes (an answer kept to be sent again), as `res.json` would send
- * it: Content-Type `application/json; charset=utf-8` unless one is set, Content-Length, no body
- * for HEAD. `res.send` would only parse and re-format the Content-Type and look for an ETag (off)
- * and freshness (never, without one) before doing the same.
+ * as `res.json` would send it: Content-Type `application/json; charset=utf-8` unless one is set,
+ * Content-Length (`bytes`, its length in UTF-8, when the caller knows it already: an answer kept
+ * to be sent again), no body for HEAD. `res.send` would only parse and re-format the Content-Type
+ * and look for an ETag (off) and freshness (never, without one) before doing the same.
  */
-export function sendJsonText(res: Response, text: string | Buffer): Response {
+export function sendJsonText(res: Response, text: string, bytes: number = Buffer.byteLength(text)): Response {
   if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', typeof text === 'string' ? Buffer.byteLength(text) : text.length);
+  res.setHeader('Content-Length', bytes);
   if (res.req.method === 'HEAD') res.end();
-  else if (typeof text === 'string') res.end(text, 'utf8');
-  else res.end(text);
+  else res.end(text, 'utf8');
   return res;
 }

@@ -31,6 +31,7 @@ export {
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
+  type PageAnswer,
   type PageRequest,
   type StoredCalendarFeed,
 } from './store/index.js';

@@ -82,8 +82,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'invalid_cursor'], 404: ['not_found'] },
     },
     async (req, res) => {
-      // A hot read: the page comes from PostgreSQL as the answer's JSON text (see listJson).
-      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query));
+      // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see listJson).
+      const answer = await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query);
+      sendJsonText(res, answer.text, answer.bytes);
     },
   );
 

@@ -458,7 +458,7 @@ describe('calendar feed', () => {
   it('never writes the feed URL or its token to the request log (200, 304 and 404 alike)', async () => {
     const lines: string[] = [];
     const record = (obj: unknown, msg?: string) => lines.push(JSON.stringify([obj, msg]));
-    const logger = { info: record, warn: record, error: record, debug: record, child: () => logger } as unknown as Logger;
+    const logger = { info: record, warn: record, error: record, debug: record, child: () => logger, isLevelEnabled: () => true } as unknown as Logger;
     const { service, calendar } = buildEventsApp({ knex: db.knex, clock, access });
     const logged = createHttpApp({ logger, allowedOrigins: ['http://localhost:8080'], routers: [createRouter({ service, calendar })] });
     const made = await newFeed();

@@ -2,7 +2,7 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds,
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
-import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageRequest } from '../store/index.js';
+import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageAnswer, type PageRequest } from '../store/index.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -65,23 +65,23 @@ export class MealEventsService {
   }
 
   /**
-   * One page of a household's events, earliest first (`date`, `servingTime`, `id`), as the UTF-8
-   * bytes of PagedMealEventResponse's JSON: the events come from PostgreSQL as JSON already (the
+   * One page of a household's events, earliest first (`date`, `servingTime`, `id`), as the JSON
+   * text of PagedMealEventResponse with its length in UTF-8 bytes: the events come from PostgreSQL as JSON already (the
    * list route's hot read; no object per event is made here), and a page read again while the list
-   * is unchanged is the bytes made the first time (the store keeps them).
+   * is unchanged is the text made the first time (the store keeps it).
    *
    * A cursor carries the `from`/`to` of the page that made it, and the next page keeps that filter:
    * a client may pass the cursor alone, or with the same `from`/`to` again; a different `from` or
    * `to` next to a cursor is 400 `invalid_cursor` (start over without a cursor to change the
    * filter). `limit` may change from page to page.
    */
-  async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<Buffer> {
+  async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<PageAnswer> {
     const request = await this.pageRequest(userId, householdId, query);
     // The answer depends on nothing but the household, the request and the page (the cursor codec
     // is deterministic), so the store may keep it and send it again while the list is unchanged.
     return this.store.pageAnswer(householdId, request, (page) => {
       const nextCursor = page.last ? this.cursorAfter(householdId, request, page.last) : null;
-      return Buffer.from(`{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`, 'utf8');
+      return `{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`;
     });
   }
 

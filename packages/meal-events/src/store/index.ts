@@ -10,5 +10,6 @@ export {
   type MealEventValues,
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
+  type PageAnswer,
   type PageRequest,
 } from './events.js';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { BaseModel } from './model.js';
 
 /** Names of one household-scoped table's list versions (see `listVersions`). */
 export interface ListVersionsNames {
@@ -97,4 +98,23 @@ export function listVersions(n: ListVersionsNames, options: { truncate?: boolean
       await knex.schema.dropTableIfExists(n.versions);
     },
   };
+}
+
+/**
+ * A row of a `listVersions` table: the version of one household's list, written only by the
+ * table's triggers and read with the session by the list's cache; the service never writes it.
+ * Each package's model extends it with its own `tableName`.
+ */
+export class ListVersionModel extends BaseModel {
+  static override idColumn = 'householdId';
+  static override jsonSchema = {
+    type: 'object',
+    required: ['householdId', 'version'],
+    properties: { householdId: { type: 'string', format: 'uuid' }, version: { type: 'string', pattern: '^[0-9]+$' } },
+  };
+
+  /** The household (an opaque id from @svc/households). */
+  declare householdId: string;
+  /** A number of the list's sequence (bigint: pg reads it as text). */
+  declare version: string;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the service against its anchors, in one run, over real HTTP (autocannon).
+ * `npm run bench`: the service against its anchors, in one run, over real HTTP (wrk when installed, else autocannon: load.ts).
  *
  * Three processes of their own, each with a whole event loop, on one bench database
  * (TEST_DATABASE_URL or DATABASE_URL, else an embedded PostgreSQL; a scratch database dropped at
@@ -26,7 +26,7 @@
  *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
- * --storm-logins 20 --storm-connections 20 --only <ids> (me-ceiling, me-naive, me, household,
+ * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
  * rules, events-ceiling, events-first, events-deep, patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is

@@ -2,7 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 import { isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Membership } from '@svc/contracts';
-import express, { type ErrorRequestHandler, type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express as ExpressApp, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import { diagnosticsHeader, newRequestContext, type RequestContext, runWithContext, serverTimingHeader } from './context.js';
@@ -65,7 +65,7 @@ function writeTimingHeaders(res: Response, timing: PendingTiming): void {
  * by the handler or implicitly by `end`), from one writeHead on the app's response prototype,
  * instead of on-headers wrapping each response's writeHead in closures of its own.
  */
-export function hookTimingHeaders(app: Express): void {
+export function hookTimingHeaders(app: ExpressApp): void {
   const proto = app.response as TimedResponse;
   const original = proto.writeHead;
   const writeHead = function (this: TimedResponse, ...args: unknown[]) {

@@ -31,8 +31,8 @@ function isDateOrNull(v: unknown): v is string | null {
  * or taken to another household fails the check. Cursors do not expire; a new secret (rotating
  * SESSION_SECRET) turns every outstanding cursor into 400 `invalid_cursor`.
  */
-/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (each ≈ 0.3 kB). */
-const VERIFIED_MAX = 10_000;
+/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (each ≈ 0.5 kB with its key: ≈ 1 MB at most). */
+const VERIFIED_MAX = 2_000;
 
 export class CursorCodec {
   private readonly key: Buffer;

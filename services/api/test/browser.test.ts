@@ -91,9 +91,10 @@ describe('in a real browser', function () {
     const res = await page.goto(`${live.url}/api/v1/docs`);
     expect(res?.status()).to.equal(200);
     expect(res?.headers()['content-security-policy']).to.match(/script-src 'self'/);
-    // Redoc has rendered once the side menu holds the operations.
-    // (Page functions as strings: they run in the browser, whose DOM types this package does not load.)
-    await page.waitForFunction(`document.querySelectorAll('li[data-item-id]').length >= ${summaries.length}`, undefined, { timeout: 60_000 });
+    // Redoc has rendered once the side menu holds the operations. A locator waits without evaluating
+    // script in the page: waitForFunction's polling runs through eval, which the page's CSP refuses
+    // (no 'unsafe-eval'), so it failed whenever Redoc had not rendered at the first check.
+    await page.locator('li[data-item-id]').nth(summaries.length - 1).waitFor({ state: 'attached', timeout: 60_000 });
     const text = (await page.evaluate('document.body.innerText')) as string;
     const missing = summaries.filter((s) => !text.includes(s));
     expect(missing, 'operations the page does not show').to.deep.equal([]);

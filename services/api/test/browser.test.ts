@@ -94,7 +94,10 @@ describe('in a real browser', function () {
     // Redoc has rendered once the side menu holds the operations. A locator waits without evaluating
     // script in the page: waitForFunction's polling runs through eval, which the page's CSP refuses
     // (no 'unsafe-eval'), so it failed whenever Redoc had not rendered at the first check.
-    await page.locator('li[data-item-id]').nth(summaries.length - 1).waitFor({ state: 'attached', timeout: 60_000 });
+    await page
+      .locator('li[data-item-id]')
+      .nth(summaries.length - 1)
+      .waitFor({ state: 'attached', timeout: 60_000 });
     const text = (await page.evaluate('document.body.innerText')) as string;
     const missing = summaries.filter((s) => !text.includes(s));
     expect(missing, 'operations the page does not show').to.deep.equal([]);

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LRUCache } from 'lru-cache';
 import { BaseModel } from './model.js';
 
 /** Names of one household-scoped table's list versions (see `listVersions`). */
@@ -117,4 +118,33 @@ export class ListVersionModel extends BaseModel {
   declare householdId: string;
   /** A number of the list's sequence (bigint: pg reads it as text). */
   declare version: string;
+}
+
+/**
+ * Answers made from a `listVersions` list, each kept under the list version it was read at, least
+ * recently used out first past `maxBytes` (key length + `size(answer)`); 0 keeps nothing. An answer
+ * is handed out only to a caller that saw the same version (the one its session read lent), so a
+ * change of the list, whoever made it, is never answered from here.
+ */
+export class VersionedAnswers<A extends {}> {
+  private readonly cache: LRUCache<string, { version: string; answer: A }> | undefined;
+
+  constructor(maxBytes: number, size: (answer: A) => number) {
+    this.cache = maxBytes > 0 ? new LRUCache({ maxSize: maxBytes, sizeCalculation: (e, key) => key.length + size(e.answer) || 1 }) : undefined;
+  }
+
+  /** The answer kept for `key` when it was made at `version`. */
+  get(key: string, version: string): A | undefined {
+    const held = this.cache?.get(key);
+    return held?.version === version ? held.answer : undefined;
+  }
+
+  /** The version the answer kept for `key` was made at, if one is kept. */
+  versionOf(key: string): string | undefined {
+    return this.cache?.get(key)?.version;
+  }
+
+  set(key: string, version: string, answer: A): void {
+    this.cache?.set(key, { version, answer });
+  }
 }

@@ -25,15 +25,15 @@ function isDateOrNull(v: unknown): v is string | null {
   return v === null || (typeof v === 'string' && DATE.test(v));
 }
 
+/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (each ≈ 0.5 kB with its key: ≈ 1 MB at most). */
+const VERIFIED_MAX = 2_000;
+
 /**
  * Opaque, signed page cursors: `base64url(JSON payload) "." base64url(HMAC-SHA256)`. The MAC covers
  * the household id too, so a cursor only works on the list it came from; anything altered, made up
  * or taken to another household fails the check. Cursors do not expire; a new secret (rotating
  * SESSION_SECRET) turns every outstanding cursor into 400 `invalid_cursor`.
  */
-/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (each ≈ 0.5 kB with its key: ≈ 1 MB at most). */
-const VERIFIED_MAX = 2_000;
-
 export class CursorCodec {
   private readonly key: Buffer;
   private readonly verified = new LRUCache<string, CursorState>({ max: VERIFIED_MAX });

@@ -1,8 +1,7 @@
 import type { SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, type Pojo } from '@svc/db';
+import { isoTimestampSql, type Pojo, VersionedAnswers } from '@svc/db';
 import { preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
 import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './schemas.js';
@@ -93,7 +92,7 @@ export interface ObjectionMealRuleStoreOptions {
 export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
   /** GET …/rules answers (JSON text) by household, each with the rules version it was made from. */
-  private readonly answers: LRUCache<string, { version: string; text: string }> | undefined;
+  private readonly answers: VersionedAnswers<string>;
 
   /**
    * GET …/rules lent to the session statement (SessionReadAhead), guarded there by households'
@@ -106,7 +105,7 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   readonly readAhead: SessionReadAhead = {
     name: LIST_READ_AHEAD,
     path: '/api/v1/households/{householdId}/rules',
-    known: (householdId) => this.answers?.get(householdId)?.version,
+    known: (householdId) => this.answers.versionOf(householdId),
     select: (_accountId, id, known) =>
       `(select case when cur.version = ${known} then to_json(cur.version) else json_build_object('version', cur.version, 'rows', ${rowsJsonSql(id)}) end
           from (select ${versionSql(id)} as version) cur)`,
@@ -114,8 +113,7 @@ export class ObjectionMealRuleStore implements MealRuleStore {
 
   constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);
-    const maxSize = options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES;
-    this.answers = maxSize > 0 ? new LRUCache({ maxSize, sizeCalculation: (e, key) => key.length + e.text.length }) : undefined;
+    this.answers = new VersionedAnswers(options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES, (text) => text.length);
   }
 
   /** The answer's text: the rules as the API writes them, in list order (what the route's serializer writes of `list`). */
@@ -127,8 +125,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     const lent = readAhead(LIST_READ_AHEAD, householdId) as LentRules | undefined;
     if (typeof lent === 'string') {
       // Unchanged since this instance made its answer: the one it holds (unless it went since).
-      const held = this.answers?.get(householdId);
-      if (held?.version === lent) return held.text;
+      const held = this.answers.get(householdId, lent);
+      if (held !== undefined) return held;
     } else if (lent) {
       return this.remember(householdId, lent.version, this.answerOf(lent.rows));
     }
@@ -137,7 +135,7 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   }
 
   private remember(householdId: string, version: string, text: string): string {
-    this.answers?.set(householdId, { version, text });
+    this.answers.set(householdId, version, text);
     return text;
   }
 

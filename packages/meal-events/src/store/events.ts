@@ -1,8 +1,7 @@
 import type { SessionReadAhead } from '@svc/contracts';
-import { objection } from '@svc/db';
+import { objection, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
-import { LRUCache } from 'lru-cache';
 import { MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';
 
@@ -141,12 +140,11 @@ export class ObjectionMealEventStore implements MealEventStore {
    * came and went left the process ~11 MB larger under the bench's mixed load (RSS 201–202 vs
    * 189–191 MB, A/B on one VM, 2026-11-26).
    */
-  private readonly answers: LRUCache<string, { version: string; answer: PageAnswer }> | undefined;
+  private readonly answers: VersionedAnswers<PageAnswer>;
 
   constructor(knex: Knex, options: ObjectionMealEventStoreOptions = {}) {
     this.Event = MealEventModel.bindKnex(knex);
-    const maxSize = options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES;
-    this.answers = maxSize > 0 ? new LRUCache({ maxSize, sizeCalculation: (e, key) => key.length + e.answer.bytes }) : undefined;
+    this.answers = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (answer) => answer.bytes);
   }
 
   private mine(householdId: string, id: string) {
@@ -263,14 +261,14 @@ export class ObjectionMealEventStore implements MealEventStore {
     const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
     const version = readAhead(LIST_VERSION, householdId);
     if (typeof version === 'string') {
-      const held = this.answers?.get(key);
-      if (held?.version === version) return held.answer;
+      const held = this.answers.get(key, version);
+      if (held) return held;
     }
     const read = await this.readPageJson(statement, request);
     // Flattened once here (the template's pieces become one string), so every send of it reads one buffer.
     const text = render(read.page);
     const answer = { text, bytes: Buffer.byteLength(text) };
-    this.answers?.set(key, { version: read.version, answer });
+    this.answers.set(key, read.version, answer);
     return answer;
   }
 

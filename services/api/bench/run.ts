@@ -446,8 +446,8 @@ try {
     for (const s of scenarios) {
       const app = s.app === 'service' ? await startApp(`service ${s.id}`, 'serve-service', s.id) : appFor[s.app];
       const rounds: RoundResult[] = [];
-      const queries = await sampleQueries(s, app);
       await round(s, app, opts.warmupSeconds);
+      const queries = await sampleQueries(s, app);
       for (let i = 0; i < opts.rounds; i++) rounds.push(await round(s, app, opts.seconds));
       results.set(s.id, { queries, rounds });
       if (app !== appFor[s.app]) await stopApp(app);
@@ -455,8 +455,9 @@ try {
     }
   } else {
     for (const s of scenarios) {
-      results.set(s.id, { queries: await sampleQueries(s, appFor[s.app]), rounds: [] });
+      // Queries are sampled after the warm-up: the steady state, not the first request's cold caches.
       await round(s, appFor[s.app], opts.warmupSeconds);
+      results.set(s.id, { queries: await sampleQueries(s, appFor[s.app]), rounds: [] });
     }
     // The scenarios that write (the naive app re-saves its session on every hit; PATCH) run last in
     // each round, and PostgreSQL is settled after them (CHECKPOINT, VACUUM of what they wrote), so

@@ -35,8 +35,12 @@ export interface LoadedSessionRow {
 export interface ReadAheadRequest {
   /** Index into the store's `readAheads`. */
   index: number;
-  /** The path's parameter: a lower-case uuid (checked by the caller; the statement casts it). */
-  id: string;
+  /** The path's household parameter: a lower-case uuid (checked by the caller; the statement casts it). Undefined for an account read. */
+  id?: string;
+  /** The path's other parameter (a lower-case uuid, or text of the read's `argFormat`), if it has one. */
+  arg?: string;
+  /** Where the value is found: `readAheadKey(id, arg)`. */
+  key: string;
   /** What the read-ahead's package already holds for `id` (SessionReadAhead.known), bound as its `known`. */
   known?: string;
 }
@@ -146,7 +150,7 @@ export class AccountSessionStore extends PGStore {
    * read by one run of it, each request getting only its own row. `[0]` is the session alone,
    * `[i + 1]` the same with read-ahead `i` as one more column.
    */
-  private readonly batches: PreparedBatch<{ sid: string; id?: string; known?: string }, SessionRow>[];
+  private readonly batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -158,28 +162,31 @@ export class AccountSessionStore extends PGStore {
     const statement = (extra: string, ids: boolean) => {
       const text = `select q.batch_index::int as batch_index, s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
-         from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, batch_index' : 'sid, batch_index'})
+         from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
          join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
       // The name follows the text: pg refuses one name for two different texts on a connection.
       const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-      return new PreparedBatch<{ sid: string; id?: string; known?: string }, SessionRow>(options.knex, {
+      return new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
         statement: (keys) => ({
           name,
           text,
           values: ids
-            ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id), keys.map((k) => k.known ?? null)]
+            ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id ?? null), keys.map((k) => k.known ?? null), keys.map((k) => k.arg ?? null)]
             : [keys.map((k) => k.sid), options.clock.now()],
         }),
       });
     };
-    // A read-ahead is evaluated only for a member of the household (households' own test of it).
+    // A household's read is evaluated only for a member of the household (households' own test of
+    // it), and lends nothing without that test; an account's read names the account itself.
     const guard = options.membershipsSql;
     this.batches = [
       statement('', false),
-      ...(guard ? (options.readAheads ?? []) : []).map((r) =>
-        statement(`, case when ${guard!.isMember('a.id', 'q.rid')} then ${r.select('a.id', 'q.rid', 'q.known')} end as read_ahead`, true),
-      ),
+      ...(options.readAheads ?? []).map((r) => {
+        const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg');
+        if (r.scope === 'account') return statement(`, ${read} as read_ahead`, true);
+        return statement(guard ? `, case when ${guard.isMember('a.id', 'q.rid')} then ${read} end as read_ahead` : ', null::json as read_ahead', true);
+      }),
     ];
   }
 
@@ -204,7 +211,7 @@ export class AccountSessionStore extends PGStore {
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
     const batch = ahead && this.batches[ahead.index + 1];
-    const row = await (batch ? batch.load({ sid, id: ahead.id, known: ahead.known }) : this.batches[0]!.load({ sid }));
+    const row = await (batch ? batch.load({ sid, id: ahead.id, arg: ahead.arg, known: ahead.known }) : this.batches[0]!.load({ sid }));
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };

@@ -1,4 +1,13 @@
-import { type Clock, type Membership, type MembershipsSql, type RandomBytes, SESSION_COOKIE, type SessionReadAhead } from '@svc/contracts';
+import {
+  type Clock,
+  type Membership,
+  type MembershipsSql,
+  type RandomBytes,
+  READ_AHEAD_ARG_MAX,
+  readAheadKey,
+  SESSION_COOKIE,
+  type SessionReadAhead,
+} from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
 import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
@@ -100,21 +109,37 @@ export function createSessions(o: SessionsOptions): Sessions {
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
   const readAheads = (o.readAheads ?? []).map((r) => {
-    if (!/^[a-z_]+$/.test(r.name) || (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length !== 1) {
-      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with exactly one parameter`);
+    const params = (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length;
+    const account = r.scope === 'account';
+    if (!/^[a-z_]+$/.test(r.name) || (account ? params !== 1 : params !== 1 && params !== 2)) {
+      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with one parameter (an account read) or one or two (a household read)`);
     }
-    return { name: r.name, match: pathMatcher(r.path), known: r.known?.bind(r) };
+    return { name: r.name, account, text: r.argFormat === 'text', match: pathMatcher(r.path), known: r.known?.bind(r) };
   });
-  /** The read-ahead for a GET of this path: the first whose path matches, when its one parameter is a uuid. */
+  /**
+   * The read-ahead for a GET of this path: the first whose path matches, when its household
+   * parameter is a uuid and its other parameter has the read's format (else nothing is lent).
+   */
   const readAheadFor = (path: string): ReadAheadRequest | undefined => {
     for (let index = 0; index < readAheads.length; index++) {
-      const params = readAheads[index]!.match(path);
+      const r = readAheads[index]!;
+      const params = r.match(path);
       if (!params) continue;
-      const id = Object.values(params)[0];
-      if (id === undefined || !isUuid(id)) return undefined;
-      const lower = id.toLowerCase();
-      const known = readAheads[index]!.known?.(lower);
-      return known === undefined ? { index, id: lower } : { index, id: lower, known };
+      const values = Object.values(params);
+      let id: string | undefined;
+      if (!r.account) {
+        if (values[0] === undefined || !isUuid(values[0])) return undefined;
+        id = values[0].toLowerCase();
+      }
+      let arg = r.account ? values[0] : values[1];
+      if (arg !== undefined) {
+        // PostgreSQL's text holds no NUL: such a value would fail the whole batch's statement (the
+        // request itself is refused with 400 once the route has checked the session).
+        if (r.text ? arg.length > READ_AHEAD_ARG_MAX || arg.includes('\0') : !isUuid(arg)) return undefined;
+        if (!r.text) arg = arg.toLowerCase();
+      }
+      const known = id === undefined ? undefined : r.known?.(id);
+      return { index, id, arg, key: readAheadKey(id, arg), known };
     }
     return undefined;
   };
@@ -205,7 +230,7 @@ export function createSessions(o: SessionsOptions): Sessions {
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
       // Lent only by a session that held: the route's own read finds it instead of asking again.
-      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.id, found.readAhead);
+      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
       next();
     }, next);
   };

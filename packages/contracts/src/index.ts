@@ -62,36 +62,69 @@ export interface MembershipsSql {
 /**
  * A read a package lends to the session statement, so that an authenticated GET of one resource
  * costs one round trip: when a GET (or HEAD) path matches `path`, the session loader adds
- * `select(accountId, id)` to its one statement as one more column, and the request finds the value
- * through http-kit's `readAhead(name, id)` instead of asking the database again. The package that
- * owns the tables writes the SQL (the session loader never names them), as with MembershipsSql.
- * A read-ahead is of one household's data: the path's one parameter is the household's id, and the
- * session loader evaluates `select` only when the account is a member of it (guarded with
- * `MembershipsSql.isMember` in the same statement; without MembershipsSql it lends nothing), so a
- * package's read names only its own tables.
+ * `select(accountId, id, known, arg)` to its one statement as one more column, and the request
+ * finds the value through http-kit's `readAhead(name, key)` instead of asking the database again
+ * (`key`: see `readAheadKey`). The package that owns the tables writes the SQL (the session loader
+ * never names them), as with MembershipsSql.
+ *
+ * Two kinds (`scope`):
+ * - `household` (the default), a read of one household's data: the path's first parameter is the
+ *   household's id (a uuid), and the session loader evaluates `select` only when the account is a
+ *   member of it (guarded with `MembershipsSql.isMember` in the same statement; without
+ *   MembershipsSql it lends nothing), so a package's read names only its own tables. The path may
+ *   have one more parameter, `arg` (an event's id, say).
+ * - `account`, a read of the caller's own data (a phone registered to the account, say): the path
+ *   has exactly one parameter, `arg`; there is no household, and `select` answers only what
+ *   belongs to `accountId`.
  */
 export interface SessionReadAhead {
   /** Names the statement variant and the value: unique among read-aheads, `[a-z_]+`. */
   name: string;
-  /** The operation's path, OpenAPI style, with exactly one parameter, the household's id (a uuid): `/api/v1/households/{householdId}`. */
+  /**
+   * The operation's path, OpenAPI style: `/api/v1/households/{householdId}` (household, one
+   * parameter), `/api/v1/households/{householdId}/events/{eventId}` (household and `arg`),
+   * `/api/v1/me/devices/{token}` (account: `arg` only).
+   */
   path: string;
+  /** `household` (default) or `account`: see above. */
+  scope?: 'household' | 'account';
+  /**
+   * What `arg` must be for the read to be lent: `uuid` (the default: checked, then lower-cased;
+   * any other value lends nothing and the package reads as it would without it) or `text` (the
+   * parameter as the router decodes it, at most READ_AHEAD_ARG_MAX characters, no NUL).
+   */
+  argFormat?: 'uuid' | 'text';
   /**
    * A scalar subquery of type `json` for the account whose id is the SQL expression `accountId` (a
-   * column of the caller's statement) and the household whose id is the SQL expression `id` (of
-   * type uuid: a placeholder or a column of the caller's statement, bound to the path's one
-   * parameter, lower-cased, and only ever a uuid): the value the package's own read
+   * column of the caller's statement), the household whose id is the SQL expression `id` (of
+   * type uuid: a placeholder or a column of the caller's statement, bound to the path's household
+   * parameter, lower-cased, and only ever a uuid; null for an account read) and the path's other
+   * parameter `arg` (type text, null when the path has none): the value the package's own read
    * would answer, or null when there is none; the package then reads as it would without it.
    * `known` is the SQL expression (type text) of what `known(id)` said this instance already holds,
    * null when it holds nothing or the read-ahead has no `known`.
    */
-  select(accountId: string, id: string, known: string): string;
+  select(accountId: string, id: string, known: string, arg: string): string;
   /**
    * What this instance already holds for the household `id` (a version of the package's own, say),
    * asked just before the session statement runs and bound as `select`'s `known`: the read can then
    * answer "unchanged" instead of the whole value, so PostgreSQL builds and sends the value only
-   * when the instance does not have it. Undefined: nothing held.
+   * when the instance does not have it. Undefined: nothing held. Household reads only.
    */
   known?(id: string): string | undefined;
+}
+
+/** The longest `text` argument a read-ahead is lent for (a longer one is read as without a read-ahead). */
+export const READ_AHEAD_ARG_MAX = 4096;
+
+/**
+ * The key under which a read-ahead's value is found (http-kit `readAhead(name, key)`): the path's
+ * parameters as the session loader bound them — a household id and an `arg` of format `uuid`
+ * lower-cased — joined by `/`. `readAheadKey(householdId)`, `readAheadKey(householdId, eventId)`,
+ * `readAheadKey(undefined, token)` for an account read.
+ */
+export function readAheadKey(householdId: string | undefined, arg?: string): string {
+  return householdId === undefined ? `/${arg}` : arg === undefined ? householdId : `${householdId}/${arg}`;
 }
 
 /** What other packages may know of accounts; implemented by @svc/accounts. */
@@ -100,6 +133,13 @@ export interface AccountDirectory {
   profiles(ids: string[]): Promise<Map<string, { id: string; email: string | null; displayName: string }>>;
   /** Puts the account on the waitlist; false when it already was there. */
   addToWaitlist(entry: { accountId: string; reason: string }): Promise<boolean>;
+  /**
+   * The display name `profiles` answers, as SQL another package composes into a statement of its
+   * own (a SessionReadAhead, say): a scalar expression of type text for the account whose id is the
+   * SQL expression `accountId` (a column of the caller's statement, never user input), null when
+   * there is no such account. Optional: without it a package asks `profiles`.
+   */
+  displayNameSql?(accountId: string): string;
 }
 
 /**
@@ -122,6 +162,18 @@ export interface HouseholdProfile {
 
 /** Looks a household up (no access check: call HouseholdAccess.roleOf first). Throws NotFoundError when there is none. */
 export type HouseholdProfiles = (householdId: string) => Promise<HouseholdProfile>;
+
+/**
+ * A household's HouseholdProfile as SQL another package composes into a statement of its own (a
+ * SessionReadAhead, say), implemented by @svc/households, which owns the table it names.
+ * `select(householdId)` answers a scalar subquery of type `json`: the HouseholdProfile (the same
+ * fields and values HouseholdProfiles answers) of the household whose id is the SQL expression
+ * `householdId` (a column or a placeholder of the caller's statement, never user input), null when
+ * there is none. No access check, as with HouseholdProfiles.
+ */
+export interface HouseholdProfileSql {
+  select(householdId: string): string;
+}
 
 /**
  * A database transaction handed across packages (a `Knex.Transaction` at run time). Opaque here so

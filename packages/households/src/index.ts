@@ -11,4 +11,12 @@ export * from './models/index.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { type HouseholdAdmin, type HouseholdsConfig, HouseholdsService, type HouseholdsServiceOptions } from './service.js';
-export { type HouseholdChanges, type HouseholdStore, type IntakeTicket, membershipsSql, type NewHousehold, ObjectionHouseholdStore } from './store.js';
+export {
+  type HouseholdChanges,
+  type HouseholdStore,
+  type IntakeTicket,
+  membershipsSql,
+  type NewHousehold,
+  ObjectionHouseholdStore,
+  profileSql,
+} from './store.js';

@@ -4,6 +4,7 @@ import type {
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
+  HouseholdProfileSql,
   HouseholdProfiles,
   HouseholdRole,
   Membership,
@@ -14,7 +15,7 @@ import type {
   SessionReadAhead,
   SpendTurn,
 } from '@svc/contracts';
-import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, readAhead, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { toHourMinute } from './formats.js';
@@ -33,7 +34,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import { type HouseholdStore, householdReadAhead, type MemberRow, membershipsSql } from './store.js';
+import { type HouseholdStore, householdReadAhead, MEMBERS_READ_AHEAD, type MemberRow, membershipsSql, membersReadAhead, profileSql } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -116,10 +117,15 @@ export class HouseholdsService {
   readonly memberships: MembershipsProvider;
   /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
   readonly membershipsSql: MembershipsSql = membershipsSql;
-  /** GET of a household as a read the session statement may load in the same round trip. */
-  readonly readAheads: readonly SessionReadAhead[] = [householdReadAhead];
+  /**
+   * GET of a household, and of its members when the account directory offers its display names as
+   * SQL, as reads the session statement may load in the same round trip.
+   */
+  readonly readAheads: readonly SessionReadAhead[];
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
+  /** The same profile as SQL another package composes into its read-ahead (GET of a household's rule defaults). */
+  readonly profileSql: HouseholdProfileSql = profileSql;
   /** The ids of a household's members (no access check). */
   readonly memberIds: HouseholdMemberIds;
   /** One AI turn for the rule parser: allowance first, then welcome credits; 429 otherwise. */
@@ -136,6 +142,8 @@ export class HouseholdsService {
     this.ledger = ledger;
     this.clock = clock;
     this.accounts = options.accounts;
+    const displayNameSql = options.accounts.displayNameSql?.bind(options.accounts);
+    this.readAheads = [householdReadAhead, ...(displayNameSql ? [membersReadAhead(displayNameSql, UNKNOWN_MEMBER_NAME)] : [])];
     this.random = options.random ?? systemRandom;
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
@@ -238,6 +246,9 @@ export class HouseholdsService {
   /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
   async listMembers(userId: string, householdId: string): Promise<MemberResponse[]> {
     await this.access.roleOf(userId, householdId);
+    // A member's GET: the session read loaded the named list ahead (no statement of its own).
+    const lent = readAhead(MEMBERS_READ_AHEAD, householdId) as MemberResponse[] | undefined;
+    if (lent) return lent;
     return this.named(await this.store.members(householdId));
   }
 

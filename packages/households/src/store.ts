@@ -1,4 +1,4 @@
-import type { HouseholdProfile, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
+import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
 import { isoTimestampSql, isPgError, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -208,6 +208,38 @@ export const membershipsSql: MembershipsSql = {
        where m.user_id = ${accountId})`,
   isMember: (accountId, householdId) => `exists (select 1 from household_members m where m.household_id = ${householdId} and m.user_id = ${accountId})`,
 };
+
+/**
+ * A household's profile as a scalar subquery (json), for other packages' read-aheads: the same
+ * fields and values as `profile()` below (the store test holds the two together).
+ */
+export const profileSql: HouseholdProfileSql = {
+  select: (householdId) =>
+    `(select json_build_object('id', h.id, 'country', h.country, 'timeZoneId', h.time_zone_id, 'preferredLanguage', h.preferred_language)
+        from households h where h.id = ${householdId})`,
+};
+
+/** The name of the members' read the session statement loads ahead (GET …/members). */
+export const MEMBERS_READ_AHEAD = 'households_members';
+
+/**
+ * GET …/members as a read the session statement loads in its own round trip (SessionReadAhead,
+ * guarded there by `isMember`): the rows `members()` reads, in its order, each named as the
+ * service names it (the account's display name in accounts' own SQL, else the name the row keeps,
+ * else `unknownName`), as the JSON array the API answers.
+ */
+export function membersReadAhead(displayNameSql: (accountId: string) => string, unknownName: string): SessionReadAhead {
+  const unknown = `'${unknownName.replace(/'/g, "''")}'`;
+  return {
+    name: MEMBERS_READ_AHEAD,
+    path: '/api/v1/households/{householdId}/members',
+    select: (_accountId, id) =>
+      `(select coalesce(json_agg(json_build_object('memberId', m.id, 'displayName', coalesce(${displayNameSql('m.user_id')}, m.display_name, ${unknown}),
+                                                   'role', m.role, 'userId', m.user_id)
+                                 order by (m.role = 'Owner') desc, m.created_at, m.id), '[]'::json)
+          from household_members m where m.household_id = ${id})`,
+  };
+}
 
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;

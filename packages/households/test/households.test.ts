@@ -1,7 +1,7 @@
 import { knownRole, newRequestContext, rememberMemberships, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { membershipsSql, ObjectionHouseholdStore, TIME_ZONE_IDS } from '../src/index.js';
+import { membershipsSql, ObjectionHouseholdStore, profileSql, TIME_ZONE_IDS } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
@@ -427,6 +427,16 @@ describe('households: create, read, update', () => {
         const { rows } = await h.db.knex.raw(`select ${membershipsSql.select('?::uuid')} as m`, [user]);
         expect(rows[0].m, user).to.deep.equal(await h.households.memberships(user));
       }
+    });
+
+    it('profileSql answers exactly what profiles does (fields and values), and null for no household, for other packages to compose', async () => {
+      const { household } = await family(h);
+      await h.db.knex('households').where({ id: household.id }).update({ country: 'SE', preferred_language: 'sv-SE' });
+      const { rows } = await h.db.knex.raw(`select ${profileSql.select('?::uuid')} as p`, [household.id]);
+      expect(rows[0].p).to.deep.equal(await h.households.profiles(household.id));
+      expect(rows[0].p.country).to.equal('SE');
+      const none = await h.db.knex.raw(`select ${profileSql.select('?::uuid')} as p`, ['00000000-0000-4000-8000-000000000000']);
+      expect(none.rows[0].p).to.equal(null);
     });
 
     it('the prepared read of a household answers what the model read does (in and out of a transaction, and with the role)', async () => {

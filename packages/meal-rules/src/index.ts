@@ -11,4 +11,4 @@ export { createOfflineRuleParser, warmUpParser } from './parser/index.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { MealRulesService, type MealRulesServiceOptions, type ParseFailureLog } from './service.js';
-export { type MealRuleStore, ObjectionMealRuleStore } from './store.js';
+export { type LentDefaults, type MealRuleStore, ObjectionMealRuleStore } from './store.js';

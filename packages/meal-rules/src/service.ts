@@ -1,4 +1,12 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SessionReadAhead, type SpendTurn } from '@svc/contracts';
+import {
+  ADULT_ROLES,
+  type Clock,
+  type HouseholdAccess,
+  type HouseholdProfileSql,
+  type HouseholdProfiles,
+  type SessionReadAhead,
+  type SpendTurn,
+} from '@svc/contracts';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
 import { defaultRulesFor } from './defaults.js';
@@ -21,6 +29,11 @@ export interface MealRulesServiceOptions {
   access: HouseholdAccess;
   /** Country, time zone and language of a household; from @svc/households. */
   profiles: HouseholdProfiles;
+  /**
+   * The same profile as SQL (from @svc/households): with it, and a store that offers
+   * `defaultsReadAhead`, GET …/rules/defaults is lent to the session statement too.
+   */
+  profileSql?: HouseholdProfileSql;
   /** Spends one AI turn inside the given transaction, or throws 429; from @svc/households. */
   spendTurn: SpendTurn;
   /** The offline sentence parser; default: the built-in English/Norwegian one. */
@@ -70,7 +83,10 @@ export class MealRulesService {
 
   constructor(options: MealRulesServiceOptions) {
     this.store = options.store;
-    this.readAheads = options.store.readAhead ? [options.store.readAhead] : [];
+    this.readAheads = [
+      ...(options.store.readAhead ? [options.store.readAhead] : []),
+      ...(options.profileSql && options.store.defaultsReadAhead ? [options.store.defaultsReadAhead(options.profileSql)] : []),
+    ];
     this.clock = options.clock;
     this.access = options.access;
     this.profiles = options.profiles;
@@ -119,6 +135,9 @@ export class MealRulesService {
   /** The guideline rules of the household's country; `active` while it has no CategoryFrequency rule of its own. Any member. */
   async defaults(userId: string, householdId: string): Promise<DefaultRules> {
     await this.access.roleOf(userId, householdId);
+    // Lent by the session statement (a member's GET): no statement of its own.
+    const lent = this.store.lentDefaults?.(householdId);
+    if (lent) return defaultRulesFor(householdId, lent.profile.country, !lent.hasCategoryFrequency);
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
     return defaultRulesFor(householdId, profile.country, !hasOwn);
   }

@@ -1,6 +1,10 @@
+import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
+import { isoTimestampSql } from '@svc/db';
+import { readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
+import type { Pojo } from 'objection';
 import { PushDeviceModel, tokenHash } from './models/index.js';
-import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './schemas.js';
+import { type DeviceSwitches, type PushDevice, PushDeviceSchema, type PushKind, type PushPlatform } from './schemas.js';
 
 /** A registration as the store writes it: the provider already defaulted. */
 export interface RegisterDevice {
@@ -27,6 +31,36 @@ export interface PushStore {
   /** Deletes every device of the account (inside `trx` when given); answers how many. */
   removeAll(userId: string, trx?: Knex.Transaction): Promise<number>;
 }
+
+/** The name of the device read the session statement loads ahead (GET /api/v1/me/devices/{token}). */
+const DEVICE_READ_AHEAD = 'push_device_read';
+
+/**
+ * The columns of a PushDeviceResponse by name, aliased to the model's camelCase names, timestamps
+ * formatted by PostgreSQL as the API writes them (so the model gets the values a read through
+ * knex would give it).
+ */
+const DEVICE_READ_COLUMNS = Object.keys(PushDeviceSchema.properties)
+  .map((c) => {
+    const column = `d.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
+    return `${PushDeviceModel.timestamps.includes(c) ? isoTimestampSql(column) : column} as "${c}"`;
+  })
+  .join(', ');
+
+/**
+ * GET of one of the caller's phones as a read the session statement loads in its own round trip
+ * (SessionReadAhead, an account read): the row of the token (found by its hash, as `get` finds it,
+ * and compared itself) when it belongs to the session's account, else null.
+ */
+export const deviceReadAhead: SessionReadAhead = {
+  name: DEVICE_READ_AHEAD,
+  path: '/api/v1/me/devices/{token}',
+  scope: 'account',
+  argFormat: 'text',
+  select: (accountId, _id, _known, token) =>
+    `(select row_to_json(r) from (select ${DEVICE_READ_COLUMNS} from push_devices d
+       where d.token_hash = sha256(convert_to(${token}, 'UTF8')) and d.user_id = ${accountId} and d.token = ${token}) r)`,
+};
 
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
 export class ObjectionPushStore implements PushStore {
@@ -81,6 +115,9 @@ export class ObjectionPushStore implements PushStore {
   }
 
   async get(userId: string, token: string): Promise<PushDevice | undefined> {
+    // GET of the caller's own phone: the session read loaded it ahead (no statement of its own).
+    const lent = readAhead(DEVICE_READ_AHEAD, readAheadKey(undefined, token)) as Pojo | undefined;
+    if (lent) return this.Device.fromDatabaseJson(lent).toApi();
     return (await this.mine(userId, token).first())?.toApi();
   }
 

@@ -27,7 +27,11 @@ export interface LoadSpec {
   base: string;
   /** Sent in turn, one after the other, over every connection. */
   requests: LoadRequest[];
-  /** Sessions (`name=value` cookies) sent in turn, one per request (or, with autocannon and one request, one per connection); none when empty. */
+  /**
+   * Sessions (`name=value` cookies) sent in turn, one per request (or, with autocannon and one
+   * request, one per connection); none when empty. As many as `requests`: request i always goes
+   * with session i.
+   */
   cookies: string[];
   connections: number;
   seconds: number;
@@ -157,11 +161,13 @@ async function autocannonLoad(spec: LoadSpec): Promise<LoadResult> {
     // Several requests in turn: each one picks the next session as it is built.
     r = await autocannon({
       ...common,
-      requests: spec.requests.map((x) => ({
+      // As many requests as sessions: each request keeps its own session (as wrk pairs them, turn by turn).
+      requests: spec.requests.map((x, i) => ({
         method: x.method,
         path: x.path,
         body: x.body === undefined ? undefined : JSON.stringify(x.body),
-        setupRequest: (req: autocannon.Request) => (cookies.length ? { ...req, headers: { ...req.headers, cookie: nextCookie() } } : req),
+        setupRequest: (req: autocannon.Request) =>
+          cookies.length ? { ...req, headers: { ...req.headers, cookie: cookies.length === spec.requests.length ? cookies[i]! : nextCookie() } } : req,
       })),
     });
   } else {

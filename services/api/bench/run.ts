@@ -299,7 +299,17 @@ try {
     if (typeof next !== 'string') throw new Error(`events page ${page} has no nextCursor`);
     deepPath = `${eventsPath}&cursor=${encodeURIComponent(next)}`;
   }
-  const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as unknown[];
+  const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as { id: string }[];
+  const eventId = deepItems[0]!.id;
+
+  // A phone per session (a device belongs to the login that registered it): GET /me/devices/{token}
+  // sends each token with its own session.
+  const devicePaths: string[] = [];
+  for (const [i, cookie] of cookies.entries()) {
+    const token = `bench-device-${i}`;
+    must(await call(service.base, 'PUT', '/api/v1/me/devices', { token, platform: i % 2 ? 'android' : 'ios', provider: null }, cookie), 200, 'register device');
+    devicePaths.push(`/api/v1/me/devices/${token}`);
+  }
 
   // The transport floor: the ceiling answers the service's real page 1 as a constant. Its answer is
   // checked byte for byte (and its Content-Type), else it would measure some other page.
@@ -333,6 +343,8 @@ try {
     method: 'GET' | 'PATCH';
     path: string;
     bodies?: unknown[];
+    /** One path per session, sent with that session (a resource that belongs to one login); `path` is the first. */
+    paths?: string[];
     authenticatedGet: boolean;
   }
   const hh = `/api/v1/households/${householdId}`;
@@ -343,6 +355,19 @@ try {
       { id: 'me', label: 'GET /me — service', app: 'service', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'household', label: 'GET household', app: 'service', method: 'GET', path: hh, authenticatedGet: true },
       { id: 'rules', label: 'GET rules (5)', app: 'service', method: 'GET', path: `${hh}/rules`, authenticatedGet: true },
+      { id: 'rules-defaults', label: 'GET rules/defaults', app: 'service', method: 'GET', path: `${hh}/rules/defaults`, authenticatedGet: true },
+      { id: 'time-zones', label: 'GET time-zones', app: 'service', method: 'GET', path: '/api/v1/time-zones', authenticatedGet: true },
+      { id: 'members', label: 'GET household members', app: 'service', method: 'GET', path: `${hh}/members`, authenticatedGet: true },
+      { id: 'event', label: 'GET one event', app: 'service', method: 'GET', path: `${hh}/events/${eventId}`, authenticatedGet: true },
+      {
+        id: 'device',
+        label: 'GET /me/devices/{token} (one per session)',
+        app: 'service',
+        method: 'GET',
+        path: devicePaths[0]!,
+        paths: devicePaths,
+        authenticatedGet: true,
+      },
       {
         id: 'events-ceiling',
         label: 'GET events page 1 — ceiling (Express + helmet, constant page)',
@@ -409,7 +434,9 @@ try {
     const pgBefore = postgresCpuMs();
     const r = await load({
       base: app.base,
-      requests: (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
+      requests: s.paths
+        ? s.paths.map((p) => ({ method: s.method, path: p }))
+        : (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
       cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : cookies,
       connections: opts.connections,
       seconds,

@@ -112,6 +112,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     clock,
     access: householdsApi.access,
     profiles: householdsApi.profiles,
+    profileSql: householdsApi.profileSql,
     spendTurn: householdsApi.spendTurn,
     // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
     modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
@@ -155,9 +156,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
-    // GET of a household and of its rules, and the events list's version (its page cache): loaded
-    // with the session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads],
+    // GET of a household, of its rules and their defaults, of one event, of one of the caller's
+    // phones, and the events list's version (its page cache): loaded with the session, in its one statement.
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads, ...pushService.readAheads],
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

@@ -5,7 +5,9 @@
  * These are correctness tests (roles, removals, forged cookies, statement counts), never timings.
  */
 import { SESSION_COOKIE } from '@svc/contracts';
+import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
+import * as push from '@svc/push';
 import { expect } from 'chai';
 import request from 'supertest';
 import { type Harness, signUp, startHarness } from './harness.js';
@@ -160,6 +162,105 @@ describe('the authenticated read path', () => {
     // After a write in the same session the next read sees it (a lent value lives for one request only).
     expect((await owner.patch(hh).send({ name: 'Renamed' })).status).to.equal(200);
     expect((await owner.get(hh)).body.name).to.equal('Renamed');
+  });
+
+  it("every other GET of one resource is lent too (rule defaults, members, one event, one of the caller's phones): one statement, the packages' own answer", async () => {
+    const owner = await signUp(h.app, 'lent-owner@example.com');
+    const stranger = await signUp(h.app, 'lent-stranger@example.com');
+    const userId = (await owner.get('/api/v1/me')).body.user.id as string;
+    const strangerId = (await stranger.get('/api/v1/me')).body.user.id as string;
+    const household = (await owner.post('/api/v1/households').send({ name: 'Lent', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const other = (await stranger.post('/api/v1/households').send({ name: 'Not yours', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' })).body;
+    const hh = `/api/v1/households/${household.id}`;
+
+    // The rule defaults: the household's country and whether it has a CategoryFrequency rule, both
+    // read with the session. The reference is the service without the read-ahead (its own two reads).
+    const plain = new mealRules.MealRulesService({
+      store: new mealRules.ObjectionMealRuleStore(h.db.knex),
+      clock: { now: () => new Date() },
+      access: h.service.households.access,
+      profiles: h.service.households.profiles,
+      spendTurn: h.service.households.spendTurn,
+    });
+    const defaults = await owner.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
+    expect(defaults.status).to.equal(200);
+    expect(queries(defaults)).to.equal(1);
+    expect(defaults.body).to.deep.equal(JSON.parse(JSON.stringify(await plain.defaults(userId, household.id))));
+    expect(defaults.body.active).to.equal(true);
+    const own = await owner.post(`${hh}/rules`).send({
+      payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
+      strength: 'Soft',
+      scope: 'Permanent',
+      startDate: null,
+      endDate: null,
+    });
+    expect(own.status).to.equal(201);
+    const after = await owner.get(`/api/v1/households/${household.id.toUpperCase()}/rules/defaults`).set('X-Diagnostics', '1');
+    expect(after.status).to.equal(200);
+    expect(queries(after)).to.equal(1);
+    expect(after.body).to.deep.equal(JSON.parse(JSON.stringify(await plain.defaults(userId, household.id))));
+    expect(after.body.active).to.equal(false);
+    const strangers = await stranger.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
+    expect(strangers.status).to.equal(404);
+    expect(queries(strangers)).to.equal(1);
+
+    // The members, named as the service names them (the account's display name, read with the session).
+    expect((await owner.patch('/api/v1/me').send({ displayName: 'Renamed "Owner"' })).status).to.equal(200);
+    const members = await owner.get(`${hh}/members`).set('X-Diagnostics', '1');
+    expect(members.status).to.equal(200);
+    expect(queries(members)).to.equal(1);
+    expect(members.body).to.deep.equal(JSON.parse(JSON.stringify(await h.service.households.listMembers(userId, household.id))));
+    expect(members.body.map((m: { displayName: string }) => m.displayName)).to.deep.equal(['Renamed "Owner"']);
+    expect((await stranger.get(`${hh}/members`)).status).to.equal(404);
+
+    // One event, by its id (any letter case); another household's event, an unknown id and a
+    // non-member all get 404, never its data.
+    const created = await owner.post(`${hh}/events`).send({ ...event, notes: 'Lent "quoted" ünïcode', participants: [{ memberId: null, name: 'Guest' }] });
+    expect(created.status).to.equal(201);
+    const theirs = await stranger.post(`/api/v1/households/${other.id}/events`).send(event);
+    expect(theirs.status).to.equal(201);
+    await h.db.knex.raw(`update meal_events set created_at = '2026-03-04 05:06:07.999+00' where id = ?`, [created.body.id]);
+    const reference = await new mealEvents.ObjectionMealEventStore(h.db.knex).get(household.id, created.body.id);
+    for (const path of [`${hh}/events/${created.body.id}`, `/api/v1/households/${household.id.toUpperCase()}/events/${created.body.id.toUpperCase()}`]) {
+      const res = await owner.get(path).set('X-Diagnostics', '1');
+      expect(res.status, path).to.equal(200);
+      expect(queries(res), path).to.equal(1);
+      expect(res.body, path).to.deep.equal(JSON.parse(JSON.stringify(reference)));
+      expect(res.body.createdAt).to.equal('2026-03-04T05:06:07.999Z');
+    }
+    for (const [agent, path] of [
+      [owner, `${hh}/events/${theirs.body.id}`],
+      [owner, `${hh}/events/00000000-0000-4000-8000-000000000000`],
+      [stranger, `${hh}/events/${created.body.id}`],
+    ] as const) {
+      const res = await agent.get(path);
+      expect(res.status, path).to.equal(404);
+      expect(res.body.code, path).to.equal('not_found');
+    }
+
+    // One of the caller's phones, by its token (any text, as the path decodes it); another account's
+    // token is not found, and a token moved to another account stops being lent to the first.
+    const token = 'tok/en:ä "x"';
+    expect((await owner.put('/api/v1/me/devices').send({ token, platform: 'ios', provider: null })).status).to.equal(200);
+    expect((await stranger.put('/api/v1/me/devices').send({ token: 'stranger-phone', platform: 'android', provider: null })).status).to.equal(200);
+    const pushStore = new push.ObjectionPushStore(h.db.knex);
+    const device = await owner.get(`/api/v1/me/devices/${encodeURIComponent(token)}`).set('X-Diagnostics', '1');
+    expect(device.status).to.equal(200);
+    expect(queries(device)).to.equal(1);
+    expect(device.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(userId, token))));
+    expect(device.body.token).to.equal(token);
+    // A NUL is no token (400 once the session held), and lends nothing: the batch's statement never sees it.
+    const nul = await owner.get('/api/v1/me/devices/a%00b');
+    expect(nul.status).to.equal(400);
+    const notMine = await owner.get('/api/v1/me/devices/stranger-phone');
+    expect(notMine.status).to.equal(404);
+    expect(notMine.body.code).to.equal('not_found');
+    expect((await stranger.put('/api/v1/me/devices').send({ token, platform: 'ios', provider: null })).status).to.equal(200);
+    expect((await owner.get(`/api/v1/me/devices/${encodeURIComponent(token)}`)).status).to.equal(404);
+    const moved = await stranger.get(`/api/v1/me/devices/${encodeURIComponent(token)}`).set('X-Diagnostics', '1');
+    expect(moved.status).to.equal(200);
+    expect(queries(moved)).to.equal(1);
+    expect(moved.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(strangerId, token))));
   });
 
   it('a page of events read again while the list is unchanged costs only the session statement; any change shows on the next read', async () => {
@@ -331,8 +432,8 @@ describe('the authenticated read path', () => {
       const [me, other, ahead, strangerAhead, unknown, signedOut, again] = await Promise.all([
         store.loadSession(sids.owner),
         store.loadSession(sids.stranger),
-        store.loadSession(sids.owner, { index: 0, id: household.id }),
-        store.loadSession(sids.stranger, { index: 0, id: household.id }),
+        store.loadSession(sids.owner, { index: 0, id: household.id, key: household.id }),
+        store.loadSession(sids.stranger, { index: 0, id: household.id, key: household.id }),
         store.loadSession('no-such-session'),
         store.loadSession(sids.gone),
         store.loadSession(sids.owner),

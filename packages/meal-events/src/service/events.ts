@@ -2,7 +2,15 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds,
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
-import { type EventPosition, eventsReadAhead, type MealEventStore, type MealEventValues, type PageAnswer, type PageRequest } from '../store/index.js';
+import {
+  type EventPosition,
+  eventReadAhead,
+  eventsReadAhead,
+  type MealEventStore,
+  type MealEventValues,
+  type PageAnswer,
+  type PageRequest,
+} from '../store/index.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -47,7 +55,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
  */
 export class MealEventsService {
   /** GET …/events: the list version the session statement may read ahead, for the store's page cache (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead];
+  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead, eventReadAhead];
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;

@@ -1,5 +1,5 @@
-import type { SessionReadAhead } from '@svc/contracts';
-import { objection, VersionedAnswers } from '@svc/db';
+import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
+import { isoTimestampSql, objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
@@ -111,6 +111,25 @@ export const eventsReadAhead: SessionReadAhead = {
   name: LIST_VERSION,
   path: '/api/v1/households/{householdId}/events',
   select: (_accountId, id) => `to_json(coalesce((select v.version::text from meal_event_list_versions v where v.household_id = ${id}), '0'))`,
+};
+
+/** The name of the one-event read the session statement loads ahead (GET …/events/{eventId}). */
+const EVENT_READ_AHEAD = 'meal_events_read';
+
+/**
+ * GET of one event as a read the session statement loads in its own round trip (SessionReadAhead,
+ * a household read with the event's id as its `arg`): the columns `apiColumns` selects, formatted
+ * the same way, as one JSON object (null when the household has no such event: the store then
+ * reads as it would without it, and answers 404).
+ */
+export const eventReadAhead: SessionReadAhead = {
+  name: EVENT_READ_AHEAD,
+  path: '/api/v1/households/{householdId}/events/{eventId}',
+  select: (_accountId, id, _known, eventId) =>
+    `(select row_to_json(r) from (select e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
+             to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes, e.participants,
+             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt"
+        from meal_events e where e.household_id = ${id} and e.id = ${eventId}::uuid) r)`,
 };
 
 /** A page's answer as `render` wrote it, with its length in UTF-8 bytes (Content-Length, without measuring it again). */
@@ -300,6 +319,9 @@ export class ObjectionMealEventStore implements MealEventStore {
   }
 
   async get(householdId: string, id: string): Promise<MealEvent | undefined> {
+    // A member's GET: the session read loaded it ahead (no statement of its own).
+    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id)) as Pojo | undefined;
+    if (lent) return this.Event.fromDatabaseJson(lent).toApi();
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
   }
 

@@ -5,6 +5,7 @@ export {
   type EventPage,
   type EventPageJson,
   type EventPosition,
+  eventReadAhead,
   eventsReadAhead,
   type MealEventStore,
   type MealEventValues,

@@ -13,7 +13,8 @@
  * across scenarios so machine noise spreads evenly; in each round the scenarios that write run
  * last and PostgreSQL is settled after them — VACUUM, CHECKPOINT — so their background work is not
  * billed to a read): GET /me on the three apps, GET household,
- * GET rules, GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), the ceiling
+ * GET rules, GET rules/defaults, GET time-zones, GET members, GET one event, GET one of the
+ * caller's phones (a device registered per session, each sent with its own session), GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), the ceiling
  * answering that page 1 as a constant (the transport floor of a 100-event page, ~35 kB: the
  * verdict on events page 1 shows it as % of the ceiling's GET /me, and the service's page 1 as %
  * of it), PATCH household; then a login storm (20 concurrent real logins, bcrypt cost 12, while
@@ -27,7 +28,8 @@
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
- * rules, events-ceiling, events-first, events-deep, patch-household, storm, rss).
+ * rules, rules-defaults, time-zones, members, event, device, events-ceiling, events-first, events-deep,
+ * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
  * passed to the service as main reads it.

@@ -1,17 +1,21 @@
 import v8 from 'node:v8';
 
 /**
- * HEAP_GROWING_PERCENT's default: 75. V8 lets the heap grow past its live data by a factor it
+ * HEAP_GROWING_PERCENT's default: 60. V8 lets the heap grow past its live data by a factor it
  * derives from the heap's ceiling, which Node sets from the memory the process may use: on a
  * 24 GiB host, with V8's own growth (0), a busy instance's heap reached 160–200 MB over ~40–70 MB
  * of live data (RSS 250–290 MB, not flat) between full collections. Measured by `npm run bench`
  * on a 2-core VM (2026-11-25): 100 keeps RSS flat at 199–202 MB (full run), 75 at 190–191 MB,
  * 50 at ~186 MB; GET /me's share of the Express ceiling stayed within run-to-run noise at 75 and
  * 100 (the first runs had it −5 % with +5–9 ms of p99), from more frequent full collections. One
- * instance of several behind a balancer should stay within a known budget, so 75 is the default;
- * 0 gives V8's own heuristics back.
+ * instance of several behind a balancer should stay within a known budget, so 75 was the default.
+ * 2026-11-26, after more reads were lent to the session statement (more statement variants and
+ * read paths warm in the process): 75 gave 193–200 MB in the RSS rounds (one round at 200.3 MB, the
+ * target's edge; the commit before, 190–194 MB), 60 gave 186–191 MB, and interleaved A/B runs of
+ * GET /me, household and events page 1 showed no difference in req/s or CPU per request beyond
+ * run-to-run noise (±8 %). So 60 is the default; 0 gives V8's own heuristics back.
  */
-export const HEAP_GROWING_PERCENT_DEFAULT = 75;
+export const HEAP_GROWING_PERCENT_DEFAULT = 60;
 
 /**
  * Applies HEAP_GROWING_PERCENT to this process's V8 (`--heap-growing-percent`; the flag is read at

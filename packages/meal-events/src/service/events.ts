@@ -54,7 +54,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
  * keyset cursors that keep the filter they were made under. No HTTP here.
  */
 export class MealEventsService {
-  /** GET …/events: the list version the session statement may read ahead, for the store's page cache (for the host to hand to accounts). */
+  /** GET …/events: the list version the session statement may read ahead, for the store's page cache; GET of one event (for the host to hand to accounts). */
   readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead, eventReadAhead];
   private readonly store: MealEventStore;
   private readonly clock: Clock;

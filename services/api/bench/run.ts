@@ -116,6 +116,23 @@ class App {
     });
   }
 
+  /**
+   * Waits until the process is idle: less than 5 % of a core (all its threads: bcrypt's included)
+   * over 500 ms. False when it is still busy after 30 s.
+   */
+  async waitIdle(): Promise<boolean> {
+    const sliceMs = 500;
+    let last = await this.stats();
+    for (let waited = 0; waited < 30_000; waited += sliceMs) {
+      await new Promise((resolve) => setTimeout(resolve, sliceMs));
+      const now = await this.stats();
+      const cpuMs = (now.cpu.user - last.cpu.user + now.cpu.system - last.cpu.system) / 1000;
+      if (cpuMs < 0.05 * sliceMs) return true;
+      last = now;
+    }
+    return false;
+  }
+
   static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
     const execArgv = [...process.execArgv];
     if (file === 'serve-service' && process.env.BENCH_SERVICE_FLAGS) execArgv.push(...process.env.BENCH_SERVICE_FLAGS.split(' '));
@@ -484,9 +501,13 @@ try {
     }
   } else {
     for (const s of scenarios) {
-      // Queries are sampled after the warm-up: the steady state, not the first request's cold caches.
+      // The service's queries per request are sampled after the warm-up (its Server-Timing counts this
+      // request's own): the steady state, not the first request's cold caches. The anchors count
+      // every query of the process, so theirs are sampled before it (after it, the naive app's
+      // session saves still queued from the warm-up would count too).
+      const anchorQueries = s.app === 'service' ? null : await sampleQueries(s, appFor[s.app]);
       await round(s, appFor[s.app], opts.warmupSeconds);
-      results.set(s.id, { queries: await sampleQueries(s, appFor[s.app]), rounds: [] });
+      results.set(s.id, { queries: s.app === 'service' ? await sampleQueries(s, appFor[s.app]) : anchorQueries, rounds: [] });
     }
     // The scenarios that write (the naive app re-saves its session on every hit; PATCH) run last in
     // each round, and PostgreSQL is settled after them (CHECKPOINT, VACUUM of what they wrote), so
@@ -570,6 +591,10 @@ try {
       ]);
       const eldDuring = (await app.stats()).eld;
       rounds.push({ before, during, logins, eldBefore, eldDuring });
+      // The logins wrk had sent when it stopped are still being hashed (one at a time per hashing
+      // slot, up to seconds of bcrypt): the next round's "before" must not run beside them.
+      const drained = await app.waitIdle();
+      if (!drained) log(`storm round ${i + 1}: the service was still busy 30 s after the storm; going on`);
       log(
         `storm round ${i + 1}: GET /me p99 ${before.p99.toFixed(1)} → ${during.p99.toFixed(1)} ms, event-loop p99 ${eldDuring.p99} ms, logins ${logins.rps.toFixed(1)}/s`,
       );

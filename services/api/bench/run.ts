@@ -10,7 +10,7 @@
  * HTTP API (register, household, rules, logins), plus bulk SQL for the events.
  *
  * Scenarios (--rounds rounds of --seconds at --connections, median reported; rounds interleave
- * across scenarios so machine noise spreads evenly; in each round the scenarios that write run
+ * across scenarios, each round starting the reads at another point of their list, so machine noise spreads evenly; in each round the scenarios that write run
  * last and PostgreSQL is settled after them — VACUUM, CHECKPOINT — so their background work is not
  * billed to a read): GET /me on the three apps, GET household,
  * GET rules, GET rules/defaults, GET time-zones, GET members, GET one event, GET one of the
@@ -514,13 +514,21 @@ try {
     // the background work their writes leave (autovacuum, dirty buffers, WAL) is not billed to the
     // read scenario that follows. The table keeps the declared order.
     const writes = (s: Scenario) => s.app === 'naive' || s.method !== 'GET';
-    const runOrder = [...scenarios.filter((s) => !writes(s)), ...scenarios.filter(writes)];
+    const reads = scenarios.filter((s) => !writes(s));
+    // Each round starts the reads at another point of their list (round i of n at i/n of it): a
+    // machine that slows down during a round (a neighbour on the host) then weighs on different
+    // scenarios each time instead of always on the last ones, and each scenario runs early, midway
+    // and late once in three rounds, so the median sees a slow stretch at most once per scenario.
+    const runOrder = (i: number) => {
+      const from = Math.floor((i * reads.length) / opts.rounds);
+      return [...reads.slice(from), ...reads.slice(0, from), ...scenarios.filter(writes)];
+    };
     for (let i = 0; i < opts.rounds; i++) {
-      for (const s of runOrder) {
+      for (const s of runOrder(i)) {
         results.get(s.id)!.rounds.push(await round(s, appFor[s.app], opts.seconds));
         log(`round ${i + 1}/${opts.rounds} ${s.id}: ${Math.round(results.get(s.id)!.rounds.at(-1)!.rps)} req/s`);
       }
-      if (runOrder.some(writes)) await settle();
+      if (scenarios.some(writes)) await settle();
     }
   }
 

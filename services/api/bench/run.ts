@@ -20,7 +20,7 @@
  * of it), PATCH household; then a login storm (20 concurrent real logins, bcrypt cost 12, while
  * GET /me runs at 20 connections) and the service's RSS after each of three rounds of mixed load.
  *
- *   npm run bench                                  # full run (about 10 minutes)
+ *   npm run bench                                  # full run (about 18 minutes)
  *   npm run bench -- --quick                       # smoke run: 1 round of 3 s, 10,000 events, RSS 3 × 10 s
  *   npm run bench -- --json out.json               # the same results as JSON
  *   npm run bench -- --profile prof --only me      # service started with --cpu-prof per scenario

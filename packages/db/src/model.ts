@@ -56,3 +56,19 @@ export { objection };
 export function isoTimestampSql(column: string): string {
   return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
+
+/**
+ * A select list of the columns `names` (camelCase, as the model and the API name them; each the
+ * snake_case column of the table aliased `alias`), every one aliased back to its camelCase name, and
+ * those among `timestamps` formatted by `isoTimestampSql`: the row (or `row_to_json` of it) becomes
+ * the model with the values a read through knex would give it. By name, never `*`: a migration that
+ * adds a column must not break a prepared statement on live connections.
+ */
+export function apiColumnsSql(alias: string, names: readonly string[], timestamps: readonly string[] = []): string {
+  return names
+    .map((name) => {
+      const column = `${alias}.${name.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
+      return `${timestamps.includes(name) ? isoTimestampSql(column) : column} as "${name}"`;
+    })
+    .join(', ');
+}

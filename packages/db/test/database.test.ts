@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+import { apiColumnsSql, createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
 
 describe('@svc/db', () => {
   let db: TestDatabase;
@@ -17,6 +17,18 @@ describe('@svc/db', () => {
     });
     await db.knex('mapped').insert({ timeZoneId: 'Europe/Oslo' });
     expect(await db.knex('mapped').first()).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo' });
+  });
+
+  it('apiColumnsSql selects columns by their camelCase names, timestamps as the API writes them (milliseconds cut)', async () => {
+    await db.knex.schema.createTable('api_columns', (t) => {
+      t.integer('id');
+      t.text('time_zone_id');
+      t.timestamp('updated_at', { useTz: true, precision: 6 });
+    });
+    await db.knex.raw(`insert into api_columns values (1, 'Europe/Oslo', '2026-03-04 05:06:07.999999+00')`);
+    const sql = apiColumnsSql('a', ['id', 'timeZoneId', 'updatedAt'], ['updatedAt']);
+    const { rows } = await db.knex.raw(`select row_to_json(r) as j from (select ${sql} from api_columns a) r`);
+    expect(rows[0].j).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo', updatedAt: '2026-03-04T05:06:07.999Z' });
   });
 
   it('runs each migration once when several instances migrate at the same moment, and rolls back', async () => {

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, isPgError, objection, PG } from '@svc/db';
+import { apiColumnsSql, isPgError, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -34,10 +34,7 @@ const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
  * formatted by PostgreSQL as the API writes them: the same text in the statement below and in the
  * session read's read-ahead, so both give the model the same values.
  */
-const HOUSEHOLD_READ_COLUMNS = HOUSEHOLD_API_COLUMNS.map((c) => {
-  const column = `h.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
-  return `${HouseholdModel.timestamps.includes(c) ? isoTimestampSql(column) : column} as "${c}"`;
-}).join(', ');
+const HOUSEHOLD_READ_COLUMNS = apiColumnsSql('h', HOUSEHOLD_API_COLUMNS, HouseholdModel.timestamps);
 
 /**
  * GET of a household outside a transaction, the hot read when the session read did not lend it:

@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql } from '@svc/db';
+import { apiColumnsSql } from '@svc/db';
 import { readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -40,12 +40,7 @@ const DEVICE_READ_AHEAD = 'push_device_read';
  * formatted by PostgreSQL as the API writes them (so the model gets the values a read through
  * knex would give it).
  */
-const DEVICE_READ_COLUMNS = Object.keys(PushDeviceSchema.properties)
-  .map((c) => {
-    const column = `d.${c.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
-    return `${PushDeviceModel.timestamps.includes(c) ? isoTimestampSql(column) : column} as "${c}"`;
-  })
-  .join(', ');
+const DEVICE_READ_COLUMNS = apiColumnsSql('d', Object.keys(PushDeviceSchema.properties), PushDeviceModel.timestamps);
 
 /**
  * GET of one of the caller's phones as a read the session statement loads in its own round trip

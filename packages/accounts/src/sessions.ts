@@ -111,8 +111,8 @@ export function createSessions(o: SessionsOptions): Sessions {
   const readAheads = (o.readAheads ?? []).map((r) => {
     const params = (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length;
     const account = r.scope === 'account';
-    if (!/^[a-z_]+$/.test(r.name) || (account ? params !== 1 : params !== 1 && params !== 2)) {
-      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with one parameter (an account read) or one or two (a household read)`);
+    if (!/^[a-z_]+$/.test(r.name) || (account ? params > 1 : params !== 1 && params !== 2)) {
+      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with at most one parameter (an account read) or one or two (a household read)`);
     }
     return { name: r.name, account, text: r.argFormat === 'text', match: pathMatcher(r.path), known: r.known?.bind(r) };
   });

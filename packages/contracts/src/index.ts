@@ -74,7 +74,7 @@ export interface MembershipsSql {
  *   MembershipsSql it lends nothing), so a package's read names only its own tables. The path may
  *   have one more parameter, `arg` (an event's id, say).
  * - `account`, a read of the caller's own data (a phone registered to the account, say): the path
- *   has exactly one parameter, `arg`; there is no household, and `select` answers only what
+ *   has at most one parameter, `arg`; there is no household, and `select` answers only what
  *   belongs to `accountId`.
  */
 export interface SessionReadAhead {
@@ -83,7 +83,7 @@ export interface SessionReadAhead {
   /**
    * The operation's path, OpenAPI style: `/api/v1/households/{householdId}` (household, one
    * parameter), `/api/v1/households/{householdId}/events/{eventId}` (household and `arg`),
-   * `/api/v1/me/devices/{token}` (account: `arg` only).
+   * `/api/v1/me/devices/{token}` (account: `arg` only), `/api/v1/me/devices` (account, none).
    */
   path: string;
   /** `household` (default) or `account`: see above. */
@@ -121,10 +121,11 @@ export const READ_AHEAD_ARG_MAX = 4096;
  * The key under which a read-ahead's value is found (http-kit `readAhead(name, key)`): the path's
  * parameters as the session loader bound them — a household id and an `arg` of format `uuid`
  * lower-cased — joined by `/`. `readAheadKey(householdId)`, `readAheadKey(householdId, eventId)`,
- * `readAheadKey(undefined, token)` for an account read.
+ * `readAheadKey(undefined, token)` for an account read, `readAheadKey(undefined)` for one
+ * without a parameter.
  */
 export function readAheadKey(householdId: string | undefined, arg?: string): string {
-  return householdId === undefined ? `/${arg}` : arg === undefined ? householdId : `${householdId}/${arg}`;
+  return householdId === undefined ? `/${arg ?? ''}` : arg === undefined ? householdId : `${householdId}/${arg}`;
 }
 
 /** What other packages may know of accounts; implemented by @svc/accounts. */

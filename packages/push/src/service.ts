@@ -2,7 +2,7 @@ import type { AccountDeletionStep, Clock, SessionReadAhead, Transaction } from '
 import { NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
-import { deviceReadAhead, type PushStore } from './store.js';
+import { deviceReadAhead, devicesReadAhead, type PushStore } from './store.js';
 
 export interface PushServiceOptions {
   store: PushStore;
@@ -23,8 +23,8 @@ export class PushService {
   private readonly store: PushStore;
   private readonly clock: Clock;
   private readonly defaultProvider: string;
-  /** GET of one of the caller's phones, lent to the session statement (the host hands it to the session loader). */
-  readonly readAheads: readonly SessionReadAhead[] = [deviceReadAhead];
+  /** GET of the caller's phones and of one of them, lent to the session statement (the host hands them to the session loader). */
+  readonly readAheads: readonly SessionReadAhead[] = [devicesReadAhead, deviceReadAhead];
 
   constructor(options: PushServiceOptions) {
     if (!options.config.defaultProvider) throw new Error('push: config.defaultProvider must not be empty');

@@ -57,6 +57,22 @@ export const deviceReadAhead: SessionReadAhead = {
        where d.token_hash = sha256(convert_to(${token}, 'UTF8')) and d.user_id = ${accountId} and d.token = ${token}) r)`,
 };
 
+/** The name of the devices list the session statement loads ahead (GET /api/v1/me/devices). */
+const DEVICES_READ_AHEAD = 'push_devices_list';
+
+/**
+ * GET of the caller's phones as an account read the session statement loads in its own round
+ * trip: the rows `list` reads, in its order, as one JSON array (`[]` for none).
+ */
+export const devicesReadAhead: SessionReadAhead = {
+  name: DEVICES_READ_AHEAD,
+  path: '/api/v1/me/devices',
+  scope: 'account',
+  select: (accountId) =>
+    `(select coalesce(json_agg(row_to_json(x) order by d.created_at desc, d.token), '[]'::json)
+        from push_devices d cross join lateral (select ${DEVICE_READ_COLUMNS}) x where d.user_id = ${accountId})`,
+};
+
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
 export class ObjectionPushStore implements PushStore {
   private readonly Device: typeof PushDeviceModel;
@@ -135,6 +151,9 @@ export class ObjectionPushStore implements PushStore {
   }
 
   async list(userId: string): Promise<PushDevice[]> {
+    // GET of the caller's phones: the session read loaded them ahead (no statement of its own).
+    const lent = readAhead(DEVICES_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined;
+    if (lent) return lent.map((row) => this.Device.fromDatabaseJson(row).toApi());
     // The token breaks ties, so two phones registered in the same millisecond keep one order.
     const rows = await this.Device.query()
       .where({ userId })

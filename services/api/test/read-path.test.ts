@@ -164,7 +164,7 @@ describe('the authenticated read path', () => {
     expect((await owner.get(hh)).body.name).to.equal('Renamed');
   });
 
-  it("every other GET of one resource is lent too (rule defaults, members, one event, one of the caller's phones): one statement, the packages' own answer", async () => {
+  it("every other GET of one resource is lent too (rule defaults, members, one event, the caller's phones and one of them): one statement, the packages' own answer", async () => {
     const owner = await signUp(h.app, 'lent-owner@example.com');
     const stranger = await signUp(h.app, 'lent-stranger@example.com');
     const userId = (await owner.get('/api/v1/me')).body.user.id as string;
@@ -249,6 +249,12 @@ describe('the authenticated read path', () => {
     expect(queries(device)).to.equal(1);
     expect(device.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(userId, token))));
     expect(device.body.token).to.equal(token);
+    expect((await owner.put('/api/v1/me/devices').send({ token: 'second phone', platform: 'android', provider: null })).status).to.equal(200);
+    const listed = await owner.get('/api/v1/me/devices').set('X-Diagnostics', '1');
+    expect(listed.status).to.equal(200);
+    expect(queries(listed)).to.equal(1);
+    expect(listed.body).to.deep.equal(JSON.parse(JSON.stringify({ items: await pushStore.list(userId) })));
+    expect(listed.body.items.map((d: { token: string }) => d.token).sort()).to.deep.equal(['second phone', token]);
     // A NUL is no token (400 once the session held), and lends nothing: the batch's statement never sees it.
     const nul = await owner.get('/api/v1/me/devices/a%00b');
     expect(nul.status).to.equal(400);

@@ -16,6 +16,7 @@ import { createLogger, instrumentKnex } from '@svc/http-kit';
 import { loadConfig } from '../src/config.js';
 import { tuneHeap } from '../src/heap.js';
 import { buildService } from '../src/service.js';
+import { lowerHelperThreadPriority } from '../src/threads.js';
 import { attachHarness, listen } from './harness.js';
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -35,9 +36,12 @@ const config = loadConfig({
   LOCKOUT_MAX_FAILURES: '1000',
   // To compare heap settings: HEAP_GROWING_PERCENT=0 npm run bench … (V8's own growth).
   HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT,
+  // To compare: HELPER_THREAD_NICE=0 npm run bench -- --only storm (helpers as the event loop).
+  HELPER_THREAD_NICE: process.env.HELPER_THREAD_NICE,
 });
 // As main does.
 tuneHeap(config.heapGrowingPercent);
+await lowerHelperThreadPriority(config.helperThreadNice);
 const knex = instrumentKnex(createKnex(url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs }));
 const service = await buildService({ config, knex, logger: createLogger({ level: 'silent' }), startMailer: false });
 const server = await listen(http.createServer(service.app));

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
+import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
 
 /** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
 export interface Config {
@@ -63,6 +64,12 @@ export interface Config {
    * live data. See heap.ts for what the benchmark measured.
    */
   heapGrowingPercent: number;
+  /**
+   * HELPER_THREAD_NICE: the nice value (0–19, default 19) of every thread of the process but the
+   * event loop's (libuv's pool, where bcrypt runs; V8's workers), so that on a busy host the event
+   * loop runs first. 0 leaves them as the event loop. Linux only. See threads.ts for the numbers.
+   */
+  helperThreadNice: number;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
   dbTransactionPooling: boolean;
   /** Names this instance on every log line and metric (default: the host name). */
@@ -271,6 +278,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
     heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
+    helperThreadNice: int(env, 'HELPER_THREAD_NICE', HELPER_THREAD_NICE_DEFAULT, 0, 19),
     passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, Math.max(1, availableCpus() - 1)), 1, 64),
     instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
     ruleParser: ruleParserUrl

@@ -21,6 +21,7 @@ export {
 export {
   type CalendarEvent,
   type CalendarFeedStore,
+  calendarFeedReadAhead,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPageJson,

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock } from '@svc/http-kit';
+import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-kit';
 import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import ICAL from 'ical.js';
 import request from 'supertest';
-import { calendarFeedLimits, createRouter, migrations } from '../src/index.js';
+import { calendarFeedLimits, calendarFeedReadAhead, createRouter, migrations, ObjectionCalendarFeedStore } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 /** The feed as ical.js reads it, with the zones it carries registered (and no others). */
@@ -169,6 +169,81 @@ describe('calendar feed', () => {
       expect((await as(junior).get(feedPath()).expect(403)).body.code).to.equal('forbidden');
       expect((await as(stranger).get(feedPath()).expect(404)).body.code).to.equal('not_found');
       expect((await request(app).get(feedPath()).expect(401)).body.code).to.equal('unauthenticated');
+    });
+
+    describe('lent to the session statement (calendarFeedReadAhead)', () => {
+      /** What the session statement's read-ahead column gives for household `h` (it asks only for a member). */
+      const lent = async (h: string): Promise<unknown> => {
+        const { rows } = await db.knex.raw(`select ${calendarFeedReadAhead.select('null', 'p.id', 'null', 'null')} as v from (select ?::uuid as id) p`, [h]);
+        return rows[0].v;
+      };
+      /** `read` in a request whose session read lent `value` for household `h` (undefined: nothing lent), and the statements it ran. */
+      const readAs = async <T>(h: string, value: unknown, read: () => Promise<T>) => {
+        const ctx = newRequestContext('test');
+        const answer = await runWithContext(ctx, async () => {
+          if (value !== undefined) rememberReadAhead(calendarFeedReadAhead.name, h, value);
+          return read();
+        });
+        return { answer, statements: ctx.db.queries };
+      };
+
+      it("gives the store, without a statement, exactly what the store's own read answers: the feed, and none", async () => {
+        const store = new ObjectionCalendarFeedStore(db.knex);
+        const { calendar } = buildEventsApp({ knex: db.knex, clock, access });
+        expect(calendar.readAheads).to.deep.equal([calendarFeedReadAhead]);
+        expect(calendarFeedReadAhead).to.include({ name: 'meal_events_calendar_feed', path: '/api/v1/households/{householdId}/calendar-feed' });
+
+        // No feed: the read lends "none" (not null), so the 404 costs no statement of its own.
+        const none = await lent(oslo);
+        expect(none).to.equal(false);
+        const absent = await readAs(oslo, none, () => store.get(oslo));
+        expect(absent.statements).to.equal(0);
+        expect(absent.answer).to.equal(undefined);
+        expect(await store.get(oslo)).to.equal(undefined);
+
+        const made = await newFeed();
+        // A created_at between milliseconds is not possible (precision 3); one on a whole second still has its ".000".
+        await db.knex('calendarFeeds').where({ householdId: oslo }).update({ createdAt: '2026-03-04 05:06:07.5+00' });
+        const own = await store.get(oslo);
+        expect(own?.createdAt).to.equal('2026-03-04T05:06:07.500Z');
+        const value = await lent(oslo);
+        const fromLent = await readAs(oslo, value, () => store.get(oslo));
+        expect(fromLent.statements).to.equal(0);
+        expect(fromLent.answer).to.deep.equal(own);
+        expect(Buffer.isBuffer(fromLent.answer?.sealedToken) && Buffer.isBuffer(fromLent.answer?.tokenHash)).to.equal(true);
+        await db.knex('calendarFeeds').where({ householdId: oslo }).update({ createdAt: '2026-03-04 05:06:07+00' });
+        const whole = await readAs(oslo, await lent(oslo), () => store.get(oslo));
+        expect(whole.answer?.createdAt).to.equal('2026-03-04T05:06:07.000Z');
+        expect(whole.answer).to.deep.equal(await store.get(oslo));
+
+        // The service's answer (the URL opened from the lent sealed token) is the one without it.
+        const served = await readAs(oslo, await lent(oslo), () => calendar.get(owner, oslo));
+        expect(served.statements).to.equal(0);
+        expect(served.answer).to.deep.equal(await calendar.get(owner, oslo));
+        expect(served.answer.url).to.equal(made.url);
+        // A Junior is refused before anything lent is looked at.
+        const refused = await readAs(oslo, await lent(oslo), () =>
+          calendar.get(junior, oslo).then(
+            () => 'answered',
+            (err: { status?: number }) => err.status,
+          ),
+        );
+        expect(refused.answer).to.equal(403);
+
+        // Lent for another household, or lent "none" for another: the store reads for itself.
+        const elsewhere = await readAs(newYork, value, () => store.get(oslo));
+        expect(elsewhere.statements).to.equal(1);
+        expect(elsewhere.answer).to.deep.equal(await store.get(oslo));
+        expect((await readAs(newYork, false, () => store.get(oslo))).answer).to.deep.equal(await store.get(oslo));
+        // Taken once: a second read in the same request asks the database.
+        const twice = await readAs(oslo, await lent(oslo), async () => [await store.get(oslo), await store.get(oslo)]);
+        expect(twice.statements).to.equal(1);
+        expect(twice.answer[1]).to.deep.equal(twice.answer[0]);
+
+        // Deleted: "none" again.
+        await as(owner).del(feedPath()).expect(204);
+        expect(await lent(oslo)).to.equal(false);
+      });
     });
 
     it('cannot show a URL sealed under another secret (404), while that URL keeps working until replaced', async () => {

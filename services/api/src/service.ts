@@ -156,9 +156,16 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
-    // GET of a household, of its rules and their defaults, of one event, of one of the caller's
-    // phones, and the events list's version (its page cache): loaded with the session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads, ...pushService.readAheads],
+    // GET of a household, of its rules and their defaults, of one event, of the calendar feed, of
+    // one of the caller's phones, and the events list's version (its page cache): loaded with the
+    // session, in its one statement.
+    readAheads: [
+      ...householdsApi.readAheads,
+      ...rulesService.readAheads,
+      ...eventsService.readAheads,
+      ...calendarService.readAheads,
+      ...pushService.readAheads,
+    ],
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

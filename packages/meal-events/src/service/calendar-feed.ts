@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { renderFeed, vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
-import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
+import { type CalendarFeedStore, calendarFeedReadAhead, type MealEventStore, type StoredCalendarFeed } from '../store/index.js';
 
 export interface CalendarFeedServiceOptions {
   feeds: CalendarFeedStore;
@@ -49,6 +49,8 @@ const unknownToken = () => new NotFoundError('not_found', 'No calendar feed has 
  * poll. No HTTP here.
  */
 export class CalendarFeedService {
+  /** GET …/calendar-feed: the stored feed the session statement may read ahead for a member (for the host to hand to accounts). */
+  readonly readAheads: readonly SessionReadAhead[] = [calendarFeedReadAhead];
   private readonly feeds: CalendarFeedStore;
   private readonly events: MealEventStore;
   private readonly clock: Clock;

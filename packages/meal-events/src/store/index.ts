@@ -1,4 +1,4 @@
-export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
+export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
   type CalendarEvent,
   DEFAULT_PAGE_CACHE_BYTES,

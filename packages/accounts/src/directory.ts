@@ -16,7 +16,7 @@ export function accountDirectory(store: AccountStore, clock: Clock): AccountDire
   return {
     profiles: (ids) => store.profiles(ids),
     // The same display name as `profiles` reads (accounts owns the table it names).
-    displayNameSql: (accountId) => `(select a.display_name from accounts a where a.id = ${accountId})`,
+    displayNameSql: (accountId) => `(select da.display_name from accounts da where da.id = ${accountId})`,
     addToWaitlist: (entry) => store.addToWaitlist(entry.accountId, entry.reason, clock.now()),
     listWaitlist: () => store.listWaitlist(),
   };

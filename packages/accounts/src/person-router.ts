@@ -84,7 +84,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {
-      res.json(await person.logins(principalOf(req).userId));
+      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req)));
     },
   );
 

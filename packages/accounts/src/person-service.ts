@@ -91,9 +91,13 @@ export class PersonService {
     await this.o.store.deleteOtherSessions(caller.userId, caller.sessionId);
   }
 
-  async logins(userId: string): Promise<LoginsResponse> {
-    const account = await this.account(userId);
-    return { hasPassword: account.hasPassword, identities: await this.o.store.identities(userId) };
+  /**
+   * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
+   * the identities are read, and on the read path the session statement loaded those too.
+   */
+  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }): Promise<LoginsResponse> {
+    const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
+    return { hasPassword, identities: await this.o.store.identities(userId) };
   }
 
   /**

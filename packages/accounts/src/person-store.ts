@@ -1,5 +1,8 @@
-import { isUuid } from '@svc/http-kit';
+import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
+import { apiColumnsSql } from '@svc/db';
+import { isUuid, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
+import type { Pojo } from 'objection';
 import {
   AccountExportModel,
   AccountIdentityModel,
@@ -12,6 +15,45 @@ import {
   WaitlistModel,
 } from './models/index.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
+
+/** The name of the linked identities list the session statement loads ahead (GET /api/v1/me/logins). */
+const IDENTITIES_READ_AHEAD = 'account_identities_list';
+
+/**
+ * The caller's linked identities as an account read the session statement loads in its own round
+ * trip (GET /me/logins; the account's `hasPassword` comes with the session already): the rows
+ * `identities` reads, in its order, as one JSON array (`[]` for none).
+ */
+export const identitiesReadAhead: SessionReadAhead = {
+  name: IDENTITIES_READ_AHEAD,
+  path: '/api/v1/me/logins',
+  scope: 'account',
+  select: (accountId) =>
+    `(select coalesce(json_agg(row_to_json(x) order by li.created_at, li.id), '[]'::json)
+        from account_identities li cross join lateral (select ${apiColumnsSql('li', ['provider', 'email', 'createdAt'], ['createdAt'])}) x
+       where li.account_id = ${accountId})`,
+};
+
+/** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */
+const SESSIONS_READ_AHEAD = 'account_sessions_list';
+
+/**
+ * The caller's sessions as an account read the session statement loads in its own round trip (GET
+ * /me/sessions): the rows `liveSessions` reads — the stamp condition in SQL, in its order, with
+ * `expire` — as one JSON array; `liveSessions` leaves out the expired ones by its clock, as its own
+ * statement does by `now`.
+ */
+export const sessionsReadAhead: SessionReadAhead = {
+  name: SESSIONS_READ_AHEAD,
+  path: '/api/v1/me/sessions',
+  scope: 'account',
+  select: (accountId) =>
+    // Aliases of its own: `accountId` is a column of the session statement, whose `s` and `a` these must not hide.
+    `(select coalesce(json_agg(row_to_json(x) order by ls.created_at desc, ls.public_id), '[]'::json)
+        from account_sessions ls join accounts la on la.id = ls.account_id
+        cross join lateral (select ${apiColumnsSql('ls', ['sid', 'expire', 'publicId', 'createdAt', 'lastSeenAt', 'userAgent', 'method'], ['expire', 'createdAt', 'lastSeenAt'])}) x
+       where ls.account_id = ${accountId} and ls.sess->>'stamp' = la.security_stamp)`,
+};
 
 /** What a person's own operations need to know of the account row. */
 export interface PersonAccount {
@@ -94,6 +136,15 @@ export class ObjectionPersonStore implements PersonStore {
   }
 
   async liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]> {
+    // GET /me/sessions: the session read loaded them ahead (no statement of its own).
+    const lent = readAhead(SESSIONS_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined;
+    if (lent) {
+      const at = now.getTime();
+      return lent
+        .map((row) => this.Session.fromDatabaseJson(row))
+        .filter((row) => Date.parse(row.expire) > at)
+        .map((row) => row.toApi(currentSid));
+    }
     const rows = await this.Session.query()
       .select('accountSessions.*')
       .join('accounts', 'accounts.id', 'accountSessions.accountId')
@@ -119,6 +170,9 @@ export class ObjectionPersonStore implements PersonStore {
   }
 
   async identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]> {
+    // GET /me/logins: the session read loaded them ahead (no statement of its own).
+    const lent = trx ? undefined : (readAhead(IDENTITIES_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined);
+    if (lent) return lent.map((row) => this.Identity.fromDatabaseJson(row).toApi());
     const rows = await this.Identity.query(trx)
       .where({ accountId })
       .orderBy([{ column: 'createdAt' }, { column: 'id' }]);

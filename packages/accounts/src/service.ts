@@ -23,7 +23,7 @@ import { PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { PersonService } from './person-service.js';
-import { ObjectionPersonStore } from './person-store.js';
+import { identitiesReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -234,7 +234,8 @@ export class AccountService {
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       membershipsSql: options.membershipsSql,
-      readAheads: options.readAheads,
+      // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
+      readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
     });
     this.identities = new KnexIdentityStore(knex);
     this.social = new SocialSignIn({

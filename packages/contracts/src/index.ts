@@ -102,7 +102,9 @@ export interface SessionReadAhead {
    * parameter `arg` (type text, null when the path has none): the value the package's own read
    * would answer, or null when there is none; the package then reads as it would without it.
    * `known` is the SQL expression (type text) of what `known(id)` said this instance already holds,
-   * null when it holds nothing or the read-ahead has no `known`.
+   * null when it holds nothing or the read-ahead has no `known`. The expressions name the caller's
+   * tables (`a.id`, `q.rid`): the subquery's own tables need aliases of their own (not `a`, `s`,
+   * `q`), else they hide the caller's and `accountId` means the subquery's own row.
    */
   select(accountId: string, id: string, known: string, arg: string): string;
   /**

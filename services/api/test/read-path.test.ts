@@ -4,6 +4,7 @@
  * express-session's own machinery, and household routes take the caller's role from that read.
  * These are correctness tests (roles, removals, forged cookies, statement counts), never timings.
  */
+import * as accounts from '@svc/accounts';
 import { SESSION_COOKIE } from '@svc/contracts';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -267,6 +268,111 @@ describe('the authenticated read path', () => {
     expect(moved.status).to.equal(200);
     expect(queries(moved)).to.equal(1);
     expect(moved.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(strangerId, token))));
+  });
+
+  it("GET /me/logins is lent too: one statement, the account's password flag from the session read and the identities as the store reads them", async () => {
+    const person = await signUp(h.app, 'lent-logins@example.com');
+    const other = await signUp(h.app, 'lent-logins-other@example.com');
+    const userId = (await person.get('/api/v1/me')).body.user.id as string;
+    const otherId = (await other.get('/api/v1/me')).body.user.id as string;
+    const personStore = new accounts.ObjectionPersonStore(h.db.knex);
+
+    const none = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
+    expect(none.status).to.equal(200);
+    expect(queries(none)).to.equal(1);
+    expect(none.body).to.deep.equal({ hasPassword: true, identities: [] });
+
+    // Two linked identities (the later one first in the table), another account's, and a
+    // millisecond that must survive the SQL formatting.
+    await h.db.knex('account_identities').insert([
+      {
+        account_id: userId,
+        provider: 'google',
+        subject: 'g-1',
+        email: 'Lent "Person"@gmail.example',
+        email_verified: true,
+        created_at: '2026-05-06 07:08:09.5+00',
+      },
+      { account_id: userId, provider: 'apple', subject: 'a-1', email: null, email_verified: false, created_at: '2026-01-02 03:04:05.123+00' },
+      { account_id: otherId, provider: 'google', subject: 'g-2', email: 'other@gmail.example', email_verified: true, created_at: '2026-01-01 00:00:00+00' },
+    ]);
+    const linked = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
+    expect(linked.status).to.equal(200);
+    expect(queries(linked)).to.equal(1);
+    expect(linked.body).to.deep.equal(JSON.parse(JSON.stringify({ hasPassword: true, identities: await personStore.identities(userId) })));
+    expect(linked.body.identities).to.deep.equal([
+      { provider: 'apple', email: null, linkedAt: '2026-01-02T03:04:05.123Z' },
+      { provider: 'google', email: 'Lent "Person"@gmail.example', linkedAt: '2026-05-06T07:08:09.500Z' },
+    ]);
+
+    // A social-only account: no password, as the session read says.
+    await h.db.knex('accounts').where({ id: otherId }).update({ password_hash: null });
+    const social = await other.get('/api/v1/me/logins').set('X-Diagnostics', '1');
+    expect(social.status).to.equal(200);
+    expect(queries(social)).to.equal(1);
+    expect(social.body).to.deep.equal({
+      hasPassword: false,
+      identities: [{ provider: 'google', email: 'other@gmail.example', linkedAt: '2026-01-01T00:00:00.000Z' }],
+    });
+
+    // Unlinked: the next read shows it (nothing held between requests).
+    expect((await person.delete('/api/v1/me/logins/APPLE')).status).to.equal(204);
+    const after = await person.get('/api/v1/me/logins');
+    expect(after.body.identities.map((i: { provider: string }) => i.provider)).to.deep.equal(['google']);
+  });
+
+  it('GET /me/sessions is lent too: one statement, the live sessions as the store lists them (expired and signed-out ones left out)', async () => {
+    const sidOf = (agent: request.Agent) => {
+      const value = decodeURIComponent(agent.jar.getCookie(SESSION_COOKIE, { domain: '127.0.0.1', path: '/', secure: false, script: false })!.value);
+      return value.slice(2, value.lastIndexOf('.'));
+    };
+    const phone = await signUp(h.app, 'lent-sessions@example.com', 'Lent sessions', 'correct horse battery');
+    const userId = (await phone.get('/api/v1/me')).body.user.id as string;
+    const signIn = async (userAgent: string) => {
+      const agent = request.agent(h.app);
+      const res = await agent
+        .post('/api/v1/auth/login')
+        .set('User-Agent', userAgent)
+        .send({ email: 'lent-sessions@example.com', password: 'correct horse battery' });
+      expect(res.status).to.equal(200);
+      return agent;
+    };
+    // Each sign-in a second later than the one before: newest first is then the laptop.
+    h.clock.advance(1000);
+    const expired = await signIn('Old tablet');
+    h.clock.advance(1000);
+    const laptop = await signIn('Laptop "quoted" \\ slash');
+    await h.db
+      .knex('account_sessions')
+      .where({ sid: sidOf(expired) })
+      .update({ expire: new Date(h.clock.now().getTime() - 1000) });
+    // Another account's session is never listed.
+    await signUp(h.app, 'lent-sessions-other@example.com');
+    const personStore = new accounts.ObjectionPersonStore(h.db.knex);
+
+    const listed = await laptop.get('/api/v1/me/sessions').set('X-Diagnostics', '1');
+    expect(listed.status).to.equal(200);
+    expect(queries(listed)).to.equal(1);
+    expect(listed.body).to.deep.equal(JSON.parse(JSON.stringify({ items: await personStore.liveSessions(userId, sidOf(laptop), h.clock.now()) })));
+    const agents = listed.body.items.map((i: { userAgent: string | null }) => i.userAgent);
+    expect(agents[0]).to.equal('Laptop "quoted" \\ slash');
+    expect(agents).to.not.include('Old tablet');
+    expect(listed.body.items.filter((i: { current: boolean }) => i.current).map((i: { userAgent: string }) => i.userAgent)).to.deep.equal([agents[0]]);
+    // The phone asks: its own session is the current one.
+    const fromPhone = await phone.get('/api/v1/me/sessions').set('X-Diagnostics', '1');
+    expect(queries(fromPhone)).to.equal(1);
+    expect(fromPhone.body).to.deep.equal(JSON.parse(JSON.stringify({ items: await personStore.liveSessions(userId, sidOf(phone), h.clock.now()) })));
+    expect(fromPhone.body.items[0].current).to.equal(false);
+    expect(fromPhone.body.items.filter((i: { current: boolean }) => i.current)).to.have.length(1);
+
+    // A session whose stamp is no longer the account's (signed out everywhere by a password change
+    // elsewhere) is not listed; the laptop's own next read shows it ended (401).
+    await h.db.knex.raw(`update account_sessions set sess = jsonb_set(sess::jsonb, '{stamp}', '"old"')::json where sid = ?`, [sidOf(laptop)]);
+    const after = await phone.get('/api/v1/me/sessions').set('X-Diagnostics', '1');
+    expect(queries(after)).to.equal(1);
+    expect(after.body).to.deep.equal(JSON.parse(JSON.stringify({ items: await personStore.liveSessions(userId, sidOf(phone), h.clock.now()) })));
+    expect(after.body.items).to.have.length(listed.body.items.length - 1);
+    expect(after.body.items.map((i: { userAgent: string | null }) => i.userAgent)).to.not.include('Laptop "quoted" \\ slash');
   });
 
   it('a page of events read again while the list is unchanged costs only the session statement; any change shows on the next read', async () => {

@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql } from '@svc/db';
+import { apiColumnsSql, isoTimestampSql } from '@svc/db';
 import { isUuid, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -39,9 +39,11 @@ const SESSIONS_READ_AHEAD = 'account_sessions_list';
 
 /**
  * The caller's sessions as an account read the session statement loads in its own round trip (GET
- * /me/sessions): the rows `liveSessions` reads — the stamp condition in SQL, in its order, with
- * `expire` — as one JSON array; `liveSessions` leaves out the expired ones by its clock, as its own
- * statement does by `now`.
+ * /me/sessions): the rows `liveSessions` reads — the stamp condition in SQL, in its order — as
+ * one JSON array of SessionResponse items as `AccountSessionModel.toApi` makes them (its fallbacks
+ * for rows written before the columns existed included), each with its `sid` and `expire` (epoch
+ * ms) for `liveSessions` to mark the current one and leave out the expired ones by its clock, as
+ * its own statement does by `now`.
  */
 export const sessionsReadAhead: SessionReadAhead = {
   name: SESSIONS_READ_AHEAD,
@@ -49,11 +51,26 @@ export const sessionsReadAhead: SessionReadAhead = {
   scope: 'account',
   select: (accountId) =>
     // Aliases of its own: `accountId` is a column of the session statement, whose `s` and `a` these must not hide.
-    `(select coalesce(json_agg(row_to_json(x) order by ls.created_at desc, ls.public_id), '[]'::json)
+    `(select coalesce(json_agg(json_build_object(
+              'sid', ls.sid, 'expire', extract(epoch from ls.expire) * 1000, 'id', ls.public_id,
+              'createdAt', ${isoTimestampSql('coalesce(ls.created_at, ls.expire)')},
+              'lastSeenAt', ${isoTimestampSql('coalesce(ls.last_seen_at, ls.created_at, ls.expire)')},
+              'userAgent', ls.user_agent, 'method', coalesce(ls.method, 'password'))
+            order by ls.created_at desc, ls.public_id), '[]'::json)
         from account_sessions ls join accounts la on la.id = ls.account_id
-        cross join lateral (select ${apiColumnsSql('ls', ['sid', 'expire', 'publicId', 'createdAt', 'lastSeenAt', 'userAgent', 'method'], ['expire', 'createdAt', 'lastSeenAt'])}) x
        where ls.account_id = ${accountId} and ls.sess->>'stamp' = la.security_stamp)`,
 };
+
+/** One session as `sessionsReadAhead` lends it. */
+interface LentSession {
+  sid: string;
+  expire: number;
+  id: string;
+  createdAt: string;
+  lastSeenAt: string;
+  userAgent: string | null;
+  method: SessionResponse['method'];
+}
 
 /** What a person's own operations need to know of the account row. */
 export interface PersonAccount {
@@ -137,13 +154,16 @@ export class ObjectionPersonStore implements PersonStore {
 
   async liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]> {
     // GET /me/sessions: the session read loaded them ahead (no statement of its own).
-    const lent = readAhead(SESSIONS_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined;
+    const lent = readAhead(SESSIONS_READ_AHEAD, readAheadKey(undefined)) as LentSession[] | undefined;
     if (lent) {
       const at = now.getTime();
-      return lent
-        .map((row) => this.Session.fromDatabaseJson(row))
-        .filter((row) => Date.parse(row.expire) > at)
-        .map((row) => row.toApi(currentSid));
+      const items: SessionResponse[] = [];
+      for (const row of lent) {
+        if (!(row.expire > at)) continue;
+        const { id, createdAt, lastSeenAt, userAgent, method } = row;
+        items.push({ id, createdAt, lastSeenAt, userAgent, method, current: currentSid !== undefined && row.sid === currentSid });
+      }
+      return items;
     }
     const rows = await this.Session.query()
       .select('accountSessions.*')

@@ -14,13 +14,14 @@
  * last and PostgreSQL is settled after them — VACUUM, CHECKPOINT — so their background work is not
  * billed to a read): GET /me on the three apps, GET household,
  * GET rules, GET rules/defaults, GET time-zones, GET members, GET one event, GET one of the
- * caller's phones (a device registered per session, each sent with its own session), GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), the ceiling
+ * caller's phones (a device registered per session, each sent with its own session), GET calendar-feed,
+ * GET /me/sessions and /me/logins (a person of their own: three sessions, a Google identity), GET events page 1 and page N (limit 100, N = 1,000 of 100,000 events), the ceiling
  * answering that page 1 as a constant (the transport floor of a 100-event page, ~35 kB: the
  * verdict on events page 1 shows it as % of the ceiling's GET /me, and the service's page 1 as %
  * of it), PATCH household; then a login storm (20 concurrent real logins, bcrypt cost 12, while
  * GET /me runs at 20 connections) and the service's RSS after each of three rounds of mixed load.
  *
- *   npm run bench                                  # full run (about 18 minutes)
+ *   npm run bench                                  # full run (about 20 minutes)
  *   npm run bench -- --quick                       # smoke run: 1 round of 3 s, 10,000 events, RSS 3 × 10 s
  *   npm run bench -- --json out.json               # the same results as JSON
  *   npm run bench -- --profile prof --only me      # service started with --cpu-prof per scenario
@@ -28,7 +29,7 @@
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
- * rules, rules-defaults, time-zones, members, event, device, events-ceiling, events-first, events-deep,
+ * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
@@ -330,6 +331,26 @@ try {
     devicePaths.push(`/api/v1/me/devices/${token}`);
   }
 
+  // The household's calendar feed (GET …/calendar-feed answers its URL).
+  must(await call(service.base, 'POST', `/api/v1/households/${householdId}/calendar-feed`, undefined, cookies[0]), 201, 'calendar feed');
+  // GET /me/sessions and /me/logins list the caller's sessions and identities: measured with a
+  // person of their own, signed in on three devices with one Google identity linked (the bench
+  // account has a session per connection, a list no person has), the connections sharing them.
+  const person = { email: 'bench-person@example.com', password: 'bench password 2' };
+  const personRegistered = await call(service.base, 'POST', '/api/v1/auth/register', { ...person, displayName: 'Bench person' });
+  must(personRegistered, 200, 'register person');
+  const personCookies = [sessionCookie(personRegistered.headers, 'service_session')];
+  for (let i = 0; i < 2; i++) {
+    const res = await call(service.base, 'POST', '/api/v1/auth/login', person);
+    must(res, 200, 'person login');
+    personCookies.push(sessionCookie(res.headers, 'service_session'));
+  }
+  await db.knex.raw(
+    `insert into account_identities (account_id, provider, subject, email, email_verified, created_at)
+     select id, 'google', 'bench-google-subject', email, true, now() from accounts where email_normalized = ?`,
+    [person.email],
+  );
+
   // The transport floor: the ceiling answers the service's real page 1 as a constant. Its answer is
   // checked byte for byte (and its Content-Type), else it would measure some other page.
   let eventsPageBytes: number | undefined;
@@ -364,6 +385,8 @@ try {
     bodies?: unknown[];
     /** One path per session, sent with that session (a resource that belongs to one login); `path` is the first. */
     paths?: string[];
+    /** The sessions to send (the connections share them); default: the bench account's, one per connection. */
+    cookies?: string[];
     authenticatedGet: boolean;
   }
   const hh = `/api/v1/households/${householdId}`;
@@ -385,6 +408,25 @@ try {
         method: 'GET',
         path: devicePaths[0]!,
         paths: devicePaths,
+        authenticatedGet: true,
+      },
+      { id: 'calendar-feed', label: 'GET calendar-feed', app: 'service', method: 'GET', path: `${hh}/calendar-feed`, authenticatedGet: true },
+      {
+        id: 'sessions',
+        label: 'GET /me/sessions (3)',
+        app: 'service',
+        method: 'GET',
+        path: '/api/v1/me/sessions',
+        cookies: personCookies,
+        authenticatedGet: true,
+      },
+      {
+        id: 'logins',
+        label: 'GET /me/logins (password + Google)',
+        app: 'service',
+        method: 'GET',
+        path: '/api/v1/me/logins',
+        cookies: personCookies,
         authenticatedGet: true,
       },
       {
@@ -435,7 +477,7 @@ try {
   const appFor = { service, naive, ceiling };
 
   async function sampleQueries(s: Scenario, app: App): Promise<number | null> {
-    const cookie = s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies[0] : cookies[0];
+    const cookie = s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies[0] : (s.cookies ?? cookies)[0];
     const before = await app.stats();
     const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie);
     if (res.status >= 300) throw new Error(`${s.id}: sample request answered ${res.status} ${JSON.stringify(res.body)}`);
@@ -456,7 +498,7 @@ try {
       requests: s.paths
         ? s.paths.map((p) => ({ method: s.method, path: p }))
         : (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
-      cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : cookies,
+      cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : (s.cookies ?? cookies),
       connections: opts.connections,
       seconds,
     });

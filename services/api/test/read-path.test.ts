@@ -365,6 +365,18 @@ describe('the authenticated read path', () => {
     expect(fromPhone.body.items[0].current).to.equal(false);
     expect(fromPhone.body.items.filter((i: { current: boolean }) => i.current)).to.have.length(1);
 
+    // A row written before created_at, last_seen_at and method existed: the same fallbacks as the store's own read.
+    await h.db.knex('account_sessions').where({ sid: sidOf(phone) }).update({ created_at: null, last_seen_at: null, method: null });
+    // (The store's own read first: the GET then writes lastSeenAt, off the request.)
+    const legacyReference = JSON.parse(JSON.stringify({ items: await personStore.liveSessions(userId, sidOf(phone), h.clock.now()) }));
+    const legacy = await phone.get('/api/v1/me/sessions').set('X-Diagnostics', '1');
+    expect(queries(legacy)).to.equal(1);
+    expect(legacy.body).to.deep.equal(legacyReference);
+    await h.service.accounts.sessionsIdle();
+    const old = legacy.body.items.find((i: { current: boolean }) => i.current);
+    expect(old.method).to.equal('password');
+    expect(old.lastSeenAt).to.equal(old.createdAt);
+
     // A session whose stamp is no longer the account's (signed out everywhere by a password change
     // elsewhere) is not listed; the laptop's own next read shows it ended (401).
     await h.db.knex.raw(`update account_sessions set sess = jsonb_set(sess::jsonb, '{stamp}', '"old"')::json where sid = ?`, [sidOf(laptop)]);

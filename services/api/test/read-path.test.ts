@@ -366,7 +366,10 @@ describe('the authenticated read path', () => {
     expect(fromPhone.body.items.filter((i: { current: boolean }) => i.current)).to.have.length(1);
 
     // A row written before created_at, last_seen_at and method existed: the same fallbacks as the store's own read.
-    await h.db.knex('account_sessions').where({ sid: sidOf(phone) }).update({ created_at: null, last_seen_at: null, method: null });
+    await h.db
+      .knex('account_sessions')
+      .where({ sid: sidOf(phone) })
+      .update({ created_at: null, last_seen_at: null, method: null });
     // (The store's own read first: the GET then writes lastSeenAt, off the request.)
     const legacyReference = JSON.parse(JSON.stringify({ items: await personStore.liveSessions(userId, sidOf(phone), h.clock.now()) }));
     const legacy = await phone.get('/api/v1/me/sessions').set('X-Diagnostics', '1');

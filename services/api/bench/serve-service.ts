@@ -16,7 +16,7 @@ import { createLogger, instrumentKnex } from '@svc/http-kit';
 import { loadConfig } from '../src/config.js';
 import { tuneHeap } from '../src/heap.js';
 import { buildService } from '../src/service.js';
-import { lowerHelperThreadPriority } from '../src/threads.js';
+import { prioritizeEventLoop } from '../src/threads.js';
 import { attachHarness, listen } from './harness.js';
 
 const url = process.env.BENCH_DATABASE_URL;
@@ -38,10 +38,11 @@ const config = loadConfig({
   HEAP_GROWING_PERCENT: process.env.HEAP_GROWING_PERCENT,
   // To compare: HELPER_THREAD_NICE=0 npm run bench -- --only storm (helpers as the event loop).
   HELPER_THREAD_NICE: process.env.HELPER_THREAD_NICE,
+  THREADPOOL_IDLE: process.env.THREADPOOL_IDLE,
 });
 // As main does.
 tuneHeap(config.heapGrowingPercent);
-await lowerHelperThreadPriority(config.helperThreadNice);
+await prioritizeEventLoop(config.helperThreadNice, config.threadpoolIdle);
 const knex = instrumentKnex(createKnex(url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs }));
 const service = await buildService({ config, knex, logger: createLogger({ level: 'silent' }), startMailer: false });
 const server = await listen(http.createServer(service.app));

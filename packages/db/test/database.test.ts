@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { apiColumnsSql, createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+import { apiColumnsSql, createKnex, databaseAnswers, jsonRowSql, jsonRowsSql, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
 
 describe('@svc/db', () => {
   let db: TestDatabase;
@@ -17,6 +17,28 @@ describe('@svc/db', () => {
     });
     await db.knex('mapped').insert({ timeZoneId: 'Europe/Oslo' });
     expect(await db.knex('mapped').first()).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo' });
+  });
+
+  it('jsonRowSql answers one row as an object or null; jsonRowsSql the rows as an array in order, [] for none', async () => {
+    await db.knex.schema.createTable('json_rows', (t) => {
+      t.integer('id');
+      t.text('owner_name');
+    });
+    await db.knex('json_rows').insert([
+      { id: 2, ownerName: 'b' },
+      { id: 1, ownerName: 'a' },
+      { id: 3, ownerName: 'other' },
+    ]);
+    const columns = apiColumnsSql('t', ['id', 'ownerName']);
+    const one = async (where: string) => (await db.knex.raw(`select ${jsonRowSql('json_rows t', columns, where)} as j`)).rows[0].j;
+    const many = async (where: string) => (await db.knex.raw(`select ${jsonRowsSql('json_rows t', columns, where, 't.id')} as j`)).rows[0].j;
+    expect(await one('t.id = 2')).to.deep.equal({ id: 2, ownerName: 'b' });
+    expect(await one('t.id = 9')).to.equal(null);
+    expect(await many("t.owner_name <> 'other'")).to.deep.equal([
+      { id: 1, ownerName: 'a' },
+      { id: 2, ownerName: 'b' },
+    ]);
+    expect(await many('false')).to.deep.equal([]);
   });
 
   it('apiColumnsSql selects columns by their camelCase names, timestamps as the API writes them (milliseconds cut)', async () => {

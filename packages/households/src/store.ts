@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, isPgError, objection, PG } from '@svc/db';
+import { apiColumnsSql, isPgError, jsonRowSql, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -57,7 +57,7 @@ const HOUSEHOLD_READ_AHEAD = 'households_read';
 export const householdReadAhead: SessionReadAhead = {
   name: HOUSEHOLD_READ_AHEAD,
   path: '/api/v1/households/{householdId}',
-  select: (_accountId, id) => `(select row_to_json(r) from (select ${HOUSEHOLD_READ_COLUMNS} from households h where h.id = ${id}) r)`,
+  select: (_accountId, id) => jsonRowSql('households h', HOUSEHOLD_READ_COLUMNS, `h.id = ${id}`),
 };
 
 const { raw } = objection;

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdProfileSql, SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, type Pojo, VersionedAnswers } from '@svc/db';
+import { isoTimestampSql, jsonRowsSql, type Pojo, VersionedAnswers } from '@svc/db';
 import { preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
@@ -77,9 +77,7 @@ const LIST_READ_AHEAD = 'meal_rules_list';
 const versionSql = (id: string) => `coalesce((select v.version::text from meal_rule_list_versions v where v.household_id = ${id}), '0')`;
 
 /** The rows of LIST_RULES, in its order, as one JSON array. */
-const rowsJsonSql = (id: string) => `(select coalesce(json_agg(row_to_json(x) order by r.created_at, r.id), '[]'::json)
-        from meal_rules r cross join lateral (select ${LIST_COLUMNS}) x
-       where r.household_id = ${id})`;
+const rowsJsonSql = (id: string) => jsonRowsSql('meal_rules r', LIST_COLUMNS, `r.household_id = ${id}`, 'r.created_at, r.id');
 
 /**
  * LIST_RULES with the rules' version read in the same snapshot, for the list read that lent

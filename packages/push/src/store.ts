@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql } from '@svc/db';
+import { apiColumnsSql, jsonRowSql, jsonRowsSql } from '@svc/db';
 import { readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -53,8 +53,11 @@ export const deviceReadAhead: SessionReadAhead = {
   scope: 'account',
   argFormat: 'text',
   select: (accountId, _id, _known, token) =>
-    `(select row_to_json(r) from (select ${DEVICE_READ_COLUMNS} from push_devices d
-       where d.token_hash = sha256(convert_to(${token}, 'UTF8')) and d.user_id = ${accountId} and d.token = ${token}) r)`,
+    jsonRowSql(
+      'push_devices d',
+      DEVICE_READ_COLUMNS,
+      `d.token_hash = sha256(convert_to(${token}, 'UTF8')) and d.user_id = ${accountId} and d.token = ${token}`,
+    ),
 };
 
 /** The name of the devices list the session statement loads ahead (GET /api/v1/me/devices). */
@@ -68,9 +71,7 @@ export const devicesReadAhead: SessionReadAhead = {
   name: DEVICES_READ_AHEAD,
   path: '/api/v1/me/devices',
   scope: 'account',
-  select: (accountId) =>
-    `(select coalesce(json_agg(row_to_json(x) order by d.created_at desc, d.token), '[]'::json)
-        from push_devices d cross join lateral (select ${DEVICE_READ_COLUMNS}) x where d.user_id = ${accountId})`,
+  select: (accountId) => jsonRowsSql('push_devices d', DEVICE_READ_COLUMNS, `d.user_id = ${accountId}`, 'd.created_at desc, d.token'),
 };
 
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */

@@ -49,30 +49,43 @@ export interface ThreadPriorityOptions {
 export async function lowerHelperThreadPriority(nice: number, options: ThreadPriorityOptions = {}): Promise<number> {
   if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new RangeError(`nice must be a whole number from 0 to 19, not ${nice}`);
   if (nice === 0) return 0;
-  const taskDir = options.taskDir ?? (process.platform === 'linux' ? '/proc/self/task' : undefined);
+  const taskDir = options.taskDir ?? TASK_DIR;
   if (!taskDir) return 0;
-  const mainThreadId = options.mainThreadId ?? process.pid;
-  const setPriority = options.setPriority ?? ((tid: number, value: number) => os.setPriority(tid, value));
-  const getPriority =
-    options.getPriority ??
-    ((tid: number) => {
-      try {
-        return os.getPriority(tid);
-      } catch {
-        return undefined;
-      }
-    });
   // fs.promises.readdir is a libuv pool job, and the first pool job starts the whole pool
   // (UV_THREADPOOL_SIZE threads) before it runs: the pool's threads are in the list it reads.
-  let tids: number[];
+  const tids = await helperThreadIds(taskDir, options.mainThreadId ?? process.pid);
+  return niceThreads(tids, nice, options.getPriority, options.setPriority);
+}
+
+/** Where Linux lists this process's threads; undefined elsewhere. */
+const TASK_DIR = process.platform === 'linux' ? '/proc/self/task' : undefined;
+
+/** Every thread id in `taskDir` but `mainThreadId`'s ([] when it cannot be read). */
+async function helperThreadIds(taskDir: string, mainThreadId: number): Promise<number[]> {
   try {
-    tids = (await fs.promises.readdir(taskDir)).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+    return (await fs.promises.readdir(taskDir)).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0 && tid !== mainThreadId);
   } catch {
-    return 0;
+    return [];
   }
+}
+
+function osPriority(tid: number): number | undefined {
+  try {
+    return os.getPriority(tid);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gives each of `tids` the nice value `nice` unless it is already as nice (or has ended); answers how many it changed. */
+function niceThreads(
+  tids: readonly number[],
+  nice: number,
+  getPriority: (tid: number) => number | undefined = osPriority,
+  setPriority: (tid: number, nice: number) => void = (tid, value) => os.setPriority(tid, value),
+): number {
   let lowered = 0;
   for (const tid of tids) {
-    if (tid === mainThreadId) continue;
     const current = getPriority(tid);
     if (current === undefined || current >= nice) continue;
     try {
@@ -114,19 +127,11 @@ export interface PoolThreadsOptions {
  * Linux only: elsewhere, or when fewer threads than `size` moved, it answers [].
  */
 export async function poolThreadIds(options: PoolThreadsOptions = {}): Promise<number[]> {
-  const taskDir = options.taskDir ?? (process.platform === 'linux' ? '/proc/self/task' : undefined);
+  const taskDir = options.taskDir ?? TASK_DIR;
   if (!taskDir) return [];
-  const mainThreadId = options.mainThreadId ?? process.pid;
   const size = options.size ?? Math.max(1, Math.min(1024, Number(process.env.UV_THREADPOOL_SIZE) || 4)) | 0;
-  const list = async () => {
-    try {
-      return (await fs.promises.readdir(taskDir)).map(Number).filter((tid) => Number.isInteger(tid) && tid > 0 && tid !== mainThreadId);
-    } catch {
-      return [];
-    }
-  };
   const before = new Map<number, number>();
-  for (const tid of await list()) {
+  for (const tid of await helperThreadIds(taskDir, options.mainThreadId ?? process.pid)) {
     const ticks = threadTicks(taskDir, tid);
     if (ticks !== undefined) before.set(tid, ticks);
   }
@@ -190,12 +195,6 @@ export async function prioritizeEventLoop(nice: number, idlePool: boolean): Prom
   const pool = await poolThreadIds();
   if (!pool.length) return { lowered, pool, poolPolicy: 'as-is' };
   if ((await idleThreads(pool)) === pool.length) return { lowered, pool, poolPolicy: 'idle' };
-  for (const tid of pool) {
-    try {
-      os.setPriority(tid, 19);
-    } catch {
-      // ended meanwhile
-    }
-  }
+  niceThreads(pool, 19);
   return { lowered, pool, poolPolicy: 'nice' };
 }

@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, objection, type Pojo, VersionedAnswers } from '@svc/db';
+import { isoTimestampSql, jsonRowSql, objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
@@ -126,10 +126,13 @@ export const eventReadAhead: SessionReadAhead = {
   name: EVENT_READ_AHEAD,
   path: '/api/v1/households/{householdId}/events/{eventId}',
   select: (_accountId, id, _known, eventId) =>
-    `(select row_to_json(r) from (select e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
+    jsonRowSql(
+      'meal_events e',
+      `e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
              to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes, e.participants,
-             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt"
-        from meal_events e where e.household_id = ${id} and e.id = ${eventId}::uuid) r)`,
+             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt"`,
+      `e.household_id = ${id} and e.id = ${eventId}::uuid`,
+    ),
 };
 
 /** A page's answer as `render` wrote it, with its length in UTF-8 bytes (Content-Length, without measuring it again). */

@@ -129,7 +129,7 @@ export function defaultRulesFor(householdId: string, country: string, active: bo
     active,
     source: guideline.authority,
     rules: guideline.rules.map((advice, index) => ({
-      id: uuidv5(`${code}/${index}`, DEFAULT_RULE_NAMESPACE),
+      id: defaultRuleId(code, index),
       householdId,
       kind: 'CategoryFrequency',
       strength: 'Soft',
@@ -142,4 +142,37 @@ export function defaultRulesFor(householdId: string, country: string, active: bo
       updatedAt: GUIDELINES_REVIEWED_AT,
     })),
   };
+}
+
+/** How many countries' answers `defaultRulesJson` keeps (codes are two letters, so all of them fit; the cap only bounds memory). */
+const DEFAULTS_TEXTS_MAX = 2048;
+/** Stands in for the household id while an answer's text is made once; never a household id (not a uuid). */
+const HOUSEHOLD_MARK = 'household-id-goes-here';
+/** Per `active` and country code: the answer's JSON text around each household id, and the id of each rule (uuid v5 is a SHA-1 each time). */
+const defaultsTexts = new Map<string, string[]>();
+const ruleIds = new Map<string, string>();
+
+function defaultRuleId(code: string, index: number): string {
+  const name = `${code}/${index}`;
+  let id = ruleIds.get(name);
+  if (id === undefined) {
+    id = uuidv5(name, DEFAULT_RULE_NAMESPACE);
+    if (ruleIds.size < DEFAULTS_TEXTS_MAX * 4) ruleIds.set(name, id);
+  }
+  return id;
+}
+
+/**
+ * `JSON.stringify(defaultRulesFor(householdId, country, active))`, the text GET …/rules/defaults
+ * answers, without building the object each time: the text is made once per country and `active`
+ * and the household id (a uuid, written as JSON) is set between its pieces.
+ */
+export function defaultRulesJson(householdId: string, country: string, active: boolean): string {
+  const key = `${active ? 'active' : 'inactive'} ${country.trim().toUpperCase()}`;
+  let pieces = defaultsTexts.get(key);
+  if (pieces === undefined) {
+    pieces = JSON.stringify(defaultRulesFor(HOUSEHOLD_MARK, country, active)).split(JSON.stringify(HOUSEHOLD_MARK));
+    if (defaultsTexts.size < DEFAULTS_TEXTS_MAX) defaultsTexts.set(key, pieces);
+  }
+  return pieces.join(JSON.stringify(householdId));
 }

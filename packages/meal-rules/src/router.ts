@@ -79,7 +79,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 404: ['not_found'] },
     },
     async (req, res) => {
-      res.json(await service.defaults(principalOf(req).userId, req.input.params.householdId));
+      // The text is made once per country and `active` (the household id is set into it).
+      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId));
     },
   );
 

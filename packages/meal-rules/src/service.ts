@@ -9,7 +9,7 @@ import {
 } from '@svc/contracts';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
-import { defaultRulesFor } from './defaults.js';
+import { defaultRulesFor, defaultRulesJson } from './defaults.js';
 import { mergeParses } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
@@ -134,12 +134,23 @@ export class MealRulesService {
 
   /** The guideline rules of the household's country; `active` while it has no CategoryFrequency rule of its own. Any member. */
   async defaults(userId: string, householdId: string): Promise<DefaultRules> {
+    const { country, active } = await this.defaultsOf(userId, householdId);
+    return defaultRulesFor(householdId, country, active);
+  }
+
+  /** The same answer as the JSON text GET …/rules/defaults sends (made once per country; see defaultRulesJson). Any member. */
+  async defaultsJson(userId: string, householdId: string): Promise<string> {
+    const { country, active } = await this.defaultsOf(userId, householdId);
+    return defaultRulesJson(householdId, country, active);
+  }
+
+  private async defaultsOf(userId: string, householdId: string): Promise<{ country: string; active: boolean }> {
     await this.access.roleOf(userId, householdId);
     // Lent by the session statement (a member's GET): no statement of its own.
     const lent = this.store.lentDefaults?.(householdId);
-    if (lent) return defaultRulesFor(householdId, lent.profile.country, !lent.hasCategoryFrequency);
+    if (lent) return { country: lent.profile.country, active: !lent.hasCategoryFrequency };
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
-    return defaultRulesFor(householdId, profile.country, !hasOwn);
+    return { country: profile.country, active: !hasOwn };
   }
 
   /**

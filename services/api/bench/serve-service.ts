@@ -1,18 +1,17 @@
 /**
  * The service as the bench measures it: `buildService` on the bench database (BENCH_DATABASE_URL),
  * composed the way main.ts composes it (pool of 20, statement timeout, Server-Timing query
- * counting), listening on 127.0.0.1 on a free port and printing `port=<n>`. Logging is silent
+ * counting, http-kit's createHttpServer), listening on 127.0.0.1 on a free port and printing `port=<n>`. Logging is silent
  * (the anchors log nothing either). Started by run.ts in a process of its own; the event-loop
  * delay and CPU readings are the bench harness's (harness.ts), not the service's.
  *
  *   BENCH_DATABASE_URL=postgres://… SESSION_SECRET=<32+ chars> node --conditions=source --import=tsx/esm bench/serve-service.ts
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { createKnex } from '@svc/db';
-import { createLogger, instrumentKnex } from '@svc/http-kit';
+import { createHttpServer, createLogger, instrumentKnex } from '@svc/http-kit';
 import { loadConfig } from '../src/config.js';
 import { tuneHeap } from '../src/heap.js';
 import { buildService } from '../src/service.js';
@@ -45,7 +44,7 @@ tuneHeap(config.heapGrowingPercent);
 await prioritizeEventLoop(config.helperThreadNice, config.threadpoolIdle);
 const knex = instrumentKnex(createKnex(url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs }));
 const service = await buildService({ config, knex, logger: createLogger({ level: 'silent' }), startMailer: false });
-const server = await listen(http.createServer(service.app));
+const server = await listen(createHttpServer(service.app));
 attachHarness(server, {
   close: async () => {
     await service.close();

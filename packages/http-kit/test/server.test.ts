@@ -1,0 +1,93 @@
+import http from 'node:http';
+import { expect } from 'chai';
+import express from 'express';
+import { createHttpServer, expressServerOptions } from '../src/index.js';
+import { app, demoRouter } from './helpers.js';
+
+async function listening(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+describe('createHttpServer: requests made with the app’s prototypes', () => {
+  it('hands Express requests and responses that already have app.request and app.response as prototypes (Express then changes none)', async () => {
+    const plain = express();
+    const seen: { request: boolean; response: boolean; app: boolean }[] = [];
+    // Runs before Express's own handle (which sets the prototypes): what Node made.
+    const server = createHttpServer(((req: http.IncomingMessage, res: http.ServerResponse) => {
+      seen.push({ request: Object.getPrototypeOf(req) === plain.request, response: Object.getPrototypeOf(res) === plain.response, app: false });
+      plain(req as express.Request, res as express.Response);
+    }) as unknown as express.Express);
+    // The listener above is no Express app: Node's own classes. The app itself gets the options.
+    const direct = http.createServer(expressServerOptions(plain), (req, res) => {
+      seen.push({ request: Object.getPrototypeOf(req) === plain.request, response: Object.getPrototypeOf(res) === plain.response, app: true });
+      plain(req as express.Request, res as express.Response);
+    });
+    plain.get('/x', (req, res) => {
+      res.json({ same: Object.getPrototypeOf(req) === plain.request && Object.getPrototypeOf(res) === plain.response, app: req.app === plain });
+    });
+    try {
+      for (const s of [server, direct]) {
+        const base = await listening(s);
+        const res = await fetch(`${base}/x`);
+        expect(res.status).to.equal(200);
+        expect(await res.json()).to.deep.equal({ same: true, app: true });
+      }
+      expect(seen).to.deep.equal([
+        { request: false, response: false, app: false },
+        { request: true, response: true, app: true },
+      ]);
+    } finally {
+      server.close();
+      direct.close();
+    }
+  });
+
+  it('serves the pipeline as before through the app’s own prototypes: headers, bodies, errors, keep-alive', async () => {
+    const api = app([demoRouter()]);
+    const server = createHttpServer(api);
+    const base = await listening(server);
+    try {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const get = (path: string, init: { method?: string; body?: string } = {}) =>
+        new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+          const req = http.request(
+            `${base}${path}`,
+            { agent, method: init.method ?? 'GET', headers: init.body ? { 'Content-Type': 'application/json' } : {} },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (c: string) => {
+                body += c;
+              });
+              res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+            },
+          );
+          req.on('error', reject);
+          req.end(init.body);
+        });
+      // Several requests on one kept-alive connection: each gets a request object of its own.
+      for (let i = 0; i < 3; i++) {
+        const ping = await get('/api/v1/ping');
+        expect(ping.status).to.equal(200);
+        expect(ping.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/);
+        expect(ping.headers['content-security-policy']).to.be.a('string');
+      }
+      const missing = await get('/api/v1/nowhere');
+      expect(missing.status).to.equal(404);
+      expect(missing.headers['content-type']).to.match(/^application\/problem\+json/);
+      const broken = await get('/api/v1/things', { method: 'POST', body: '{"name":' });
+      expect(broken.status).to.equal(400);
+      expect(JSON.parse(broken.body).code).to.be.a('string');
+      agent.destroy();
+    } finally {
+      server.close();
+    }
+  });
+
+  it('gives a plain listener Node’s own classes', () => {
+    expect(expressServerOptions((_req: unknown, _res: unknown) => undefined)).to.deep.equal({});
+    expect(expressServerOptions(undefined)).to.deep.equal({});
+    expect(expressServerOptions({ request: {}, response: {} }), 'prototypes that are not IncomingMessage / ServerResponse').to.deep.equal({});
+  });
+});

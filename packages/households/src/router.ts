@@ -66,12 +66,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       auth: true,
       summary: 'A household the caller is a member of',
       params: s.HouseholdIdParams,
-      compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'The household', schema: s.HouseholdSchema } },
       errorCodes: notMember,
     },
     async (req, res) => {
-      res.json(await service.get(principalOf(req).userId, req.input.params.householdId));
+      // A hot read: the answer's JSON text as the session statement lent it (no object made and written again).
+      sendJsonText(res, await service.getJson(principalOf(req).userId, req.input.params.householdId));
     },
   );
 
@@ -179,7 +179,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: notMember,
     },
     async (req, res) => {
-      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId));
+      // A hot read: the list's JSON text as the session statement lent it.
+      sendJsonText(res, await service.listMembersJson(principalOf(req).userId, req.input.params.householdId));
     },
   );
 

@@ -190,6 +190,14 @@ export class HouseholdsService {
     return (await this.store.getForMember(userId, householdId)).household;
   }
 
+  /** The same as the JSON text GET /households/{id} sends (lent by the session statement, as PostgreSQL wrote it). */
+  async getJson(userId: string, householdId: string): Promise<string> {
+    const known = knownRole(userId, householdId);
+    if (known === null) throw householdNotFound();
+    if (known !== undefined) return this.store.getJson(householdId);
+    return JSON.stringify((await this.store.getForMember(userId, householdId)).household);
+  }
+
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
     assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
@@ -247,9 +255,17 @@ export class HouseholdsService {
   async listMembers(userId: string, householdId: string): Promise<MemberResponse[]> {
     await this.access.roleOf(userId, householdId);
     // A member's GET: the session read loaded the named list ahead (no statement of its own).
-    const lent = readAhead(MEMBERS_READ_AHEAD, householdId) as MemberResponse[] | undefined;
-    if (lent) return lent;
+    const lent = readAhead(MEMBERS_READ_AHEAD, householdId);
+    if (typeof lent === 'string') return JSON.parse(lent) as MemberResponse[];
     return this.named(await this.store.members(householdId));
+  }
+
+  /** The same list as the JSON text GET …/members sends (lent by the session statement, as PostgreSQL wrote it). */
+  async listMembersJson(userId: string, householdId: string): Promise<string> {
+    await this.access.roleOf(userId, householdId);
+    const lent = readAhead(MEMBERS_READ_AHEAD, householdId);
+    if (typeof lent === 'string') return lent;
+    return JSON.stringify(await this.named(await this.store.members(householdId)));
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, isPgError, jsonRowSql, objection, PG } from '@svc/db';
+import { apiColumnsSql, isPgError, jsonRowTextSql, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -50,14 +50,26 @@ const HOUSEHOLD_READ = {
 const HOUSEHOLD_READ_AHEAD = 'households_read';
 
 /**
+ * The answer's columns as HouseholdResponse writes them, in its order (the schema's, which is
+ * `toApi`'s): HOUSEHOLD_READ_COLUMNS with the two values the model reshapes shaped by PostgreSQL
+ * instead (the dinner time as HH:MM, the loyalty programs never null), so `row_to_json` of them is
+ * the answer itself.
+ */
+const HOUSEHOLD_ANSWER_COLUMNS = HOUSEHOLD_API_COLUMNS.map((name) => {
+  if (name === 'defaultDinnerTime') return `to_char(h.default_dinner_time, 'HH24:MI') as "defaultDinnerTime"`;
+  if (name === 'loyaltyPrograms') return `coalesce(h.loyalty_programs, '{}') as "loyaltyPrograms"`;
+  return apiColumnsSql('h', [name], HouseholdModel.timestamps);
+}).join(', ');
+
+/**
  * GET of a household as a read the session statement loads in its own round trip (SessionReadAhead):
- * the same columns as HOUSEHOLD_READ as one JSON object (the session statement asks it only for a
- * member, with `membershipsSql.isMember`).
+ * the answer's JSON text (HOUSEHOLD_ANSWER_COLUMNS as one object), sent as it comes (the session
+ * statement asks it only for a member, with `membershipsSql.isMember`).
  */
 export const householdReadAhead: SessionReadAhead = {
   name: HOUSEHOLD_READ_AHEAD,
   path: '/api/v1/households/{householdId}',
-  select: (_accountId, id) => jsonRowSql('households h', HOUSEHOLD_READ_COLUMNS, `h.id = ${id}`),
+  select: (_accountId, id) => jsonRowTextSql('households h', HOUSEHOLD_ANSWER_COLUMNS, `h.id = ${id}`),
 };
 
 const { raw } = objection;
@@ -123,6 +135,8 @@ export interface HouseholdStore {
   getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }>;
   /** The household as it is now (no access check); NotFoundError when there is none. */
   get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse>;
+  /** The same as the JSON text of HouseholdResponse (lent by the session statement, as PostgreSQL wrote it); NotFoundError when there is none. */
+  getJson(householdId: string): Promise<string>;
   /** The caller's role and the onboarding state, in one look-up; NotFoundError as roleOf. */
   onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }>;
   memberships(userId: string): Promise<Membership[]>;
@@ -223,7 +237,7 @@ export const MEMBERS_READ_AHEAD = 'households_members';
  * GET …/members as a read the session statement loads in its own round trip (SessionReadAhead,
  * guarded there by `isMember`): the rows `members()` reads, in its order, each named as the
  * service names it (the account's display name in accounts' own SQL, else the name the row keeps,
- * else `unknownName`), as the JSON array the API answers.
+ * else `unknownName`), as the JSON text of the array the API answers (sent as it comes).
  */
 export function membersReadAhead(displayNameSql: (accountId: string) => string, unknownName: string): SessionReadAhead {
   const unknown = `'${unknownName.replace(/'/g, "''")}'`;
@@ -233,7 +247,7 @@ export function membersReadAhead(displayNameSql: (accountId: string) => string, 
     select: (_accountId, id) =>
       `(select coalesce(json_agg(json_build_object('memberId', m.id, 'displayName', coalesce(${displayNameSql('m.user_id')}, m.display_name, ${unknown}),
                                                    'role', m.role, 'userId', m.user_id)
-                                 order by (m.role = 'Owner') desc, m.created_at, m.id), '[]'::json)
+                                 order by (m.role = 'Owner') desc, m.created_at, m.id), '[]'::json)::text
           from household_members m where m.household_id = ${id})`,
   };
 }
@@ -304,15 +318,27 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     if (!isUuid(householdId)) throw householdNotFound();
     if (!trx) {
       // GET of a member: the session read loaded it ahead (no statement of its own), or this one statement.
-      const found =
-        (readAhead(HOUSEHOLD_READ_AHEAD, householdId) as objection.Pojo | undefined) ??
-        (await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] }))[0];
-      if (!found) throw householdNotFound();
-      return this.Household.fromDatabaseJson(found).toApi();
+      const lent = readAhead(HOUSEHOLD_READ_AHEAD, householdId);
+      if (typeof lent === 'string') return JSON.parse(lent) as HouseholdResponse;
+      return this.readHousehold(householdId);
     }
     const row = await this.Household.query(trx).select(HOUSEHOLD_API_COLUMNS).findById(householdId);
     if (!row) throw householdNotFound();
     return row.toApi();
+  }
+
+  async getJson(householdId: string): Promise<string> {
+    if (!isUuid(householdId)) throw householdNotFound();
+    const lent = readAhead(HOUSEHOLD_READ_AHEAD, householdId);
+    if (typeof lent === 'string') return lent;
+    return JSON.stringify(await this.readHousehold(householdId));
+  }
+
+  /** The household by its prepared statement (nothing lent). */
+  private async readHousehold(householdId: string): Promise<HouseholdResponse> {
+    const found = (await preparedQuery<objection.Pojo>(this.knex, { ...HOUSEHOLD_READ, values: [householdId] }))[0];
+    if (!found) throw householdNotFound();
+    return this.Household.fromDatabaseJson(found).toApi();
   }
 
   async onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }> {

@@ -67,4 +67,3 @@ export function expressServerOptions(app: unknown): http.ServerOptions {
   AppResponse.prototype = response;
   return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
 }
-

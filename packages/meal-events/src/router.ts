@@ -120,7 +120,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.get(principalOf(req).userId, householdId, eventId));
+      // The event's JSON text as the session statement lent it (no object made and written again).
+      sendJsonText(res, await service.getJson(principalOf(req).userId, householdId, eventId));
     },
   );
 

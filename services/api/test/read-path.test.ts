@@ -125,6 +125,13 @@ describe('the authenticated read path', () => {
     expect(got.body.updatedAt).to.equal('2026-03-04T05:06:07.999Z');
     expect(got.body.onboardingCompletedAt).to.equal('2026-03-04T05:06:07.000Z');
     expect(got.body.loyaltyPrograms).to.deep.equal(['Trumf', 'Coop "Medlem"']);
+    // Lent as the answer's own JSON text (PostgreSQL's), in the contract's order, sent as it comes.
+    expect(Object.keys(got.body)).to.deep.equal(Object.keys(reference));
+    expect(got.body.defaultDinnerTime)
+      .to.equal(reference.defaultDinnerTime)
+      .and.match(/^\d\d:\d\d$/);
+    expect(got.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(got.headers['content-length']).to.equal(String(Buffer.byteLength(got.text)));
 
     const rules = await owner.get(`${hh}/rules`).set('X-Diagnostics', '1');
     expect(rules.status).to.equal(200);
@@ -228,7 +235,17 @@ describe('the authenticated read path', () => {
       expect(queries(res), path).to.equal(1);
       expect(res.body, path).to.deep.equal(JSON.parse(JSON.stringify(reference)));
       expect(res.body.createdAt).to.equal('2026-03-04T05:06:07.999Z');
+      // Sent as PostgreSQL wrote it: its own JSON text, with the headers res.json would give it.
+      expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');
+      expect(res.headers['content-length'], path).to.equal(String(Buffer.byteLength(res.text)));
+      expect(Object.keys(res.body), path).to.deep.equal(Object.keys(reference!));
     }
+    // Outside a request (nothing lent) the store writes the same answer itself.
+    const unlent = await new mealEvents.ObjectionMealEventStore(h.db.knex).getJson(household.id, created.body.id);
+    expect(JSON.parse(unlent!)).to.deep.equal(JSON.parse(JSON.stringify(reference)));
+    const head = await owner.head(`${hh}/events/${created.body.id}`);
+    expect(head.status).to.equal(200);
+    expect(head.headers['content-length']).to.be.a('string');
     for (const [agent, path] of [
       [owner, `${hh}/events/${theirs.body.id}`],
       [owner, `${hh}/events/00000000-0000-4000-8000-000000000000`],
@@ -575,7 +592,8 @@ describe('the authenticated read path', () => {
       expect(other?.account?.displayName).to.equal('Stranger');
       expect(other?.memberships).to.deep.equal([]);
       expect(ahead?.account?.displayName).to.equal('Owner of the batch');
-      expect((ahead?.readAhead as { name?: string } | undefined)?.name).to.equal('Batched');
+      // The household's read lends the answer's JSON text.
+      expect(JSON.parse(ahead?.readAhead as string).name).to.equal('Batched');
       // Not a member: the same statement lends the stranger nothing.
       expect(strangerAhead?.account?.displayName).to.equal('Stranger');
       expect(strangerAhead?.readAhead).to.equal(null);

@@ -121,6 +121,12 @@ export class MealEventsService {
     return (await this.store.get(householdId, eventId)) ?? Promise.reject(notFoundEvent());
   }
 
+  /** The same event as the JSON text GET …/events/{eventId} sends (lent by the session statement, it is sent as PostgreSQL wrote it); any member. */
+  async getJson(userId: string, householdId: string, eventId: string): Promise<string> {
+    await this.access.roleOf(userId, householdId);
+    return (await this.store.getJson(householdId, eventId)) ?? Promise.reject(notFoundEvent());
+  }
+
   async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     await this.assertParticipantsAreMembers(householdId, input);

@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, jsonRowSql, objection, type Pojo, VersionedAnswers } from '@svc/db';
+import { isoTimestampSql, jsonRowTextSql, objection, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
@@ -83,6 +83,8 @@ export interface MealEventStore {
    */
   pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => string): Promise<PageAnswer>;
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
+  /** The same event as the JSON text of MealEventResponse (a member's GET sends it as it comes); undefined when the household has no such event. */
+  getJson(householdId: string, id: string): Promise<string | undefined>;
   /** Writes a new event with the id the service chose. */
   create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
   /** Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the household has no such event. */
@@ -119,14 +121,15 @@ const EVENT_READ_AHEAD = 'meal_events_read';
 /**
  * GET of one event as a read the session statement loads in its own round trip (SessionReadAhead,
  * a household read with the event's id as its `arg`): the columns `apiColumns` selects, formatted
- * the same way, as one JSON object (null when the household has no such event: the store then
- * reads as it would without it, and answers 404).
+ * the same way and named as the answer names them, as the JSON text of one object, which is the
+ * answer as it stands (null when the household has no such event: the store then reads as it would
+ * without it, and answers 404).
  */
 export const eventReadAhead: SessionReadAhead = {
   name: EVENT_READ_AHEAD,
   path: '/api/v1/households/{householdId}/events/{eventId}',
   select: (_accountId, id, _known, eventId) =>
-    jsonRowSql(
+    jsonRowTextSql(
       'meal_events e',
       `e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
              to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes, e.participants,
@@ -322,10 +325,18 @@ export class ObjectionMealEventStore implements MealEventStore {
   }
 
   async get(householdId: string, id: string): Promise<MealEvent | undefined> {
-    // A member's GET: the session read loaded it ahead (no statement of its own).
-    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id)) as Pojo | undefined;
-    if (lent) return this.Event.fromDatabaseJson(lent).toApi();
+    // A member's GET: the session read loaded it ahead (no statement of its own), already in the answer's shape.
+    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id));
+    if (typeof lent === 'string') return JSON.parse(lent) as MealEvent;
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
+  }
+
+  /** The event's JSON text: as the session statement lent it, else written from this read. */
+  async getJson(householdId: string, id: string): Promise<string | undefined> {
+    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id));
+    if (typeof lent === 'string') return lent;
+    const event = (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
+    return event && JSON.stringify(event);
   }
 
   async create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent> {

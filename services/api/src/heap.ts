@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 
 /**
- * HEAP_GROWING_PERCENT's default: 60. V8 lets the heap grow past its live data by a factor it
+ * HEAP_GROWING_PERCENT's default: 40. V8 lets the heap grow past its live data by a factor it
  * derives from the heap's ceiling, which Node sets from the memory the process may use: on a
  * 24 GiB host, with V8's own growth (0), a busy instance's heap reached 160–200 MB over ~40–70 MB
  * of live data (RSS 250–290 MB, not flat) between full collections. Measured by `npm run bench`
@@ -13,9 +13,14 @@ import v8 from 'node:v8';
  * read paths warm in the process): 75 gave 193–200 MB in the RSS rounds (one round at 200.3 MB, the
  * target's edge; the commit before, 190–194 MB), 60 gave 186–191 MB, and interleaved A/B runs of
  * GET /me, household and events page 1 showed no difference in req/s or CPU per request beyond
- * run-to-run noise (±8 %). So 60 is the default; 0 gives V8's own heuristics back.
+ * run-to-run noise (±8 %). So 60 was the default.
+ * 2026-11-26 evening, once requests were made with Express's prototypes (http-kit createHttpServer)
+ * and almost nothing a request allocates reaches the old generation any more: full collections
+ * became rare, the old generation filled with what little is promoted up to its limit, and 60 gave
+ * 197–202 MB (one round 202.1 MB: a miss); 40 gave 180–185 MB with GET /me, household and events
+ * page 1 within run-to-run noise. So 40 is the default; 0 gives V8's own heuristics back.
  */
-export const HEAP_GROWING_PERCENT_DEFAULT = 60;
+export const HEAP_GROWING_PERCENT_DEFAULT = 40;
 
 /**
  * Applies HEAP_GROWING_PERCENT to this process's V8 (`--heap-growing-percent`; the flag is read at

@@ -48,7 +48,8 @@ export interface ReadAheadRequest {
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
 interface SessionRow {
   sess: unknown;
-  last_seen_at: Date | null;
+  /** True when lastSeenAt is less than LAST_SEEN_GRANULARITY_MS before the statement's `now` (PostgreSQL compares: no Date made per read). */
+  seen_recently: boolean | null;
   id: string | null;
   email: string | null;
   email_normalized: string | null;
@@ -160,7 +161,8 @@ export class AccountSessionStore extends PGStore {
     const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
     // `q` holds the batch: the session ids (and the read-ahead's ids and what is known of each), numbered from 1.
     const statement = (extra: string, ids: boolean) => {
-      const text = `select q.batch_index::int as batch_index, s.sess, s.last_seen_at, a.id, a.email, a.email_normalized, a.display_name,
+      const text = `select q.batch_index::int as batch_index, s.sess,
+              s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
          from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
          join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
@@ -217,7 +219,7 @@ export class AccountSessionStore extends PGStore {
     if (!sess.accountId) return { sess };
     // Account deleted, or its stamp rotated since this session signed in: the session is over.
     if (!row.id || !row.security_stamp || typeof sess.stamp !== 'string' || !sameSecret(sess.stamp, row.security_stamp)) return null;
-    this.touchLater(sid, row.last_seen_at);
+    if (row.seen_recently !== true) this.touchLater(sid);
     return {
       sess,
       account: {
@@ -251,13 +253,12 @@ export class AccountSessionStore extends PGStore {
   }
 
   /**
-   * Writes lastSeenAt when the one on record is a minute old or more, after the request's read and
+   * Writes lastSeenAt (the statement found the one on record a minute old or more, or none), after the request's read and
    * without the request waiting: an ordinary request stays one read, and a session costs at most
    * one small write a minute. The condition is in the statement, so instances that race write once.
    */
-  private touchLater(sid: string, lastSeenAt: Date | null): void {
+  private touchLater(sid: string): void {
     const now = this.o.clock.now();
-    if (lastSeenAt && now.getTime() - lastSeenAt.getTime() < LAST_SEEN_GRANULARITY_MS) return;
     // A write for this session is already under way (requests that read the row before it landed).
     if (this.touchPending.has(sid)) return;
     this.touchPending.add(sid);

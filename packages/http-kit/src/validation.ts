@@ -151,7 +151,7 @@ export class PartValidator {
 
   /** Returns the validated (and, for query/path, type-coerced; path ids lower-cased) value, or throws InputError. */
   check(value: unknown): unknown {
-    const copy = value === undefined ? (this.location === 'body' ? undefined : {}) : structuredClone(value);
+    const copy = value === undefined ? (this.location === 'body' ? undefined : {}) : this.location === 'body' ? structuredClone(value) : flatCopy(value);
     if (this.validate(copy)) {
       for (const key of this.uuids) {
         const id = (copy as Record<string, unknown>)[key];
@@ -181,6 +181,25 @@ export class PartValidator {
     const detail = `${where} is not valid: ${issues.map((i) => `${i.field} ${i.message}`).join('; ')}`;
     throw new InputError(code, detail, issues);
   }
+}
+
+/**
+ * A copy of path parameters or a query (ajv coerces and lower-cases in place, and the request's own
+ * object must stay as it came): its own keys, each string kept and each array of strings copied.
+ * Anything deeper (a parser of one's own) is cloned whole; a body always is.
+ */
+function flatCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (Array.isArray(v)) {
+      if (!v.every((item) => typeof item === 'string')) return structuredClone(value);
+      out[key] = v.slice();
+    } else if (typeof v === 'object' && v !== null) return structuredClone(value);
+    else out[key] = v;
+  }
+  return out;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { ApiRouter, DEFAULT_MAX_STRING, withStringLimits } from '../src/index.js';
+import { PartValidator } from '../src/validation.js';
 import { app, demoRouter } from './helpers.js';
 
 const ID = '8c9c5a4e-7a54-4a8e-9a43-1f3c8d7e6b5a';
@@ -174,5 +175,25 @@ describe('validation answers in one round, in words', () => {
       { field: 'code', message: 'must not be empty', in: 'body' },
     ]);
     expect(res.body.detail).to.not.match(/\^|\\d|pattern/);
+  });
+
+  it('coerces a copy of the query and path, never the request’s own values (arrays included)', () => {
+    const query = new PartValidator(
+      { type: 'object', properties: { limit: { type: 'integer' }, tags: { type: 'array', items: { type: 'integer' } } } },
+      'query',
+    );
+    const raw = Object.assign(Object.create(null), { limit: '5', tags: ['1', '2'] });
+    expect(query.check(raw)).to.deep.equal({ limit: 5, tags: [1, 2] });
+    expect(raw.limit).to.equal('5');
+    expect(raw.tags).to.deep.equal(['1', '2']);
+    const path = new PartValidator({ type: 'object', properties: { id: { type: 'string', format: 'uuid' } }, required: ['id'] }, 'path');
+    const params = { id: ID.toUpperCase() };
+    expect(path.check(params)).to.deep.equal({ id: ID });
+    expect(params.id).to.equal(ID.toUpperCase());
+    // Something deeper than strings (a parser of one's own) is cloned whole.
+    const nested = { limit: '1', deep: { a: '1' } };
+    const loose = new PartValidator({ type: 'object', properties: { limit: { type: 'integer' } } }, 'query');
+    expect(loose.check(nested)).to.deep.equal({ limit: 1, deep: { a: '1' } });
+    expect(nested.limit).to.equal('1');
   });
 });

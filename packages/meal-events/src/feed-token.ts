@@ -21,6 +21,8 @@ export function isFeedTokenForm(token: string): boolean {
 }
 
 const IV_BYTES = 12;
+/** Opened tokens a sealer keeps (one per household whose adults look at their feed's address; a few hundred kB at most). */
+const OPENED_MAX = 2000;
 const TAG_BYTES = 16;
 
 /**
@@ -31,6 +33,13 @@ const TAG_BYTES = 16;
  */
 export class FeedTokenSealer {
   private readonly key: Buffer;
+  /**
+   * Tokens opened before, by household and sealed bytes (a GCM decipher is a few µs and the same
+   * sealed token is asked again on every GET of the feed's URL): only tokens that opened, at most
+   * OPENED_MAX, the oldest dropped first. A new token is sealed under a fresh IV, so it has a key
+   * of its own; nothing here outlives the process.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(secret: string) {
     if (!secret) throw new Error('meal-events: the calendar feed secret must not be empty');
@@ -49,13 +58,20 @@ export class FeedTokenSealer {
   /** The token, or undefined when it does not open (another secret, another household, damage). */
   open(householdId: string, sealed: Buffer): string | undefined {
     if (sealed.length <= IV_BYTES + TAG_BYTES) return undefined;
+    const key = `${householdId.toLowerCase()}:${sealed.toString('base64')}`;
+    const known = this.opened.get(key);
+    if (known !== undefined) return known;
+    let token: string;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, sealed.subarray(0, IV_BYTES));
       decipher.setAAD(Buffer.from(householdId.toLowerCase(), 'utf8'));
       decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-      return Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+      token = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
     } catch {
       return undefined;
     }
+    if (this.opened.size >= OPENED_MAX) this.opened.delete(this.opened.keys().next().value!);
+    this.opened.set(key, token);
+    return token;
   }
 }

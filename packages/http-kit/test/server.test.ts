@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { expect } from 'chai';
 import express from 'express';
-import { createHttpServer, expressServerOptions } from '../src/index.js';
+import request from 'supertest';
+import { ApiRouter, createHttpApp, createHttpServer, createLogger, expressServerOptions, sendJsonText } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
 
 async function listening(server: http.Server): Promise<string> {
@@ -89,5 +90,29 @@ describe('createHttpServer: requests made with the app’s prototypes', () => {
     expect(expressServerOptions((_req: unknown, _res: unknown) => undefined)).to.deep.equal({});
     expect(expressServerOptions(undefined)).to.deep.equal({});
     expect(expressServerOptions({ request: {}, response: {} }), 'prototypes that are not IncomingMessage / ServerResponse').to.deep.equal({});
+  });
+
+  it('sendJsonText sends a Buffer as it is, as it sends a string: Content-Type, Content-Length in bytes, no body for HEAD', async () => {
+    const text = JSON.stringify({ name: 'Smørbrød “x”', n: 1 });
+    const api = new ApiRouter();
+    for (const [path, body] of [
+      ['/api/v1/text', text],
+      ['/api/v1/bytes', Buffer.from(text, 'utf8')],
+    ] as const) {
+      api.route({ method: 'get', path, operationId: path.slice(8), summary: 'x', responses: { 200: { description: 'x' } } }, (_req, res) => {
+        sendJsonText(res, body);
+      });
+    }
+    const served = createHttpApp({ logger: createLogger({ level: 'silent' }), allowedOrigins: [], routers: [api] });
+    for (const path of ['/api/v1/text', '/api/v1/bytes']) {
+      const res = await request(served).get(path);
+      expect(res.status, path).to.equal(200);
+      expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');
+      expect(res.headers['content-length'], path).to.equal(String(Buffer.byteLength(text)));
+      expect(res.text, path).to.equal(text);
+      const head = await request(served).head(path);
+      expect(head.headers['content-length'], path).to.equal(String(Buffer.byteLength(text)));
+      expect(head.text ?? '', path).to.equal('');
+    }
   });
 });

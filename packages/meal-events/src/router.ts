@@ -84,7 +84,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     async (req, res) => {
       // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see listJson).
       const answer = await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query);
-      sendJsonText(res, answer.text, answer.bytes);
+      sendJsonText(res, answer.body, answer.bytes);
     },
   );
 

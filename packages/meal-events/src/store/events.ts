@@ -138,10 +138,29 @@ export const eventReadAhead: SessionReadAhead = {
     ),
 };
 
-/** A page's answer as `render` wrote it, with its length in UTF-8 bytes (Content-Length, without measuring it again). */
+/**
+ * A page's answer as `render` wrote it: its UTF-8 bytes, kept and sent as they are (http-kit's
+ * `sendJsonText` takes a Buffer), their length (Content-Length), and the text read back from them
+ * when asked (tests, a caller that wants the string; nothing on the hot path asks).
+ */
 export interface PageAnswer {
-  text: string;
+  /** The answer's UTF-8 bytes. */
+  body: Buffer;
+  /** `body.length`: the Content-Length. */
   bytes: number;
+  /** The answer as text, decoded from `body` each time it is read. */
+  readonly text: string;
+}
+
+function pageAnswerOf(text: string): PageAnswer {
+  const body = Buffer.from(text, 'utf8');
+  return {
+    body,
+    bytes: body.length,
+    get text() {
+      return body.toString('utf8');
+    },
+  };
 }
 
 /** Bytes of page answers an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
@@ -290,9 +309,8 @@ export class ObjectionMealEventStore implements MealEventStore {
       if (held) return held;
     }
     const read = await this.readPageJson(statement, request);
-    // Flattened once here (the template's pieces become one string), so every send of it reads one buffer.
-    const text = render(read.page);
-    const answer = { text, bytes: Buffer.byteLength(text) };
+    // Encoded once here, so every send of it writes these bytes as they are (no string joined to the head and encoded again).
+    const answer = pageAnswerOf(render(read.page));
     this.answers.set(key, read.version, answer);
     return answer;
   }

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, isPgError, jsonRowTextSql, objection, PG } from '@svc/db';
+import { apiColumnsSql, isPgError, jsonRowsSql, jsonRowTextSql, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -244,11 +244,14 @@ export function membersReadAhead(displayNameSql: (accountId: string) => string, 
   return {
     name: MEMBERS_READ_AHEAD,
     path: '/api/v1/households/{householdId}/members',
+    // row_to_json writes compact JSON (json_build_object would put spaces around every colon).
     select: (_accountId, id) =>
-      `(select coalesce(json_agg(json_build_object('memberId', m.id, 'displayName', coalesce(${displayNameSql('m.user_id')}, m.display_name, ${unknown}),
-                                                   'role', m.role, 'userId', m.user_id)
-                                 order by (m.role = 'Owner') desc, m.created_at, m.id), '[]'::json)::text
-          from household_members m where m.household_id = ${id})`,
+      `${jsonRowsSql(
+        'household_members m',
+        `m.id as "memberId", coalesce(${displayNameSql('m.user_id')}, m.display_name, ${unknown}) as "displayName", m.role as "role", m.user_id as "userId"`,
+        `m.household_id = ${id}`,
+        `(m.role = 'Owner') desc, m.created_at, m.id`,
+      )}::text`,
   };
 }
 

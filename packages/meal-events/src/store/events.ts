@@ -115,6 +115,17 @@ export const eventsReadAhead: SessionReadAhead = {
   select: (_accountId, id) => `to_json(coalesce((select v.version::text from meal_event_list_versions v where v.household_id = ${id}), '0'))`,
 };
 
+/**
+ * The participants (a jsonb array) as compact JSON in the schema's key order, memberId then name
+ * (jsonb's own text puts spaces after every colon and comma and sorts keys by length): as the
+ * events page and the one-event read write them, the same bytes JSON.stringify would.
+ */
+function participantsJsonSql(column: string): string {
+  return `(select coalesce('[' || string_agg(row_to_json(p)::text, ',' order by a.i) || ']', '[]')
+               from jsonb_array_elements(${column}) with ordinality a(v, i)
+               cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
+}
+
 /** The name of the one-event read the session statement loads ahead (GET …/events/{eventId}). */
 const EVENT_READ_AHEAD = 'meal_events_read';
 
@@ -132,7 +143,8 @@ export const eventReadAhead: SessionReadAhead = {
     jsonRowTextSql(
       'meal_events e',
       `e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
-             to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes, e.participants,
+             to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes,
+             ${participantsJsonSql('e.participants')} as participants,
              ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt"`,
       `e.household_id = ${id} and e.id = ${eventId}::uuid`,
     ),
@@ -251,9 +263,7 @@ export class ObjectionMealEventStore implements MealEventStore {
   pageJsonStatement(householdId: string, request: PageRequest): PreparedStatement {
     const page = this.pageStatement(householdId, request);
     const limit = `$${page.values.length + 1}`;
-    const participants = `(select coalesce('[' || string_agg(row_to_json(p)::text, ',' order by a.i) || ']', '[]')
-               from jsonb_array_elements(q.participants) with ordinality a(v, i)
-               cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
+    const participants = participantsJsonSql('q.participants');
     const text = `select coalesce(string_agg(x.j, ',' order by x.n) filter (where x.n <= ${limit}), '') as items, count(*)::int as found,
        (select v.version::text from meal_event_list_versions v where v.household_id = $1) as version,
        max(x.date) filter (where x.n = ${limit}) as last_date, max(x.serving_time) filter (where x.n = ${limit}) as last_serving_time,

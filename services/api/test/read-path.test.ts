@@ -539,7 +539,16 @@ describe('the authenticated read path', () => {
     }
     expect((await agent.post(`${hh}/calendar-feed`)).status).to.equal(201);
     const one = (await agent.post(`${hh}/events`).send({ ...event, participants: [{ memberId: null, name: 'Gjest "én"' }] })).body;
-    for (const path of ['/api/v1/me', hh, `${hh}/rules`, `${hh}/events?limit=2`, `${hh}/calendar-feed`, `${hh}/members`, `${hh}/rules/defaults`, `${hh}/events/${one.id}`]) {
+    for (const path of [
+      '/api/v1/me',
+      hh,
+      `${hh}/rules`,
+      `${hh}/events?limit=2`,
+      `${hh}/calendar-feed`,
+      `${hh}/members`,
+      `${hh}/rules/defaults`,
+      `${hh}/events/${one.id}`,
+    ]) {
       const res = await agent.get(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');

@@ -185,7 +185,7 @@ export class AccountSessionStore extends PGStore {
     this.batches = [
       statement('', false),
       ...(options.readAheads ?? []).map((r) => {
-        const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg');
+        const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' });
         if (r.scope === 'account') return statement(`, ${read} as read_ahead`, true);
         return statement(guard ? `, case when ${guard.isMember('a.id', 'q.rid')} then ${read} end as read_ahead` : ', null::json as read_ahead', true);
       }),

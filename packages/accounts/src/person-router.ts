@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ApiRouter, type Logger, principalOf } from '@svc/http-kit';
+import { type ApiRouter, type Logger, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
@@ -36,7 +36,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
-      res.json({ items: await person.sessions(callerOf(req, sessions)) });
+      sendJsonText(res, await person.sessionsJson(callerOf(req, sessions)));
     },
   );
 

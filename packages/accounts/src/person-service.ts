@@ -78,6 +78,11 @@ export class PersonService {
     return this.o.store.liveSessions(caller.userId, caller.sessionId, this.now());
   }
 
+  /** GET /me/sessions' answer, `{"items": sessions(caller)}`, as JSON text (lent by the session read when it can be). */
+  async sessionsJson(caller: Caller): Promise<string> {
+    return this.o.store.liveSessionsJson(caller.userId, caller.sessionId, this.now());
+  }
+
   /** Ends one of the caller's sessions; answers whether it was the caller's own (then the caller is signed out). */
   async endSession(caller: Caller, publicId: string): Promise<{ wasCurrent: boolean }> {
     const sid = await this.o.store.deleteSession(caller.userId, publicId);

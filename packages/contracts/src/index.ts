@@ -62,7 +62,7 @@ export interface MembershipsSql {
 /**
  * A read a package lends to the session statement, so that an authenticated GET of one resource
  * costs one round trip: when a GET (or HEAD) path matches `path`, the session loader adds
- * `select(accountId, id, known, arg)` to its one statement as one more column, and the request
+ * `select(accountId, id, known, arg, session)` to its one statement as one more column, and the request
  * finds the value through http-kit's `readAhead(name, key)` instead of asking the database again
  * (`key`: see `readAheadKey`). The package that owns the tables writes the SQL (the session loader
  * never names them), as with MembershipsSql.
@@ -104,9 +104,12 @@ export interface SessionReadAhead {
    * `known` is the SQL expression (type text) of what `known(id)` said this instance already holds,
    * null when it holds nothing or the read-ahead has no `known`. The expressions name the caller's
    * tables (`a.id`, `q.rid`): the subquery's own tables need aliases of their own (not `a`, `s`,
-   * `q`), else they hide the caller's and `accountId` means the subquery's own row.
+   * `q`), else they hide the caller's and `accountId` means the subquery's own row. `session`
+   * holds the SQL expressions of the caller's session id and of the statement's clock (an account
+   * read that marks the caller's own session, or leaves out what has expired by the injected clock).
+   * The value may also be `text`: an answer's own JSON text, which the request sends as it comes.
    */
-  select(accountId: string, id: string, known: string, arg: string): string;
+  select(accountId: string, id: string, known: string, arg: string, session: ReadAheadSession): string;
   /**
    * What this instance already holds for the household `id` (a version of the package's own, say),
    * asked just before the session statement runs and bound as `select`'s `known`: the read can then
@@ -114,6 +117,14 @@ export interface SessionReadAhead {
    * when the instance does not have it. Undefined: nothing held. Household reads only.
    */
   known?(id: string): string | undefined;
+}
+
+/** What a SessionReadAhead's `select` may name of the session being read: SQL expressions of the caller's statement. */
+export interface ReadAheadSession {
+  /** The session id (type text). */
+  sid: string;
+  /** The clock the statement reads sessions by (type timestamptz): the service's injected clock, not PostgreSQL's. */
+  now: string;
 }
 
 /** The longest `text` argument a read-ahead is lent for (a longer one is read as without a read-ahead). */

@@ -174,7 +174,10 @@ describe('calendar feed', () => {
     describe('lent to the session statement (calendarFeedReadAhead)', () => {
       /** What the session statement's read-ahead column gives for household `h` (it asks only for a member). */
       const lent = async (h: string): Promise<unknown> => {
-        const { rows } = await db.knex.raw(`select ${calendarFeedReadAhead.select('null', 'p.id', 'null', 'null')} as v from (select ?::uuid as id) p`, [h]);
+        const { rows } = await db.knex.raw(
+          `select ${calendarFeedReadAhead.select('null', 'p.id', 'null', 'null', { sid: 'null', now: 'null' })} as v from (select ?::uuid as id) p`,
+          [h],
+        );
         return rows[0].v;
       };
       /** `read` in a request whose session read lent `value` for household `h` (undefined: nothing lent), and the statements it ran. */

@@ -31,7 +31,7 @@ describe('the rules store: list version and answer cache', () => {
   /** What the session statement's read-ahead column gives for `hh` when the instance says it holds `known`. */
   const lent = async (on: ObjectionMealRuleStore, hh: string, known: string | null) => {
     const { rows } = await db.knex.raw(
-      `select ${on.readAhead.select('null', 'p.id', 'p.known', 'null')} as v from (select ?::uuid as id, ?::text as known) p`,
+      `select ${on.readAhead.select('null', 'p.id', 'p.known', 'null', { sid: 'null', now: 'null' })} as v from (select ?::uuid as id, ?::text as known) p`,
       [hh, known],
     );
     return rows[0].v as string | { version: string; rows: unknown[] };

@@ -59,7 +59,7 @@ export interface Config {
   passwordHashWorkers: number;
   /**
    * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full collection kept
-   * before collecting again (V8's `--heap-growing-percent`; default 25); 0 leaves V8's own choice,
+   * before collecting again (V8's `--heap-growing-percent`; default 40); 0 leaves V8's own choice,
    * which on a machine with a lot of memory lets a busy instance's heap reach several times its
    * live data. See heap.ts for what the benchmark measured.
    */

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 
 /**
- * HEAP_GROWING_PERCENT's default: 25. V8 lets the heap grow past its live data by a factor it
+ * HEAP_GROWING_PERCENT's default: 40. V8 lets the heap grow past its live data by a factor it
  * derives from the heap's ceiling, which Node sets from the memory the process may use: on a
  * 24 GiB host, with V8's own growth (0), a busy instance's heap reached 160–200 MB over ~40–70 MB
  * of live data (RSS 250–290 MB, not flat) between full collections. Measured by `npm run bench`
@@ -18,17 +18,9 @@ import v8 from 'node:v8';
  * and almost nothing a request allocates reaches the old generation any more: full collections
  * became rare, the old generation filled with what little is promoted up to its limit, and 60 gave
  * 197–202 MB (one round 202.1 MB: a miss); 40 gave 180–185 MB with GET /me, household and events
- * page 1 within run-to-run noise. So 40 was the default.
- * 2026-11-27, with every GET lent to the session statement and the database client no longer
- * keeping result rows alive: 40 gave 189–199 MB in the RSS rounds of two full runs (one round at
- * 198.9 MB, the target's edge). A heap snapshot of a warm instance holds ~42 MB of live data, and
- * little is promoted any more (0.08 MB per young collection), so a smaller allowance costs only a
- * full collection a little more often: two interleaved A/B pairs (40 vs 25, 2026-11-27) gave 25
- * 177–184 MB against 189–193 MB, with GET /me, household and events page 1 within run-to-run noise
- * (one pair 25 ahead by 6 %, the other 40 ahead by 7 %). So 25 is the default; 0 gives V8's own
- * heuristics back.
+ * page 1 within run-to-run noise. So 40 is the default; 0 gives V8's own heuristics back.
  */
-export const HEAP_GROWING_PERCENT_DEFAULT = 25;
+export const HEAP_GROWING_PERCENT_DEFAULT = 40;
 
 /**
  * Applies HEAP_GROWING_PERCENT to this process's V8 (`--heap-growing-percent`; the flag is read at

@@ -12,8 +12,8 @@ describe('HEAP_GROWING_PERCENT', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-heap-'));
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
-  it('defaults to 25, reads a percentage (0: V8 decides) and refuses what is not one', () => {
-    expect(loadConfig({ DATA_DIR: dataDir }).heapGrowingPercent).to.equal(25);
+  it('defaults to 60, reads a percentage (0: V8 decides) and refuses what is not one', () => {
+    expect(loadConfig({ DATA_DIR: dataDir }).heapGrowingPercent).to.equal(40);
     expect(loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: '0' }).heapGrowingPercent).to.equal(0);
     expect(loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: '100' }).heapGrowingPercent).to.equal(100);
     expect(() => loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: '-1' })).to.throw(ConfigError);

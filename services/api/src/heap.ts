@@ -19,6 +19,11 @@ import v8 from 'node:v8';
  * became rare, the old generation filled with what little is promoted up to its limit, and 60 gave
  * 197–202 MB (one round 202.1 MB: a miss); 40 gave 180–185 MB with GET /me, household and events
  * page 1 within run-to-run noise. So 40 is the default; 0 gives V8's own heuristics back.
+ * 2026-11-27: 40 gave 189–199 MB in the RSS rounds of full runs (one round at 198.9 MB). 25 gave
+ * 177–184 MB, but four interleaved runs (25, 40, 25, 40; GET /me, household, one event, events
+ * page 1,000) had GET /me at 14,544 / 14,966 req/s (0.07 ms of CPU) at 25 against 17,325 / 18,377
+ * (0.05–0.06 ms) at 40, the other reads 3–10 % slower too, and a full run at 25 missed three of the
+ * "within 20 % of GET /me" bars; 32 gave 182–190 MB and no faster reads. So 40 stays.
  */
 export const HEAP_GROWING_PERCENT_DEFAULT = 40;
 

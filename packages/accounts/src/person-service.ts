@@ -74,11 +74,7 @@ export class PersonService {
     return account;
   }
 
-  async sessions(caller: Caller): Promise<SessionResponse[]> {
-    return this.o.store.liveSessions(caller.userId, caller.sessionId, this.now());
-  }
-
-  /** GET /me/sessions' answer, `{"items": sessions(caller)}`, as JSON text (lent by the session read when it can be). */
+  /** GET /me/sessions' answer, `{"items": [the caller's live sessions]}`, as JSON text (lent by the session read when it can be). */
   async sessionsJson(caller: Caller): Promise<string> {
     return this.o.store.liveSessionsJson(caller.userId, caller.sessionId, this.now());
   }

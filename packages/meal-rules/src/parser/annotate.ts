@@ -190,10 +190,47 @@ function connectorTag(tok: Token): Tag {
     case 'slash':
       return { t: 'slash' };
     case 'amp':
+    case 'plus':
       return { t: 'and' };
     default:
       return { t: 'also' };
   }
+}
+
+/** Tags a word of the other language may bring into a sentence: never a number word ("fire", "to"). */
+function borrowable(tag: Tag): boolean {
+  switch (tag.t) {
+    case 'num':
+    case 'word':
+    case 'only':
+    case 'vague':
+    case 'vegPeople':
+      return false;
+    case 'day':
+    case 'month':
+    case 'ampm':
+      return tag.weak !== true;
+    default:
+      return true;
+  }
+}
+
+/**
+ * "tacos on fredager", "middag kl 17 on weekdays": a phrase the sentence's language does not know
+ * is looked up in the other language's lexicon (mixed sentences are common), for what it may bring.
+ */
+function otherLanguagePhrase(tokens: Token[], i: number, lex: Lexicon): Phrase | null {
+  const other = lexiconFor(lex.lang === 'en' ? 'nb' : 'en');
+  const phrase = matchPhrase(tokens, i, other);
+  return phrase?.tags.every(borrowable) ? phrase : null;
+}
+
+/** "dinner at 17 på hverdager" read as Norwegian: "at" (a filler word there) before a number is the English "at". */
+function atBeforeNumber(tokens: Token[], i: number, lex: Lexicon): Phrase | null {
+  const own = matchPhrase(tokens, i, lex);
+  if (!own?.tags.every((t) => t.t === 'filler') || tokens[i + own.words.length]?.kind !== 'num') return null;
+  const other = otherLanguagePhrase(tokens, i, lex);
+  return other && other.words.length === own.words.length && other.tags.every((t) => t.t === 'at') ? other : null;
 }
 
 function toItems(tokens: Token[], lex: Lexicon): Item[] {
@@ -201,7 +238,7 @@ function toItems(tokens: Token[], lex: Lexicon): Item[] {
   let i = 0;
   while (i < tokens.length) {
     const tok = tokens[i] as Token;
-    const phrase = matchPhrase(tokens, i, lex);
+    const phrase = atBeforeNumber(tokens, i, lex) ?? matchPhrase(tokens, i, lex) ?? (tok.kind === 'word' ? otherLanguagePhrase(tokens, i, lex) : null);
     if (phrase) {
       const last = tokens[i + phrase.words.length - 1] as Token;
       for (const tag of phrase.tags) {
@@ -272,9 +309,13 @@ function composeTens(items: Item[]): Item[] {
 
 const LIST_LINK = new Set(['dash', 'rangeTo', 'comma', 'and', 'or', 'slash']);
 
+const CLAUSE_START = new Set(['comma', 'stop', 'and', 'slash', 'dash']);
+
 function nextToDay(items: Item[], i: number): boolean {
   const prev = items[i - 1];
   const next = items[i + 1];
+  // "man fisk, ons pasta": a day opening a clause with a dish right after it
+  if ((prev === undefined || CLAUSE_START.has(prev.tag.t)) && is(next, 'cat')) return true;
   if (is(prev, 'on') || is(prev, 'every') || is(prev, 'from')) return true;
   if (prev && LIST_LINK.has(prev.tag.t) && is(items[i - 2], 'day')) return true;
   return next !== undefined && LIST_LINK.has(next.tag.t) && is(items[i + 2], 'day');
@@ -290,7 +331,10 @@ function resolveWeak(items: Item[]): Item[] {
     if (tag.t === 'unit' && tag.unit === 'min' && it.text === 'min' && !is(prev, 'num') && !is(prev, 'dur')) {
       return { ...it, tag: is(next, 'num') ? { t: 'quant', q: 'atLeast' } : filler };
     }
-    if (tag.t === 'month' && tag.weak && !is(prev, 'num') && !is(next, 'num')) {
+    // "the 9th of March", "the first week of May", "in March"
+    const before = prev?.text === 'of' || prev?.text === 'av' ? items[i - 2] : prev;
+    const weekBefore = is(before, 'unit') && before.tag.unit === 'week';
+    if (tag.t === 'month' && tag.weak && !is(before, 'num') && !is(next, 'num') && !weekBefore && !is(prev, 'in')) {
       return { ...it, tag: it.text === 'jul' ? { t: 'word' } : filler };
     }
     if (tag.t === 'day' && tag.weak && !nextToDay(items, i)) return { ...it, tag: filler };

@@ -54,8 +54,15 @@ function dayListOrEveryDay(f: ClauseFacts): Weekday[] {
   return f.days.everyDay ? [...WEEK] : sortWeekdays(f.days.days);
 }
 
+/** "…except Fridays when we eat at 18.30": a value said after the exception's "when" holds on the excepted days */
+const onExcepted = (f: ClauseFacts, pos: number): boolean => f.days.whenPos >= 0 && pos > f.days.whenPos && f.days.excepted.length > 0;
+
 function emitTimes(f: ClauseFacts, out: Out): void {
   for (const hit of f.times) {
+    if (onExcepted(f, hit.pos)) {
+      out.add({ kind: 'DinnerTimeOnWeekday', time: hit.time, weekdays: [...f.days.excepted] }, hit.pos);
+      continue;
+    }
     if (f.dates.dates.length > 0) {
       for (const d of f.dates.dates) out.add({ kind: 'DinnerTimeOnWeekday', time: hit.time, weekdays: [...WEEK] }, hit.pos, onDate(d.iso));
     } else {
@@ -68,6 +75,10 @@ function emitTimes(f: ClauseFacts, out: Out): void {
 function emitDurations(f: ClauseFacts, out: Out): void {
   for (const hit of f.durations) {
     if (!hit.isMaximum || hit.minutes < 5 || hit.minutes > 720) continue;
+    if (onExcepted(f, hit.pos)) {
+      out.add({ kind: 'MaximumActiveCookingTime', minutes: hit.minutes, weekdays: [...f.days.excepted], specificDate: null }, hit.pos);
+      continue;
+    }
     if (f.dates.dates.length > 0) {
       for (const d of f.dates.dates) {
         out.add({ kind: 'MaximumActiveCookingTime', minutes: hit.minutes, weekdays: [], specificDate: d.iso }, hit.pos, onDate(d.iso));
@@ -81,6 +92,10 @@ function emitDurations(f: ClauseFacts, out: Out): void {
 function emitPrice(f: ClauseFacts, out: Out): void {
   const price = f.price;
   if (!price) return;
+  if (onExcepted(f, price.pos)) {
+    out.add({ kind: 'PriceClassOnDays', ceiling: price.ceiling, weekdays: [...f.days.excepted] }, price.pos);
+    return;
+  }
   if (f.dates.dates.length > 0) {
     for (const d of f.dates.dates) out.add({ kind: 'PriceClassOnDays', ceiling: price.ceiling, weekdays: [] }, price.pos, onDate(d.iso));
   } else {
@@ -209,6 +224,8 @@ function emitLeftovers(f: ClauseFacts, out: Out): LeftoverWish | null {
 export function emitClause(f: ClauseFacts, soft: boolean): Emitted {
   // a start date with no end would silently become "always"; better to say it was not understood
   if (f.dates.openStart) return { drafts: [], leftovers: null };
+  // "we had fish on Monday": a story, not a wish
+  if (f.past) return { drafts: [], leftovers: null };
   const out = new Out(soft ? 'Soft' : 'Hard', baseScope(f));
   emitTimes(f, out);
   emitDurations(f, out);

@@ -1,5 +1,5 @@
 import type { Ymd } from './calendar.js';
-import { type CountHit, type DurationHit, findCount, findDurations, findPeriod, type PeriodHit } from './rec-amounts.js';
+import { type CountHit, type DurationHit, findBareMinutes, findCount, findDurations, findPeriod, type PeriodHit } from './rec-amounts.js';
 import { type DateFacts, findDates } from './rec-dates.js';
 import { type DayFacts, findDays } from './rec-days.js';
 import { findTimes, type TimeHit } from './rec-time.js';
@@ -36,6 +36,10 @@ export interface ClauseFacts {
   negPos: number;
   /** "in a row", "på rad" */
   inARow: boolean;
+  /** "had", "spiste": the clause tells what happened, it wishes nothing */
+  past: boolean;
+  /** a person ("the kids", "barna") does something: no continuation of the clause before */
+  who: boolean;
   /** "much", "less", "sjelden": an amount no rule holds */
   vague: boolean;
   /** words the lexicon did not know */
@@ -44,6 +48,8 @@ export interface ClauseFacts {
   content: boolean;
   /** only soft words and filler: "if possible", "gjerne" */
   softOnly: boolean;
+  /** a clause of only a date range that lent it to its neighbour ("1 to 14 July, no meat") */
+  lentRange?: boolean;
 }
 
 const GLUE: ReadonlySet<TagKind> = new Set([
@@ -68,6 +74,9 @@ const GLUE: ReadonlySet<TagKind> = new Set([
   'andHalf',
   'quant',
   'except',
+  'when',
+  'who',
+  'past',
 ]);
 
 function firstPos(seq: Item[], used: boolean[], kind: TagKind): number {
@@ -101,15 +110,26 @@ export interface Inherited {
   expectTime: boolean;
   /** the previous clause said how often, so "…og fisk to" is a count too */
   afterCount?: boolean;
+  /** the previous clause was a cooking time, so "…and 90 on weekends" is minutes */
+  afterDuration?: boolean;
 }
 
 type Recognised = Pick<ClauseFacts, 'times' | 'dates' | 'durations' | 'days' | 'price' | 'repeatPos' | 'count' | 'period' | 'perWeekAlone'>;
 
 /** Runs the recognisers in claiming order; `used` marks what each one took. */
-function recognise(seq: Item[], used: boolean[], today: Ymd, expectTime: boolean, continuesTime: boolean, afterCount: boolean): Recognised {
+function recognise(
+  seq: Item[],
+  used: boolean[],
+  today: Ymd,
+  expectTime: boolean,
+  continuesTime: boolean,
+  afterCount: boolean,
+  continuesDuration: boolean,
+): Recognised {
   const times = findTimes(seq, used, expectTime, continuesTime);
   const dates = findDates(seq, used, today);
-  const durations = findDurations(seq, used);
+  const found = findDurations(seq, used);
+  const durations = found.length === 0 && times.length === 0 && continuesDuration ? findBareMinutes(seq, used) : found;
   const days = findDays(seq, used);
   const price = findPrice(seq, used);
   const repeatPos = firstPos(seq, used, 'repeat');
@@ -136,7 +156,11 @@ export function analyseClause(clause: Clause, today: Ymd, inherited: Inherited):
   const unknown = seq.filter((it) => is(it, 'word')).length;
   const dinner = has('dinner');
   const continuesTime = inherited.expectTime && unknown === 0 && !has('cat') && !dinner;
-  const found = recognise(seq, used, today, dinner || continuesTime, continuesTime, inherited.afterCount === true);
+  const continuesDuration = inherited.afterDuration === true && !has('cat') && !dinner;
+  const found = recognise(seq, used, today, dinner || continuesTime, continuesTime, inherited.afterCount === true, continuesDuration);
+  // "barna har fotball kl 18": a clock time with no dinner word, beside words the parser does not know
+  // or a person doing something, is some other appointment
+  if (found.times.length > 0 && !dinner && !inherited.expectTime && (unknown > 0 || has('who'))) found.times = [];
   // what the recognisers left over tells whether the dish rules may be trusted
   const loose = seq.filter((it, k) => (is(it, 'num') || is(it, 'times')) && !used[k]);
   const negPos = seq.findIndex((it, k) => is(it, 'neg') && !used[k]);
@@ -153,6 +177,8 @@ export function analyseClause(clause: Clause, today: Ymd, inherited: Inherited):
     looseNumbers: loose.length,
     looseOrdinals: loose.filter((it) => is(it, 'num') && it.tag.ordinal).length,
     inARow: has('inARow'),
+    past: has('past'),
+    who: has('who'),
     vague: has('vague'),
     unknown,
     content,

@@ -1,5 +1,5 @@
 import { annotate, lexiconFor } from './annotate.js';
-import { parseIso, sortWeekdays, todayUtc, type Ymd } from './calendar.js';
+import { parseIso, sortWeekdays, todayUtc, WEEK, type Ymd } from './calendar.js';
 import { type Emitted, emitClause, type LeftoverWish } from './emit.js';
 import { analyseClause, type ClauseFacts } from './facts.js';
 import { detectLanguage } from './language.js';
@@ -35,7 +35,7 @@ function softness(clauses: Clause[], facts: ClauseFacts[]): boolean[] {
 
 function canBorrowDish(f: ClauseFacts): boolean {
   const saysWhen = f.days.days.length > 0 || f.dates.dates.length > 0 || f.days.everyDay;
-  return f.cats.length === 0 && f.unknown === 0 && (saysWhen || f.count !== null || f.perWeekAlone);
+  return f.cats.length === 0 && f.unknown === 0 && !f.who && !f.past && (saysWhen || f.count !== null || f.perWeekAlone);
 }
 
 const DAY_LIST_KINDS = new Set(['MaximumActiveCookingTime', 'PriceClassOnDays', 'DinnerTimeOnWeekday']);
@@ -88,12 +88,99 @@ function narrowsPrevious(proposals: ParsedRuleProposal[], req: CreateMealRuleReq
   return true;
 }
 
+/**
+ * "no meat, except on Saturdays": the exception turns the "no meat" before it into days without
+ * meat (the other six), instead of adding a second rule beside it.
+ */
+function replacesNever(proposals: ParsedRuleProposal[], req: CreateMealRuleRequest, lang: Lang): boolean {
+  const last = proposals[proposals.length - 1];
+  const a = last?.request;
+  if (a?.payload.kind !== 'CategoryFrequency' || req.payload.kind !== 'CategoryExcludedDays') return false;
+  const never = a.payload.maximumPerWeek === 0 && a.payload.category === req.payload.category;
+  if (!never || a.scope !== req.scope || a.startDate !== req.startDate || a.strength !== req.strength) return false;
+  proposals[proposals.length - 1] = { summary: summariseRequest(req, lang), request: req };
+  return true;
+}
+
+/** "…, mvh Kari", "regards, Ola": a sign-off and a name */
+const SIGN_OFFS = new Set(['mvh', 'hilsen', 'regards', 'cheers', 'love', 'xoxo', 'best', 'hilsener']);
+
+function isSignOff(clause: Clause): boolean {
+  const [first, ...rest] = clause.items;
+  return first !== undefined && SIGN_OFFS.has(first.text) && rest.length <= 2 && rest.every((it) => it.tag.t === 'word');
+}
+
+const dayListOf = (req: CreateMealRuleRequest): Weekday[] | null => {
+  const p = req.payload;
+  if (p.kind === 'MaximumActiveCookingTime') return p.specificDate ? null : p.weekdays;
+  return p.kind === 'DinnerTimeOnWeekday' || p.kind === 'PriceClassOnDays' ? p.weekdays : null;
+};
+
+function withDays(req: CreateMealRuleRequest, days: Weekday[]): CreateMealRuleRequest {
+  return { ...req, payload: { ...req.payload, weekdays: sortWeekdays(days) } as CreateMealRuleRequest['payload'] };
+}
+
+/**
+ * "dinner at 17, except Fridays when we eat at 18.30", "max 30 minutes, but up to 2 hours on
+ * Sundays": rules of one kind in one sentence share the week out. A rule that holds on every day
+ * (or on a group of days) gives up the days a rule of the same kind names for itself, so their
+ * days partition the week and each keeps its own value.
+ */
+function partitionDays(proposals: ParsedRuleProposal[], sentenceOf: number[], lang: Lang): void {
+  const all = (days: Weekday[]): Weekday[] => (days.length === 0 ? [...WEEK] : days);
+  proposals.forEach((a, i) => {
+    const aDays = dayListOf(a.request);
+    if (!aDays) return;
+    const taken = new Set<Weekday>();
+    proposals.forEach((b, j) => {
+      const bDays = dayListOf(b.request);
+      const same =
+        j !== i &&
+        sentenceOf[j] === sentenceOf[i] &&
+        b.request.payload.kind === a.request.payload.kind &&
+        b.request.scope === a.request.scope &&
+        b.request.startDate === a.request.startDate;
+      if (!same || !bDays || bDays.length === 0 || bDays.length === 7) return;
+      const mine = all(aDays);
+      // only a rule whose days strictly hold the other's gives them up
+      if (bDays.every((d) => mine.includes(d)) && mine.length > bDays.length) for (const d of bDays) taken.add(d);
+    });
+    if (taken.size === 0) return;
+    const left = all(aDays).filter((d) => !taken.has(d));
+    if (left.length === 0) return;
+    const request = withDays(a.request, left);
+    proposals[i] = { summary: summariseRequest(request, lang), request };
+  });
+}
+
+/**
+ * "dinner at 17:30 every day and it should take no more than 40 minutes": a cooking time or price
+ * that names no day, in a sentence that says every day, holds on all seven, written out.
+ */
+function everyDayOfSentence(proposals: ParsedRuleProposal[], sentenceOf: number[], everyDay: Set<number>, lang: Lang): void {
+  proposals.forEach((p, i) => {
+    const kind = p.request.payload.kind;
+    const days = dayListOf(p.request);
+    if (kind === 'DinnerTimeOnWeekday' || !days || days.length > 0 || !everyDay.has(sentenceOf[i] ?? -1) || p.request.scope === 'SpecificDate') return;
+    const request = withDays(p.request, [...WEEK]);
+    proposals[i] = { summary: summariseRequest(request, lang), request };
+  });
+}
+
 /** Later mentions win; a spacing said once survives a later mention without one. */
 function mergeLeftovers(wishes: LeftoverWish[]): LeftoverWish | null {
   return wishes.reduce<LeftoverWish | null>((merged, w) => {
     const every = w.enabled ? (w.askedEveryDays ?? merged?.askedEveryDays ?? null) : null;
     return { enabled: w.enabled, askedEveryDays: every };
   }, null);
+}
+
+const GREETINGS = new Set(['hi', 'hello', 'hey', 'hiya', 'dear', 'yo', 'hei', 'hallo', 'heisann', 'hoi', 'halla', 'hallais', 'morn']);
+
+/** "Hi we are four people": the greeting is dropped from what is reported */
+function startAfterGreeting(c: Clause): number {
+  const first = c.items.find((it) => !GREETINGS.has(it.text) && it.tag.t !== 'comma');
+  return first && first.start < c.end ? first.start : c.start;
 }
 
 /** Neighbouring clauses of one sentence that nothing could hold are reported as one piece of text. */
@@ -104,7 +191,7 @@ function unheardTexts(src: string, clauses: Clause[], status: Status[]): string[
     const last = groups[groups.length - 1];
     if (status[i] !== 'unheard') return;
     if (joined && last) last.end = c.end;
-    else groups.push({ start: c.start, end: c.end });
+    else groups.push({ start: startAfterGreeting(c), end: c.end });
   });
   return groups.map((g) => src.slice(g.start, g.end).trim()).filter(Boolean);
 }
@@ -120,22 +207,49 @@ function resolveOtherDays(f: ClauseFacts, named: Set<Weekday>): ClauseFacts {
   return { ...f, days: { ...f.days, days, named: true } };
 }
 
+/** Only a date range: "1 to 14 July, no meat", "From Dec 20 through Dec 31, no fish". */
+function onlyRange(f: ClauseFacts): boolean {
+  const says = f.cats.length + f.times.length + f.durations.length + f.days.days.length;
+  return f.dates.range !== null && f.dates.dates.length === 0 && says === 0 && !f.price && !f.count && !f.days.everyDay && f.unknown === 0 && !f.who && !f.past;
+}
+
+const saysNoDate = (f: ClauseFacts | undefined): f is ClauseFacts => f !== undefined && f.dates.range === null && f.dates.dates.length === 0 && !f.softOnly;
+
+/** A clause of only a date range gives it to the clause after it in the sentence, else the one before. */
+function lendRanges(clauses: Clause[], facts: ClauseFacts[]): void {
+  facts.forEach((f, i) => {
+    if (!onlyRange(f)) return;
+    const same = (j: number) => clauses[j]?.sentence === clauses[i]?.sentence && saysNoDate(facts[j]);
+    const target = same(i + 1) ? i + 1 : same(i - 1) ? i - 1 : -1;
+    const t = facts[target];
+    if (!t) return;
+    facts[target] = { ...t, dates: { ...t.dates, range: f.dates.range } };
+    facts[i] = { ...f, lentRange: true };
+  });
+}
+
 function analyseAll(clauses: Clause[], today: Ymd): ClauseFacts[] {
   const facts: ClauseFacts[] = [];
   let expectTime = false;
   let afterCount = false;
+  let afterDuration = false;
   const named = new Set<Weekday>();
   clauses.forEach((clause, i) => {
     // the days named so far count across sentences ("Monday: fish. Tuesday: pasta. Other days: chicken.")
-    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) afterCount = false;
-    const f = resolveOtherDays(analyseClause(clause, today, { expectTime, afterCount }), named);
+    if (i > 0 && clauses[i - 1]?.sentence !== clause.sentence) {
+      afterCount = false;
+      afterDuration = false;
+    }
+    const f = resolveOtherDays(analyseClause(clause, today, { expectTime, afterCount, afterDuration }), named);
     for (const d of f.days.days) named.add(d);
     facts.push(f);
     if (!f.softOnly) {
       expectTime = f.times.length > 0;
       afterCount = f.count !== null;
+      afterDuration = f.durations.length > 0;
     }
   });
+  lendRanges(clauses, facts);
   return facts;
 }
 
@@ -144,6 +258,8 @@ class Reading {
   readonly proposals: ParsedRuleProposal[] = [];
   readonly wishes: LeftoverWish[] = [];
   readonly status: Status[] = [];
+  /** the sentence each proposal came from */
+  readonly sentenceOf: number[] = [];
   /** the rule kinds each clause gave */
   private readonly kinds: string[] = [];
   /** the last clause that said more than a soft word */
@@ -161,11 +277,15 @@ class Reading {
     const valid = emitted.drafts.filter((d) => validateCreateRequest(d.request).length === 0);
     for (const d of valid) {
       if (borrowed && valid.length === 1 && narrowsPrevious(this.proposals, d.request, this.lang)) continue;
+      if (borrowed && f.days.excepted.length > 0 && replacesNever(this.proposals, d.request, this.lang)) continue;
       this.proposals.push({ summary: summariseRequest(d.request, this.lang), request: d.request });
+      this.sentenceOf.push(this.clauses[i]?.sentence ?? 0);
     }
     if (emitted.leftovers) this.wishes.push(emitted.leftovers);
     this.kinds[i] = kindsOf({ drafts: valid, leftovers: null });
-    this.status.push(valid.length > 0 || emitted.leftovers ? 'rule' : f.content ? 'unheard' : 'dropped');
+    const heard = valid.length > 0 || emitted.leftovers !== null;
+    const unheard = f.content && !f.lentRange && !isSignOff(this.clauses[i] as Clause);
+    this.status.push(heard ? 'rule' : unheard ? 'unheard' : 'dropped');
     if (!f.softOnly) this.prevIndex = i;
   }
 
@@ -213,6 +333,9 @@ function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
   const facts = analyseAll(clauses, resolveToday(ctx));
   const reading = new Reading(clauses, facts, softness(clauses, facts), lang);
   for (let i = 0; i < clauses.length; i++) reading.read(i);
+  const everyDay = new Set(clauses.filter((_, i) => facts[i]?.days.everyDay).map((c) => c.sentence));
+  everyDayOfSentence(reading.proposals, reading.sentenceOf, everyDay, lang);
+  partitionDays(reading.proposals, reading.sentenceOf, lang);
   const merged = mergeLeftovers(reading.wishes);
   const leftoverDinners: ParsedLeftoverDinners | null = merged ? { summary: summariseLeftovers(merged, lang), ...merged } : null;
   return { proposals: reading.proposals, leftoverDinners, unheard: unheardTexts(src, clauses, reading.status) };

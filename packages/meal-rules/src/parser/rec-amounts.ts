@@ -103,6 +103,24 @@ export function findDurations(seq: Item[], used: boolean[]): DurationHit[] {
   return hits;
 }
 
+/**
+ * "max 15 minutes on Mondays and max 30 on the other weekdays", "30 minutter på hverdager og 90 i
+ * helgene": right after a cooking time, a bare number (5–720) is minutes too.
+ */
+export function findBareMinutes(seq: Item[], used: boolean[]): DurationHit[] {
+  for (let p = 0; p < seq.length; p++) {
+    const n = intValue(seq[p]);
+    if (used[p] || n === null || n < 5 || n > 720 || (seq[p]?.parts?.length ?? 0) !== 1) continue;
+    const next = seq[p + 1];
+    if (is(next, 'times') || is(next, 'per') || is(next, 'unit') || is(next, 'month') || is(next, 'slash')) continue;
+    const quant = quantBefore(seq, used, p);
+    const lowerBound = quant !== null && (quant.q === 'atLeast' || quant.q === 'moreThan');
+    mark(used, quant ? quant.pos : p, p);
+    return [{ minutes: n, pos: p, isMaximum: !lowerBound }];
+  }
+  return [];
+}
+
 // --- counts ----------------------------------------------------------------------
 
 const RANGE_LINKS = new Set(['or', 'dash', 'rangeTo']);

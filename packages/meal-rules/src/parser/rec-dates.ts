@@ -168,6 +168,53 @@ function monthRange(seq: Item[], p: number, today: Ymd): { start: string; end: s
   return { start: toIso({ y, m, d: 1 }), end: toIso({ y, m, d: daysInMonth(y, m) }), next: year ? p + 3 : p + 2 };
 }
 
+const LAST_WORDS = new Set(['last', 'siste']);
+
+function smallCount(it: Item | undefined, ordinal: boolean): number | undefined {
+  if (!is(it, 'num') || (it.tag.ordinal === true) !== ordinal || (it.parts && it.parts.length !== 1)) return undefined;
+  return isInt(it.tag.n, 1, 4) ? it.tag.n : undefined;
+}
+
+/**
+ * "the first two weeks of July", "the last week of December", "de to første ukene i juli", "andre
+ * uka i mars": weeks counted from the month's first day (or back from its last), as a range.
+ */
+function weekRange(seq: Item[], used: boolean[], p: number, today: Ymd): { start: string; end: string; next: number } | null {
+  let k = p;
+  let first: number | undefined;
+  let weeks = 1;
+  const last = LAST_WORDS.has(seq[k]?.text ?? '') && !used[k];
+  if (last) k++;
+  else if (smallCount(seq[k], true) !== undefined) first = smallCount(seq[k++], true);
+  else if (smallCount(seq[k], false) !== undefined && smallCount(seq[k + 1], true) === 1) {
+    // "de to første ukene"
+    weeks = smallCount(seq[k], false) ?? 1;
+    first = 1;
+    k += 2;
+  }
+  if (!last && first === undefined) return null;
+  const n = smallCount(seq[k], false);
+  if (n !== undefined && is(seq[k + 1], 'unit')) {
+    weeks = n;
+    k++;
+  }
+  const unit = seq[k];
+  if (!is(unit, 'unit') || unit.tag.unit !== 'week' || unit.tag.n !== undefined) return null;
+  k++;
+  if (is(seq[k], 'in')) k++;
+  const month = seq[k];
+  if (!is(month, 'month') || used.slice(p, k + 1).some(Boolean)) return null;
+  const after = plainInt(seq[k + 1]);
+  const year = isInt(after, 1000, 9999) && seq[k + 1]?.parts ? after : undefined;
+  const m = month.tag.m;
+  const y = year ?? (m >= today.m ? today.y : today.y + 1);
+  const dim = daysInMonth(y, m);
+  const startDay = last ? dim - 7 * weeks + 1 : ((first ?? 1) - 1) * 7 + 1;
+  const endDay = last ? dim : Math.min(startDay + 7 * weeks - 1, dim);
+  if (startDay < 1 || startDay > dim) return null;
+  return { start: toIso({ y, m, d: startDay }), end: toIso({ y, m, d: endDay }), next: year ? k + 2 : k + 1 };
+}
+
 const UNTIL_WORDS = new Set(['up to', 'inntil', 'opp til', 'opptil']);
 
 function markUsed(used: boolean[], from: number, to: number): void {
@@ -180,7 +227,11 @@ export function findDates(seq: Item[], used: boolean[], today: Ymd): DateFacts {
     if (used[p]) continue;
     const it = seq[p] as Item;
     const intro = is(it, 'from') || (is(it, 'quant') && it.tag.q === 'between');
-    const range = (intro ? readRange(seq, used, p + 1, true, today) : null) ?? monthRange(seq, p, today) ?? readRange(seq, used, p, false, today);
+    const range =
+      weekRange(seq, used, p, today) ??
+      (intro ? readRange(seq, used, p + 1, true, today) : null) ??
+      monthRange(seq, p, today) ??
+      readRange(seq, used, p, false, today);
     if (range) {
       facts.range ??= { start: range.start, end: range.end, pos: p };
       markUsed(used, p, range.next);

@@ -19,6 +19,8 @@ export interface DayFacts {
   pos: number;
   /** the days "except"/"unntatt" took out, for a following "then at 14:00" / "da kl 14" */
   excepted: Weekday[];
+  /** "except Fridays when we eat at 18.30": where the excepted days' own value starts, -1 when none */
+  whenPos: number;
   /** "the other weekdays", "resten av uka": the days to take the already named ones from */
   others: readonly Weekday[] | null;
 }
@@ -35,7 +37,7 @@ function span(from: Weekday, to: Weekday): Weekday[] {
 }
 
 export function findDays(seq: Item[], used: boolean[]): DayFacts {
-  const facts: DayFacts = { days: [], everyDay: false, named: false, alternate: false, pos: -1, excepted: [], others: null };
+  const facts: DayFacts = { days: [], everyDay: false, named: false, alternate: false, pos: -1, excepted: [], others: null, whenPos: -1 };
   const removed: Weekday[] = [];
   let excepting = false;
   const add = (list: readonly Weekday[], p: number) => {
@@ -52,6 +54,11 @@ export function findDays(seq: Item[], used: boolean[]): DayFacts {
     if (is(it, 'except')) {
       excepting = true;
       used[p] = true;
+      continue;
+    }
+    if (is(it, 'when') && excepting && removed.length > 0) {
+      excepting = false;
+      facts.whenPos = p;
       continue;
     }
     if (is(it, 'otherDays')) {

@@ -87,7 +87,8 @@ function hourClock(seq: Item[], p: number, expectTime: boolean, continues: boole
   if (is(next, 'ampm')) return { h: hour % 24, m: 0, used: [p] };
   if (is(next, 'oclock')) return { h: hour % 24, m: 0, used: [p, p + 1] };
   // "…and 18 at weekends" after a dinner time: the bare hour continues the list
-  const cued = (is(prev, 'at') && (prev.tag.strong === true || expectTime)) || (continues && p === 0);
+  // "…except Thursdays when it's 7"
+  const cued = (is(prev, 'at') && (prev.tag.strong === true || expectTime)) || (continues && p === 0) || (is(prev, 'when') && expectTime);
   const countsSomething = ['unit', 'times', 'per', 'month', 'cat', 'dinner'].includes(next?.tag.t ?? '');
   if (!cued || countsSomething) return null;
   const minutes = plainNumber(next);

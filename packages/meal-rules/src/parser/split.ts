@@ -75,6 +75,18 @@ function separatorOf(kind: TagKind): Separator {
   return 'and';
 }
 
+/**
+ * "fish twice a week no meat on mondays tacos on fridays": with no punctuation at all, a dish or a
+ * "no" right after a finished wish (one that named its dish and then its days or its "a week")
+ * starts the next one.
+ */
+function startsNewWish(current: Item[], it: Item): boolean {
+  if (!is(it, 'cat') && !is(it, 'neg')) return false;
+  const last = current[current.length - 1];
+  const ends = is(last, 'per') || is(last, 'day') || is(last, 'days');
+  return ends && current.some((c) => is(c, 'cat'));
+}
+
 export function splitClauses(items: Item[]): Clause[] {
   const clauses: Clause[] = [];
   let current: Item[] = [];
@@ -94,6 +106,7 @@ export function splitClauses(items: Item[]): Clause[] {
       flush('stop');
       sentence++;
     } else if (!CONNECTORS.has(kind)) {
+      if (startsNewWish(current, it)) flush('and');
       current.push(it);
     } else if (kind !== 'but' && joinsList(items, i)) {
       current.push(it);

@@ -51,6 +51,12 @@ export type Tag =
   | { t: 'vague' }
   /** "except", "unntatt": the days after it are taken out */
   | { t: 'except' }
+  /** "when", "da": after an exception's days, what follows holds on those days */
+  | { t: 'when' }
+  /** a person doing something ("the kids", "we", "barna"): such a clause is no dish's continuation */
+  | { t: 'who' }
+  /** "had", "ate", "spiste": a clause telling what happened, not a wish */
+  | { t: 'past' }
   /** "vegetarians", "veganere": people, meaning the whole household eats so */
   | { t: 'vegPeople' }
   | { t: 'every' }

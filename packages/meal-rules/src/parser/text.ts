@@ -138,16 +138,49 @@ function readNumber(src: string, i: number, out: Token[]): number {
 
 // A colon introduces rather than separates ("Monday: fish", "Fish dinners: 2 a week"), so it
 // is dropped like quotes and emoji; times such as 17:30 are read inside numbers.
+const MONTH_START = /^(jan|feb|mar|apr|mai|may|jun|jul|aug|sep|okt|oct|nov|des|dec)/i;
+
+/**
+ * "1. fish twice a week" at the start of a line, "1) …" anywhere outside brackets: the number of a
+ * list item, which says nothing. Returns the position after its mark, or -1.
+ */
+function listMarker(src: string, i: number, openBrackets: number): number {
+  let j = i;
+  while (isDigit(src[j]) && j - i < 2) j++;
+  if (j === i || isDigit(src[j])) return -1;
+  const mark = src[j];
+  const spaced = src[j + 1] === ' ' || src[j + 1] === '\t';
+  if (mark === ')' && openBrackets === 0 && (src[j + 1] === undefined || spaced)) return j + 1;
+  let k = i - 1;
+  while (k >= 0 && (src[k] === ' ' || src[k] === '\t')) k--;
+  const lineStart = k < 0 || src[k] === '\n' || src[k] === '\r';
+  // "1. juli" is a date, not an item
+  const month = MONTH_START.test(src.slice(j + 1, j + 12).trimStart());
+  return mark === '.' && spaced && lineStart && !isDigit(src[j + 2]) && !month ? j + 1 : -1;
+}
+
 export function tokenize(src: string): Token[] {
   const out: Token[] = [];
   let i = 0;
+  let openBrackets = 0;
   while (i < src.length) {
     const c = src[i] as string;
-    if (isLetter(c)) {
+    const marker = isDigit(c) ? listMarker(src, i, openBrackets) : -1;
+    if (marker >= 0) {
+      // a list item begins: like a new line
+      out.push({ kind: 'stop', text: '\n', start: i, end: marker, upper: false });
+      i = marker;
+    } else if (isLetter(c)) {
       i = readWord(src, i, out);
     } else if (isDigit(c)) {
       i = readNumber(src, i, out);
+    } else if (c === '@') {
+      // "dinner @ 6": the at sign of text messages
+      out.push({ kind: 'word', text: '@', start: i, end: i + 1, upper: false });
+      i++;
     } else {
+      if (c === '(') openBrackets++;
+      else if (c === ')' && openBrackets > 0) openBrackets--;
       const kind = punctKind(c);
       if (kind !== null) out.push({ kind, text: c, start: i, end: i + 1, upper: false });
       i++;

@@ -115,13 +115,16 @@ function byLength(words: Iterable<string>): Map<number, string[]> {
 
 const indexes = new Map<Lang, Index>();
 
+/** minutes and hours ("minnutter", "mintues"): cooking times hinge on them too */
+const isTimeUnit = (t: { t: TagKind; unit?: string }): boolean => t.t === 'unit' && (t.unit === 'min' || t.unit === 'hour');
+
 function indexFor(lang: Lang): Index {
   let index = indexes.get(lang);
   if (index) return index;
   const meaning = meanings(lang);
   const targets = new Set<string>();
   for (const entry of LEXICON_SOURCES[lang]) {
-    if (!tagsOf(entry).some((t) => TARGET_KINDS.has(t.t))) continue;
+    if (!tagsOf(entry).some((t) => TARGET_KINDS.has(t.t) || isTimeUnit(t))) continue;
     for (const w of phraseWords(entry)) if (allowedEdits(w.length) > 0 && /^[a-z]+$/.test(w)) targets.add(w);
   }
   const blockers = new Set<string>([...meanings('en').keys(), ...meanings('nb').keys(), ...commonOfBoth()]);
@@ -287,7 +290,9 @@ export function correctTypo(word: string, lang: Lang): string | null {
   const blocks = (c: { word: string; d: number }) => {
     if (meaningOf(c.word) === target) return false;
     if (c.d < best) return true;
-    const vocabulary = meanings('en').has(c.word) || meanings('nb').has(c.word);
+    // two slips: a vocabulary word too short to absorb two edits was not what was meant ("wensdays" is
+    // two slips from both wednesdays and weekdays, but eight letters carry one slip), so it does not block
+    const vocabulary = (meanings('en').has(c.word) || meanings('nb').has(c.word)) && (c.d < 2 || allowedEdits(c.word.length) >= c.d);
     return vocabulary || (ranks.get(c.word) ?? Number.POSITIVE_INFINITY) <= TIE_BLOCKING_RANK;
   };
   const near = best === 1 ? nearestOneEdit(word, index.blockerBuckets) : nearest(word, index.blockers, best);

@@ -1,4 +1,5 @@
 import type { MealRulePayload, ParsedRuleProposal, ParseRulesResponse, Weekday } from './parser/index.js';
+import { isValidCreateRequest } from './rule-validation.js';
 
 /** The weekdays a payload speaks of; `undefined` for "every day" (an empty list of a kind where empty means every day). */
 function daysOf(payload: MealRulePayload): ReadonlySet<Weekday> | undefined {
@@ -53,13 +54,29 @@ export function sameSubject(a: ParsedRuleProposal, b: ParsedRuleProposal): boole
  * The model's reading and the offline parser's, as one answer. The model read the whole sentence
  * and wins wherever both speak of the same thing; the offline parser fills in the rules the model
  * missed (it is exact on the phrasings it knows). `leftoverDinners` is the model's, else the
- * offline parser's; `unheard` is the model's (its reading is the one the household paid for).
+ * offline parser's; `unheard` is the model's (its reading is the one the household paid for), unless
+ * the model heard nothing at all: then the offline parser's.
  */
 export function mergeParses(model: ParseRulesResponse, offline: ParseRulesResponse): ParseRulesResponse {
   const missed = offline.proposals.filter((o) => !model.proposals.some((m) => sameSubject(m, o)));
+  // A model that heard nothing at all ("silent") would report the whole sentence unheard beside the
+  // offline parser's rules; then the offline parser read the sentence alone, and its unheard stands.
+  const silent = model.proposals.length === 0 && model.leftoverDinners === null;
   return {
     proposals: [...model.proposals, ...missed],
     leftoverDinners: model.leftoverDinners ?? offline.leftoverDinners,
-    unheard: model.unheard,
+    unheard: silent ? offline.unheard : model.unheard,
   };
+}
+
+/** A proposal the create operation would refuse is no proposal: its summary joins `unheard`. */
+export function creatableOnly(parsed: ParseRulesResponse): ParseRulesResponse {
+  const proposals = parsed.proposals.filter((p) => isValidCreateRequest(p.request));
+  const refused = parsed.proposals.filter((p) => !proposals.includes(p)).map((p) => p.summary);
+  return { proposals, leftoverDinners: parsed.leftoverDinners, unheard: [...parsed.unheard, ...refused] };
+}
+
+/** What POST …/rules/parse answers when the model answered: its creatable proposals merged with the offline reading. */
+export function mergeModelReading(model: ParseRulesResponse, offline: ParseRulesResponse): ParseRulesResponse {
+  return creatableOnly(mergeParses(creatableOnly(model), offline));
 }

@@ -10,9 +10,9 @@ import {
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
 import { defaultRulesFor, defaultRulesJson } from './defaults.js';
-import { mergeParses } from './merge.js';
+import { creatableOnly, mergeModelReading } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
-import { assertValidRuleRequest, isValidCreateRequest } from './rule-validation.js';
+import { assertValidRuleRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
 import { todayIn } from './today.js';
@@ -197,7 +197,7 @@ export class MealRulesService {
     try {
       if (fromModel) {
         const model = await fromModel;
-        if (model) return { answer: creatableOnly(mergeParses(creatableOnly(model), offline ?? EMPTY_PARSE)), charged: true };
+        if (model) return { answer: mergeModelReading(model, offline ?? EMPTY_PARSE), charged: true };
       }
       if (offline) return { answer: creatableOnly(offline), charged: !this.modelParser };
     } catch (err) {
@@ -224,11 +224,4 @@ export class MealRulesService {
       return undefined;
     }
   }
-}
-
-/** A proposal the create operation would refuse is no proposal: its summary joins `unheard`. */
-function creatableOnly(parsed: ParseRulesResponse): ParseRulesResponse {
-  const proposals = parsed.proposals.filter((p) => isValidCreateRequest(p.request));
-  const refused = parsed.proposals.filter((p) => !proposals.includes(p)).map((p) => p.summary);
-  return { proposals, leftoverDinners: parsed.leftoverDinners, unheard: [...parsed.unheard, ...refused] };
 }

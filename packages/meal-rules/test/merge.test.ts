@@ -47,4 +47,14 @@ describe('merging the model’s reading with the offline parser’s', () => {
     const withLeftovers = { ...model, leftoverDinners: { summary: 'No leftovers', enabled: false, askedEveryDays: null } };
     expect(mergeParses(withLeftovers, offline).leftoverDinners).to.deep.equal(withLeftovers.leftoverDinners);
   });
+
+  it('takes the offline parser’s unheard when the model heard nothing at all', () => {
+    const text = 'fish twice a week, the kids hate onions';
+    const silent: ParseRulesResponse = { proposals: [], leftoverDinners: null, unheard: [text] };
+    const offline: ParseRulesResponse = { proposals: [fish(2, 2)], leftoverDinners: null, unheard: ['the kids hate onions'] };
+    expect(mergeParses(silent, offline)).to.deep.equal(offline);
+    // a model that heard only leftovers heard something: its unheard stands
+    const leftoversOnly = { ...silent, leftoverDinners: { summary: 'No leftovers', enabled: false, askedEveryDays: null } };
+    expect(mergeParses(leftoversOnly, offline).unheard).to.deep.equal([text]);
+  });
 });

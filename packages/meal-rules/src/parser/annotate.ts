@@ -226,8 +226,7 @@ function otherLanguagePhrase(tokens: Token[], i: number, lex: Lexicon): Phrase |
 }
 
 /** "dinner at 17 på hverdager" read as Norwegian: "at" (a filler word there) before a number is the English "at". */
-function atBeforeNumber(tokens: Token[], i: number, lex: Lexicon): Phrase | null {
-  const own = matchPhrase(tokens, i, lex);
+function atBeforeNumber(tokens: Token[], i: number, lex: Lexicon, own: Phrase | null): Phrase | null {
   if (!own?.tags.every((t) => t.t === 'filler') || tokens[i + own.words.length]?.kind !== 'num') return null;
   const other = otherLanguagePhrase(tokens, i, lex);
   return other && other.words.length === own.words.length && other.tags.every((t) => t.t === 'at') ? other : null;
@@ -238,7 +237,8 @@ function toItems(tokens: Token[], lex: Lexicon): Item[] {
   let i = 0;
   while (i < tokens.length) {
     const tok = tokens[i] as Token;
-    const phrase = atBeforeNumber(tokens, i, lex) ?? matchPhrase(tokens, i, lex) ?? (tok.kind === 'word' ? otherLanguagePhrase(tokens, i, lex) : null);
+    const own = matchPhrase(tokens, i, lex);
+    const phrase = atBeforeNumber(tokens, i, lex, own) ?? own ?? (tok.kind === 'word' ? otherLanguagePhrase(tokens, i, lex) : null);
     if (phrase) {
       const last = tokens[i + phrase.words.length - 1] as Token;
       for (const tag of phrase.tags) {

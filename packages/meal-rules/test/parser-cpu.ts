@@ -1,0 +1,25 @@
+// CPU per sentence of the offline parser over both held-out tables (issue 36: under 2 ms).
+// Run: npm run bench:parse -w @svc/meal-rules (no test times it: the numbers go in the README).
+import { HELD_OUT } from './parser-heldout.js';
+import { HELD_OUT_2 } from './parser-heldout-2.js';
+import { runCase } from './parser-score.js';
+
+const all = [...HELD_OUT, ...HELD_OUT_2];
+// warm: the word lists and typo indexes are built on the first unknown word (the host's warmUpParser does it at start-up)
+for (const c of all) runCase(c);
+const rounds = Number(process.env.ROUNDS ?? 30);
+const best = all.map(() => Number.POSITIVE_INFINITY);
+const start = process.cpuUsage();
+for (let i = 0; i < rounds; i++) {
+  all.forEach((c, k) => {
+    const s = process.cpuUsage();
+    runCase(c);
+    const d = process.cpuUsage(s);
+    best[k] = Math.min(best[k] ?? Number.POSITIVE_INFINITY, d.user + d.system);
+  });
+}
+const total = process.cpuUsage(start);
+const ms = (us: number) => (us / 1000).toFixed(3);
+const slowest = Math.max(...best);
+console.log(`${all.length} sentences × ${rounds} rounds: ${ms((total.user + total.system) / (rounds * all.length))} ms of CPU per sentence on average`);
+console.log(`slowest sentence (best of its ${rounds} runs): ${ms(slowest)} ms, ${JSON.stringify(all[best.indexOf(slowest)]?.text)}`);

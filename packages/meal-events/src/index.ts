@@ -14,7 +14,9 @@ export {
   CalendarFeedService,
   type CalendarFeedServiceOptions,
   FEED_WINDOW,
+  FORMER_MEMBER_NAME,
   type FeedAnswer,
+  MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
 } from './service/index.js';
@@ -36,4 +38,6 @@ export {
   type PageAnswer,
   type PageRequest,
   type StoredCalendarFeed,
+  type StoredParticipant,
+  apiParticipant,
 } from './store/index.js';

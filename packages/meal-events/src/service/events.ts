@@ -1,7 +1,7 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import { CursorCodec, invalidCursor } from '../cursor.js';
-import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
+import type { ListEventsQuery, MealEvent, MealEventInput } from '../schemas.js';
 import {
   type EventPosition,
   eventReadAhead,
@@ -44,7 +44,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
     servingTime: input.servingTime.slice(0, 5),
     availableCookingMinutes: input.availableCookingMinutes,
     notes: input.notes,
-    participants: input.participants.map((p): Participant => ({ memberId: p.memberId === null ? null : p.memberId.toLowerCase(), name: p.name })),
+    participants: input.participants.map((p) => ({ memberId: p.memberId === null ? null : p.memberId.toLowerCase(), name: p.name })),
   };
 }
 
@@ -129,15 +129,29 @@ export class MealEventsService {
 
   async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    await this.assertParticipantsAreMembers(householdId, input);
-    return this.store.create(householdId, uuidV4(this.random(16)), valuesOf(input), this.clock.now());
+    const values = valuesOf(input);
+    refuseStrangers(await this.strangers(householdId, values));
+    return this.store.create(householdId, uuidV4(this.random(16)), values, this.clock.now());
   }
 
   /** Full replacement: every field is written, `id` and `createdAt` stay. */
+  /**
+   * Full replacement: every field is written, `id` and `createdAt` stay. A participant whose
+   * `memberId` is no longer a member but is the one the stored event already links (the member
+   * left between a client's GET and its PUT) is accepted unchanged and stored as the departed
+   * participant it is (`memberId` null, its name kept): what a GET answered always goes back.
+   */
   async replace(userId: string, householdId: string, eventId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    await this.assertParticipantsAreMembers(householdId, input);
-    return (await this.store.replace(householdId, eventId, valuesOf(input), this.clock.now())) ?? Promise.reject(notFoundEvent());
+    const values = valuesOf(input);
+    const strangers = await this.strangers(householdId, values);
+    if (strangers.length) {
+      const links = await this.store.participantLinks(householdId, eventId);
+      if (!links) throw notFoundEvent();
+      refuseStrangers(strangers.filter((p) => !links.has(p.memberId)));
+      for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
+    }
+    return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
   }
 
   async remove(userId: string, householdId: string, eventId: string): Promise<void> {
@@ -163,23 +177,25 @@ export class MealEventsService {
   }
 
   /**
-   * A participant with a `memberId` must be a member of this household (a guest has none):
-   * 400 `validation_failed` naming each participant whose id is not one. Asked only when the body
-   * names someone, so events of guests alone cost no lookup.
+   * The participants whose `memberId` is not a member of this household (a guest has none, and is
+   * never one). Asked only when the body names someone, so events of guests alone cost no lookup.
    */
-  private async assertParticipantsAreMembers(householdId: string, input: MealEventInput): Promise<void> {
-    const named = input.participants.map((p, i) => ({ i, memberId: p.memberId?.toLowerCase() ?? null })).filter((p) => p.memberId !== null);
-    if (!named.length) return;
+  private async strangers(householdId: string, values: MealEventValues): Promise<{ i: number; memberId: string }[]> {
+    const named = values.participants.flatMap((p, i) => (p.memberId === null ? [] : [{ i, memberId: p.memberId }]));
+    if (!named.length) return [];
     const members = await this.memberIds(householdId);
-    const strangers = named.filter((p) => !members.has(p.memberId!));
-    if (strangers.length) {
-      throw new InputError(
-        'validation_failed',
-        `The body is not valid: ${strangers.map((p) => `participants[${p.i}].memberId is not a member of this household`).join('; ')}`,
-        strangers.map((p) => ({ field: `participants[${p.i}].memberId`, message: 'is not a member of this household', in: 'body' as const })),
-      );
-    }
+    return named.filter((p) => !members.has(p.memberId));
   }
+}
+
+/** 400 `validation_failed` naming each participant whose `memberId` is not a member of this household. */
+function refuseStrangers(strangers: { i: number; memberId: string }[]): void {
+  if (!strangers.length) return;
+  throw new InputError(
+    'validation_failed',
+    `The body is not valid: ${strangers.map((p) => `participants[${p.i}].memberId is not a member of this household`).join('; ')}`,
+    strangers.map((p) => ({ field: `participants[${p.i}].memberId`, message: 'is not a member of this household', in: 'body' as const })),
+  );
 }
 
 /** Events per page of the export. */

@@ -13,4 +13,6 @@ export {
   type ObjectionMealEventStoreOptions,
   type PageAnswer,
   type PageRequest,
+  type StoredParticipant,
+  apiParticipant,
 } from './events.js';

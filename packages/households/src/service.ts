@@ -24,7 +24,7 @@ import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
 import type { IntakeInviteCode } from './models/index.js';
-import { recapText } from './onboarding.js';
+import { AT_THE_TABLE, recapText } from './onboarding.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -92,6 +92,21 @@ export interface HouseholdAdmin {
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** Who may invite: Owner and Adult; a Junior gets 403 `forbidden`. */
 export const INVITING_ROLES: readonly HouseholdRole[] = ['Owner', 'Adult'];
+/**
+ * The recap's "At the table:" line (see onboarding.ts) with `name (Role)` written as
+ * `Former member (Role)`: the recap stays true about the table without naming a deleted account.
+ */
+function withoutName(text: string, name: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.startsWith(AT_THE_TABLE)
+        ? AT_THE_TABLE + `, ${line.slice(AT_THE_TABLE.length)}`.split(`, ${name} (`).join(`, ${UNKNOWN_MEMBER_NAME} (`).slice(2)
+        : line,
+    )
+    .join('\n');
+}
+
 /** Shown for a member whose account the directory no longer knows. */
 export const UNKNOWN_MEMBER_NAME = 'Former member';
 
@@ -429,6 +444,9 @@ export class HouseholdsService {
     const former = (await this.store.formerMemberships(userId, trx)).filter((m) => !alone.has(m.householdId));
     const members = [...staying.map((m) => ({ householdId: m.householdId, memberId: m.memberId })), ...former];
     if (members.length) for (const l of this.listeners) await l.accountErased({ userId, members, at }, trx);
+    // This package's own copy of the name: the onboarding recap's "At the table" line.
+    const name = (await this.accounts.profiles([userId])).get(userId)?.displayName;
+    if (name) await this.store.rewriteRecaps([...new Set(members.map((m) => m.householdId))], (text) => withoutName(text, name), trx);
     await this.store.deleteDepartures(userId, trx);
     await this.store.removeMemberships(userId, trx);
   }

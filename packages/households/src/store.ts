@@ -206,6 +206,8 @@ export interface HouseholdStore {
   formerMemberships(userId: string, trx?: Knex.Transaction): Promise<{ householdId: string; memberId: string }[]>;
   /** Deletes the departures of `userId` (the account is being deleted). */
   deleteDepartures(userId: string, trx?: Knex.Transaction): Promise<void>;
+  /** The onboarding recaps of these households, for `rewrite` to change (a changed text is written back). */
+  rewriteRecaps(householdIds: string[], rewrite: (text: string) => string, trx?: Knex.Transaction): Promise<void>;
   conversation(householdId: string, conversationId: string): Promise<ConversationResponse>;
   /**
    * Completes onboarding under a row lock on the household: the first call stamps it, applies the
@@ -584,6 +586,19 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async deleteDepartures(userId: string, trx?: Knex.Transaction): Promise<void> {
     if (isUuid(userId)) await this.Departure.query(trx).delete().where({ userId });
+  }
+
+  async rewriteRecaps(householdIds: string[], rewrite: (text: string) => string, trx?: Knex.Transaction): Promise<void> {
+    if (!householdIds.length) return;
+    const rows = await this.Message.query(trx)
+      .select('household_messages.id', 'household_messages.text')
+      .join('household_conversations as c', 'c.id', 'household_messages.conversationId')
+      .whereIn('c.householdId', householdIds)
+      .where('household_messages.kind', 'onboarding_recap');
+    for (const row of rows) {
+      const text = rewrite(row.text);
+      if (text !== row.text) await this.Message.query(trx).findById(row.id).patch({ text });
+    }
   }
 
   async conversation(householdId: string, conversationId: string): Promise<ConversationResponse> {

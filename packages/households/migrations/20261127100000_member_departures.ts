@@ -26,7 +26,9 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('household_invitations', (t) => {
     t.binary('sealed_code')
       .nullable()
-      .comment('The code sealed (AES-256-GCM, key derived from SESSION_SECRET, household id as associated data) so adults can list it; null for codes minted before');
+      .comment(
+        'The code sealed (AES-256-GCM, key derived from SESSION_SECRET, household id as associated data) so adults can list it; null for codes minted before',
+      );
     t.index(['household_id'], 'household_invitations_outstanding_index', { predicate: knex.whereNull('accepted_at') });
     t.index(['created_by'], 'household_invitations_created_by_outstanding_index', { predicate: knex.whereNull('accepted_at') });
   });

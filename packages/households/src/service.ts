@@ -18,9 +18,9 @@ import type {
   SpendTurn,
 } from '@svc/contracts';
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, readAhead, systemRandom } from '@svc/http-kit';
-import { InvitationCodeSealer } from './code-sealer.js';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
+import { InvitationCodeSealer } from './code-sealer.js';
 import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
 import type { IntakeInviteCode } from './models/index.js';
@@ -437,7 +437,8 @@ export class HouseholdsService {
     // The codes the person minted go with them (see `departed`), in every household.
     await this.store.revokeInvitationsBy(null, userId, trx);
     for (const m of staying) {
-      for (const l of this.listeners) await l.memberDeparted({ householdId: m.householdId, memberId: m.memberId, userId, role: m.role, reason: 'account_deleted', at }, trx);
+      for (const l of this.listeners)
+        await l.memberDeparted({ householdId: m.householdId, memberId: m.memberId, userId, role: m.role, reason: 'account_deleted', at }, trx);
     }
     // Every member id the person held, here and in households they left before: the other
     // packages forget what they keep under them (a participant's name, say).
@@ -464,7 +465,8 @@ export class HouseholdsService {
       await this.store.recordDeparture({ householdId, userId: member.userId, memberId: member.memberId, role: member.role, reason, at }, trx);
       await this.store.revokeInvitationsBy(householdId, member.userId, trx);
     }
-    for (const l of this.listeners) await l.memberDeparted({ householdId, memberId: member.memberId, userId: member.userId, role: member.role, reason, at }, trx);
+    for (const l of this.listeners)
+      await l.memberDeparted({ householdId, memberId: member.memberId, userId: member.userId, role: member.role, reason, at }, trx);
   }
 
   /** A role changed, inside its transaction: a member who may no longer invite loses the codes they minted; the listeners are told. */

@@ -531,7 +531,9 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         'household_invitations.expiresAt',
         'm.id as createdByMemberId',
       )
-      .leftJoin('household_members as m', (j) => j.on('m.householdId', 'household_invitations.householdId').andOn('m.userId', 'household_invitations.createdBy'))
+      .leftJoin('household_members as m', (j) =>
+        j.on('m.householdId', 'household_invitations.householdId').andOn('m.userId', 'household_invitations.createdBy'),
+      )
       .where('household_invitations.householdId', householdId)
       .whereNull('household_invitations.acceptedAt')
       .where('household_invitations.expiresAt', '>', at.toISOString())
@@ -696,7 +698,10 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     if (householdIds.length) await this.Household.query(trx).delete().whereIn('id', householdIds);
   }
 
-  async lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; memberId: string; role: HouseholdRole; otherMembers: number }[]> {
+  async lockMembershipsOf(
+    userId: string,
+    trx: Knex.Transaction,
+  ): Promise<{ householdId: string; memberId: string; role: HouseholdRole; otherMembers: number }[]> {
     if (!isUuid(userId)) return [];
     await this.Household.query(trx).select('id').whereIn('id', this.Member.query(trx).select('householdId').where({ userId })).orderBy('id').forNoKeyUpdate();
     // Read after the locks are held, so a hand-over that committed meanwhile is seen.

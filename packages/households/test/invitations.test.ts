@@ -13,7 +13,9 @@ describe('invitations: listing, revoking, and what an older code gives someone t
   const accept = (who: string, code: string) => request(h.app).post('/api/v1/invitations/accept').set('X-Test-User', who).send({ code });
   const list = (householdId: string, who: string) => request(h.app).get(`/api/v1/households/${householdId}/invitations`).set('X-Test-User', who);
   const revoke = (householdId: string, code: string, who: string) =>
-    request(h.app).delete(`/api/v1/households/${householdId}/invitations/${encodeURIComponent(code)}`).set('X-Test-User', who);
+    request(h.app)
+      .delete(`/api/v1/households/${householdId}/invitations/${encodeURIComponent(code)}`)
+      .set('X-Test-User', who);
   const memberOf = async (householdId: string, userId: string) => (await h.db.knex('householdMembers').where({ householdId, userId }).first()).id as string;
   const problem = (res: request.Response, status: number, code: string) => {
     expect(res.status, JSON.stringify(res.body)).to.equal(status);
@@ -84,7 +86,9 @@ describe('invitations: listing, revoking, and what an older code gives someone t
       problem(await revoke(household.id, code, outsider), 404, 'not_found');
       // Another household's owner cannot revoke it through their own household.
       const other = h.accounts.user('Otto');
-      const otherHome = (await request(h.app).post('/api/v1/households').set('X-Test-User', other).send({ name: 'O', timeZoneId: 'UTC', defaultDinnerTime: '18:00' })).body;
+      const otherHome = (
+        await request(h.app).post('/api/v1/households').set('X-Test-User', other).send({ name: 'O', timeZoneId: 'UTC', defaultDinnerTime: '18:00' })
+      ).body;
       problem(await revoke(otherHome.id, code, other), 404, 'invitation_not_found');
       expect((await accept(outsider, code)).status).to.equal(200);
       problem(await revoke(household.id, code, owner), 404, 'invitation_not_found');
@@ -117,7 +121,13 @@ describe('invitations: listing, revoking, and what an older code gives someone t
       const { owner, adult, outsider, household } = await family(h);
       const { code } = await invite(household.id, owner, 'Adult');
       h.clock.advanceSeconds(1);
-      expect((await request(h.app).delete(`/api/v1/households/${household.id}/members/${await memberOf(household.id, adult)}`).set('X-Test-User', owner)).status).to.equal(204);
+      expect(
+        (
+          await request(h.app)
+            .delete(`/api/v1/households/${household.id}/members/${await memberOf(household.id, adult)}`)
+            .set('X-Test-User', owner)
+        ).status,
+      ).to.equal(204);
       problem(await accept(adult, code), 404, 'invitation_not_found');
       expect((await accept(outsider, code)).body.role).to.equal('Adult');
     });
@@ -140,7 +150,10 @@ describe('invitations: listing, revoking, and what an older code gives someone t
       const { owner, adult, household } = await family(h);
       const { code } = await invite(household.id, owner, 'Adult');
       h.clock.advanceSeconds(1);
-      await request(h.app).delete(`/api/v1/households/${household.id}/members/${await memberOf(household.id, adult)}`).set('X-Test-User', adult).expect(204);
+      await request(h.app)
+        .delete(`/api/v1/households/${household.id}/members/${await memberOf(household.id, adult)}`)
+        .set('X-Test-User', adult)
+        .expect(204);
       expect((await accept(adult, code)).body.role).to.equal('Adult');
     });
 
@@ -151,10 +164,18 @@ describe('invitations: listing, revoking, and what an older code gives someone t
         const { code } = await invite(household.id, adult, 'Adult');
         const mine = await invite(household.id, owner, 'Junior');
         const memberId = await memberOf(household.id, adult);
-        if (how === 'demoted') await request(h.app).patch(`/api/v1/households/${household.id}/members/${memberId}`).set('X-Test-User', owner).send({ role: 'Junior' }).expect(200);
-        else await request(h.app).delete(`/api/v1/households/${household.id}/members/${memberId}`).set('X-Test-User', how === 'left' ? adult : owner).expect(204);
+        if (how === 'demoted')
+          await request(h.app).patch(`/api/v1/households/${household.id}/members/${memberId}`).set('X-Test-User', owner).send({ role: 'Junior' }).expect(200);
+        else
+          await request(h.app)
+            .delete(`/api/v1/households/${household.id}/members/${memberId}`)
+            .set('X-Test-User', how === 'left' ? adult : owner)
+            .expect(204);
         problem(await accept(outsider, code), 404, 'invitation_not_found');
-        expect((await list(household.id, owner)).body.items.map((i: { code: string }) => i.code), how).to.deep.equal([mine.code]);
+        expect(
+          (await list(household.id, owner)).body.items.map((i: { code: string }) => i.code),
+          how,
+        ).to.deep.equal([mine.code]);
       }
     });
   });

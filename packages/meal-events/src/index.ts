@@ -14,13 +14,14 @@ export {
   CalendarFeedService,
   type CalendarFeedServiceOptions,
   FEED_WINDOW,
-  FORMER_MEMBER_NAME,
   type FeedAnswer,
+  FORMER_MEMBER_NAME,
   MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
 } from './service/index.js';
 export {
+  apiParticipant,
   type CalendarEvent,
   type CalendarFeedStore,
   calendarFeedReadAhead,
@@ -39,5 +40,4 @@ export {
   type PageRequest,
   type StoredCalendarFeed,
   type StoredParticipant,
-  apiParticipant,
 } from './store/index.js';

@@ -4,7 +4,14 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { FORMER_MEMBER_NAME, MealEventsMembershipListener, type MealEventsService, migrations, ObjectionCalendarFeedStore, ObjectionMealEventStore } from '../src/index.js';
+import {
+  FORMER_MEMBER_NAME,
+  MealEventsMembershipListener,
+  type MealEventsService,
+  migrations,
+  ObjectionCalendarFeedStore,
+  ObjectionMealEventStore,
+} from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 describe('departed members (MembershipListener): participants and the calendar feed', () => {
@@ -59,7 +66,11 @@ describe('departed members (MembershipListener): participants and the calendar f
   };
 
   it('a member who left keeps their name without the link, in every answer; the event counts as changed', async () => {
-    const event = (await as(request(app).post(`${base}/events`)).send(body).expect(201)).body;
+    const event = (
+      await as(request(app).post(`${base}/events`))
+        .send(body)
+        .expect(201)
+    ).body;
     clock.advance(60_000);
     await depart(ada, 'left');
     const expected = [
@@ -85,7 +96,11 @@ describe('departed members (MembershipListener): participants and the calendar f
   });
 
   it('PUT accepts a departed member id the event still links (a GET before the departure), storing it without the link; POST refuses it', async () => {
-    const event = (await as(request(app).post(`${base}/events`)).send(body).expect(201)).body;
+    const event = (
+      await as(request(app).post(`${base}/events`))
+        .send(body)
+        .expect(201)
+    ).body;
     await depart(ada, 'removed');
     const put = await putBack(event);
     expect(put.status, JSON.stringify(put.body)).to.equal(200);
@@ -99,9 +114,17 @@ describe('departed members (MembershipListener): participants and the calendar f
   });
 
   it('an erased account leaves a nameless place at the table, found by its current and its former member ids', async () => {
-    const first = (await as(request(app).post(`${base}/events`)).send(body).expect(201)).body;
+    const first = (
+      await as(request(app).post(`${base}/events`))
+        .send(body)
+        .expect(201)
+    ).body;
     await depart(ada, 'left');
-    const second = (await as(request(app).post(`${base}/events`)).send({ ...body, participants: [{ memberId: null, name: 'Ada' }, ...body.participants.slice(1)] }).expect(201)).body;
+    const second = (
+      await as(request(app).post(`${base}/events`))
+        .send({ ...body, participants: [{ memberId: null, name: 'Ada' }, ...body.participants.slice(1)] })
+        .expect(201)
+    ).body;
     await depart(bo, 'account_deleted');
     // account_deleted leaves the unlinking to the erasure that follows.
     expect((await stored(first.id)).participants[1]).to.deep.equal({ memberId: bo, name: 'Bo' });
@@ -150,7 +173,11 @@ describe('departed members (MembershipListener): participants and the calendar f
   });
 
   it('writes nothing when the transaction of the change rolls back', async () => {
-    const event = (await as(request(app).post(`${base}/events`)).send(body).expect(201)).body;
+    const event = (
+      await as(request(app).post(`${base}/events`))
+        .send(body)
+        .expect(201)
+    ).body;
     const url = new URL((await as(request(app).post(`${base}/calendar-feed`)).expect(201)).body.url).pathname;
     await db.knex
       .transaction(async (trx) => {

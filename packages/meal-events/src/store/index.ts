@@ -1,5 +1,6 @@
 export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
+  apiParticipant,
   type CalendarEvent,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
@@ -14,5 +15,4 @@ export {
   type PageAnswer,
   type PageRequest,
   type StoredParticipant,
-  apiParticipant,
 } from './events.js';

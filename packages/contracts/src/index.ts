@@ -229,8 +229,13 @@ export interface PersonalDataSources {
   devices(userId: string): Promise<ExportRecord[]>;
 }
 
-/** The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access check: call HouseholdAccess.roleOf first. */
-export type HouseholdMemberIds = (householdId: string) => Promise<ReadonlySet<string>>;
+/**
+ * The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access
+ * check: call HouseholdAccess.roleOf first. Given `trx`, the member rows are read inside it and
+ * locked (FOR KEY SHARE) until it ends, so no member the answer lists can be removed before the
+ * caller commits what it wrote on the strength of it (a removal waits, then sees that write).
+ */
+export type HouseholdMemberIds = (householdId: string, trx?: Transaction) => Promise<ReadonlySet<string>>;
 
 /** Why someone stopped being a member of a household. */
 export type DepartureReason = 'left' | 'removed' | 'account_deleted';

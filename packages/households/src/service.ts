@@ -196,7 +196,8 @@ export class HouseholdsService {
     };
     this.memberships = (userId) => store.memberships(userId);
     this.profiles = (householdId) => store.profile(householdId);
-    this.memberIds = async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId));
+    this.memberIds = async (householdId, trx) =>
+      new Set(trx ? await store.lockMemberIds(householdId, trx as Knex.Transaction) : (await store.members(householdId)).map((m) => m.memberId));
     this.spendTurn = (householdId, trx) => ledger.spendTurn(householdId, trx as Knex.Transaction | undefined);
     this.deletionStep = { deleteAccountData: (userId, trx) => this.deleteAccountData(userId, trx as Knex.Transaction) };
     this.exportSource = { household: (householdId) => this.exportHousehold(householdId) };

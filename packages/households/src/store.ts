@@ -173,6 +173,8 @@ export interface HouseholdStore {
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
+  /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
+  lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]>;
   createInvitation(input: {
     householdId: string;
     role: 'Adult' | 'Junior';
@@ -461,6 +463,12 @@ export class ObjectionHouseholdStore implements HouseholdStore {
       .where({ householdId })
       .orderByRaw("(role = 'Owner') desc, created_at, id");
     return rows.map((r) => r.toRow());
+  }
+
+  async lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]> {
+    if (!isUuid(householdId)) return [];
+    const rows = await this.Member.query(trx).select('id').where({ householdId }).forKeyShare();
+    return rows.map((r) => r.id);
   }
 
   async createInvitation(input: {

@@ -180,3 +180,48 @@ describe('invitations: listing, revoking, and what an older code gives someone t
     });
   });
 });
+
+describe('memberIds inside a transaction (HouseholdMemberIds with trx)', () => {
+  const h = useHarness();
+
+  it('holds the members it answered until the transaction ends: a removal waits for it, then goes through', async () => {
+    const { owner, adult, household } = await family(h);
+    const memberId = (await h.db.knex('householdMembers').where({ householdId: household.id, userId: adult }).first()).id as string;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let listed!: () => void;
+    const wasListed = new Promise<void>((resolve) => {
+      listed = resolve;
+    });
+    const writer = h.db.knex.transaction(async (trx) => {
+      expect((await h.households.memberIds(household.id, trx)).has(memberId)).to.equal(true);
+      listed();
+      await released;
+    });
+    await wasListed;
+    let finished = false;
+    const removal = request(h.app)
+      .delete(`/api/v1/households/${household.id}/members/${memberId}`)
+      .set('X-Test-User', owner)
+      .then((res) => {
+        finished = true;
+        return res;
+      });
+    // The removal's DELETE of the member row waits on the writer's lock (seen in pg_stat_activity).
+    let waiting = false;
+    for (let i = 0; i < 500 && !waiting; i++) {
+      const { rows } = await h.db.knex.raw(
+        "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike 'delete from %household_members%'",
+      );
+      waiting = rows[0].n > 0;
+      if (!waiting) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(waiting, 'the removal waits for the transaction that listed the member').to.equal(true);
+    expect(finished).to.equal(false);
+    release();
+    await writer;
+    expect((await removal).status).to.equal(204);
+  });
+});

@@ -169,6 +169,37 @@ describe('departed members: events, the calendar feed, older invitation codes', 
     expect(refused.body.errors[0].field).to.equal('participants[0].memberId');
   });
 
+  it("a PUT naming a member racing that member's removal never leaves the event linked to a non-member (15 rounds)", async () => {
+    const s = await scene('Adult', 'Racing Rut');
+    await s.owner.delete(`${s.base}/members/${s.memberId}`).expect(204);
+    const seen = new Set<string>();
+    for (let round = 0; round < 15; round++) {
+      h.clock.advance(1000);
+      const { code } = (await s.owner.post(`${s.base}/invitations`).send({ role: 'Adult' }).expect(201)).body;
+      const { memberId } = (await s.member.post('/api/v1/invitations/accept').send({ code }).expect(200)).body;
+      const body = {
+        date: '2026-12-05',
+        eventType: 'Guests',
+        servingTime: '18:00',
+        availableCookingMinutes: 30,
+        notes: `round ${round}`,
+        participants: [{ memberId, name: 'Racing Rut' }],
+      };
+      const event = (await s.owner.post(`${s.base}/events`).send(body).expect(201)).body;
+      const [put, removed] = await Promise.all([
+        s.owner.put(`${s.base}/events/${event.id}`).send({ ...body, servingTime: '19:00' }),
+        s.owner.delete(`${s.base}/members/${memberId}`),
+      ]);
+      expect(removed.status).to.equal(204);
+      expect(put.status, JSON.stringify(put.body)).to.equal(200);
+      seen.add(put.body.participants[0].memberId === null ? 'after' : 'before');
+      const got = (await s.owner.get(`${s.base}/events/${event.id}`).expect(200)).body;
+      expect(got.participants, `round ${round}`).to.deep.equal([{ memberId: null, name: 'Racing Rut' }]);
+      expect(got.servingTime).to.equal('19:00');
+    }
+    expect(seen.size).to.be.greaterThan(0);
+  });
+
   it("deleting an account removes the person's name from every event, the feed and every table; their feed is retired", async () => {
     const s = await scene('Adult', 'Zelda Erased');
     // The onboarding recap names everyone at the table.

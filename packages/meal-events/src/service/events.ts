@@ -1,5 +1,6 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
+import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { ListEventsQuery, MealEvent, MealEventInput } from '../schemas.js';
 import {
@@ -130,8 +131,14 @@ export class MealEventsService {
   async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
-    refuseStrangers(await this.strangers(householdId, values));
-    return this.store.create(householdId, uuidV4(this.random(16)), values, this.clock.now());
+    const id = uuidV4(this.random(16));
+    if (!named(values)) return this.store.create(householdId, id, values, this.clock.now());
+    // The members named are locked until the event is written: a removal racing this waits, then
+    // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
+    return this.store.transaction(async (trx) => {
+      refuseStrangers(await this.strangers(householdId, values, trx));
+      return this.store.create(householdId, id, values, this.clock.now(), trx);
+    });
   }
 
   /** Full replacement: every field is written, `id` and `createdAt` stay. */
@@ -144,14 +151,18 @@ export class MealEventsService {
   async replace(userId: string, householdId: string, eventId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
-    const strangers = await this.strangers(householdId, values);
-    if (strangers.length) {
-      const links = await this.store.participantLinks(householdId, eventId);
-      if (!links) throw notFoundEvent();
-      refuseStrangers(strangers.filter((p) => !links.has(p.memberId)));
-      for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
-    }
-    return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
+    if (!named(values)) return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
+    // As in create: the members named stay members until the event is written.
+    return this.store.transaction(async (trx) => {
+      const strangers = await this.strangers(householdId, values, trx);
+      if (strangers.length) {
+        const links = await this.store.participantLinks(householdId, eventId, trx);
+        if (!links) throw notFoundEvent();
+        refuseStrangers(strangers.filter((p) => !links.has(p.memberId)));
+        for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
+      }
+      return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx)) ?? Promise.reject(notFoundEvent());
+    });
   }
 
   async remove(userId: string, householdId: string, eventId: string): Promise<void> {
@@ -178,14 +189,19 @@ export class MealEventsService {
 
   /**
    * The participants whose `memberId` is not a member of this household (a guest has none, and is
-   * never one). Asked only when the body names someone, so events of guests alone cost no lookup.
+   * never one), the members' rows locked in `trx` until it ends. Asked only when the body names
+   * someone, so events of guests alone cost no lookup and no transaction.
    */
-  private async strangers(householdId: string, values: MealEventValues): Promise<{ i: number; memberId: string }[]> {
-    const named = values.participants.flatMap((p, i) => (p.memberId === null ? [] : [{ i, memberId: p.memberId }]));
-    if (!named.length) return [];
-    const members = await this.memberIds(householdId);
-    return named.filter((p) => !members.has(p.memberId));
+  private async strangers(householdId: string, values: MealEventValues, trx: Knex.Transaction): Promise<{ i: number; memberId: string }[]> {
+    const linked = values.participants.flatMap((p, i) => (p.memberId === null ? [] : [{ i, memberId: p.memberId }]));
+    const members = await this.memberIds(householdId, trx);
+    return linked.filter((p) => !members.has(p.memberId));
   }
+}
+
+/** True when a participant names a member. */
+function named(values: MealEventValues): boolean {
+  return values.participants.some((p) => p.memberId !== null);
 }
 
 /** 400 `validation_failed` naming each participant whose `memberId` is not a member of this household. */

@@ -100,17 +100,19 @@ export interface MealEventStore {
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
   /** The same event as the JSON text of MealEventResponse (a member's GET sends it as it comes); undefined when the household has no such event. */
   getJson(householdId: string, id: string): Promise<string | undefined>;
+  /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Writes a new event with the id the service chose. */
-  create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
+  create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent>;
   /**
    * Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the
    * household has no such event. A participant written without a member (`memberId` null) keeps
    * the `formerMemberId` of the stored participant of the same name, so editing an event does not
    * lose the link an account deletion needs.
    */
-  replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined>;
+  replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined>;
   /** Every member id the event's participants name, as `memberId` or as `formerMemberId`; undefined when the household has no such event. */
-  participantLinks(householdId: string, id: string): Promise<Set<string> | undefined>;
+  participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined>;
   /**
    * A member left or was removed: in every event of the household, the participants linked to
    * `memberId` keep their name and lose the link (`memberId` null, `formerMemberId` kept);
@@ -250,8 +252,12 @@ export class ObjectionMealEventStore implements MealEventStore {
     this.answers = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (answer) => answer.bytes);
   }
 
-  private mine(householdId: string, id: string) {
-    return this.Event.query().where({ householdId, id });
+  private mine(householdId: string, id: string, trx?: Knex.Transaction) {
+    return this.Event.query(trx).where({ householdId, id });
+  }
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.Event.knex().transaction(work);
   }
 
   /**
@@ -414,20 +420,20 @@ export class ObjectionMealEventStore implements MealEventStore {
     return event && JSON.stringify(event);
   }
 
-  async create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent> {
+  async create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent> {
     const at = now.toISOString();
     const event = this.Event.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at });
     // One statement (Objection adds `returning id` on PostgreSQL); the answer is what was written, not read back.
-    await this.Event.query().insert(event);
+    await this.Event.query(trx).insert(event);
     return event.toApi();
   }
 
-  async replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined> {
+  async replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
     // The sequence grows in the same statement, so parallel replacements each count.
     // The participants keep the links of departed members that the client cannot send back (see MealEventStore.replace).
-    const rows = await this.mine(householdId, id)
+    const rows = await this.mine(householdId, id, trx)
       .patch({
         ...values,
         participants: objection.raw(CARRY_FORMER_MEMBERS, [JSON.stringify(values.participants), 'participants']) as unknown as StoredParticipant[],
@@ -440,8 +446,8 @@ export class ObjectionMealEventStore implements MealEventStore {
     return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt }).toApi();
   }
 
-  async participantLinks(householdId: string, id: string): Promise<Set<string> | undefined> {
-    const row = await this.mine(householdId, id).select('participants').first();
+  async participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined> {
+    const row = await this.mine(householdId, id, trx).select('participants').first();
     if (!row) return undefined;
     const links = new Set<string>();
     for (const p of row.participants as StoredParticipant[]) {

@@ -148,7 +148,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'deleteMe',
       summary: 'Deletes the caller’s account and everything of it',
       description:
-        'Body `{ "password" }`; an account without a password instead needs a sign-in within the last 10 minutes (else 401 reauthentication_required). The password counts toward the login lockout (423 account_locked while locked). Deletes the account, its identities, sessions, devices and tokens, its memberships, and every household where it was the only member, in one transaction; 409 owner_must_transfer while it owns a household with other members. Mails a notice; the address can register again at once.',
+        'Body `{ "password" }`; an account without a password instead needs a sign-in within the last 10 minutes (else 401 reauthentication_required). The password counts toward the login lockout (423 account_locked while locked). Deletes the account, its identities, sessions, devices and tokens, its memberships, and every household where it was the only member, in one transaction; in households it shared or had left, its name leaves their meal events and calendar (the participant stays as "Former member"), the invitation codes it minted are revoked, and a calendar feed it could read is retired. 409 owner_must_transfer while it owns a household with other members. Mails a notice; the address can register again at once.',
       auth: true,
       body: DeleteMeBody,
       responses: ok204,

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
+import { type AppVersionFloors, parseAppVersionFloors, parseOrigin } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
@@ -15,6 +15,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
+  /**
+   * CORS_ORIGINS: exact origins (`https://app.example.com`, comma-separated) of web clients allowed
+   * to call the API from another origin, with the session cookie (CORS with credentials; the CSRF
+   * check accepts them too). Empty (the default): same-origin only, no CORS header is ever sent.
+   */
+  corsOrigins: string[];
   sessionSecret: string;
   cookieSecure: boolean;
   trustProxy: boolean | number | string | undefined;
@@ -221,6 +227,13 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('APP_REDIRECT_URIS', `"${u}" is not an absolute URI`);
     }
   }
+  const corsOrigins = list(env, 'CORS_ORIGINS').map((o) => {
+    try {
+      return parseOrigin(o);
+    } catch (err) {
+      throw new ConfigError('CORS_ORIGINS', (err as Error).message);
+    }
+  });
   const publicHttps = publicBaseUrl.startsWith('https:');
   const ruleParserUrl = str(env, 'RULE_PARSER_URL');
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
@@ -232,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     publicBaseUrl,
+    corsOrigins: [...new Set(corsOrigins)],
     sessionSecret: sessionSecret(env, nodeEnv, dataDir),
     cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
     trustProxy: trustProxy(env),

@@ -64,20 +64,23 @@ const DB_DOWN_CODES = new Set([
   '08003',
   '08004',
   '08006',
+  // @svc/db's connection watch: no reply on any connection for about a second (a frozen server).
+  'EDBNOTANSWERING',
 ]);
 
 /** Messages pg, pg-pool, knex and tarn use for the same conditions (they carry no code). */
 const DB_DOWN_MESSAGES =
-  /Connection terminated|connect ECONNREFUSED|timeout expired|Query read timeout|Connection ended unexpectedly|not queryable|terminating connection|the database system is (?:starting up|shutting down)|Timeout acquiring a connection/;
+  /Database not answering|Connection terminated|connect ECONNREFUSED|timeout expired|Query read timeout|Connection ended unexpectedly|not queryable|terminating connection|the database system is (?:starting up|shutting down)|Timeout acquiring a connection/;
 
-/** True for any error that means the database does not answer (directly, or as the `cause` of one). */
+/** True for any error that means the database does not answer (directly, or as the `cause` or Objection's `nativeError` of one). */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 3) return false;
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && DB_DOWN_CODES.has(code)) return true;
   if (err.name === 'KnexTimeoutError' || err.name === 'TimeoutError') return true;
   if (DB_DOWN_MESSAGES.test(err.message)) return true;
-  return isDatabaseUnavailable((err as { cause?: unknown }).cause, depth + 1);
+  const { cause, nativeError } = err as { cause?: unknown; nativeError?: unknown };
+  return isDatabaseUnavailable(cause, depth + 1) || isDatabaseUnavailable(nativeError, depth + 1);
 }
 
 /**

@@ -58,6 +58,13 @@ export interface Config {
   /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
   dbStatementTimeoutMs: number;
   /**
+   * DB_UNANSWERED_MS (default 1000; 0 off): a database that answers nothing on any connection for
+   * this long while queries wait, and whose probe (a new connection's `select 1`) does not answer
+   * either, is taken as frozen: waiting and new requests answer 503 `service_unavailable` at once
+   * until a probe answers (see @svc/db's ConnectionWatch).
+   */
+  dbUnansweredMs: number;
+  /**
    * Concurrent bcrypt jobs: PASSWORD_HASH_WORKERS, default one fewer than the CPUs the container may
    * use (cgroup limit), 1 to 4: one core stays with the event loop, so a login storm does not starve
    * other requests (the benchmark's login-storm scenario measured it).
@@ -296,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    dbUnansweredMs: int(env, 'DB_UNANSWERED_MS', 1000, 0, 60_000),
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
     heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
     helperThreadNice: int(env, 'HELPER_THREAD_NICE', HELPER_THREAD_NICE_DEFAULT, 0, 19),

@@ -69,6 +69,8 @@ describe('configuration', () => {
     });
     expect(c.corsOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:5173']);
     expect(loadConfig(base).corsOrigins, 'empty by default: same-origin only').to.deep.equal([]);
+    expect(loadConfig(base).dbUnansweredMs).to.equal(1000);
+    expect(loadConfig({ ...base, DB_UNANSWERED_MS: '0' }).dbUnansweredMs).to.equal(0);
     expect(c.inviteCodes).to.deep.equal(['a', 'b', 'c']);
     expect(c.platformAdminEmails).to.deep.equal(['ops@example.com']);
     expect(c.appVersionFloors).to.deep.equal({ ios: '2.4.0', android: '2.3.1' });
@@ -98,6 +100,7 @@ describe('configuration', () => {
     [{ APPLE_CLIENT_ID: 'id' }, 'APPLE_TEAM_ID'],
     [{ APP_REDIRECT_URIS: 'not a uri' }, 'APP_REDIRECT_URIS'],
     [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
+    [{ DB_UNANSWERED_MS: 'soon' }, 'DB_UNANSWERED_MS'],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/web' }, 'CORS_ORIGINS'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],

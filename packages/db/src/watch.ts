@@ -9,6 +9,7 @@ import type { DbLogger } from './knex.js';
  * http-kit knows its `code`), instead of hanging until the read timeout.
  */
 export class DatabaseNotAnsweringError extends Error {
+  /** What http-kit recognises (503 `service_unavailable`), also through knex's and Objection's wrapping. */
   readonly code = 'EDBNOTANSWERING';
   constructor(unansweredMs: number) {
     super(`Database not answering: no reply on any connection for ${unansweredMs} ms; failing fast until a probe answers`);

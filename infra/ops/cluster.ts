@@ -538,7 +538,10 @@ export interface Outcome {
   /** Answered by an instance (X-Trace-Id), not by nginx itself. */
   fromService: boolean;
   marker?: string;
+  /** When the answer came (epoch ms). */
   at: number;
+  /** How long the request took, from sending to the whole answer (ms). */
+  ms: number;
 }
 
 export class Load {
@@ -560,6 +563,7 @@ export class Load {
           while (this.running) {
             const n = this.seq++;
             const s = this.step(n);
+            const sent = Date.now();
             try {
               const a = await s.client.call(s.method, s.url, s.body);
               this.outcomes.push({
@@ -570,9 +574,10 @@ export class Load {
                 fromService: a.headers.has('x-trace-id'),
                 marker: s.marker,
                 at: Date.now(),
+                ms: Date.now() - sent,
               });
             } catch {
-              this.outcomes.push({ kind: s.kind, status: 0, fromService: false, marker: s.marker, at: Date.now() });
+              this.outcomes.push({ kind: s.kind, status: 0, fromService: false, marker: s.marker, at: Date.now(), ms: Date.now() - sent });
             }
           }
         })(),

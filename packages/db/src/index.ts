@@ -8,3 +8,4 @@ export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbedded
 export * from './knex.js';
 export * from './list-versions.js';
 export * from './model.js';
+export { DatabaseNotAnsweringError, type DatabaseWatch, databaseWatch } from './watch.js';

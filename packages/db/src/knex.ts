@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
+import { ConnectionWatch } from './watch.js';
 
 const { knexSnakeCaseMappers } = objection;
 
@@ -31,6 +32,15 @@ export interface KnexOptions {
   transactionPooling?: boolean;
   /** Where knex's own warnings go: one JSON line per event, the same message at most once per 10 s. */
   logger?: DbLogger;
+  /**
+   * A database that answers nothing for this long while queries wait (its processes stopped, a
+   * hung host: connections stay open, nothing is refused) is taken as frozen once a probe does not
+   * answer either: waiting and new queries fail at once (DatabaseNotAnsweringError, a 503) until a
+   * probe answers. Default 1000; 0: off (queries then wait for the read timeout). See ConnectionWatch.
+   */
+  unansweredMs?: number;
+  /** Monotonic milliseconds for the watch (tests inject a clock and run `databaseWatch(knex).check()`); performance.now by default. */
+  watchClock?: () => number;
 }
 
 /**
@@ -64,6 +74,14 @@ export function throttledKnexLog(logger: DbLogger, windowMs = 10_000, now: () =>
  */
 export function createKnex(connectionString: string, options: KnexOptions = {}): Knex {
   const statementTimeout = options.statementTimeoutMs ?? 0;
+  // The client-side read timeout of every query (a hung server: the statement timeout never fires
+  // because the server does not answer at all) and the frozen-database detector: see ConnectionWatch.
+  const watch = new ConnectionWatch({
+    readTimeoutMs: statementTimeout > 0 ? statementTimeout + 1000 : 0,
+    unansweredMs: options.unansweredMs ?? 1000,
+    now: options.watchClock,
+    logger: options.logger,
+  });
   const knex = knexFactory({
     client: 'pg',
     connection: {
@@ -74,7 +92,7 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
       keepAliveInitialDelayMillis: 10_000,
       ...(statementTimeout > 0 && !options.transactionPooling ? { statement_timeout: statementTimeout } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000, afterCreate: readTimeoutGuard(statementTimeout > 0 ? statementTimeout + 1000 : 0) },
+    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000, afterCreate: watch.afterCreate },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
@@ -82,89 +100,8 @@ export function createKnex(connectionString: string, options: KnexOptions = {}):
     // server connection, where a named statement prepared on another does not exist.
     transactionPooling: options.transactionPooling === true,
   } as Knex.Config);
+  watch.attach(knex);
   return knex;
-}
-
-type PgCallback = (err: Error | null, res?: unknown) => void;
-interface PgConnection {
-  query(...args: unknown[]): unknown;
-  connection?: { stream?: { destroy(): void } };
-  __knex__disposed?: unknown;
-}
-
-/** A query under way on a connection, with the moment its answer is overdue. */
-interface Waiting {
-  conn: PgConnection;
-  deadline: number;
-  answer: PgCallback;
-}
-
-/**
- * The client-side read timeout of every query (a hung server: the statement timeout never fires
- * because the server does not answer at all), and what follows it.
- *
- * A query that has not answered `readTimeoutMs` after it was sent fails with "Query read timeout"
- * (a 503 to the request), and its connection is closed at once and marked for knex to discard: a
- * transaction whose statement timed out cannot be rolled back (the ROLLBACK would wait behind it),
- * so a connection returned to the pool as good would carry that open transaction into the next
- * request, whose autocommit INSERT would answer success and be lost when the transaction is rolled
- * back. Closing the socket makes the server roll back whatever it had open.
- *
- * Checked by one sweep per pool (every quarter of the timeout, at most every 250 ms; unref'd)
- * instead of pg's own `query_timeout`, which sets a timer per query: measured with
- * `--trace-gc-nvp` (pg 8.23, Node 20), those timers kept every result's rows alive long enough to
- * be promoted into V8's old generation, 0.65 MB per young collection for a statement answering one
- * row per request, and nothing without them. A query is late by at most one sweep.
- */
-function readTimeoutGuard(readTimeoutMs: number): (conn: PgConnection, done: (err: Error | null, conn: PgConnection) => void) => void {
-  const waiting = new Set<Waiting>();
-  let sweep: NodeJS.Timeout | undefined;
-  let idleSweeps = 0;
-  const check = () => {
-    const now = performance.now();
-    for (const w of waiting) {
-      if (now < w.deadline) continue;
-      waiting.delete(w);
-      const err = new Error('Query read timeout');
-      if (!w.conn.__knex__disposed) {
-        w.conn.__knex__disposed = err;
-        w.conn.connection?.stream?.destroy();
-      }
-      w.answer(err);
-    }
-    // Stopped once nothing has been under way for a few sweeps (an idle pool keeps no timer).
-    if (waiting.size) idleSweeps = 0;
-    else if (++idleSweeps >= 8) {
-      clearInterval(sweep);
-      sweep = undefined;
-      idleSweeps = 0;
-    }
-  };
-  return (conn, done) => {
-    const query = conn.query.bind(conn);
-    conn.query = (...args: unknown[]) => {
-      const at = args.findIndex((a) => typeof a === 'function');
-      if (at < 0 || readTimeoutMs <= 0) return query(...args);
-      const callback = args[at] as PgCallback;
-      let answered = false;
-      const entry: Waiting = {
-        conn,
-        deadline: performance.now() + readTimeoutMs,
-        answer: (err, res) => {
-          if (answered) return; // the timeout answered already; the closed socket's error comes after
-          answered = true;
-          waiting.delete(entry);
-          callback(err, res);
-        },
-      };
-      waiting.add(entry);
-      // One interval while the pool is busy, not a timer per query.
-      sweep ??= setInterval(check, Math.min(250, Math.max(10, readTimeoutMs / 4))).unref();
-      args[at] = entry.answer;
-      return query(...args);
-    };
-    done(null, conn);
-  };
 }
 
 /** One migration of one package. Names sort in the order they run (a timestamp prefix). */

@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import helmet from 'helmet';
 import { match } from 'path-to-regexp';
 import type { ApiRouter, OperationSpec } from './api-router.js';
+import { corsPolicy } from './cors.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -23,6 +24,12 @@ export interface HttpAppOptions {
   logger: Logger;
   /** Origins a cookie-carrying state change may come from (the PUBLIC_BASE_URL origin). */
   allowedOrigins: string[];
+  /**
+   * Web clients on other origins (CORS_ORIGINS): exact origins allowed to call with credentials
+   * (CORS, see corsPolicy). They are also allowed by the CSRF origin check. Empty or undefined:
+   * no CORS at all, same-origin only.
+   */
+  corsOrigins?: readonly string[];
   appVersionFloors?: AppVersionFloors;
   trustProxy?: boolean | number | string;
   /** Routes outside /api (health, the OpenAPI document), mounted before the gate and the body parser. */
@@ -46,7 +53,7 @@ export interface HttpAppOptions {
 
 /**
  * The one request pipeline, shared by the host and by every package's router tests:
- * trace id and timing → log → security headers → NUL check → open routes → app-version gate →
+ * trace id and timing → log → security headers → CORS (when origins are given) → NUL check → open routes → app-version gate →
  * JSON body → CSRF origin check → session → auth rate limit → routers → 404/405 → problem+json.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -77,6 +84,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
       }),
     ),
   );
+  // Before anything that could refuse: a preflight is answered here, and an error answer carries
+  // the CORS headers too, so the client on the other origin can read its problem+json.
+  const cors = corsPolicy(options.corsOrigins ?? []);
+  if (cors) steps.push(cors);
   steps.push(rejectNulInUrl());
   for (const r of options.open ?? []) steps.push(onlyFor(r));
   steps.push(underApi([appVersionGate(options.appVersionFloors ?? {})]));
@@ -93,7 +104,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
       .flatMap((r) => r.operations)
       .filter((o) => o.method !== 'get' && o.path.startsWith('/api/v1/auth/') && !o.path.includes('{'))
       .map((o) => o.path);
-  steps.push(originGuard({ allowedOrigins: options.allowedOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }));
+  steps.push(
+    originGuard({ allowedOrigins: options.allowedOrigins, corsOrigins: options.corsOrigins, cookieName: SESSION_COOKIE, signInPaths, exempt: formRoutes }),
+  );
   if (options.authenticate) steps.push(underApi(options.authenticate));
   if (options.authLimiter) steps.push(under(AUTH_PATH, [options.authLimiter]));
   for (const r of options.routers) steps.push(onlyFor(r));

@@ -2,6 +2,7 @@ export * from './api-router.js';
 export * from './app.js';
 export * from './clock.js';
 export * from './context.js';
+export * from './cors.js';
 export * from './errors.js';
 export * from './fallback.js';
 export * from './knex-timing.js';

@@ -6,6 +6,7 @@ import express, { type ErrorRequestHandler, type Express as ExpressApp, type Nex
 import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import { diagnosticsHeader, newRequestContext, type RequestContext, runWithContext, serverTimingHeader } from './context.js';
+import { parseOrigin } from './cors.js';
 import { AuthenticationError, InputError, NotAllowedError, UpgradeRequiredError } from './errors.js';
 import { toProblem } from './problem.js';
 import { newTraceId, traceIdFromTraceparent } from './trace.js';
@@ -307,8 +308,9 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
 /**
  * Cross-site request forgery guard. For a state-changing request (POST, PUT, PATCH, DELETE):
  * - carrying the session cookie: refused (403 `forbidden`) when its `Origin` is not one of
- *   `allowedOrigins`, or when the browser says it was sent from another site
- *   (`Sec-Fetch-Site: cross-site`) whether or not it names an origin;
+ *   `allowedOrigins` or `corsOrigins`, or when the browser says it was sent from another site
+ *   (`Sec-Fetch-Site: cross-site`) whether or not it names an origin, unless that origin is one
+ *   of `corsOrigins` (a web client the operator allowed, which may be on another site);
  * - to a sign-in path (`signInPaths`, e.g. login and register, which carry no session yet):
  *   refused the same way, so another site cannot sign a visitor in to the attacker's account
  *   (login CSRF).
@@ -317,7 +319,15 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
  * the session-cookie rule still holds for them. JSON-only bodies
  * (see jsonBody) close the HTML-form route; this closes the fetch route.
  */
-export function originGuard(options: { allowedOrigins: string[]; cookieName: string; signInPaths?: string[]; exempt?: FormRoute[] }): RequestHandler {
+export function originGuard(options: {
+  allowedOrigins: string[];
+  cookieName: string;
+  signInPaths?: string[];
+  exempt?: FormRoute[];
+  /** Origins of web clients allowed by CORS (CORS_ORIGINS): allowed here too, whatever site they are on. */
+  corsOrigins?: readonly string[];
+}): RequestHandler {
+  const cors = new Set((options.corsOrigins ?? []).map(parseOrigin));
   const allowed = new Set(options.allowedOrigins.map((o) => new URL(o).origin));
   const cookiePattern = new RegExp(`(?:^|;\\s*)${options.cookieName}=`);
   const signIn = new Set(options.signInPaths ?? []);
@@ -328,8 +338,11 @@ export function originGuard(options: { allowedOrigins: string[]; cookieName: str
       const guarded = signingIn || cookiePattern.test(req.get('cookie') ?? '');
       if (guarded) {
         const origin = req.get('origin');
-        if (origin !== undefined && !allowed.has(origin)) throw new NotAllowedError('forbidden', 'Cross-origin request refused');
-        if (req.get('sec-fetch-site') === 'cross-site') throw new NotAllowedError('forbidden', 'Cross-site request refused');
+        // A CORS_ORIGINS entry is allowed as it is, even when it is on another site than this service.
+        if (origin === undefined || !cors.has(origin)) {
+          if (origin !== undefined && !allowed.has(origin)) throw new NotAllowedError('forbidden', 'Cross-origin request refused');
+          if (req.get('sec-fetch-site') === 'cross-site') throw new NotAllowedError('forbidden', 'Cross-site request refused');
+        }
       }
     }
     next();

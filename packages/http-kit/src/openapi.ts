@@ -80,6 +80,10 @@ const HEADERS: Record<string, Record<string, unknown>> = {
     description: 'Seconds to wait (a rate limit, a resend cooldown, a lock, a dependency outage), or an HTTP date (the household AI is paused until then)',
     schema: { type: 'string', examples: ['30', 'Sat, 28 Nov 2026 09:00:00 GMT'] },
   },
+  'Accept-Encoding': {
+    description: 'On a 415: the content codings a request body may be sent in',
+    schema: { type: 'string', examples: ['gzip, deflate, br'] },
+  },
   RateLimit: {
     description: 'IETF httpapi RateLimit header: the quota left in the current window and when it resets (seconds)',
     schema: { type: 'string', examples: ['"auth";r=97;t=42'] },
@@ -98,7 +102,8 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed (a role refusal, or a cookie-carrying state change from a foreign origin)',
   404: 'Not found (a household you are not a member of is not found either)',
   409: 'Conflict',
-  413: 'Body larger than the limit (64 kB)',
+  413: 'Body larger than the limit (64 kB), also once a compressed body is inflated',
+  415: "The body's Content-Encoding is not one the service decodes (gzip, deflate, br); see Accept-Encoding",
   423: 'Locked; see Retry-After',
   426: 'App build below its platform floor (type `app-version-unsupported`)',
   429: 'Rate limited, throttled or out of quota; see Retry-After where a wait can be named',
@@ -209,6 +214,7 @@ interface OperationTraits {
 function problem(op: OperationSpec, status: number, codes: string[], traits: OperationTraits) {
   const headers: Record<string, unknown> = { 'X-Trace-Id': ref('X-Trace-Id'), 'Server-Timing': ref('Server-Timing'), 'X-Diagnostics': ref('X-Diagnostics') };
   if (status === 429 || status === 423 || status === 503) headers['Retry-After'] = ref('Retry-After');
+  if (status === 415) headers['Accept-Encoding'] = ref('Accept-Encoding');
   if (traits.rateLimited) Object.assign(headers, { RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') });
   const unique = [...new Set(codes)];
   const text = op.responses[status]?.description ?? STATUS_TEXT[status] ?? 'Error';
@@ -262,6 +268,8 @@ export function buildOpenApi(info: { title: string; version: string; description
     if (op.auth) add(401, 'unauthenticated');
     if (STATE_CHANGING.has(op.method) && (op.auth || underAuth)) add(403, 'forbidden');
     if (op.body) add(413, 'payload_too_large');
+    // A Content-Encoding other than gzip, deflate or br (identity: none); corrupt compressed data is a 400.
+    if (op.body) add(415, 'unsupported_media_type');
     if (op.path.startsWith('/api/')) add(426, 'app_version_unsupported');
     if (traits.rateLimited) add(429, 'rate_limited');
     add(500, 'internal_error');
@@ -338,7 +346,8 @@ export function buildOpenApi(info: { title: string; version: string; description
         '',
         'Every answer carries `X-Trace-Id` and `Server-Timing`. Errors are `application/problem+json` (the `Problem` schema); branch on `code`.',
         'A path asked with a method it does not have answers 405 `method_not_allowed` with `Allow`; an unknown path 404 `not_found`.',
-        'A state-changing request whose body is not JSON answers 400 `validation_failed` (never 415).',
+        'A state-changing request whose body is not JSON answers 400 `validation_failed`.',
+        'A body may be sent compressed (`Content-Encoding: gzip`, `deflate` or `br`): data that is not valid in its encoding answers 400 `validation_failed`, a body that inflates past the limit 413 `payload_too_large`, any other encoding 415 `unsupported_media_type` with `Accept-Encoding`.',
       ].join('\n'),
     },
     servers: [{ url: '/' }],

@@ -15,6 +15,13 @@ describe('database-unavailable errors', () => {
       new Error('Connection terminated unexpectedly'),
       Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
       new Error('outer', { cause: new Error('timeout expired') }),
+      // @svc/db's connection watch: a frozen server (DatabaseNotAnsweringError), as knex and Objection pass it on.
+      withCode('EDBNOTANSWERING'),
+      Object.assign(new Error('select 1 - Database not answering: no reply on any connection for 1000 ms'), {
+        name: 'DBError',
+        nativeError: withCode('EDBNOTANSWERING'),
+      }),
+      Object.assign(new Error('wrapped'), { name: 'DBError', nativeError: withCode('57P01') }),
     ];
     for (const err of errors) {
       expect(isDatabaseUnavailable(err), err.message).to.equal(true);

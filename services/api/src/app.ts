@@ -1,5 +1,15 @@
 import { databaseAnswers } from '@svc/db';
-import { ApiRouter, type AppVersionFloors, buildOpenApiDocument, createHttpApp, type Logger, type Metrics, ServiceUnavailableError } from '@svc/http-kit';
+import {
+  ApiRouter,
+  type AppVersionFloors,
+  buildOpenApiDocument,
+  CORS_EXPOSED_HEADERS,
+  CORS_MAX_AGE_SECONDS,
+  createHttpApp,
+  type Logger,
+  type Metrics,
+  ServiceUnavailableError,
+} from '@svc/http-kit';
 import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { DOCS_PATHS, docsRouter } from './docs.js';
@@ -8,6 +18,8 @@ export interface AppDeps {
   knex: Knex;
   logger: Logger;
   publicBaseUrl: string;
+  /** CORS_ORIGINS: web clients on other origins allowed to call with credentials; empty: same-origin only. */
+  corsOrigins?: readonly string[];
   appVersionFloors: AppVersionFloors;
   trustProxy?: boolean | number | string;
   authenticate?: RequestHandler[];
@@ -67,7 +79,11 @@ export function createApp(deps: AppDeps): Express {
         {
           title: 'Household meal-planning service',
           version: deps.version ?? '0.1.0',
-          description: 'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.',
+          description: [
+            'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.',
+            '',
+            `A web client on another origin may call the API only from an origin listed in the service's \`CORS_ORIGINS\` (exact origins; empty by default: same-origin only): CORS with credentials (the session cookie), preflights cached ${CORS_MAX_AGE_SECONDS} s, and it may read ${CORS_EXPOSED_HEADERS.map((h) => `\`${h}\``).join(', ')}. Such an origin also passes the CSRF origin check; any other origin gets no CORS header and its cookie-carrying state changes answer 403 \`forbidden\`. The session cookie is SameSite=Lax: a web client on another port or subdomain of the same site works, one on another site needs the API served on its own site.`,
+          ].join('\n'),
         },
         [service, ...deps.routers].flatMap((r) => r.operations),
       );
@@ -84,6 +100,7 @@ export function createApp(deps: AppDeps): Express {
   return createHttpApp({
     logger: deps.logger,
     allowedOrigins: [deps.publicBaseUrl],
+    corsOrigins: deps.corsOrigins,
     appVersionFloors: deps.appVersionFloors,
     trustProxy: deps.trustProxy,
     open: [service, html],

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type AppVersionFloors, parseAppVersionFloors } from '@svc/http-kit';
+import { type AppVersionFloors, parseAppVersionFloors, parseOrigin } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
@@ -15,6 +15,12 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   publicBaseUrl: string;
+  /**
+   * CORS_ORIGINS: exact origins (`https://app.example.com`, comma-separated) of web clients allowed
+   * to call the API from another origin, with the session cookie (CORS with credentials; the CSRF
+   * check accepts them too). Empty (the default): same-origin only, no CORS header is ever sent.
+   */
+  corsOrigins: string[];
   sessionSecret: string;
   cookieSecure: boolean;
   trustProxy: boolean | number | string | undefined;
@@ -51,6 +57,13 @@ export interface Config {
   metricsPort: number | undefined;
   /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
   dbStatementTimeoutMs: number;
+  /**
+   * DB_UNANSWERED_MS (default 1000; 0 off): a database that answers nothing on any connection for
+   * this long while queries wait, and whose probe (a new connection's `select 1`) does not answer
+   * either, is taken as frozen: waiting and new requests answer 503 `service_unavailable` at once
+   * until a probe answers (see @svc/db's ConnectionWatch).
+   */
+  dbUnansweredMs: number;
   /**
    * Concurrent bcrypt jobs: PASSWORD_HASH_WORKERS, default one fewer than the CPUs the container may
    * use (cgroup limit), 1 to 4: one core stays with the event loop, so a login storm does not starve
@@ -221,6 +234,13 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError('APP_REDIRECT_URIS', `"${u}" is not an absolute URI`);
     }
   }
+  const corsOrigins = list(env, 'CORS_ORIGINS').map((o) => {
+    try {
+      return parseOrigin(o);
+    } catch (err) {
+      throw new ConfigError('CORS_ORIGINS', (err as Error).message);
+    }
+  });
   const publicHttps = publicBaseUrl.startsWith('https:');
   const ruleParserUrl = str(env, 'RULE_PARSER_URL');
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
@@ -232,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     dataDir,
     publicBaseUrl,
+    corsOrigins: [...new Set(corsOrigins)],
     sessionSecret: sessionSecret(env, nodeEnv, dataDir),
     cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
     trustProxy: trustProxy(env),
@@ -282,6 +303,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,
     dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
+    dbUnansweredMs: int(env, 'DB_UNANSWERED_MS', 1000, 0, 60_000),
     dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
     heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
     helperThreadNice: int(env, 'HELPER_THREAD_NICE', HELPER_THREAD_NICE_DEFAULT, 0, 19),

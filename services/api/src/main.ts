@@ -45,10 +45,17 @@ async function main(): Promise<void> {
   );
   const embedded = database.embedded;
   const knex = instrumentKnex(
-    createKnex(database.url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs, transactionPooling: config.dbTransactionPooling, logger }),
+    createKnex(database.url, {
+      poolMax: 20,
+      statementTimeoutMs: config.dbStatementTimeoutMs,
+      unansweredMs: config.dbUnansweredMs,
+      transactionPooling: config.dbTransactionPooling,
+      logger,
+    }),
   );
-  // Migrations may run longer than any request may: their own connection, without statement_timeout.
-  const migrator = createKnex(database.url, { poolMax: 2, logger });
+  // Migrations may run longer than any request may: their own connection, without statement_timeout
+  // (nor the frozen-database watch: a migration waiting for another instance's lock answers nothing).
+  const migrator = createKnex(database.url, { poolMax: 2, unansweredMs: 0, logger });
   try {
     const applied = await runMigrations(migrator, allMigrations);
     if (applied.length) logger.info({ applied }, 'migrations applied');

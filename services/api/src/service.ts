@@ -199,6 +199,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     knex,
     logger,
     publicBaseUrl: config.publicBaseUrl,
+    corsOrigins: config.corsOrigins,
     appVersionFloors: config.appVersionFloors,
     trustProxy: config.trustProxy,
     authenticate: accountsService.sessions.authenticate,

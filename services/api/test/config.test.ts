@@ -65,7 +65,12 @@ describe('configuration', () => {
       TRUST_PROXY: '1',
       PASSWORD_BREACH_API: 'off',
       APPLE_NATIVE_AUDIENCES: 'com.example.app',
+      CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com',
     });
+    expect(c.corsOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:5173']);
+    expect(loadConfig(base).corsOrigins, 'empty by default: same-origin only').to.deep.equal([]);
+    expect(loadConfig(base).dbUnansweredMs).to.equal(1000);
+    expect(loadConfig({ ...base, DB_UNANSWERED_MS: '0' }).dbUnansweredMs).to.equal(0);
     expect(c.inviteCodes).to.deep.equal(['a', 'b', 'c']);
     expect(c.platformAdminEmails).to.deep.equal(['ops@example.com']);
     expect(c.appVersionFloors).to.deep.equal({ ios: '2.4.0', android: '2.3.1' });
@@ -94,6 +99,10 @@ describe('configuration', () => {
     [{ GOOGLE_CLIENT_ID: 'id' }, 'GOOGLE_CLIENT_SECRET'],
     [{ APPLE_CLIENT_ID: 'id' }, 'APPLE_TEAM_ID'],
     [{ APP_REDIRECT_URIS: 'not a uri' }, 'APP_REDIRECT_URIS'],
+    [{ CORS_ORIGINS: '*' }, 'CORS_ORIGINS'],
+    [{ DB_UNANSWERED_MS: 'soon' }, 'DB_UNANSWERED_MS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
+    [{ CORS_ORIGINS: 'https://app.example.com/web' }, 'CORS_ORIGINS'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/meals' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }, 'DATABASE_URL'],

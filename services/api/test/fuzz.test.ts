@@ -5,12 +5,20 @@
  * member of a real household. Every answer must be below 500, every 4xx a problem+json with its
  * status and a code, and the service must still answer afterwards.
  *
+ * Bodies are also sent compressed (seeded apart, so the inputs drawn stay those of the seed):
+ * valid gzip, deflate and br, the same encodings with data that is not valid in them, and
+ * encodings the service does not decode; the answer must still be below 500. A second case sends
+ * every body-taking operation and every page's form post corrupt compressed data, signed in and
+ * not, and wants exactly 400 (415 for an unknown encoding; 401 first where a session is needed).
+ *
  * Seeded and bounded: FUZZ_SEED (default 20261125) and FUZZ_RUNS per operation (default 6 in
  * `npm test`; `FUZZ_RUNS=200 npx mocha test/fuzz.test.ts` for a long run). A failure prints the
  * seed, the operation and the request, so it can be replayed.
  */
 
 import type { Server } from 'node:http';
+import zlib from 'node:zlib';
+import { PAGE_PATHS } from '@svc/accounts';
 import { createHttpServer } from '@svc/http-kit';
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -27,6 +35,23 @@ interface Operation {
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 6);
+
+/** How a body goes on the wire: as it is, or with a Content-Encoding (valid, corrupt, or one the service does not decode). */
+type Wire = { encoding?: string; bytes: (json: Buffer) => Buffer };
+const WIRES: Wire[] = [
+  { bytes: (b) => b },
+  { encoding: 'gzip', bytes: (b) => zlib.gzipSync(b) },
+  { encoding: 'deflate', bytes: (b) => zlib.deflateSync(b) },
+  { encoding: 'br', bytes: (b) => zlib.brotliCompressSync(b) },
+  { encoding: 'gzip', bytes: (b) => b },
+  { encoding: 'deflate', bytes: (b) => zlib.gzipSync(b) },
+  { encoding: 'br', bytes: (b) => zlib.gzipSync(b) },
+  { encoding: 'gzip', bytes: (b) => zlib.gzipSync(b).subarray(0, -5) },
+  { encoding: 'compress', bytes: (b) => b },
+  { encoding: 'gzip, br', bytes: (b) => zlib.brotliCompressSync(zlib.gzipSync(b)) },
+];
+/** Sends the bytes as they are (superagent would write a Buffer under a JSON type as JSON). */
+const raw = (b: unknown) => b as string;
 
 /** Operations that end the caller's session or account: fuzzed last, by a caller of their own. */
 const ENDS_SESSION =
@@ -143,6 +168,7 @@ describe('schema-driven fuzzing of every operation (seeded)', function () {
   let agent: request.Agent;
   let householdId: string;
   let server: Server;
+  let callersAfterFuzz = 1000;
 
   async function newCaller(n: number): Promise<void> {
     agent = request.agent(server);
@@ -193,15 +219,25 @@ describe('schema-driven fuzzing of every operation (seeded)', function () {
         body: bodySchema ? arbitraryFor(doc, bodySchema) : fc.constant(undefined),
       });
       const samples = fc.sample(input, { numRuns: RUNS, seed: SEED + operations.indexOf(op) });
+      // Drawn apart from the inputs: identity half the time, any of the others the other half.
+      const wires = fc.sample(fc.oneof({ arbitrary: fc.constant(WIRES[0]!), weight: WIRES.length - 1 }, fc.constantFrom(...WIRES.slice(1))), {
+        numRuns: RUNS,
+        seed: SEED + 1_000_003 * (operations.indexOf(op) + 1),
+      });
       for (const sample of samples) {
         const url = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => {
           const v = sample.path[name];
           return encodeURIComponent(v === '__household__' ? householdId : String(v));
         });
         const query = Object.fromEntries(Object.entries(sample.query).map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]));
-        const what = `${op.method} ${url.slice(0, 200)} ${JSON.stringify({ query, body: sample.body }).slice(0, 300)} (seed ${SEED})`;
+        const what = `${op.method} ${url.slice(0, 200)} ${JSON.stringify({ query, body: sample.body }).slice(0, 300)} (seed ${SEED}, wire #${WIRES.indexOf(wires[samples.indexOf(sample)]!)})`;
         let req = agent[op.method.toLowerCase() as 'get'](url).query(query);
-        if (sample.body !== undefined && op.method !== 'GET') req = req.set('Content-Type', 'application/json').send(JSON.stringify(sample.body));
+        const wire = wires[samples.indexOf(sample)]!;
+        if (sample.body !== undefined && op.method !== 'GET') {
+          req = req.set('Content-Type', 'application/json');
+          if (wire.encoding) req = req.set('Content-Encoding', wire.encoding);
+          req = req.serialize(raw).send(wire.bytes(Buffer.from(JSON.stringify(sample.body))));
+        }
         const res = await req;
         expect(res.status, what).to.be.below(500);
         if (res.status >= 400) {
@@ -214,6 +250,49 @@ describe('schema-driven fuzzing of every operation (seeded)', function () {
       if ((await agent.get('/api/v1/me')).status === 401) await newCaller(callers++);
     }
     expect((await request(server).get('/healthz')).status).to.equal(200);
+    expect((await agent.get('/api/v1/me')).status).to.equal(200);
+  });
+
+  it('answers corrupt compressed bodies with 400 and unknown encodings with 415 on every body-taking operation and page form, signed in or not; never 5xx', async () => {
+    const corrupt: Record<string, Buffer> = {
+      gzip: Buffer.from('not gzip'),
+      deflate: zlib.gzipSync(Buffer.from('{}')),
+      br: Buffer.from([0xff, 0xff, 0xff, 0xff]),
+    };
+    const anonymous = request.agent(server);
+    await newCaller(callersAfterFuzz++);
+    const targets: { method: string; url: string; type: string; auth: boolean }[] = [];
+    for (const [path, methods] of Object.entries(doc.paths as Record<string, Record<string, Operation & { security?: unknown[] }>>)) {
+      for (const [method, op] of Object.entries(methods)) {
+        if (!op.requestBody) continue;
+        if (ENDS_SESSION.test(`${method.toUpperCase()} ${path}`)) continue;
+        const type = Object.keys(op.requestBody.content)[0]!;
+        targets.push({
+          method,
+          url: path.replace('{householdId}', householdId).replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000'),
+          type,
+          auth: (op.security ?? []).length > 0,
+        });
+      }
+    }
+    for (const page of PAGE_PATHS) targets.push({ method: 'post', url: page, type: 'application/x-www-form-urlencoded', auth: false });
+    expect(targets.length).to.be.greaterThan(20);
+    expect(targets.some((t) => t.url === '/api/v1/auth/login')).to.equal(true);
+    for (const t of targets) {
+      for (const [who, caller] of [
+        ['signed in', agent],
+        ['anonymous', anonymous],
+      ] as const) {
+        for (const [encoding, body] of [...Object.entries(corrupt), ['compress', Buffer.from('{}')] as const]) {
+          const res = await caller[t.method as 'post'](t.url).set('Content-Type', t.type).set('Content-Encoding', encoding).serialize(raw).send(body);
+          const what = `${t.method.toUpperCase()} ${t.url} ${who} ${encoding}: ${JSON.stringify(res.body)}`;
+          const expected = who === 'anonymous' && t.auth ? 401 : encoding === 'compress' ? 415 : 400;
+          expect(res.status, what).to.equal(expected);
+          expect(res.headers['content-type'], what).to.match(/^application\/problem\+json/);
+          expect(res.body.code, what).to.equal(expected === 401 ? 'unauthenticated' : expected === 415 ? 'unsupported_media_type' : 'validation_failed');
+        }
+      }
+    }
     expect((await agent.get('/api/v1/me')).status).to.equal(200);
   });
 });

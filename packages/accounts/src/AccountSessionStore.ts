@@ -85,6 +85,11 @@ export interface AccountSessionStoreOptions {
   /** A session lives this long after its last write (decisions.md §3: 30 days). */
   ttlMs: number;
   /**
+   * And never longer than this after its sign-in (`created_at`), whatever its use: the statement
+   * refuses an older session, and a renewal never pushes the expiry past it. Default 90 days.
+   */
+  maxAgeMs?: number;
+  /**
    * The memberships of an account as SQL (from households, through the host): composed into the
    * session statement so one round trip loads session, stamp, account and memberships. Without
    * it the session statement reads no memberships and GET /me asks MembershipsProvider.
@@ -101,6 +106,9 @@ export interface AccountSessionStoreOptions {
   /** Failures of the background lastSeenAt write (nothing waits for it). */
   onTouchError?(err: unknown): void;
 }
+
+/** A session's absolute lifetime when the store is given none (SESSION_MAX_AGE_DAYS' default). */
+const DEFAULT_MAX_AGE_MS = 90 * 24 * 3600_000;
 
 /** `last_seen_at` is written at most this often per session. */
 export const LAST_SEEN_GRANULARITY_MS = 60_000;
@@ -166,6 +174,8 @@ export class AccountSessionStore extends PGStore {
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
          from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
          join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
+              -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
+              and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
       // The name follows the text: pg refuses one name for two different texts on a connection.
       const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
@@ -302,6 +312,10 @@ export class AccountSessionStore extends PGStore {
     // The sign-in's columns are written with the row and never changed by a renewal; the User-Agent
     // lives only in its column.
     const { userAgent, ...data } = sess;
+    // A row without a sign-in time (written before the column existed) counts from its last
+    // renewal, as the migration's backfill did, and keeps that time from now on.
+    const ttlSeconds = Math.trunc(this.o.ttlMs / 1000);
+    const maxAgeSeconds = Math.trunc((this.o.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000);
     // `userAgent` is only there on the request that signs in (it is never read back from the JSON).
     // Every other save (the daily renewal, a restamp) only updates the row: a session that was
     // ended while its request ran must stay ended, not be written back.
@@ -313,7 +327,14 @@ export class AccountSessionStore extends PGStore {
              on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`,
             [sid, JSON.stringify(data), expire, sess.accountId ?? null, sess.signedInAt ?? now, now, userAgent, sess.method ?? null],
           )
-        : this.o.knex.raw(`update ${SESSION_TABLE} set sess = ?::json, expire = ? where sid = ?`, [JSON.stringify(data), expire, sid]);
+        : // A renewal never carries the session past its absolute lifetime (least() ignores a null created_at).
+          this.o.knex.raw(
+            `update ${SESSION_TABLE} set sess = ?::json,
+                    expire = least(?::timestamptz, coalesce(created_at, expire - ?::double precision * interval '1 second') + ?::double precision * interval '1 second'),
+                    created_at = coalesce(created_at, expire - ?::double precision * interval '1 second')
+              where sid = ?`,
+            [JSON.stringify(data), expire, ttlSeconds, maxAgeSeconds, ttlSeconds, sid],
+          );
     write.then(
       () => callback?.(),
       (err: unknown) => callback?.(err),

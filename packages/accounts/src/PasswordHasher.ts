@@ -49,6 +49,19 @@ export function prehash(password: string): string {
   return createHash('sha256').update(password, 'utf8').digest('base64');
 }
 
+/**
+ * NIST SP 800-63B (5.1.1.2): a verifier accepting Unicode passwords SHOULD normalise them with
+ * NFKC or NFKD before hashing, so the same password typed on another keyboard, system or input
+ * method (precomposed `é` or `e` + combining acute; a full-width `Ａ` from an IME) still matches.
+ * NFKC: the composed form, and the one NIST names first; compatibility characters fold into their
+ * plain forms, which costs a password almost nothing of its strength and spares its owner a
+ * lock-out on a new device. Every password is normalised before it is checked against the rules,
+ * the breach list and the hash, and before it is hashed.
+ */
+export function normalizePassword(password: string): string {
+  return password.normalize('NFKC');
+}
+
 /** A bcrypt hash of nothing anyone can type (made once, cost 12): unknown addresses are checked against it. */
 const DUMMY_HASH_COST_12 = '$2b$12$nRbi0NzVeLkrk3GGQM5bcejMuqeLoecBMRly5H18MV5OzLD6qmkmK';
 
@@ -87,24 +100,40 @@ export class PasswordHasher {
     return done;
   }
 
+  /** bcrypt of the NFKC form of `password` (see normalizePassword). */
   hash(password: string): Promise<string> {
-    const input = prehash(password);
+    const input = prehash(normalizePassword(password));
     return this.run(() => bcrypt.impl.hash(input, this.cost));
   }
 
-  verify(password: string, hash: string): Promise<boolean> {
-    const input = prehash(password);
-    return this.run(() => bcrypt.impl.verify(input, hash));
+  /** True when `password` (NFKC, or as typed for a hash made before normalisation) matches `hash`. */
+  async verify(password: string, hash: string): Promise<boolean> {
+    return (await this.check(password, hash)) !== false;
+  }
+
+  /**
+   * Checks `password` against `hash`: `'ok'` when its NFKC form matches; `'legacy'` when only the
+   * form as typed matches — a hash made before passwords were normalised, from a password that was
+   * not in NFKC (the caller re-hashes it); false otherwise. The second try runs only for a password
+   * that NFKC changes, and can never match a hash made after normalisation (that hash is of an
+   * NFKC string, and the typed form is not one), so it opens nothing new.
+   */
+  async check(password: string, hash: string): Promise<'ok' | 'legacy' | false> {
+    const normalized = normalizePassword(password);
+    if (await this.run(() => bcrypt.impl.verify(prehash(normalized), hash))) return 'ok';
+    if (normalized === password) return false;
+    return (await this.run(() => bcrypt.impl.verify(prehash(password), hash))) ? 'legacy' : false;
   }
 
   /**
    * Checks `password` against `hash`, or, when there is no hash (unknown address, social-only
-   * account), against a throwaway hash of the same cost: every login costs one bcrypt either way.
+   * account), against a throwaway hash of the same cost: every login costs the same bcrypts either
+   * way (two for a password NFKC changes, as `check` does on a miss).
    */
-  async verifyOrBurn(password: string, hash: string | null | undefined): Promise<boolean> {
-    if (hash) return this.verify(password, hash);
+  async verifyOrBurn(password: string, hash: string | null | undefined): Promise<'ok' | 'legacy' | false> {
+    if (hash) return this.check(password, hash);
     this.dummy ??= this.cost === 12 ? Promise.resolve(DUMMY_HASH_COST_12) : this.hash('no account has this password');
-    await this.verify(password, await this.dummy);
+    await this.check(password, await this.dummy);
     return false;
   }
 

@@ -11,13 +11,13 @@
 
 export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
 export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory.js';
-export { normalizeEmail } from './email.js';
+export { looksLikeAddress, normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
 export { migrate, migrations } from './migrations.js';
 export * from './models/index.js';
 export { type OutboxBacklog, outboxBacklog } from './outbox-backlog.js';
-export { BCRYPT_NATIVE, prehash } from './PasswordHasher.js';
+export { BCRYPT_NATIVE, normalizePassword, prehash } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
 export { loginPasswordCheck } from './password-check.js';
 export {
@@ -54,8 +54,10 @@ export {
   AccountService,
   type AccountServiceOptions,
   type AccountsConfig,
+  type AccountsMetrics,
   type AccountsTuning,
   lockoutKey,
+  SESSION_MAX_AGE_DAYS,
   UNASKED_MAIL_LIMITS,
   type UnaskedMailLimits,
 } from './service.js';

@@ -1,4 +1,5 @@
 /** The mails of the spec's Events table. Links are built on PUBLIC_BASE_URL only, never on a request's Host. */
+import { toSingleLine } from '@svc/http-kit';
 
 export type MailKind =
   | 'confirm_email'
@@ -53,20 +54,28 @@ export function compose(
   link: { url: string; label: string } | undefined,
   after: string[] = [],
 ): MailContent {
-  const text = [greeting, '', ...paragraphs.flatMap((p) => [p, '']), ...(link ? [link.url, ''] : []), ...after.flatMap((p) => [p, '']), '— Meal Planner'].join(
-    '\n',
-  );
+  // Names and addresses are interpolated into these lines; whatever they hold (a row stored before
+  // names were validated, a provider's name), no line of a mail can be broken or reordered by it.
+  const lines = { subject: toSingleLine(subject), greeting: toSingleLine(greeting), paragraphs: paragraphs.map(toSingleLine), after: after.map(toSingleLine) };
+  const text = [
+    lines.greeting,
+    '',
+    ...lines.paragraphs.flatMap((p) => [p, '']),
+    ...(link ? [link.url, ''] : []),
+    ...lines.after.flatMap((p) => [p, '']),
+    '— Meal Planner',
+  ].join('\n');
   const p = (s: string) => `<p>${escapeHtml(s)}</p>`;
   const html = [
     '<!doctype html><html><body style="font-family:sans-serif">',
-    p(greeting),
-    ...paragraphs.map(p),
+    p(lines.greeting),
+    ...lines.paragraphs.map(p),
     ...(link ? [`<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p>`, `<p style="font-size:small">${escapeHtml(link.url)}</p>`] : []),
-    ...after.map(p),
+    ...lines.after.map(p),
     p('— Meal Planner'),
     '</body></html>',
   ].join('\n');
-  return { kind, to, subject, text, html };
+  return { kind, to, subject: lines.subject, text, html };
 }
 
 export function hello(displayName: string): string {

@@ -5,6 +5,7 @@ import * as createSocialSignIn from '../migrations/20261123090000_create_social_
 import * as createSpentExternalCookies from '../migrations/20261124090000_create_spent_external_cookies.js';
 import * as securityState from '../migrations/20261125090000_security_state.js';
 import * as personSessionsAndExports from '../migrations/20261125120000_person_sessions_and_exports.js';
+import * as unlinkedIdentities from '../migrations/20261127090000_unlinked_identities_and_mail_recipients.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_accounts`. */
 export const migrations: MigrationSet = {
@@ -15,6 +16,11 @@ export const migrations: MigrationSet = {
     { name: '20261124090000_create_spent_external_cookies', up: createSpentExternalCookies.up, down: createSpentExternalCookies.down },
     { name: '20261125090000_security_state', up: securityState.up, down: securityState.down },
     { name: '20261125120000_person_sessions_and_exports', up: personSessionsAndExports.up, down: personSessionsAndExports.down },
+    {
+      name: '20261127090000_unlinked_identities_and_mail_recipients',
+      up: unlinkedIdentities.up,
+      down: unlinkedIdentities.down,
+    },
   ],
 };
 

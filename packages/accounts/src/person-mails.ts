@@ -14,7 +14,7 @@ export function loginUnlinkedMail(base: string, m: { to: string; displayName: st
     m.to,
     `${name} sign-in was removed from your account`,
     hello(m.displayName),
-    [`Signing in with ${name} no longer opens your account. Your other ways to sign in are unchanged.`],
+    [`Signing in with ${name} no longer opens your account, and every session signed in with ${name} was ended. Your other ways to sign in are unchanged.`],
     { url: links.login(base), label: 'Sign in' },
     ['If this was not you, sign in, change your password and end the sessions you do not recognise.'],
   );

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ApiRouter, type Logger, principalOf, sendJsonText } from '@svc/http-kit';
+import { type ApiRouter, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
@@ -95,14 +95,15 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'unlinkMyLogin',
       summary: 'Unlinks the Google or Apple identity (the provider in any case)',
       description:
-        'Refused with 409 last_sign_in_method when it is the only way left to sign in (a password counts when the account has an address). Mails a notice to the account holder.',
+        'Refused with 409 last_sign_in_method when it is the only way left to sign in (a password counts when the account has an address). Every session signed in through that provider ends, the current one too (its cookie is then cleared). The identity is not linked again by its address: a later sign-in with it is refused unless the person, signed in to this account in the same browser, signs in with it. Mails a notice to the account holder.',
       auth: true,
       params: ProviderParams,
       responses: ok204,
       errorCodes: { 400: ['value_too_long'], 404: ['not_found'], 409: ['last_sign_in_method'] },
     },
     async (req, res) => {
-      await person.unlink(principalOf(req).userId, req.input.params.provider);
+      const { endedCurrent } = await person.unlink(callerOf(req, sessions), req.input.params.provider);
+      if (endedCurrent) await sessions.signOut(req, res);
       res.status(204).end();
     },
   );
@@ -114,7 +115,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'exportMyData',
       summary: 'Everything stored about the caller, as one JSON file',
       description:
-        'The account (no password hash), identities, sessions, memberships, devices, and for every household the caller belongs to its settings, members, rules and events. Streamed as it is read. One export a minute per account (429 rate_limited with Retry-After). Mails a notice to the account holder.',
+        'The account (no password hash), identities, sessions, memberships, devices, and for every household the caller belongs to its settings, members, rules and events. Streamed as it is read. One export a minute per account (429 rate_limited with Retry-After). Mails a notice to the account holder. It changes state (the notice, the slot), so a browser may only ask for it from this origin or directly: with `Sec-Fetch-Site` other than `same-origin` or `none` (a link or form on another site, even a top-level navigation that carries the cookie) it answers 403 forbidden and spends nothing. Clients that are not browsers send no such header and are not affected.',
       auth: true,
       responses: {
         200: {
@@ -123,9 +124,14 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
           headers: { 'Content-Disposition': { description: 'attachment; filename="meal-planner-data-<date>.json"', schema: { type: 'string' } } },
         },
       },
-      errorCodes: { 429: ['rate_limited'] },
+      errorCodes: { 403: ['forbidden'], 429: ['rate_limited'] },
     },
     async (req, res) => {
+      // A state-changing GET: a cross-site navigation carrying the cookie must not spend the slot or mail the notice.
+      const site = req.get('sec-fetch-site');
+      if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+        throw new NotAllowedError('forbidden', 'The export is only answered to a request from this site or a direct one (Sec-Fetch-Site same-origin or none)');
+      }
       const doc = await person.startExport(callerOf(req, sessions));
       res.status(200);
       res.setHeader('Content-Type', 'application/json; charset=utf-8');

@@ -104,12 +104,15 @@ export class PersonService {
   /**
    * Unlinks a provider, keeping at least one way to sign in: a password counts only with an address
    * to sign in with. The account row is locked, so two unlinks at once cannot both take the last
-   * two ways. Mails the account holder.
+   * two ways. Every session signed in through the provider ends (this one too, when it was), and
+   * the identity is never linked back by its address alone (see IdentityLinker). Mails the
+   * account holder. Answers whether the caller's own session ended.
    */
-  async unlink(userId: string, providerInput: string): Promise<void> {
+  async unlink(caller: Pick<Caller, 'userId' | 'sessionId'>, providerInput: string): Promise<{ endedCurrent: boolean }> {
+    const userId = caller.userId;
     const provider = providerInput.toLowerCase();
     if (!(LINKED_PROVIDERS as readonly string[]).includes(provider)) throw notLinked();
-    await this.withMail(async (trx) => {
+    return this.withMail(async (trx) => {
       const account = await this.o.store.lockAccount(userId, trx);
       if (!account) throw gone();
       const identities = await this.o.store.identities(userId, trx);
@@ -118,13 +121,14 @@ export class PersonService {
       if (passwordSignIn + identities.length - 1 < 1) {
         throw new ConflictError('last_sign_in_method', 'This is your only way to sign in; set a password or link another provider first');
       }
-      await this.o.store.unlink(userId, provider, trx);
+      const { endedSessions } = await this.o.store.unlink(userId, provider, this.now(), trx);
       if (account.email) {
         await this.o.mailer.enqueue(
           trx,
           loginUnlinkedMail(this.o.publicBaseUrl, { to: account.email, displayName: account.displayName, provider: provider as LinkedIdentity['provider'] }),
         );
       }
+      return { endedCurrent: caller.sessionId !== undefined && endedSessions.includes(caller.sessionId) };
     });
   }
 

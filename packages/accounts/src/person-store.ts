@@ -106,8 +106,12 @@ export interface PersonStore {
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
   /** Oldest link first. */
   identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]>;
-  /** Unlinks the provider's identity; false when none was linked. */
-  unlink(accountId: string, provider: string, trx: Knex.Transaction): Promise<boolean>;
+  /**
+   * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it
+   * never links it back by its address alone), and ends every session signed in through that
+   * provider. Answers whether one was linked and the ended sessions' ids.
+   */
+  unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }>;
   /**
    * Claims the account's export slot in one statement: answers undefined when granted, or when the
    * next slot opens. Concurrent claims (any instance) get at most one grant per interval.
@@ -201,8 +205,18 @@ export class ObjectionPersonStore implements PersonStore {
     return rows.map((row) => row.toApi());
   }
 
-  async unlink(accountId: string, provider: string, trx: Knex.Transaction): Promise<boolean> {
-    return (await this.Identity.query(trx).delete().where({ accountId, provider })) > 0;
+  async unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }> {
+    const removed = (await this.Identity.query(trx).delete().where({ accountId, provider }).returning('subject')) as unknown as { subject: string }[];
+    if (removed.length > 0) {
+      // Written out: an upsert (Objection has no ON CONFLICT); the table has no model of its own.
+      await trx('accountUnlinkedIdentities')
+        .insert(removed.map((r) => ({ accountId, provider, subject: r.subject, unlinkedAt: now })))
+        .onConflict(['accountId', 'provider', 'subject'])
+        .merge(['unlinkedAt']);
+    }
+    // A person unlinks a provider they no longer trust: whatever it signed in ends with it.
+    const ended = (await this.Session.query(trx).delete().where({ accountId, method: provider }).returning('sid')) as unknown as { sid: string }[];
+    return { unlinked: removed.length > 0, endedSessions: ended.map((r) => r.sid) };
   }
 
   async claimExport(accountId: string, now: Date, intervalMs: number, trx?: Knex.Transaction): Promise<Date | undefined> {

@@ -1,4 +1,4 @@
-import type { Infer, TypedSchema } from '@svc/http-kit';
+import { type Infer, singleLine, type TypedSchema } from '@svc/http-kit';
 
 /** decisions.md §2: the longest accepted values (longer: 400 value_too_long). */
 export const MAX = { email: 254, password: 256, displayName: 80, token: 200 } as const;
@@ -51,7 +51,15 @@ export const EmptyResponseSchema = {
 export const UpdateMeRequest = {
   type: 'object',
   required: ['displayName'],
-  properties: { displayName: { type: 'string', maxLength: MAX.displayName, description: '1 to 80 characters after trimming (else 400 account_name_length)' } },
+  properties: {
+    displayName: {
+      type: 'string',
+      maxLength: MAX.displayName,
+      ...singleLine,
+      description:
+        '1 to 80 characters after trimming (else 400 account_name_length); one line without control characters or bidirectional controls (else 400 validation_failed)',
+    },
+  },
 } as const satisfies TypedSchema;
 export type UpdateMeBody = Infer<typeof UpdateMeRequest>;
 
@@ -75,7 +83,12 @@ export const RegisterRequest = {
   properties: {
     email,
     password: { ...password, description: '8 to 256 characters, not seen in a breach' },
-    displayName: { type: 'string', maxLength: MAX.displayName, description: '1 to 80 characters after trimming' },
+    displayName: {
+      type: 'string',
+      maxLength: MAX.displayName,
+      ...singleLine,
+      description: '1 to 80 characters after trimming; one line without control characters or bidirectional controls (else 400 validation_failed)',
+    },
   },
 } as const satisfies TypedSchema;
 export type RegisterBody = Infer<typeof RegisterRequest>;
@@ -192,8 +205,13 @@ export const IdpNativeSignInRequest = {
   properties: {
     identityToken: { type: 'string', maxLength: 8192, description: 'the identity token (JWT) Sign in with Apple gave the app' },
     rawNonce: { type: ['string', 'null'], maxLength: 512, description: 'required when the token carries a nonce: the value whose SHA-256 hex is that nonce' },
-    givenName: { type: ['string', 'null'], maxLength: 200, description: "for a new account's display name (Apple gives names only at the first sign-in)" },
-    familyName: { type: ['string', 'null'], maxLength: 200 },
+    givenName: {
+      type: ['string', 'null'],
+      maxLength: 200,
+      ...singleLine,
+      description: "for a new account's display name (Apple gives names only at the first sign-in)",
+    },
+    familyName: { type: ['string', 'null'], maxLength: 200, ...singleLine },
     email: {
       type: ['string', 'null'],
       maxLength: MAX.email,

@@ -19,7 +19,7 @@ import {
   resetPasswordMail,
 } from './mail-templates.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
-import { PasswordHasher } from './PasswordHasher.js';
+import { normalizePassword, PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { PersonService } from './person-service.js';
@@ -39,13 +39,26 @@ export const MAIL_COOLDOWN_MS = 5 * 60_000;
  * Unasked mail (an "account already exists" mail, a reset link, a confirmation link, a change-of-
  * address link) per recipient address and per client IP in a window, counted in PostgreSQL so every
  * instance shares it. Past the limit the mail is dropped silently: the answer stays the same.
+ * `perRecipient` counts requests for mail to one canonical address (UNASKED_MAIL_PER_ADDRESS);
+ * `perIp` counts the DISTINCT addresses one client IP had mail sent to (UNASKED_MAIL_PER_IP): it
+ * stops one client spraying many addresses, not many people behind one shared address each
+ * resetting their own.
  */
 export interface UnaskedMailLimits {
   perRecipient: number;
   perIp: number;
   windowMs: number;
 }
-export const UNASKED_MAIL_LIMITS: UnaskedMailLimits = { perRecipient: 5, perIp: 30, windowMs: 3600_000 };
+export const UNASKED_MAIL_LIMITS: UnaskedMailLimits = { perRecipient: 5, perIp: 100, windowMs: 3600_000 };
+
+/** decisions.md §3 leaves a session's absolute lifetime open; ASVS 7.3.2 asks for one: 90 days by default (SESSION_MAX_AGE_DAYS). */
+export const SESSION_MAX_AGE_DAYS = 90;
+
+/** Where the service counts what it does not answer (the host passes http-kit's `Metrics`). */
+export interface AccountsMetrics {
+  /** Unasked mail dropped by a limit, by mail kind and by which limit (`address` or `ip`). */
+  unaskedMailDropped: { inc(labels: { kind: string; limit: string }): void };
+}
 
 /** Where a request came from (the per-IP limit of unasked mail). */
 export interface RequestOrigin {
@@ -86,6 +99,12 @@ export interface AccountsConfig {
   passwordBreachApi?: string;
   /** Lower-cased addresses whose (confirmed) accounts are platform admins. */
   platformAdminEmails: string[];
+  /** SESSION_MAX_AGE_DAYS: a session signed in longer ago than this is refused (401) and not renewed, however much it is used (default 90). */
+  sessionMaxAgeDays?: number;
+  /** UNASKED_MAIL_PER_ADDRESS: unasked mails per recipient address an hour (default 5). */
+  unaskedMailPerAddress?: number;
+  /** UNASKED_MAIL_PER_IP: distinct recipient addresses per client IP an hour (default 100). */
+  unaskedMailPerIp?: number;
   /** Google sign-in (GOOGLE_*); undefined: Google is not offered. */
   google?: GoogleConfig;
   /** Sign in with Apple (APPLE_*): `web` for the browser, `nativeAudiences` for the app; undefined: neither. */
@@ -102,7 +121,7 @@ export interface AccountsTuning extends SocialTuning {
   hashWorkers?: number;
   /** How long the breach API may take before the password is accepted unchecked (default 2000 ms). */
   breachTimeoutMs?: number;
-  /** Limits of unasked mail per recipient and per client IP (default UNASKED_MAIL_LIMITS). */
+  /** Limits of unasked mail per recipient and per client IP (default: the config's, else UNASKED_MAIL_LIMITS). */
   unaskedMail?: UnaskedMailLimits;
 }
 
@@ -143,6 +162,8 @@ export interface AccountServiceOptions {
   mailTransport?: Transporter;
   /** HTTP for the providers: Google's token and userinfo endpoints, Apple's token endpoint and key set (default: the global fetch). */
   fetch?: typeof fetch;
+  /** Counters of dropped unasked mail (http-kit's `Metrics` has them); none: only logged. */
+  metrics?: AccountsMetrics;
   tuning?: AccountsTuning;
 }
 
@@ -158,7 +179,8 @@ interface Parts {
   publicBaseUrl: string;
   lockoutMaxFailures: number;
   lockoutSeconds: number;
-  unaskedMail?: UnaskedMailLimits;
+  unaskedMail: UnaskedMailLimits;
+  metrics?: AccountsMetrics;
 }
 
 /** A password for a new account, change or reset: its form first, then the breach list. */
@@ -224,7 +246,12 @@ export class AccountService {
       publicBaseUrl: config.publicBaseUrl,
       lockoutMaxFailures: config.lockoutMaxFailures,
       lockoutSeconds: config.lockoutSeconds,
-      unaskedMail: options.tuning?.unaskedMail,
+      unaskedMail: options.tuning?.unaskedMail ?? {
+        perRecipient: config.unaskedMailPerAddress ?? UNASKED_MAIL_LIMITS.perRecipient,
+        perIp: config.unaskedMailPerIp ?? UNASKED_MAIL_LIMITS.perIp,
+        windowMs: UNASKED_MAIL_LIMITS.windowMs,
+      },
+      metrics: options.metrics,
     };
     this.sessions = createSessions({
       knex,
@@ -233,6 +260,7 @@ export class AccountService {
       logger,
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
+      maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
       readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
@@ -356,7 +384,9 @@ export class AccountService {
     return this.o.clock.now();
   }
 
-  private async checkNewPassword(password: string, code: PasswordRefusalCode, field: string): Promise<void> {
+  private async checkNewPassword(typed: string, code: PasswordRefusalCode, field: string): Promise<void> {
+    // The rules and the breach list judge what is stored: the NFKC form.
+    const password = normalizePassword(typed);
     if (passwordTooShort(password)) throw new InputError(code, PASSWORD_RULES, [{ field, message: 'must be at least 8 characters', in: 'body' }]);
     if (await timing.step('breach-check', () => this.o.breach.isPwned(password))) {
       throw new InputError('password_pwned', 'This password has been seen in a data breach; choose another', [
@@ -397,15 +427,20 @@ export class AccountService {
    * Counts a request for unasked mail to `recipient` (and from `origin.ip`) and answers whether it
    * may go out. Always one statement, whatever the caller then does with the answer.
    */
-  private async unaskedMailAllowed(trx: Knex.Transaction, recipient: string, origin: RequestOrigin, kind: string): Promise<boolean> {
-    const limits = this.o.unaskedMail ?? UNASKED_MAIL_LIMITS;
-    const to = `to:${recipient}`;
-    const ip = origin.ip ? `ip:${origin.ip}` : undefined;
-    const counts = await this.o.store.countUnaskedMail(ip ? [to, ip] : [to], limits.windowMs, this.now(), trx);
-    const allowed = (counts.get(to) ?? 0) <= limits.perRecipient && (!ip || (counts.get(ip) ?? 0) <= limits.perIp);
-    // No address in the log line: which address is being flooded is nobody's business but its owner's.
-    if (!allowed) this.o.logger.info({ kind }, 'unasked mail limit reached; mail dropped');
-    return allowed;
+  private async unaskedMailAllowed(trx: Knex.Transaction, recipient: string, origin: RequestOrigin, kind: string, enforced = true): Promise<boolean> {
+    const limits = this.o.unaskedMail;
+    const counts = await this.o.store.countUnaskedMail({ recipient, ip: origin.ip, perIp: limits.perIp }, limits.windowMs, this.now(), trx);
+    const limit = counts.recipientCount > limits.perRecipient ? 'address' : counts.ipAllowed === false ? 'ip' : undefined;
+    if (limit && enforced) {
+      // No address in the log line (which address is being flooded is nobody's business but its
+      // owner's): its domain only, enough to see a campaign against one provider.
+      this.o.logger.warn(
+        { kind, limit, domain: recipient.includes('@') ? recipient.slice(recipient.lastIndexOf('@') + 1) : null },
+        'unasked mail limit reached; mail dropped',
+      );
+      this.o.metrics?.unaskedMailDropped.inc({ kind, limit });
+    }
+    return limit === undefined;
   }
 
   /** Every open link of the account dies with a change of its password or address. */
@@ -456,7 +491,7 @@ export class AccountService {
       }
       // Counted like any unasked mail, but always sent: it comes with a new account, which the
       // next sign-up with this address finds taken.
-      await this.unaskedMailAllowed(trx, emailNormalized, origin, 'confirm_email');
+      await this.unaskedMailAllowed(trx, emailNormalized, origin, 'confirm_email', false);
       const { token, row } = this.newTokenRow(created.id, 'confirm_email', email);
       await this.writeMail(trx, true, confirmEmailMail(base, { to: email, displayName, userId: created.id, token }), row);
       return created;
@@ -491,6 +526,12 @@ export class AccountService {
     const ok = await timing.step('hash-password', () => this.o.hasher.verifyOrBurn(password, account?.passwordHash));
     if (!ok || !account) return undefined;
     await this.o.store.releaseLoginAttempt(key, slot.lockedUntil);
+    if (ok === 'legacy') {
+      // A hash from before passwords were normalised, of a password NFKC changes: from now on the
+      // normalised form is stored (only if the hash is still the one that was checked).
+      const passwordHash = await this.hash(password);
+      await this.o.store.replacePasswordHash(account.id, account.passwordHash!, passwordHash, this.now());
+    }
     return account;
   }
 
@@ -749,8 +790,10 @@ export class AccountService {
    * the same four statements and renders the same mail, which is then not written.
    */
   async forgotPassword(emailInput: string, origin: RequestOrigin = {}): Promise<void> {
+    // Only an address in the documented form is ever mailed (register and change of address
+    // accept no other): anything else has no account to reset and gets the same 204.
+    if (!looksLikeAddress(emailInput)) return;
     const key = normalizeEmail(emailInput);
-    if (!key) return;
     const base = this.o.publicBaseUrl;
     await this.withMail(async (trx) => {
       const account = await this.o.store.lockByEmail(key, trx);

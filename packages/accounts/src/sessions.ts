@@ -58,6 +58,11 @@ export interface SessionsOptions {
   random: RandomBytes;
   secret: string;
   cookieSecure: boolean;
+  /**
+   * The absolute lifetime of a session (ASVS 7.3.2): one signed in longer ago than this is refused
+   * and never renewed, however much it is used. The person signs in again.
+   */
+  maxAgeMs: number;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
   /** The memberships' SQL (households'): loaded with the session, in the same statement. */
@@ -103,6 +108,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     knex: o.knex,
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
+    maxAgeMs: o.maxAgeMs,
     membershipsSql: o.membershipsSql,
     readAheads: o.readAheads,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AccountModel, AccountTokenModel, LoginFailureModel, MailOutboxModel, UnaskedMailCountModel, WaitlistModel } from './models/index.js';
 import type { TokenPurpose } from './tokens.js';
@@ -91,6 +92,11 @@ export interface AccountStore {
     now: Date,
     trx?: Db,
   ): Promise<Account | undefined>;
+  /**
+   * Replaces the password hash only while it is still `oldHash` (a password changed meanwhile
+   * stays changed); the security stamp is kept: the password itself did not change.
+   */
+  replacePasswordHash(id: string, oldHash: string, newHash: string, now: Date): Promise<boolean>;
   /** True when another account signs in with that address. */
   emailTaken(emailNormalized: string, exceptId: string, trx?: Db): Promise<boolean>;
 
@@ -113,11 +119,18 @@ export interface AccountStore {
   lastTokenIssuedAt(q: { accountId: string; purpose: TokenPurpose; origin?: string }, trx?: Db): Promise<Date | undefined>;
 
   /**
-   * Counts one request for unasked mail against each key (`to:<address>`, `ip:<address>`) in one
-   * statement, restarting a key's count when its window (`windowMs`) has passed; answers the
-   * counts after this request, by key.
+   * Counts one request for unasked mail to `recipient` (a canonical address), and from `ip` when
+   * known, in one statement, restarting a count whose window (`windowMs`) has passed. The
+   * recipient's count is of requests; the IP's is of DISTINCT recipients: the IP's row keeps the
+   * first `perIp` recipients of its window (hashed), and `ipAllowed` says whether this recipient
+   * is one of them (a person asking again for their own address is not a new one).
    */
-  countUnaskedMail(keys: string[], windowMs: number, now: Date, trx?: Db): Promise<Map<string, number>>;
+  countUnaskedMail(
+    request: { recipient: string; ip?: string; perIp: number },
+    windowMs: number,
+    now: Date,
+    trx?: Db,
+  ): Promise<{ recipientCount: number; ipCount?: number; ipAllowed?: boolean }>;
 
   /**
    * Reserves one password attempt for `key` BEFORE the password is checked (one statement, so it
@@ -272,6 +285,11 @@ export class ObjectionAccountStore implements AccountStore {
     return rows[0] && toAccount(rows[0]);
   }
 
+  async replacePasswordHash(id: string, oldHash: string, newHash: string, now: Date): Promise<boolean> {
+    const n = await this.Account.query().patch({ passwordHash: newHash, updatedAt: now.toISOString() }).where({ id, passwordHash: oldHash });
+    return n > 0;
+  }
+
   async emailTaken(emailNormalized: string, exceptId: string, trx?: Db): Promise<boolean> {
     const row = await this.Account.query(trx).select('id').where({ emailNormalized }).whereNot({ id: exceptId }).first();
     return row !== undefined;
@@ -355,22 +373,46 @@ export class ObjectionAccountStore implements AccountStore {
     return row?.last ?? undefined;
   }
 
-  async countUnaskedMail(keys: string[], windowMs: number, now: Date, trx?: Db): Promise<Map<string, number>> {
-    // Written out: an upsert whose merge restarts a window conditionally, for every key of the
+  async countUnaskedMail(
+    request: { recipient: string; ip?: string; perIp: number },
+    windowMs: number,
+    now: Date,
+    trx?: Db,
+  ): Promise<{ recipientCount: number; ipCount?: number; ipAllowed?: boolean }> {
+    // Written out: an upsert whose merge restarts a window conditionally, for both keys of the
     // request in one statement (Objection has no ON CONFLICT … DO UPDATE with expressions). Keys in
-    // a fixed order (recipient before IP, as the caller passes them), so two requests that share a
-    // key lock the rows in the same order and cannot deadlock.
-    const values = keys.map(() => '(?, ?::timestamptz, 1)').join(', ');
+    // a fixed order (recipient before IP), so two requests that share a key lock the rows in the
+    // same order and cannot deadlock. ON CONFLICT DO UPDATE works on the row's latest version, so
+    // parallel requests from one IP each see the recipients the others added: the distinct count
+    // is exact. An IP's list holds at most `perIp` recipients (its first ones), so it stays small.
+    const to = `to:${request.recipient}`;
+    const hashed = createHash('sha256').update(request.recipient, 'utf8').digest('hex').slice(0, 16);
     const windowStart = new Date(now.getTime() - windowMs);
+    const rows: [string, Date, string[] | null][] = [[to, now, null]];
+    if (request.ip) rows.push([`ip:${request.ip}`, now, [hashed]]);
+    const values = rows.map(() => '(?, ?::timestamptz, 1, ?::text[])').join(', ');
     const result = await (trx ?? this.UnaskedMailCount.knex()).raw(
-      `insert into unasked_mail_counts as c (key, window_started_at, count) values ${values}
+      `insert into unasked_mail_counts as c (key, window_started_at, count, recipients) values ${values}
        on conflict (key) do update set
-         count = case when c.window_started_at <= ? then 1 else c.count + 1 end,
-         window_started_at = case when c.window_started_at <= ? then excluded.window_started_at else c.window_started_at end
-       returning key, count`,
-      [...keys.flatMap((k) => [k, now]), windowStart, windowStart],
+         count = case when c.window_started_at <= :ws then 1
+                      when excluded.recipients is null then c.count + 1
+                      when excluded.recipients[1] = any(coalesce(c.recipients, '{}')) then c.count
+                      else c.count + 1 end,
+         recipients = case when excluded.recipients is null then null
+                           when c.window_started_at <= :ws then excluded.recipients
+                           when excluded.recipients[1] = any(coalesce(c.recipients, '{}')) then c.recipients
+                           when cardinality(coalesce(c.recipients, '{}')) >= :cap then c.recipients
+                           else coalesce(c.recipients, '{}') || excluded.recipients end,
+         window_started_at = case when c.window_started_at <= :ws then excluded.window_started_at else c.window_started_at end
+       returning key, count, recipients is not null and :hashed = any(recipients) as listed`
+        .replace(/:ws/g, '?::timestamptz')
+        .replace(/:cap/g, '?::int')
+        .replace(/:hashed/g, '?::text'),
+      [...rows.flat(), windowStart, windowStart, request.perIp, windowStart, hashed],
     );
-    return new Map((result.rows as { key: string; count: number }[]).map((r) => [r.key, r.count]));
+    const byKey = new Map((result.rows as { key: string; count: number; listed: boolean }[]).map((r) => [r.key, r]));
+    const ipRow = request.ip ? byKey.get(`ip:${request.ip}`) : undefined;
+    return { recipientCount: byKey.get(to)?.count ?? 0, ipCount: ipRow?.count, ipAllowed: ipRow?.listed };
   }
 
   async reserveLoginAttempt(key: string, maxFailures: number, lockUntil: Date, now: Date): Promise<{ failures: number; lockedUntil: Date | null } | undefined> {

@@ -16,6 +16,7 @@ const TABLES = [
   'account_exports',
   'unasked_mail_counts',
   'spent_identity_tokens',
+  'account_unlinked_identities',
 ];
 
 async function tables(db: TestDatabase): Promise<string[]> {

@@ -23,6 +23,7 @@ describe('models', () => {
     pkg.UnaskedMailCountModel,
     pkg.SpentIdentityTokenModel,
     pkg.SpentExternalCookieModel,
+    pkg.AccountUnlinkedIdentityModel,
   ];
 
   it('has one exported model per table of the package, each naming a real table', async () => {
@@ -41,7 +42,7 @@ describe('models', () => {
     await db.knex('spent_external_cookies').insert({ jti: 'jti-1', expiresAt: at });
 
     const count = await pkg.UnaskedMailCountModel.bindKnex(db.knex).query().findById('to:ann@example.test');
-    expect(count?.toJSON()).to.deep.equal({ key: 'to:ann@example.test', windowStartedAt: at.toISOString(), count: 2 });
+    expect(count?.toJSON()).to.deep.equal({ key: 'to:ann@example.test', windowStartedAt: at.toISOString(), count: 2, recipients: null });
     const token = await pkg.SpentIdentityTokenModel.bindKnex(db.knex).query().findById('apple:nonce:n-1');
     expect(token?.toJSON()).to.deep.equal({ key: 'apple:nonce:n-1', expiresAt: at.toISOString() });
     const cookie = await pkg.SpentExternalCookieModel.bindKnex(db.knex).query().findById('jti-1');

@@ -85,7 +85,7 @@ describe('PasswordHasher', () => {
       expect(bcryptjs.compareSync(prehash(STAPLE), BCRYPTJS_2B_COST_12), 'the fixture is what bcryptjs accepts').to.equal(true);
       expect(await Promise.all([hasher.verify(STAPLE, BCRYPTJS_2B_COST_12), hasher.verify(STAPLE, BCRYPTJS_2A_COST_12)])).to.deep.equal([true, true]);
       expect(await hasher.verify('correct horse battery stapler', BCRYPTJS_2B_COST_12)).to.equal(false);
-      expect(await hasher.verifyOrBurn(STAPLE, BCRYPTJS_2B_COST_12)).to.equal(true);
+      expect(await hasher.verifyOrBurn(STAPLE, BCRYPTJS_2B_COST_12)).to.equal('ok');
       // Made now by bcryptjs too, at a cost of 4, so a change in either library shows here.
       const fresh = bcryptjs.hashSync(prehash('a1'), 4);
       expect(await hasher.verify('a1', fresh)).to.equal(true);

@@ -34,6 +34,19 @@ export class BaseModel extends Model {
   /** Columns held as ISO 8601 strings. */
   static timestamps: readonly string[] = [];
 
+  /**
+   * Objection's validator with its own options, plus strict mode off (as the HTTP layer's ajv has
+   * it): a row schema made from an API schema may carry formats the HTTP layer defines and checks
+   * (http-kit's `single-line`, `multi-line`); here they are ignored rather than refused, since the
+   * request was checked against them before any row is made.
+   */
+  static override createValidator(): objection.Validator {
+    return new objection.AjvValidator({
+      onCreateAjv: () => {},
+      options: { allErrors: true, validateSchema: false, ownProperties: true, strict: false, logger: false },
+    });
+  }
+
   override $parseDatabaseJson(json: objection.Pojo): objection.Pojo {
     const parsed = super.$parseDatabaseJson(json);
     for (const column of (this.constructor as typeof BaseModel).timestamps) {

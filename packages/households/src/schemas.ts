@@ -3,7 +3,7 @@
  * validate requests, the same objects document the operations in the OpenAPI document, the models
  * take their row schemas from them, and the TypeScript types are `Infer<typeof Schema>`.
  */
-import type { Infer, TypedSchema } from '@svc/http-kit';
+import { type Infer, multiLine, singleLine, type TypedSchema } from '@svc/http-kit';
 import { DRY_GOODS_MEASURES, MEASUREMENT_SYSTEMS, PANTRY_WEIGHTS, TIME_OF_DAY_PATTERN } from './formats.js';
 
 export const HOUSEHOLD_NAME_MAX = 100;
@@ -50,7 +50,8 @@ export const CreateHouseholdBody = {
       minLength: 1,
       maxLength: HOUSEHOLD_NAME_MAX,
       pattern: NOT_BLANK,
-      description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
+      ...singleLine,
+      description: '1 to 100 characters, not blank, one line without control characters or bidirectional controls; surrounding spaces are trimmed',
     },
     timeZoneId: { type: 'string', description: 'An id of GET /api/v1/time-zones' },
     defaultDinnerTime: { type: 'string', pattern: TIME_OF_DAY_PATTERN, description: 'HH:mm (HH:mm:ss accepted; seconds are dropped)' },
@@ -71,7 +72,8 @@ export const UpdateHouseholdBody = {
       minLength: 1,
       maxLength: HOUSEHOLD_NAME_MAX,
       pattern: NOT_BLANK,
-      description: '1 to 100 characters, not blank; surrounding spaces are trimmed',
+      ...singleLine,
+      description: '1 to 100 characters, not blank, one line without control characters or bidirectional controls; surrounding spaces are trimmed',
     },
     timeZoneId: { type: ['string', 'null'], description: 'An id of GET /api/v1/time-zones' },
     defaultDinnerTime: { type: ['string', 'null'], pattern: TIME_OF_DAY_PATTERN, description: 'HH:mm (HH:mm:ss accepted)' },
@@ -82,11 +84,15 @@ export const UpdateHouseholdBody = {
     maxNewDishesPerWeek: { type: ['integer', 'null'], minimum: 0, maximum: MAX_NEW_DISHES_PER_WEEK, description: '0 to 21' },
     alwaysNewDishes: booleanSetting('Prefer new dishes every time'),
     pantryWeight: { type: ['string', 'null'], enum: [...PANTRY_WEIGHTS, null] },
-    address: { type: ['string', 'null'], description: 'Free text; an empty string clears it (null leaves it as it is)' },
+    address: {
+      type: ['string', 'null'],
+      ...multiLine,
+      description: 'Free text (line breaks allowed, other control characters not); an empty string clears it (null leaves it as it is)',
+    },
     loyaltyPrograms: {
       type: ['array', 'null'],
       maxItems: LOYALTY_PROGRAMS_MAX,
-      items: { type: 'string', minLength: 1, maxLength: LOYALTY_PROGRAM_NAME_MAX, pattern: NOT_BLANK },
+      items: { type: 'string', minLength: 1, maxLength: LOYALTY_PROGRAM_NAME_MAX, pattern: NOT_BLANK, ...singleLine },
       description: 'Replaces the whole list; up to 20 names of 1 to 100 characters; [] empties it',
     },
     measurementSystem: { type: ['string', 'null'], enum: [...MEASUREMENT_SYSTEMS, null] },

@@ -33,6 +33,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Unasked mail (reset, confirmation, change-of-address, account-exists) dropped by a limit, by mail kind and limit (address, ip). */
+  readonly unaskedMailDropped = new Counter({
+    name: 'mail_unasked_dropped_total',
+    help: 'Unasked mail dropped by the per-address or per-IP limit, by mail kind and limit',
+    labelNames: ['kind', 'limit'] as const,
+    registers: [this.registry],
+  });
+
   constructor(options: { defaultMetrics?: boolean; labels?: Record<string, string> } = {}) {
     if (options.labels) this.registry.setDefaultLabels(options.labels);
     // Process metrics: CPU, memory, handles, GC, event-loop delay (nodejs_eventloop_lag_*).

@@ -23,8 +23,52 @@ function makeAjv(coerce: boolean): Ajv {
     const base = ajv.formats[name] as { validate: (s: string) => boolean; compare?: (a: string, b: string) => number | undefined };
     ajv.addFormat(name, { type: 'string', validate: (s: string) => !s.startsWith('0000') && base.validate(s), compare: base.compare });
   }
+  ajv.addFormat(SINGLE_LINE_FORMAT, { type: 'string', validate: isSingleLineText });
+  ajv.addFormat(MULTI_LINE_FORMAT, { type: 'string', validate: isMultiLineText });
   return ajv;
 }
+
+/**
+ * Text formats for what people type (names, notes). A name shows up in other people's screens,
+ * calendars and mails, so it must not carry what changes how text around it reads:
+ * - every control character (Unicode Cc: C0, DEL, C1; CR, LF and TAB included),
+ * - the line and paragraph separators U+2028 and U+2029 (Zl, Zp: a line break to JavaScript and
+ *   to many renderers),
+ * - the bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069; "Trojan
+ *   Source": a name that reverses the text after it),
+ * - lone surrogates (Cs: not text; PostgreSQL would not store them as written).
+ * Other format characters (Cf) stay: the zero-width joiner and non-joiner are part of emoji
+ * sequences and of Persian and Indic spelling, the soft hyphen is harmless.
+ * `multi-line` (notes, an address, a sentence) allows line feed, carriage return and tab besides.
+ */
+export const SINGLE_LINE_FORMAT = 'single-line';
+export const MULTI_LINE_FORMAT = 'multi-line';
+const UNSAFE_IN_LINE = /[\p{Cc}\p{Cs}\u2028\u2029\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/u;
+const UNSAFE_IN_BLOCK = /[\p{Cs}\u2028\u2029\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]|(?![\t\n\r])\p{Cc}/u;
+
+/** True when `s` holds no control character, separator or bidi control (the `single-line` format). */
+export function isSingleLineText(s: string): boolean {
+  return !UNSAFE_IN_LINE.test(s);
+}
+
+/** As `isSingleLineText`, but line feed, carriage return and tab are allowed (the `multi-line` format). */
+export function isMultiLineText(s: string): boolean {
+  return !UNSAFE_IN_BLOCK.test(s);
+}
+
+/**
+ * `s` made safe to place on one line of text (a mail's greeting, a log): each character the
+ * `single-line` format refuses becomes a space. For text that came from elsewhere than a validated
+ * request (an identity provider's name, a row stored before the format existed).
+ */
+export function toSingleLine(s: string): string {
+  return s.replace(new RegExp(UNSAFE_IN_LINE.source, 'gu'), ' ');
+}
+
+/** Spread into a string schema: a name, one line of text (see SINGLE_LINE_FORMAT). */
+export const singleLine = { format: SINGLE_LINE_FORMAT } as const;
+/** Spread into a string schema: notes and other text that may break lines (see MULTI_LINE_FORMAT). */
+export const multiLine = { format: MULTI_LINE_FORMAT } as const;
 
 const bodyAjv = makeAjv(false);
 const paramAjv = makeAjv(true);
@@ -66,6 +110,8 @@ const FORMAT_WORDS: Record<string, string> = {
   uuid: 'an id (UUID)',
   email: 'an e-mail address',
   uri: 'an absolute URL',
+  [SINGLE_LINE_FORMAT]: 'one line of text, without control characters (line breaks, tabs), line separators or bidirectional controls',
+  [MULTI_LINE_FORMAT]: 'text without control characters other than line breaks and tabs, and without bidirectional controls',
 };
 
 /** A message a person can act on: the rule broken, in words, never a regular expression. */
@@ -164,14 +210,20 @@ export class PartValidator {
     );
     const issues: FieldIssue[] = [];
     const seen = new Set<string>();
+    // An operation's own code for a field (PATCH /me: account_name_length) covers what its
+    // contract names (missing, null, blank, too long); a control character in the text is none of
+    // those, so it stays validation_failed.
+    let overridable: string | undefined;
     for (const e of errors.length ? errors : (this.validate.errors ?? [])) {
       const field = fieldName(e) || this.location;
       const message = describe(e);
+      const textFormat = e.keyword === 'format' && TEXT_FORMATS.has(String((e.params as { format?: unknown }).format));
+      if (!textFormat && overridable === undefined && this.codes[field]) overridable = this.codes[field];
       if (seen.has(`${field}|${message}`)) continue;
       seen.add(`${field}|${message}`);
       issues.push({ field, message, in: this.location });
     }
-    const override = issues.map((i) => this.codes[i.field]).find(Boolean);
+    const override = overridable;
     // A field that is too long is that, whatever else its value breaks (an enumeration, a format):
     // the answer is value_too_long when every failing field is an over-long one.
     const tooLong = new Set(errors.filter((e) => e.keyword === 'maxLength').map((e) => e.instancePath));
@@ -201,6 +253,8 @@ function flatCopy(value: unknown): unknown {
   }
   return out;
 }
+
+const TEXT_FORMATS = new Set<string>([SINGLE_LINE_FORMAT, MULTI_LINE_FORMAT]);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,4 +1,4 @@
-import type { Infer, TypedSchema } from '@svc/http-kit';
+import { type Infer, multiLine, singleLine, type TypedSchema } from '@svc/http-kit';
 
 /** The four kinds of meal event (decisions.md §2). */
 export const EVENT_TYPES = ['Guests', 'EatingOut', 'Away', 'Activity'] as const;
@@ -79,7 +79,13 @@ export const ParticipantSchema = {
       description:
         'The household member, or null for a guest or a member who has left. On POST and PUT it must be a member of the household (400 validation_failed otherwise); PUT also accepts, unchanged, a member id the stored event already names whose member has just left, and stores that participant with memberId null.',
     },
-    name: { type: 'string', minLength: 1, maxLength: LIMITS.participantName },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: LIMITS.participantName,
+      ...singleLine,
+      description: 'One line: no control characters or bidirectional controls',
+    },
   },
 } as const satisfies TypedSchema;
 /** One person at (or away from) the table; `memberId` links a household member when there is one. */
@@ -111,7 +117,13 @@ export const MealEventBody = {
       examples: ['18:30'],
     },
     availableCookingMinutes: { type: 'integer', minimum: 0, maximum: 1440 },
-    notes: { type: 'string', maxLength: LIMITS.notes, description: 'Up to 2000 characters; "" for none (null is refused)' },
+    notes: {
+      type: 'string',
+      maxLength: LIMITS.notes,
+      ...multiLine,
+      description:
+        'Up to 2000 characters; "" for none (null is refused). Line breaks and tabs may stay; other control characters and bidirectional controls are refused',
+    },
     participants: { type: 'array', maxItems: LIMITS.participants, items: ParticipantSchema, description: 'At most 50' },
   },
 } as const satisfies TypedSchema;

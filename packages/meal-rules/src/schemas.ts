@@ -1,4 +1,4 @@
-import type { Infer, TypedSchema } from '@svc/http-kit';
+import { type Infer, multiLine, type TypedSchema } from '@svc/http-kit';
 
 /*
  * The meal-rule shapes of the contract, as JSON Schema written once (`as const satisfies
@@ -264,7 +264,7 @@ export type DefaultRules = Infer<typeof DefaultRulesResponseSchema>;
 export const ParseRulesRequestSchema = {
   type: 'object',
   required: ['text'],
-  properties: { text: { type: 'string', maxLength: 1000, description: 'The sentence, up to 1000 characters (longer: 400 value_too_long)' } },
+  properties: { text: { type: 'string', maxLength: 1000, ...multiLine, description: 'The sentence, up to 1000 characters (longer: 400 value_too_long)' } },
 } as const satisfies TypedSchema;
 export type ParseRulesRequest = Infer<typeof ParseRulesRequestSchema>;
 

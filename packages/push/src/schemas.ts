@@ -1,4 +1,4 @@
-import type { Infer, TypedSchema } from '@svc/http-kit';
+import { type Infer, singleLine, type TypedSchema } from '@svc/http-kit';
 
 /** The notification kinds a phone can switch on or off. */
 export const PUSH_KINDS = ['listChanges', 'householdNews', 'runDone', 'reminders'] as const;
@@ -38,6 +38,7 @@ export const RegisterBody = {
       type: ['string', 'null'],
       minLength: 1,
       maxLength: LIMITS.provider,
+      ...singleLine,
       description: 'Push provider (e.g. fcm, apns), stored as sent; null or left out: the service default (PUSH_DEFAULT_PROVIDER)',
     },
   },

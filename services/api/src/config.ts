@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { looksLikeAddress, normalizeEmail } from '@svc/accounts';
 import { type AppVersionFloors, parseAppVersionFloors, parseOrigin } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
@@ -36,6 +37,12 @@ export interface Config {
   inviteCodes: string[];
   appVersionFloors: AppVersionFloors;
   platformAdminEmails: string[];
+  /** SESSION_MAX_AGE_DAYS: a session signed in longer ago than this is over, however much it is used (default 90). */
+  sessionMaxAgeDays: number;
+  /** UNASKED_MAIL_PER_ADDRESS: unasked mails (reset, confirmation, change-of-address, account-exists) per recipient address an hour (default 5). */
+  unaskedMailPerAddress: number;
+  /** UNASKED_MAIL_PER_IP: distinct recipient addresses one client IP may have sent unasked mail an hour (default 100). */
+  unaskedMailPerIp: number;
   aiTurnsPerMonth: number;
   welcomeCredits: number;
   pushDefaultProvider: string;
@@ -185,6 +192,14 @@ function sessionSecret(env: Env, nodeEnv: string, dataDir: string): string {
   }
 }
 
+/** PLATFORM_ADMIN_EMAILS: each entry an address in the documented form (as register accepts), kept in canonical form. */
+function adminEmails(env: Env): string[] {
+  return list(env, 'PLATFORM_ADMIN_EMAILS').map((e) => {
+    if (!looksLikeAddress(e)) throw new ConfigError('PLATFORM_ADMIN_EMAILS', `"${e}" is not a plain e-mail address (name@example.com)`);
+    return normalizeEmail(e);
+  });
+}
+
 /** How a browser on this machine reaches a listener on `host`: the wildcard addresses are localhost. */
 export function browserHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
@@ -267,7 +282,10 @@ export function loadConfig(env: Env = process.env): Config {
     intakeMode: intake as Config['intakeMode'],
     inviteCodes: list(env, 'INVITE_CODES'),
     appVersionFloors: floors,
-    platformAdminEmails: list(env, 'PLATFORM_ADMIN_EMAILS').map((e) => e.toLowerCase()),
+    platformAdminEmails: adminEmails(env),
+    sessionMaxAgeDays: int(env, 'SESSION_MAX_AGE_DAYS', 90, 1, 3650),
+    unaskedMailPerAddress: int(env, 'UNASKED_MAIL_PER_ADDRESS', 5, 1, 1_000_000),
+    unaskedMailPerIp: int(env, 'UNASKED_MAIL_PER_IP', 100, 1, 1_000_000),
     aiTurnsPerMonth: int(env, 'AI_TURNS_PER_MONTH', 30, 0, 1_000_000),
     welcomeCredits: int(env, 'WELCOME_CREDITS', 20, 0, 1_000_000),
     pushDefaultProvider: str(env, 'PUSH_DEFAULT_PROVIDER') ?? 'fcm',

@@ -174,6 +174,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,
+    metrics: deps.metrics,
     tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -188,6 +189,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       lockoutSeconds: config.lockoutSeconds,
       passwordBreachApi: config.passwordBreachApi,
       platformAdminEmails: config.platformAdminEmails,
+      sessionMaxAgeDays: config.sessionMaxAgeDays,
+      unaskedMailPerAddress: config.unaskedMailPerAddress,
+      unaskedMailPerIp: config.unaskedMailPerIp,
       google: config.google,
       apple: config.apple,
       appRedirectUris: config.appRedirectUris,

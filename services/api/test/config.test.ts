@@ -79,6 +79,13 @@ describe('configuration', () => {
     expect(c.apple.nativeAudiences).to.deep.equal(['com.example.app']);
   });
 
+  it('reads the session lifetime and the unasked-mail limits (defaults 90 days, 5 per address, 100 distinct addresses per IP)', () => {
+    const d = loadConfig(base);
+    expect([d.sessionMaxAgeDays, d.unaskedMailPerAddress, d.unaskedMailPerIp]).to.deep.equal([90, 5, 100]);
+    const c = loadConfig({ ...base, SESSION_MAX_AGE_DAYS: '30', UNASKED_MAIL_PER_ADDRESS: '3', UNASKED_MAIL_PER_IP: '500' });
+    expect([c.sessionMaxAgeDays, c.unaskedMailPerAddress, c.unaskedMailPerIp]).to.deep.equal([30, 3, 500]);
+  });
+
   const bad: [Record<string, string>, string][] = [
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
@@ -103,6 +110,11 @@ describe('configuration', () => {
     [{ DB_UNANSWERED_MS: 'soon' }, 'DB_UNANSWERED_MS'],
     [{ CORS_ORIGINS: 'https://app.example.com/' }, 'CORS_ORIGINS'],
     [{ CORS_ORIGINS: 'https://app.example.com/web' }, 'CORS_ORIGINS'],
+    [{ PLATFORM_ADMIN_EMAILS: 'ops@example.com,<root@example.com>' }, 'PLATFORM_ADMIN_EMAILS'],
+    [{ PLATFORM_ADMIN_EMAILS: 'mailto:ops@example.com' }, 'PLATFORM_ADMIN_EMAILS'],
+    [{ SESSION_MAX_AGE_DAYS: '0' }, 'SESSION_MAX_AGE_DAYS'],
+    [{ UNASKED_MAIL_PER_ADDRESS: 'five' }, 'UNASKED_MAIL_PER_ADDRESS'],
+    [{ UNASKED_MAIL_PER_IP: '0' }, 'UNASKED_MAIL_PER_IP'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/meals' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }, 'DATABASE_URL'],

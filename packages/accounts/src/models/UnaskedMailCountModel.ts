@@ -16,6 +16,7 @@ export class UnaskedMailCountModel extends BaseModel {
       key: { type: 'string' },
       windowStartedAt: TimestampSchema,
       count: { type: 'integer', minimum: 0 },
+      recipients: { type: ['array', 'null'], items: { type: 'string' } },
     },
   );
 
@@ -23,4 +24,6 @@ export class UnaskedMailCountModel extends BaseModel {
   declare key: string;
   declare windowStartedAt: string;
   declare count: number;
+  /** `'ip:'` rows: the window's first recipients (16 hex of SHA-256 of each address); null on `'to:'` rows. */
+  declare recipients: string[] | null;
 }

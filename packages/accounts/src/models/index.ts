@@ -3,6 +3,7 @@ export { AccountIdentityModel } from './AccountIdentityModel.js';
 export { AccountModel } from './AccountModel.js';
 export { AccountSessionModel } from './AccountSessionModel.js';
 export { AccountTokenModel } from './AccountTokenModel.js';
+export { AccountUnlinkedIdentityModel } from './AccountUnlinkedIdentityModel.js';
 export { AppSigninCodeModel } from './AppSigninCodeModel.js';
 export { LoginFailureModel } from './LoginFailureModel.js';
 export { MailOutboxModel } from './MailOutboxModel.js';

@@ -36,6 +36,10 @@ export interface IdentityStore {
   findLinkedAccount(provider: ProviderName, subject: string): Promise<Account | undefined>;
   /** Links the identity; a concurrent link of the same identity fails with a unique violation. */
   insertLink(link: NewIdentityLink, trx?: Db): Promise<void>;
+  /** True when the account's owner unlinked this identity (DELETE /me/logins/{provider}) and has not linked it again. */
+  wasUnlinked(accountId: string, provider: ProviderName, subject: string): Promise<boolean>;
+  /** The identity is linked again (by the signed-in owner): it is no longer remembered as unlinked. */
+  forgetUnlinked(accountId: string, provider: ProviderName, subject: string, trx?: Db): Promise<void>;
   insertAppCode(code: NewAppCode): Promise<void>;
   /**
    * Marks the code used and answers what it was bound to, or undefined when it is unknown or was

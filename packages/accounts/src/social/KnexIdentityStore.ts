@@ -32,6 +32,15 @@ export class KnexIdentityStore implements IdentityStore {
     await (trx ?? this.knex)('account_identities').insert(link);
   }
 
+  async wasUnlinked(accountId: string, provider: ProviderName, subject: string): Promise<boolean> {
+    const row = await this.knex('accountUnlinkedIdentities').select('accountId').where({ accountId, provider, subject }).first();
+    return row !== undefined;
+  }
+
+  async forgetUnlinked(accountId: string, provider: ProviderName, subject: string, trx?: Db): Promise<void> {
+    await (trx ?? this.knex)('accountUnlinkedIdentities').delete().where({ accountId, provider, subject });
+  }
+
   async insertAppCode(code: NewAppCode): Promise<void> {
     await this.knex('app_signin_codes').insert(code);
   }

@@ -222,7 +222,10 @@ export class SocialSignIn {
     }
     let account: Account;
     try {
-      account = await timing.step('link-account', () => this.linker.accountFor(identity));
+      // The browser's own session (express-session's path runs for /api/v1/auth): the person signed
+      // in to an account may link back an identity they unlinked from it.
+      const signedIn = flow.kind === 'browser' ? req.session?.accountId : undefined;
+      account = await timing.step('link-account', () => this.linker.accountFor(identity, signedIn));
     } catch (err) {
       if (!(err instanceof AccountNotCreatedError)) this.o.logger.error({ err, provider: identity.provider }, 'social sign-in could not settle the account');
       this.fail(res, identity.provider, flow, (err as Error).message);

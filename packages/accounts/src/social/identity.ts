@@ -1,3 +1,4 @@
+import { toSingleLine } from '@svc/http-kit';
 import type { ProviderName } from './config.js';
 
 /** Who the provider says signed in; what the external cookie carries to external-callback. */
@@ -19,7 +20,8 @@ const DISPLAY_NAME_MAX = 80;
  * the local part of the address, else `fallback` ('Google user', 'Apple user'); at most 80 characters.
  */
 export function composeDisplayName(parts: { givenName?: unknown; familyName?: unknown; fullName?: unknown; email?: unknown }, fallback: string): string {
-  const text = (v: unknown) => (typeof v === 'string' ? v.replace(/\s+/g, ' ').trim() : '');
+  // A provider's name is text we did not validate: no control character, separator or bidi control comes through.
+  const text = (v: unknown) => (typeof v === 'string' ? toSingleLine(v).replace(/\s+/g, ' ').trim() : '');
   const named = [text(parts.givenName), text(parts.familyName)].filter(Boolean).join(' ') || text(parts.fullName);
   const local = text(parts.email).split('@')[0] ?? '';
   const name = named || local || fallback;

@@ -34,12 +34,18 @@ export interface IdentityLinkerOptions {
 export class IdentityLinker {
   constructor(private readonly o: IdentityLinkerOptions) {}
 
-  async accountFor(identity: ExternalIdentity): Promise<Account> {
+  /**
+   * `signedIn`: the account the browser completing this sign-in is signed in to (browser flow
+   * only). An identity its owner unlinked from an account is linked back to it only then: the
+   * person is signed in and asks for it; otherwise the sign-in is refused like an unverified
+   * address that belongs to an account (AccountNotCreatedError).
+   */
+  async accountFor(identity: ExternalIdentity, signedIn?: string): Promise<Account> {
     // Concurrent first sign-ins of one identity (a double click, two devices): the loser of the
     // address or identity unique key simply finds the winner's account on the next round.
     for (let round = 0; round < 3; round++) {
       try {
-        const account = await this.attempt(identity);
+        const account = await this.attempt(identity, signedIn);
         if (account) return account;
       } catch (err) {
         if (!isPgError(err, PG.uniqueViolation)) throw err;
@@ -48,7 +54,7 @@ export class IdentityLinker {
     throw new Error(`no stable account for ${identity.provider} identity after concurrent attempts`);
   }
 
-  private async attempt(identity: ExternalIdentity): Promise<Account | undefined> {
+  private async attempt(identity: ExternalIdentity, signedIn: string | undefined): Promise<Account | undefined> {
     const linked = await this.o.identities.findLinkedAccount(identity.provider, identity.subject);
     if (linked) return linked;
 
@@ -68,7 +74,18 @@ export class IdentityLinker {
 
     if (email && identity.emailVerified) {
       const existing = await this.o.store.findByEmail(normalizeEmail(email));
-      if (existing) return this.o.service.adoptByVerifiedAddress(existing.id, link, PROVIDER_LABELS[identity.provider].displayName);
+      if (existing) {
+        // Unlinked by its owner, who no longer trusts it: never attached again by the address alone.
+        if (await this.o.identities.wasUnlinked(existing.id, identity.provider, identity.subject)) {
+          if (signedIn !== existing.id) throw new AccountNotCreatedError(`the ${identity.provider} identity was unlinked from the account of its address`);
+          const relink = async (trx: Knex.Transaction, account: Account) => {
+            await this.o.identities.forgetUnlinked(account.id, identity.provider, identity.subject, trx);
+            await link(trx, account);
+          };
+          return this.o.service.adoptByVerifiedAddress(existing.id, relink, PROVIDER_LABELS[identity.provider].displayName);
+        }
+        return this.o.service.adoptByVerifiedAddress(existing.id, link, PROVIDER_LABELS[identity.provider].displayName);
+      }
       return this.o.service.createPasswordlessAccount({ email, emailVerified: true, displayName: identity.displayName }, link);
     }
     if (email && (await this.o.store.findByEmail(normalizeEmail(email)))) {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ApiRouter, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
+import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
@@ -115,7 +115,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'exportMyData',
       summary: 'Everything stored about the caller, as one JSON file',
       description:
-        'The account (no password hash), identities, sessions, memberships, devices, and for every household the caller belongs to its settings, members, rules and events. Streamed as it is read. One export a minute per account (429 rate_limited with Retry-After). Mails a notice to the account holder. It changes state (the notice, the slot), so a browser may only ask for it from this origin or directly: with `Sec-Fetch-Site` other than `same-origin` or `none` (a link or form on another site, even a top-level navigation that carries the cookie) it answers 403 forbidden and spends nothing. Clients that are not browsers send no such header and are not affected.',
+        'The account (no password hash), identities, sessions, memberships, devices, and for every household the caller belongs to its settings, members, rules and events. Streamed as it is read. One export a minute per account (429 rate_limited with Retry-After). Mails a notice to the account holder. It changes state (the notice, the slot), so a browser may only ask for it from this origin or directly: with `Sec-Fetch-Site` other than `same-origin` or `none` (a link or form on another site, even a top-level navigation that carries the cookie) it answers 403 forbidden and spends nothing, unless the request carries the `Origin` of a web client listed in `CORS_ORIGINS` (a fetch of that client; a navigation carries no `Origin`). Clients that are not browsers send no such header and are not affected.',
       auth: true,
       responses: {
         200: {
@@ -129,7 +129,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
     async (req, res) => {
       // A state-changing GET: a cross-site navigation carrying the cookie must not spend the slot or mail the notice.
       const site = req.get('sec-fetch-site');
-      if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      if (site !== undefined && site !== 'same-origin' && site !== 'none' && !fromAllowedOrigin(req)) {
         throw new NotAllowedError('forbidden', 'The export is only answered to a request from this site or a direct one (Sec-Fetch-Site same-origin or none)');
       }
       const doc = await person.startExport(callerOf(req, sessions));

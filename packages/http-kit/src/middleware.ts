@@ -305,6 +305,19 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
   };
 }
 
+/** Requests whose browser-set `Origin` is one originGuard allows (this service's, or a CORS_ORIGINS entry). */
+const FROM_ALLOWED_ORIGIN = new WeakSet<object>();
+
+/**
+ * True when the request carries an `Origin` header that originGuard allows (this service's own
+ * origin or one of `corsOrigins`). A page cannot set `Origin`; a top-level navigation GET carries
+ * none. Lets a state-changing GET (the data export) answer an allowed web client's fetch while
+ * still refusing a cross-site navigation.
+ */
+export function fromAllowedOrigin(req: object): boolean {
+  return FROM_ALLOWED_ORIGIN.has(req);
+}
+
 /**
  * Cross-site request forgery guard. For a state-changing request (POST, PUT, PATCH, DELETE):
  * - carrying the session cookie: refused (403 `forbidden`) when its `Origin` is not one of
@@ -333,6 +346,8 @@ export function originGuard(options: {
   const signIn = new Set(options.signInPaths ?? []);
   const exempt = new Set((options.exempt ?? []).map((r) => `${r.method.toUpperCase()} ${r.path}`));
   return (req, _res, next) => {
+    const from = req.headers.origin;
+    if (from !== undefined && (cors.has(from) || allowed.has(from))) FROM_ALLOWED_ORIGIN.add(req);
     if (STATE_CHANGING.has(req.method)) {
       const signingIn = signIn.has(req.path) && !exempt.has(`${req.method} ${req.path}`);
       const guarded = signingIn || cookiePattern.test(req.get('cookie') ?? '');

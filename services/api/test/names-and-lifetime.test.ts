@@ -9,7 +9,7 @@ import { type Harness, signUp, startHarness } from './harness.js';
 describe('names without control characters, and the absolute session lifetime, in the composed service (issue 30)', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ SESSION_MAX_AGE_DAYS: '2', AUTH_RATE_LIMIT: '1000000' });
+    h = await startHarness({ SESSION_MAX_AGE_DAYS: '2', AUTH_RATE_LIMIT: '1000000', CORS_ORIGINS: 'https://web.example.test' });
   });
   after(async () => h?.close());
 
@@ -49,5 +49,24 @@ describe('names without control characters, and the absolute session lifetime, i
     }
     h.clock.advance(5 * 3600_000);
     expect((await agent.get('/api/v1/me')).status).to.equal(401);
+  });
+
+  it('GET /me/export: the fetch of a listed web client (its Origin, cross-site) is served; a cross-site navigation (no Origin) and an unlisted Origin get 403 (issue 30.7 with CORS_ORIGINS)', async () => {
+    const agent = await signUp(h.app, 'export-cors@example.test');
+    const navigation = await agent.get('/api/v1/me/export').set('Sec-Fetch-Site', 'cross-site').set('Sec-Fetch-Mode', 'navigate');
+    expect(navigation.status).to.equal(403);
+    const unlisted = await agent
+      .get('/api/v1/me/export')
+      .set('Origin', 'https://evil.example.test')
+      .set('Sec-Fetch-Site', 'cross-site')
+      .set('Sec-Fetch-Mode', 'cors');
+    expect(unlisted.status).to.equal(403);
+    const listed = await agent
+      .get('/api/v1/me/export')
+      .set('Origin', 'https://web.example.test')
+      .set('Sec-Fetch-Site', 'cross-site')
+      .set('Sec-Fetch-Mode', 'cors');
+    expect(listed.status).to.equal(200);
+    expect(listed.headers['access-control-allow-origin']).to.equal('https://web.example.test');
   });
 });

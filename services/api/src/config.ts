@@ -7,7 +7,7 @@ import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
 
-/** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
+/** Everything the service reads from its environment (the contract's variables and this project's own, listed in docs/configuration.md), parsed and checked once. */
 export interface Config {
   nodeEnv: string;
   port: number;

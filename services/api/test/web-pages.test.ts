@@ -41,6 +41,10 @@ describe('pages the service serves to people', () => {
     expect(res.status).to.equal(302);
     expect(res.headers.location).to.equal(link.href);
     expect(res.text).to.not.contain('<form');
+    // Another port of the same name too (an instance's own port beside the balancer's)...
+    expect((await request(h.app).get(`${link.pathname}${link.search}`).set('Host', 'localhost:8081')).status).to.equal(302);
+    // ...but a proxy that passes the name alone (nginx's $host drops the port) gets the page, not a loop.
+    expect((await request(h.app).get(`${link.pathname}${link.search}`).set('Host', 'localhost')).status).to.equal(200);
   });
 
   it('/login redirects to WEB_CLIENT_URL when one is set, and GET / links to it', async () => {
@@ -94,6 +98,7 @@ describe('pages the service serves to people', () => {
     await again.post('/api/v1/auth/login').send({ email: 'every-mail-new@example.test', password: 'another good passphrase' }).expect(200);
     await again.post('/api/v1/me/password').send({ currentPassword: 'another good passphrase', newPassword: password }).expect(204); // password changed
     await again.get('/api/v1/me/export').expect(200); // your data was exported
+    await h.service.accounts.deliverDueMail(); // before the deletion, which deletes the mail still waiting for the person
     await again.delete('/api/v1/me').send({ password }).expect(204); // account deleted
     await h.service.accounts.deliverDueMail();
     const mails = h.smtp.mails.slice(before);

@@ -91,14 +91,20 @@ function run(mw: RequestHandler, req: Request, res: Response): Promise<void> {
   });
 }
 
-/** `host` (a Host header: name and port) names the same host as `base`, as a URL compares them (case, default port). */
+/**
+ * `host` (a Host header) names `base`'s host: the same name (any case), and the same port when it
+ * names one (the scheme's default port counts). A proxy may pass the name alone (nginx's `$host`
+ * drops the port): then the name decides.
+ */
 function sameHost(host: string | undefined, base: URL): boolean {
   if (host === undefined) return true; // HTTP/1.0 without Host: nothing to compare
+  let url: URL;
   try {
-    return new URL(`${base.protocol}//${host}`).host === base.host;
+    url = new URL(`${base.protocol}//${host}`);
   } catch {
     return false;
   }
+  return url.hostname === base.hostname && (!/:\d+$/.test(host) || url.port === base.port);
 }
 
 export function createPages(options: PagesOptions): Router {

@@ -7,6 +7,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+// The suites run on the Node the repository installs (tools/node-runtime: node_modules/.bin/node,
+// first on the PATH of npm scripts), and every process they start inherits it.
+if (Number(process.versions.node.split('.')[0]) !== 24) {
+  console.error(
+    `npm test runs on Node 24 (npm install puts it at node_modules/.bin/node); this is Node ${process.version}: run \`npm test\` after \`npm install\``,
+  );
+  process.exit(1);
+}
+
 const args = process.argv.slice(2);
 let embedded;
 let tmp;

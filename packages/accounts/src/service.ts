@@ -111,6 +111,8 @@ export interface AccountsConfig {
   apple?: AppleConfig;
   /** APP_REDIRECT_URIS: the exact `redirectUri` values the app flow may end on (none: no app flow). */
   appRedirectUris?: string[];
+  /** WEB_CLIENT_URL: the web client's sign-in, where `/login` (the link of every notice mail) redirects; undefined: `/login` is a page of the service. */
+  webClientUrl?: string;
 }
 
 /** Tuning for tests and measurements; the host passes `hashWorkers` only. */

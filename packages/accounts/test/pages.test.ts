@@ -7,6 +7,7 @@ import { ApiRouter, createHttpApp, createLogger } from '@svc/http-kit';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
+import { createPages } from '../src/pages/index.js';
 import { createWorld, linkIn, login, mailsTo, memoryLogger, PASSWORD, PUBLIC_BASE_URL, signedUp, type World } from './helpers.js';
 
 const BREACHED = 'password1234';
@@ -26,6 +27,11 @@ function appWithPages(w: World): Express {
     authenticate: w.accounts.service.sessions.authenticate,
     authLimiter: w.accounts.router.authLimiter,
   });
+}
+
+/** A page opened as the mailed link opens it: on PUBLIC_BASE_URL's host. */
+function open(app: Express, url: string): request.Test {
+  return request(app).get(url).set('Host', new URL(PUBLIC_BASE_URL).host);
 }
 
 /** A form post from the page itself: urlencoded, from the service's own origin. */
@@ -79,7 +85,7 @@ describe('pages for the mailed links', () => {
 
   it('GET /confirm-email shows one form and changes nothing; its headers keep the token private', async () => {
     const { agent, link } = await confirmLink('ada@example.test');
-    const res = await request(app).get(`${link.url.pathname}${link.url.search}`);
+    const res = await open(app, `${link.url.pathname}${link.url.search}`);
     expect(res.status).to.equal(200);
     expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
     expect(res.headers['referrer-policy']).to.equal('no-referrer');
@@ -144,7 +150,7 @@ describe('pages for the mailed links', () => {
 
   it('an incomplete link gets a page that says what to do, not an error body', async () => {
     for (const url of ['/confirm-email', '/confirm-email?userId=nope&token=abc', '/reset-password?token=abc', '/confirm-email-change?userId=x']) {
-      const res = await request(app).get(url);
+      const res = await open(app, url);
       expect(res.status, url).to.equal(400);
       expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
       expect(text(res)).to.contain('This link is incomplete');
@@ -172,6 +178,65 @@ describe('pages for the mailed links', () => {
     const res = await request(app).put('/reset-password');
     expect(res.status).to.equal(405);
     expect(res.headers.allow).to.equal('GET, HEAD, POST');
+    const login = await request(app).post('/login').set('Origin', PUBLIC_BASE_URL).type('form').send({});
+    expect(login.status).to.equal(405);
+    expect(login.headers.allow).to.equal('GET, HEAD');
+  });
+
+  it('a page opened on another host name than PUBLIC_BASE_URL redirects to the same path and query there, before any form', async () => {
+    const { link, agent } = await confirmLink('ada@example.test');
+    const pathAndQuery = `${link.url.pathname}${link.url.search}`;
+    for (const host of ['127.0.0.1:8080', 'localhost', 'meals.example.test:8443', 'other.example.test']) {
+      const res = await request(app).get(pathAndQuery).set('Host', host);
+      expect(res.status, host).to.equal(302);
+      expect(res.headers.location, host).to.equal(`${PUBLIC_BASE_URL}${pathAndQuery}`);
+      expect(res.headers['cache-control']).to.equal('no-store');
+      expect(res.headers['referrer-policy']).to.equal('no-referrer');
+      expect(res.text).to.not.match(/<form/);
+    }
+    for (const url of ['/login', '/reset-password?email=a%40b.test&token=t']) {
+      const res = await request(app).get(url).set('Host', '127.0.0.1');
+      expect(res.status, url).to.equal(302);
+      expect(res.headers.location, url).to.equal(`${PUBLIC_BASE_URL}${url}`);
+    }
+    // The same host as a URL compares it: any case, the scheme's default port.
+    for (const host of ['MEALS.Example.Test', 'meals.example.test:443']) expect((await open(app, pathAndQuery).set('Host', host)).status, host).to.equal(200);
+    expect((await agent.get('/api/v1/me')).body.emailConfirmed).to.equal(false); // a redirect changes nothing either
+  });
+
+  it('/login (the link of every notice mail) says how to sign in and mails a reset link from its form', async () => {
+    await signedUp(w, 'ada@example.test');
+    const res = await open(app, '/login');
+    expect(res.status).to.equal(200);
+    expect(res.headers['content-type']).to.equal('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).to.match(/form-action 'self'/);
+    expect(text(res)).to.contain('Sign in in the Meal Planner app');
+    expect(res.text).to.match(/<form method="post" action="\/reset-password">/);
+    expect(hiddenValue(res.text, 'intent')).to.equal('forgot');
+    expect(res.text).to.match(/<input type="email" id="email" name="email"/);
+    const sent = await submit(app, '/reset-password', { intent: 'forgot', email: 'ada@example.test' });
+    expect(sent.status).to.equal(200);
+    expect(text(sent)).to.contain('a new link is on its way');
+    await w.deliver();
+    expect(linkIn(mailsTo(w, 'ada@example.test', /Reset your password/).at(-1)!).url.pathname).to.equal('/reset-password');
+  });
+
+  it('/login redirects to WEB_CLIENT_URL when a web client signs people in', async () => {
+    const pages = createPages({
+      service: w.accounts.service,
+      authLimiter: w.accounts.router.authLimiter,
+      publicBaseUrl: PUBLIC_BASE_URL,
+      webClientUrl: 'https://app.example.test/sign-in',
+      logger: createLogger({ level: 'silent' }),
+    });
+    const served = new ApiRouter();
+    served.router.use(pages);
+    const withClient = createHttpApp({ logger: createLogger({ level: 'silent' }), allowedOrigins: [PUBLIC_BASE_URL], open: [served], routers: [] });
+    for (const host of [new URL(PUBLIC_BASE_URL).host, '127.0.0.1']) {
+      const res = await request(withClient).get('/login').set('Host', host);
+      expect(res.status, host).to.equal(302);
+      expect(res.headers.location).to.equal('https://app.example.test/sign-in');
+    }
   });
 
   it('reset: states the rules, refuses a short or breached password without spending the link, then changes it', async () => {
@@ -179,7 +244,7 @@ describe('pages for the mailed links', () => {
     await request(app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
     await w.deliver();
     const link = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
-    const page = await request(app).get(`${link.url.pathname}${link.url.search}`);
+    const page = await open(app, `${link.url.pathname}${link.url.search}`);
     expect(page.status).to.equal(200);
     expect(page.text).to.match(/<label for="newPassword">/);
     expect(page.text).to.match(/autocomplete="new-password"/);
@@ -237,7 +302,7 @@ describe('pages for the mailed links', () => {
     await w.deliver();
     const link = linkIn(mailsTo(w, 'countess@example.test')[0]!);
     expect(link.url.pathname).to.equal('/confirm-email-change');
-    const page = await request(app).get(`${link.url.pathname}${link.url.search}`);
+    const page = await open(app, `${link.url.pathname}${link.url.search}`);
     expect(text(page)).to.contain('countess@example.test');
     const res = await submit(app, '/confirm-email-change', {
       userId: hiddenValue(page.text, 'userId')!,

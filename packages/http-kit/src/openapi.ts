@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SESSION_COOKIE } from '@svc/contracts';
 import type { OperationSpec } from './api-router.js';
+import { escapeDescriptions } from './markdown.js';
 import { PROBLEM_TITLES } from './problem.js';
 import type { JsonSchema } from './validation.js';
 
@@ -361,7 +362,8 @@ export function buildOpenApi(info: { title: string; version: string; description
       },
     },
   };
-  return { document, nameConflicts: namer.conflicts };
+  // Descriptions are CommonMark to every renderer: each reads as written (`<platform>` is not a tag).
+  return { document: escapeDescriptions(document), nameConflicts: namer.conflicts };
 }
 
 /** The OpenAPI 3.1 document of every operation declared through ApiRouter. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ApiRouter, buildOpenApi, buildOpenApiDocument } from '../src/index.js';
+import { escapeMarkdownText } from '../src/markdown.js';
 import { demoRouter } from './helpers.js';
 
 type Doc = {
@@ -123,5 +124,76 @@ describe('the OpenAPI document', () => {
     const built = buildOpenApi({ title: 't', version: '1' }, api.operations);
     expect(built.nameConflicts).to.deep.equal(['Same']);
     expect(Object.keys((built.document as unknown as Doc).components.schemas)).to.include.members(['Same', 'Same2']);
+  });
+
+  it('writes every description as CommonMark that reads as written: no `<word>` is a tag anywhere in the document; summaries, titles and examples stay as given', () => {
+    const api = new ApiRouter({ tags: ['<Tagged>'] });
+    const Thing = {
+      type: 'object',
+      title: 'Thing',
+      description: 'A <thing> & more &amp; less',
+      properties: {
+        description: { type: 'string', description: 'its <description>', examples: ['<kept>'] },
+        example: { type: 'string', description: 'named <example>' },
+      },
+      example: { description: '<data>' },
+    } as const;
+    api.route(
+      {
+        method: 'get',
+        path: '/api/v1/things/{id}',
+        operationId: 'getTagged',
+        summary: 'Get a <thing>',
+        description: 'Answers `<code>` as is, ``a ` tick`` too, and <b>bold</b> as text; a \\* backslash stays.',
+        params: { type: 'object', properties: { id: { type: 'string', description: 'the <id>' } }, required: ['id'] },
+        responses: { 200: { description: 'The <thing>', schema: Thing }, 404: { description: 'No <thing>' } },
+      },
+      () => undefined,
+    );
+    const text = JSON.stringify(buildOpenApiDocument({ title: 't', version: '1', description: 'About <this>' }, api.operations));
+    const doc = JSON.parse(text) as {
+      info: { description: string };
+      tags: { description: string }[];
+      paths: Record<
+        string,
+        {
+          get: {
+            summary: string;
+            description: string;
+            parameters: { name: string; description: string }[];
+            responses: Record<string, { description: string }>;
+          };
+        }
+      >;
+      components: { schemas: { Thing: { description: string; example: unknown; properties: Record<string, { description: string; examples?: string[] }> } } };
+    };
+    const op = doc.paths['/api/v1/things/{id}']!.get;
+    expect(op.summary, 'a summary is plain text').to.equal('Get a <thing>');
+    expect(op.description).to.equal('Answers `<code>` as is, ``a ` tick`` too, and \\<b>bold\\</b> as text; a \\\\* backslash stays.');
+    expect(op.parameters.find((p) => p.name === 'id')!.description).to.equal('the \\<id>');
+    expect(op.parameters.find((p) => p.name === 'X-App-Version')!.description).to.equal('\\<platform>/\\<version>; below the platform floor answers 426');
+    expect(op.responses['200']!.description).to.equal('The \\<thing>');
+    expect(op.responses['404']!.description).to.match(/^No \\<thing>\./);
+    expect(doc.info.description).to.match(/^About \\<this>/);
+    const thing = doc.components.schemas.Thing;
+    expect(thing.description).to.equal('A \\<thing> & more \\&amp; less');
+    expect(thing.properties.description!.description).to.equal('its \\<description>');
+    expect(thing.properties.description!.examples).to.deep.equal(['<kept>']);
+    expect(thing.properties.example!.description).to.equal('named \\<example>');
+    expect(thing.example).to.deep.equal({ description: '<data>' });
+    // No raw `<` is left in any description of the document.
+    for (const m of text.matchAll(/"description":"((?:[^"\\]|\\.)*)"/g)) {
+      const description = JSON.parse(`"${m[1]}"`) as string;
+      const outsideCode = description.replace(/(`+)[^`][\s\S]*?\1/g, '');
+      if (outsideCode === '<data>') continue; // the example's value: data
+      expect(outsideCode, description).to.not.match(/(^|[^\\])</);
+    }
+  });
+
+  it('escapeMarkdownText: an unclosed backtick is text; an entity-looking `&` is escaped, a plain one is not', () => {
+    expect(escapeMarkdownText('a ` <b>')).to.equal('a ` \\<b>');
+    expect(escapeMarkdownText('R&D &copy; &#169; &#xA9;')).to.equal('R&D \\&copy; \\&#169; \\&#xA9;');
+    expect(escapeMarkdownText('```<x>``` `` <y> ``')).to.equal('```<x>``` `` <y> ``');
+    expect(escapeMarkdownText('no markup here')).to.equal('no markup here');
   });
 });

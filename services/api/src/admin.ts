@@ -1,5 +1,7 @@
 /**
- * The operator CLI: `npm run admin -- <command>` (or `node services/api/dist/src/admin.js`).
+ * The operator CLI: `npx meal-planner-admin <command>` (the package's bin, bin/admin.js: it builds
+ * first, with the build's output on stderr), `npm run admin -- <command>` (the same, after npm's
+ * banner on stdout), or `node services/api/dist/src/admin.js` (the image).
  * Works on the same database as the service: DATABASE_URL, or the embedded one in DATA_DIR, whether
  * a server is running on it or not. `--help` on every command.
  *

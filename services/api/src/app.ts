@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { databaseAnswers } from '@svc/db';
 import {
   ApiRouter,
@@ -13,6 +16,18 @@ import {
 import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { DOCS_PATHS, docsRouter } from './docs.js';
+import { HOME_PATH, homeRouter } from './home.js';
+
+const TITLE = 'Household meal-planning service';
+
+/** The version of @svc/api: its package.json, the nearest one up from this module (src/ or dist/src/). */
+function packageVersion(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+    if (path.dirname(dir) === dir) return '0.0.0';
+  }
+}
 
 export interface AppDeps {
   knex: Knex;
@@ -31,10 +46,13 @@ export interface AppDeps {
   draining?: () => boolean;
   /** HTML pages outside /api (the mailed links' pages) and the exact paths they serve; undefined: none (WEB_PAGES=off). */
   pages?: { paths: readonly string[]; router: Router };
+  /** WEB_CLIENT_URL: linked from GET /. */
+  webClientUrl?: string;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
 export function createApp(deps: AppDeps): Express {
+  const version = deps.version ?? packageVersion();
   const service = new ApiRouter({ tags: ['Service'] });
   service.route(
     {
@@ -77,8 +95,8 @@ export function createApp(deps: AppDeps): Express {
     (_req, res) => {
       document ??= buildOpenApiDocument(
         {
-          title: 'Household meal-planning service',
-          version: deps.version ?? '0.1.0',
+          title: TITLE,
+          version,
           description: [
             'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.',
             '',
@@ -91,10 +109,12 @@ export function createApp(deps: AppDeps): Express {
       res.json(document);
     },
   );
-  // Outside the OpenAPI document: HTML for people (the API reference; the mailed links' pages).
-  // A router of their own with no operations; it declares the paths it serves (`serve`), so the
-  // pipeline enters it for those paths only, and every other request passes it in one test.
+  // Outside the OpenAPI document: HTML for people (the service's home page, the API reference; the
+  // mailed links' pages). A router of their own with no operations; it declares the paths it
+  // serves (`serve`), so the pipeline enters it for those paths only, and every other request
+  // passes it in one test.
   const html = new ApiRouter();
+  html.serve([HOME_PATH], homeRouter({ title: TITLE, version, webClientUrl: deps.webClientUrl }));
   html.serve(DOCS_PATHS, docsRouter());
   if (deps.pages) html.serve(deps.pages.paths, deps.pages.router);
   return createHttpApp({

@@ -8,7 +8,7 @@ import { availableCpus } from './cpus.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
 
-/** Everything the service reads from its environment (the contract's variables and this project's own, listed in the README), parsed and checked once. */
+/** Everything the service reads from its environment (the contract's variables and this project's own, listed in docs/configuration.md), parsed and checked once. */
 export interface Config {
   nodeEnv: string;
   port: number;
@@ -81,19 +81,19 @@ export interface Config {
    * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full collection kept
    * before collecting again (V8's `--heap-growing-percent`; default 40); 0 leaves V8's own choice,
    * which on a machine with a lot of memory lets a busy instance's heap reach several times its
-   * live data. See heap.ts for what the benchmark measured.
+   * live data. docs/benchmarks.md has what the benchmark measured.
    */
   heapGrowingPercent: number;
   /**
    * HELPER_THREAD_NICE: the nice value (0–19, default 19) of every thread of the process but the
    * event loop's (libuv's pool, where bcrypt runs; V8's workers), so that on a busy host the event
-   * loop runs first. 0 leaves them as the event loop. Linux only. See threads.ts for the numbers.
+   * loop runs first. 0 leaves them as the event loop. Linux only. docs/benchmarks.md has the numbers.
    */
   helperThreadNice: number;
   /**
    * THREADPOOL_IDLE (default on): libuv's pool threads (bcrypt, fs, dns) run under SCHED_IDLE —
    * only when no other thread wants the CPU — set with util-linux's `chrt` (nice 19 without it).
-   * Linux only. See threads.ts for the numbers.
+   * Linux only. docs/benchmarks.md has the numbers.
    */
   threadpoolIdle: boolean;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */
@@ -102,8 +102,10 @@ export interface Config {
   instanceId: string;
   /** An OpenAI-compatible chat-completions endpoint for the rule parser; undefined: the offline parser only. */
   ruleParser: { url: string; model: string; apiKey: string | undefined; timeoutMs: number } | undefined;
-  /** WEB_PAGES (default on): serve the pages of the mailed links (/confirm-email, /confirm-email-change, /reset-password); off where a web client serves them. */
+  /** WEB_PAGES (default on): serve the pages of the mailed links (/confirm-email, /confirm-email-change, /reset-password, /login); off where a web client serves them. */
   webPages: boolean;
+  /** WEB_CLIENT_URL: a web client's sign-in page; `/login` (linked from every notice mail) redirects there, and GET / links to it. Undefined: `/login` is a page of the service. */
+  webClientUrl: string | undefined;
 }
 
 /** A configuration value that cannot be used; start-up prints `message` as its one line. */
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env): Config {
   });
   const publicHttps = publicBaseUrl.startsWith('https:');
   const ruleParserUrl = str(env, 'RULE_PARSER_URL');
+  const webClientUrl = str(env, 'WEB_CLIENT_URL');
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
   if (metricsPort !== undefined && metricsPort === port) throw new ConfigError('METRICS_PORT', 'must differ from PORT (metrics are not served to the public)');
   return {
@@ -317,6 +320,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     appRedirectUris,
     webPages: bool(env, 'WEB_PAGES', true),
+    webClientUrl: webClientUrl === undefined ? undefined : url(env, 'WEB_CLIENT_URL', webClientUrl),
     shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 300),
     shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
     metricsPort,

@@ -82,6 +82,7 @@ async function main(): Promise<void> {
       url: `http://${browserHost(config.host)}:${port}`,
       publicBaseUrl: config.publicBaseUrl,
       database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
+      node: process.versions.node,
     },
     'ready',
   );

@@ -195,6 +195,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       google: config.google,
       apple: config.apple,
       appRedirectUris: config.appRedirectUris,
+      webClientUrl: config.webClientUrl,
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
@@ -211,6 +212,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     metrics: deps.metrics,
     draining: deps.draining,
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
+    webClientUrl: config.webClientUrl,
     routers: [
       accountsRouter,
       households.createRouter({ service: householdsApi }),

@@ -7,20 +7,9 @@ import { promisify } from 'node:util';
 const execFileAsync = promisify(execFile);
 
 /**
- * HELPER_THREAD_NICE's default: 19, the lowest CPU priority Linux gives a thread.
- *
- * One Node process is one thread that serves every request (the event loop) and helper threads
- * that do work for it in the background: libuv's pool (bcrypt of every login, sign-up and password
- * change — a fifth of a second of CPU each at cost 12 — and fs, dns.lookup, zlib), V8's platform
- * workers (concurrent and parallel garbage collection, compilation). Linux schedules them all as
- * equals, so on a busy small host a login storm's bcrypt takes CPU slices away from the event loop
- * and every other request waits for them. Measured by `npm run bench -- --only storm` on a 2-core VM
- * (2026-11-26, GET /me p99 at 20 connections before → during 20 concurrent logins, median of 3):
- * all threads equal 17.4 → 28.1 ms (1.62×) and 15.4 → 25.3 ms (1.64×); libuv's pool at nice 19
- * 15.4 → 18.4 ms (1.19×); V8's workers at 19 11.6 → 25.5 ms; every helper at 19 10.4 → 13.9 ms
- * (1.34×), with the event-loop delay p99 during the storm 11.3 → 6.5 ms. Logins went from 4.4 to
- * 3.5–3.8 a second while GET /me saturated the machine; on an idle one they take the whole core as
- * before (nice only matters when threads compete for a CPU).
+ * HELPER_THREAD_NICE's default: 19, the lowest CPU priority Linux gives a thread, for every thread
+ * but the event loop's (libuv's pool, where bcrypt runs; V8's workers), so that on a busy host a
+ * login storm's hashing does not take CPU from the requests (the bench's numbers: docs/benchmarks.md).
  */
 export const HELPER_THREAD_NICE_DEFAULT = 19;
 
@@ -180,14 +169,8 @@ export interface ThreadPriorities {
 
 /**
  * At start: every helper thread at nice `nice` (lowerHelperThreadPriority), then, with `idlePool`,
- * libuv's pool — where bcrypt runs — under SCHED_IDLE, or at nice 19 where `chrt` is missing.
- * Measured by `npm run bench -- --only storm` (2-core VM, 2026-11-26; GET /me p99 before → during
- * 20 concurrent logins, median of 3 rounds): every helper at nice 19, 1.34×, 1.45× and (full run)
- * 1.56×; the pool also under SCHED_IDLE, 1.13× (set from outside) and 1.11× (this function), with
- * GET /me's own p99 as low as with nice alone (8.8 ms); V8's workers under SCHED_IDLE too, 1.38×
- * (the collector's helpers then wait for the hashing). Under SCHED_IDLE the hashing still takes a
- * whole core when nothing else wants it: 3.3–3.6 logins a second during the storm, 4.4 before any
- * of this, while GET /me saturated the machine.
+ * libuv's pool — where bcrypt runs — under SCHED_IDLE, or at nice 19 where `chrt` is missing: the
+ * pool then runs only when nothing else wants a CPU (the bench's numbers: docs/benchmarks.md).
  */
 export async function prioritizeEventLoop(nice: number, idlePool: boolean): Promise<ThreadPriorities> {
   const lowered = await lowerHelperThreadPriority(nice);

@@ -112,6 +112,18 @@ describe('the operator CLI', function () {
     expect(JSON.parse(cli(env, '--json', 'waitlist', 'list').stdout)).to.deep.equal([]);
   });
 
+  it('npx meal-planner-admin --json (the bin, run from the repository): builds first, the build on stderr, one JSON document on stdout', () => {
+    const run = spawnSync('npx', ['--no-install', 'meal-planner-admin', '--json', 'invite-codes', 'create', '--code', 'FROM-NPX'], {
+      cwd: path.resolve(root, '../..'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PASSWORD_BREACH_API: 'off', ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status, `${run.stdout}${run.stderr}`).to.equal(0);
+    const made = JSON.parse(run.stdout) as { code: string }[];
+    expect(made.map((c) => c.code)).to.deep.equal(['FROM-NPX']);
+  });
+
   it('fails with exit 1 and one line for an unknown code, an unknown household, a duplicate code and no database', () => {
     expectFailure(cli(env, 'invite-codes', 'revoke', 'NO-SUCH-CODE'), 1, /^admin: no invite code NO-SUCH-CODE in force$/);
     const nobody = '00000000-0000-4000-8000-000000000000';

@@ -114,6 +114,31 @@ describe('in a real browser', function () {
     await page.close();
   });
 
+  it('the API reference shows every description as written: `X-App-Version: <platform>/<version>` is text on every operation, no description became an element', async () => {
+    const doc = (await (await fetch(`${live.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+    const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.summary));
+    const versioned = Object.keys(doc.paths)
+      .filter((p) => p.startsWith('/api/'))
+      .flatMap((p) => Object.keys(doc.paths[p]!)).length;
+    const page = await context.newPage();
+    await page.goto(`${live.url}/api/v1/docs`);
+    await page
+      .locator('li[data-item-id]')
+      .nth(summaries.length - 1)
+      .waitFor({ state: 'attached', timeout: 60_000 });
+    const text = (await page.evaluate('document.body.innerText')) as string;
+    const header = '<platform>/<version>; below the platform floor answers 426';
+    expect(text.split(header).length - 1, 'the X-App-Version description, once per operation under /api').to.equal(versioned);
+    // What Redoc showed when it took <platform> and <version> for elements.
+    expect(text).to.not.match(/(^|[^>])\/; below the platform floor/m);
+    // Any `<word>` a description let through would be an element the browser does not know.
+    const unknown = (await page.evaluate(
+      "[...document.querySelectorAll('redoc *')].filter((e) => e instanceof HTMLUnknownElement).map((e) => e.tagName.toLowerCase())",
+    )) as string[];
+    expect([...new Set(unknown)]).to.deep.equal([]);
+    await page.close();
+  });
+
   it('sign-up: register, open the mailed link, press the button, see "confirmed"; GET /me then says emailConfirmed', async () => {
     const email = 'browser-person@example.test';
     // The browser's own cookie store: register signs this browser in.

@@ -49,6 +49,11 @@ describe('configuration', () => {
     expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example', COOKIE_SECURE: 'false' }).cookieSecure).to.equal(false);
   });
 
+  it('reads WEB_CLIENT_URL (unset: /login is a page of the service)', () => {
+    expect(loadConfig(base).webClientUrl).to.equal(undefined);
+    expect(loadConfig({ ...base, WEB_CLIENT_URL: 'https://app.example/sign-in/' }).webClientUrl).to.equal('https://app.example/sign-in');
+  });
+
   it('makes a development session secret once and keeps it in DATA_DIR', () => {
     const a = loadConfig(base).sessionSecret;
     expect(a.length).to.be.greaterThan(32);
@@ -115,6 +120,8 @@ describe('configuration', () => {
     [{ SESSION_MAX_AGE_DAYS: '0' }, 'SESSION_MAX_AGE_DAYS'],
     [{ UNASKED_MAIL_PER_ADDRESS: 'five' }, 'UNASKED_MAIL_PER_ADDRESS'],
     [{ UNASKED_MAIL_PER_IP: '0' }, 'UNASKED_MAIL_PER_IP'],
+    [{ WEB_CLIENT_URL: 'app.example' }, 'WEB_CLIENT_URL'],
+    [{ WEB_CLIENT_URL: 'javascript:alert(1)' }, 'WEB_CLIENT_URL'],
     [{ SESSION_SECRET: 'short' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', DATABASE_URL: 'postgres://db.internal/meals' }, 'SESSION_SECRET'],
     [{ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) }, 'DATABASE_URL'],

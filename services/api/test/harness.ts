@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { loadConfig } from '../src/config.js';
 import { buildService, type Service } from '../src/service.js';
+import { deadMailedLinks } from './mailed-links.js';
 
 export interface Harness {
   db: TestDatabase;
@@ -47,10 +48,13 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       return smtp.mails.filter((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase()));
     },
     async close() {
+      // Every link of every mail this service sent opens something (2xx or 3xx).
+      const dead = config.webPages ? await deadMailedLinks(service.app, config.publicBaseUrl, smtp.mails) : [];
       await service.close();
       await smtp.stop();
       await db.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dead.length) throw new Error(`mailed links that open nothing:\n${dead.join('\n')}`);
     },
   };
 }

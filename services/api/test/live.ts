@@ -8,6 +8,7 @@ import { createHttpServer, createLogger } from '@svc/http-kit';
 import { createTestDatabase, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import { loadConfig } from '../src/config.js';
 import { buildService, type Service } from '../src/service.js';
+import { deadMailedLinks } from './mailed-links.js';
 
 /** Test outputs worth keeping (screenshots, the served document, the generated client): gitignored. */
 export const ARTIFACTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'test-artifacts');
@@ -47,12 +48,15 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
     service,
     mailTo: (to) => smtp.waitFor((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase())),
     async close() {
+      // Every link of every mail this service sent opens something (2xx or 3xx).
+      const dead = config.webPages ? await deadMailedLinks(service.app, config.publicBaseUrl, smtp.mails) : [];
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await service.close();
       await smtp.stop();
       await db.destroy();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      if (dead.length) throw new Error(`mailed links that open nothing:\n${dead.join('\n')}`);
     },
   };
 }

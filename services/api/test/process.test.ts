@@ -113,8 +113,11 @@ describe('the service process', function () {
           .output()
           .split('\n')
           .find((l) => l.includes('"msg":"ready"'))!,
-      ) as { url: string; publicBaseUrl: string };
+      ) as { url: string; publicBaseUrl: string; node: string };
       expect(readyLine.url).to.equal(`http://127.0.0.1:${s.port}`);
+      // The service process runs on the Node the project installs (24), as the tests do.
+      expect(readyLine.node, 'the ready line names the Node version').to.equal(process.versions.node);
+      expect(Number(readyLine.node.split('.')[0]), 'Node major of the service process').to.equal(24);
       expect(new URL(readyLine.url).origin).to.equal(new URL(readyLine.publicBaseUrl).origin);
       const signIn = await fetch(`${readyLine.url}/api/v1/auth/login`, {
         method: 'POST',

@@ -44,7 +44,7 @@ p{margin:0 0 1rem}
 .bad{border-left:.3rem solid var(--bad);padding:.25rem 0 .25rem .9rem}
 form{margin:1.5rem 0}
 label{display:block;font-weight:600;margin-bottom:.35rem}
-input[type=password]{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--line);border-radius:.4rem;background:var(--bg);color:var(--fg)}
+input[type=password],input[type=email]{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--line);border-radius:.4rem;background:var(--bg);color:var(--fg)}
 button{font:inherit;font-weight:600;padding:.65rem 1.2rem;margin-top:1rem;border:0;border-radius:.4rem;background:var(--accent);color:#fff;cursor:pointer}
 @media (prefers-color-scheme:dark){button{color:#111}}
 :focus-visible{outline:3px solid var(--accent);outline-offset:2px}

@@ -1,8 +1,13 @@
 /**
- * Pages for the three links the service mails (confirm an address, confirm a change of address,
- * reset a password), served at exactly the paths the links use, so that a person can finish
- * what a mail asks without the web client. The host mounts them unless WEB_PAGES=off (where a web
- * client serves these paths itself).
+ * Pages for the links the service mails (confirm an address, confirm a change of address, reset a
+ * password, and `/login`, the sign-in link of every notice), served at exactly the paths the links
+ * use, so that a person can finish what a mail asks without the web client. The host mounts them
+ * unless WEB_PAGES=off (where a web client serves these paths itself). `/login` says how to sign
+ * in (in the app) and offers a reset link; with WEB_CLIENT_URL it redirects to the web client.
+ *
+ * A page opened on another host name than PUBLIC_BASE_URL's (127.0.0.1 for localhost, an
+ * instance's own address) redirects to the same path and query there first: its form posts to its
+ * own origin, which must be PUBLIC_BASE_URL's to be accepted.
  *
  * How a page works, without JavaScript: GET shows what the link will do and one form; the form
  * posts (application/x-www-form-urlencoded, same origin) back to the same path, where the handler
@@ -25,13 +30,15 @@ export interface PagesOptions {
   service: AccountService;
   /** The per-client-IP limit of /api/v1/auth/*: a form post counts like the API call it stands for. */
   authLimiter: RequestHandler;
-  /** Form posts must come from this origin when the browser names one. */
+  /** Form posts must come from this origin when the browser names one; pages are shown on its host only. */
   publicBaseUrl: string;
+  /** WEB_CLIENT_URL: where a web client signs people in; `/login` redirects there. Undefined: `/login` is a page of its own. */
+  webClientUrl?: string;
   logger: Logger;
 }
 
-/** The paths of the mailed links (decisions.md: the links in mails). */
-export const PAGE_PATHS = ['/confirm-email', '/confirm-email-change', '/reset-password'] as const;
+/** The paths of the mailed links (decisions.md: the links in mails; `/login` in every notice). */
+export const PAGE_PATHS = ['/confirm-email', '/confirm-email-change', '/reset-password', '/login'] as const;
 
 const MAX_TOKEN = 200;
 const MAX_EMAIL = 254;
@@ -84,9 +91,27 @@ function run(mw: RequestHandler, req: Request, res: Response): Promise<void> {
   });
 }
 
+/**
+ * `host` (a Host header) names `base`'s host: the same name (any case), and the same port when it
+ * names one (the scheme's default port counts). A proxy may pass the name alone (nginx's `$host`
+ * drops the port): then the name decides.
+ */
+function sameHost(host: string | undefined, base: URL): boolean {
+  if (host === undefined) return true; // HTTP/1.0 without Host: nothing to compare
+  let url: URL;
+  try {
+    url = new URL(`${base.protocol}//${host}`);
+  } catch {
+    return false;
+  }
+  return url.hostname === base.hostname && (!/:\d+$/.test(host) || url.port === base.port);
+}
+
 export function createPages(options: PagesOptions): Router {
   const { service, logger } = options;
-  const origin = new URL(options.publicBaseUrl).origin;
+  const base = new URL(options.publicBaseUrl);
+  const origin = base.origin;
+  const publicBase = options.publicBaseUrl.replace(/\/+$/, '');
   const router = express.Router();
   const form = keepContext(express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 10 }));
 
@@ -138,10 +163,21 @@ export function createPages(options: PagesOptions): Router {
       }
     };
 
+  /**
+   * Pages: on PUBLIC_BASE_URL's host only. Elsewhere (127.0.0.1 for localhost, an instance's own
+   * address) the same path and query on PUBLIC_BASE_URL, before any form is shown: the form would
+   * post to this origin, which is refused. The Host seen is X-Forwarded-Host behind a trusted proxy.
+   */
   const get =
     (handler: (req: Request, res: Response, f: Fields) => void): RequestHandler =>
     (req, res) => {
       res.locals.route = `GET ${req.path}`;
+      if (!sameHost(req.host, base)) {
+        res.setHeader('Cache-Control', 'no-store');
+        res.setHeader('Referrer-Policy', 'no-referrer');
+        res.redirect(302, `${publicBase}${req.originalUrl}`);
+        return;
+      }
       handler(req, res, fields(req.query));
     };
 
@@ -321,11 +357,40 @@ ${hidden('email', email)}${hidden('token', token)}
     }),
   );
 
+  // ---- /login ---------------------------------------------------------------------------------
+
+  // The link of every notice mail, and where a browser sign-in with Google or Apple lands when it
+  // fails. The web client's sign-in when there is one; else a page that says where to sign in, with
+  // the same "send me a reset link" form as an expired reset link's page.
+  router.get('/login', (_req, res, next) => {
+    if (!options.webClientUrl) return next();
+    res.locals.route = 'GET /login';
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, options.webClientUrl);
+  });
+  router.get(
+    '/login',
+    get((_req, res) =>
+      send(
+        res,
+        200,
+        'Sign in',
+        html`<p>Sign in in the Meal Planner app with your e-mail address and password, or with Google or Apple if that is how you joined.</p>
+<p>Forgot your password? We can mail you a link to choose a new one.</p>
+<form method="post" action="/reset-password">${hidden('intent', 'forgot')}
+<label for="email">E-mail address</label>
+<input type="email" id="email" name="email" autocomplete="email" required maxlength="${MAX_EMAIL}">
+<button type="submit">Send me a reset link</button>
+</form>`,
+      ),
+    ),
+  );
+
   // Any other method on these paths: 405 with the methods there are.
   for (const p of PAGE_PATHS) {
     router.all(p, (req, res) => {
       res.locals.route = `${req.method} ${p}`;
-      res.setHeader('Allow', 'GET, HEAD, POST');
+      res.setHeader('Allow', p === '/login' ? 'GET, HEAD' : 'GET, HEAD, POST');
       res.locals.problemCode = 'method_not_allowed';
       send(res, 405, 'Not available', html`<p class="bad" role="alert">This page can only be opened or its form sent.</p>`);
     });

@@ -231,3 +231,10 @@ export interface PersonalDataSources {
 
 /** The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access check: call HouseholdAccess.roleOf first. */
 export type HouseholdMemberIds = (householdId: string) => Promise<ReadonlySet<string>>;
+
+/**
+ * The accounts of a household's members, in no particular order (members without an account are
+ * left out); from @svc/households. Given `trx`, read inside it. No access check. @svc/push sends
+ * to these people.
+ */
+export type HouseholdAccountIds = (householdId: string, trx?: Transaction) => Promise<string[]>;

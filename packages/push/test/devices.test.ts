@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
@@ -20,7 +21,7 @@ describe('push devices: /api/v1/me/devices', () => {
   const b64 = 'ab/cd+ef==';
 
   before(async () => {
-    db = await createTestDatabase([migrations]);
+    db = await createTestDatabase([jobs.migrations, migrations]);
     service = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
     devicesFor = (userId, kind) => service.devicesFor(userId, kind);
     app = buildTestApp({ routers: [createRouter({ service })] });

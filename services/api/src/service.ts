@@ -1,10 +1,11 @@
 import { createHmac } from 'node:crypto';
+import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import * as jobs from '@svc/jobs';
 import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
@@ -40,6 +41,8 @@ export interface ServiceDeps {
   mailTransport?: accounts.AccountServiceOptions['mailTransport'];
   /** Start the outbox worker and housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
   startMailer?: boolean;
+  /** A CA certificate the APNs connection trusts besides the system's (tests: the APNs fake's own certificate). */
+  apnsCa?: string;
   /** Start this instance's job runner (default: as `startMailer`); tests run due jobs by hand with `jobs.runDue()`. */
   startJobs?: boolean;
   /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
@@ -148,10 +151,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
+  // A provider without its configuration writes each message under DATA_DIR/push and logs it.
+  const pushLogger = logger.child({ component: 'push' });
+  const pushFiles = { dir: path.join(config.dataDir, 'push'), clock, logger: pushLogger };
+  const pushProviders: push.PushProviders = {
+    fcm: config.fcm ? new push.FcmProvider({ ...config.fcm, clock }) : new push.FilePushProvider('fcm', pushFiles),
+    apns: config.apns ? new push.ApnsProvider({ ...config.apns, clock, ca: deps.apnsCa }) : new push.FilePushProvider('apns', pushFiles),
+  };
+  // The people a notification is for: the household's members with accounts, read through households' own store.
+  const householdMembers = new households.ObjectionHouseholdStore(knex);
+  const notifications = new push.NotificationService({
+    knex,
+    clock,
+    jobs: jobQueue,
+    accountIds: async (householdId, trx) =>
+      (await householdMembers.members(householdId, trx as Knex.Transaction | undefined)).flatMap((m) => (m.userId ? [m.userId] : [])),
+    profiles: householdsApi.profiles,
+    providers: pushProviders,
+    logger: pushLogger,
+  });
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).
-  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep];
+  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep, notifications.deletionStep];
   const personalData: PersonalDataSources = {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),
@@ -216,7 +238,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
-      push.createRouter({ service: pushService }),
+      push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
@@ -229,6 +251,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     jobs: jobQueue,
     async close() {
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
+      await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads
       clearInterval(redisProbe);
       redis?.disconnect();

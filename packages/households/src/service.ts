@@ -4,6 +4,7 @@ import type {
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
+  HouseholdNews,
   HouseholdProfileSql,
   HouseholdProfiles,
   HouseholdRole,
@@ -56,6 +57,8 @@ export interface HouseholdsServiceOptions {
   accounts: AccountDirectory;
   /** Randomness for invitation and invite codes; the system's unless given. */
   random?: RandomBytes;
+  /** Tells the members about a change (householdNews, from @svc/push), inside the change's transaction; none: nobody is told. */
+  news?: HouseholdNews;
 }
 
 /** What the operator CLI (`npm run admin`) may do. */
@@ -110,6 +113,7 @@ export class HouseholdsService {
   /** INVITE_CODES, normalised (upper case, trimmed). */
   private readonly configCodes: ReadonlySet<string>;
   private readonly welcomeCredits: number;
+  private readonly news: HouseholdNews;
 
   /** roleOf(userId, householdId): 404 `not_found` for non-members and unknown households. */
   readonly access: HouseholdAccess;
@@ -148,6 +152,7 @@ export class HouseholdsService {
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
     this.welcomeCredits = config.welcomeCredits;
+    this.news = options.news ?? (async () => {});
 
     // The role this request's session read loaded (the session statement carries the caller's
     // memberships, read afresh on every request), else one query. A role change or a removal thus
@@ -201,7 +206,14 @@ export class HouseholdsService {
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
     assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
-    return this.store.update(householdId, householdChanges(body), this.clock.now());
+    const changes = householdChanges(body);
+    if (changes.name === undefined) return this.store.update(householdId, changes, this.clock.now());
+    return this.store.transaction(async (trx) => {
+      const before = await this.store.lockHousehold(householdId, trx);
+      const household = await this.store.updateWithin(householdId, changes, this.clock.now(), trx);
+      if (before && before.name !== household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
+      return household;
+    });
   }
 
   /**
@@ -248,7 +260,12 @@ export class HouseholdsService {
 
   /** POST /invitations/accept. */
   acceptInvitation(userId: string, code: string): Promise<Membership> {
-    return this.store.acceptInvitation({ userId, code, at: this.clock.now() });
+    return this.store.acceptInvitation({
+      userId,
+      code,
+      at: this.clock.now(),
+      joined: (m, trx) => this.news({ type: 'memberJoined', householdId: m.householdId, actorUserId: userId, subjectUserId: userId }, trx),
+    });
   }
 
   /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
@@ -283,7 +300,10 @@ export class HouseholdsService {
         ]);
       }
       if (target.role === 'Owner') throw ownerMustTransfer('The Owner keeps the role until the household is handed over to an Adult');
-      if (target.role !== role) await this.store.setRole(householdId, target.memberId, role, trx);
+      if (target.role !== role) {
+        await this.store.setRole(householdId, target.memberId, role, trx);
+        await this.news({ type: 'roleChanged', householdId, actorUserId: userId, subjectUserId: target.userId, subjectName: target.displayName, role }, trx);
+      }
       return { ...target, role };
     });
     // The name is asked after the commit: no lock is held while accounts answers.
@@ -306,6 +326,11 @@ export class HouseholdsService {
         assertOwner(caller);
       }
       await this.store.removeMember(householdId, target.memberId, trx);
+      const left = target.memberId === caller.memberId;
+      await this.news(
+        { type: left ? 'memberLeft' : 'memberRemoved', householdId, actorUserId: userId, subjectUserId: target.userId, subjectName: target.displayName },
+        trx,
+      );
     });
   }
 
@@ -324,6 +349,7 @@ export class HouseholdsService {
       }
       await this.store.setRole(householdId, caller.memberId, 'Adult', trx);
       await this.store.setRole(householdId, target.memberId, 'Owner', trx);
+      await this.news({ type: 'ownershipTransferred', householdId, actorUserId: userId, subjectUserId: target.userId }, trx);
       return this.store.get(householdId, trx);
     });
   }

@@ -149,6 +149,8 @@ export interface HouseholdStore {
   create(input: { userId: string; household: NewHousehold; intake: IntakeTicket | null; welcomeCredits: number; at: Date }): Promise<HouseholdResponse>;
   /** Applies the changes (none: answers the household as it is, updatedAt untouched). */
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
+  /** `update` inside `trx` (a rename, which tells the members in the same transaction). */
+  updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx: Knex.Transaction): Promise<HouseholdResponse>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
   createInvitation(input: {
@@ -160,7 +162,12 @@ export interface HouseholdStore {
     expiresAt: Date;
   }): Promise<InvitationResponse>;
   /** Spends the code under a row lock: 404 `invitation_not_found` (unknown, used, expired), 409 `already_member`. */
-  acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership>;
+  acceptInvitation(input: {
+    userId: string;
+    code: string;
+    at: Date;
+    joined?: (membership: Membership, trx: Knex.Transaction) => Promise<void>;
+  }): Promise<Membership>;
   conversation(householdId: string, conversationId: string): Promise<ConversationResponse>;
   /**
    * Completes onboarding under a row lock on the household: the first call stamps it, applies the
@@ -394,11 +401,15 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     });
   }
 
-  async update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
+  update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
+    return this.updateWithin(householdId, changes, at);
+  }
+
+  async updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     const [row] =
       Object.keys(changes).length === 0
-        ? await this.Household.query().where({ id: householdId })
-        : await this.Household.query()
+        ? await this.Household.query(trx).where({ id: householdId })
+        : await this.Household.query(trx)
             .patch({ ...changes, updatedAt: at.toISOString() })
             .where({ id: householdId })
             .returning('*');
@@ -434,7 +445,12 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     return { code: input.code, role: input.role, householdId: input.householdId, expiresAt };
   }
 
-  async acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership> {
+  async acceptInvitation(input: {
+    userId: string;
+    code: string;
+    at: Date;
+    joined?: (membership: Membership, trx: Knex.Transaction) => Promise<void>;
+  }): Promise<Membership> {
     const { userId } = input;
     const at = input.at.toISOString();
     try {
@@ -451,7 +467,9 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         if (existing) throw new ConflictError('already_member', 'You are already a member of this household');
         const member = await this.Member.query(trx).insert({ householdId: household.id, userId, role: invitation.role, createdAt: at });
         await this.Invitation.query(trx).findById(invitation.id).patch({ acceptedAt: at, acceptedBy: userId, memberId: member.id });
-        return { householdId: household.id, householdName: household.name, role: invitation.role, memberId: member.id };
+        const membership: Membership = { householdId: household.id, householdName: household.name, role: invitation.role, memberId: member.id };
+        await input.joined?.(membership, trx);
+        return membership;
       });
     } catch (err) {
       // Two invitations of one household accepted at once by the same account.

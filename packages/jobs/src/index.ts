@@ -14,4 +14,5 @@ export {
   knexDb,
   type QueueHandlerOptions,
   RetryLater,
+  RunLater,
 } from './queue.js';

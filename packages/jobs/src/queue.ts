@@ -37,6 +37,17 @@ export class RetryLater extends Error {
   }
 }
 
+/**
+ * Thrown by a handler: not now, run this job again in `delayMs` (e.g. after a person's quiet hours).
+ * Not a failure: no attempt is counted, and the day's limit counts from the new time.
+ */
+export class RunLater extends Error {
+  constructor(readonly delayMs: number) {
+    super('run later');
+    this.name = 'RunLater';
+  }
+}
+
 /** Thrown by a handler: this job can never succeed; give it up now (logged and counted). */
 export class GiveUp extends Error {
   constructor(message: string) {
@@ -161,7 +172,7 @@ export class JobQueue {
       });
       this.outcomes = new Counter({
         name: 'jobs_runs_total',
-        help: 'Job runs on this instance by queue and outcome (completed, retried, given_up)',
+        help: 'Job runs on this instance by queue and outcome (completed, retried, deferred, given_up)',
         labelNames: ['queue', 'outcome'],
         registers,
       });
@@ -342,22 +353,38 @@ export class JobQueue {
   private async failed(queue: string, job: PgBoss.Job<Envelope<unknown>>, err: Error, log: object): Promise<void> {
     const envelope = job.data;
     if (err instanceof GiveUp) return this.giveUp(queue, job.id, log, err.message);
+    if (err instanceof RunLater) {
+      const due = new Date(this.clock.now().getTime() + err.delayMs).toISOString();
+      return this.reschedule(queue, job, { ...envelope, f: due }, err.delayMs, 'deferred', log, err);
+    }
     const backoff = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** (envelope.a - 1)) * (0.5 + this.random() / 2);
     const delayMs = Math.max(backoff, err instanceof RetryLater ? (err.retryAfterMs ?? 0) : 0);
     const firstDue = new Date(envelope.f).getTime();
     if (this.clock.now().getTime() + delayMs - firstDue > this.giveUpAfterMs) return this.giveUp(queue, job.id, log, err.message);
-    // The retry and the end of this run in one transaction: never both, never neither.
+    await this.reschedule(queue, job, { ...envelope, a: envelope.a + 1 }, delayMs, 'retried', log, err);
+  }
+
+  /** Ends this run and schedules `next` in `delayMs`, in one transaction: never both, never neither. */
+  private async reschedule(
+    queue: string,
+    job: PgBoss.Job<Envelope<unknown>>,
+    next: Envelope<unknown>,
+    delayMs: number,
+    outcome: 'retried' | 'deferred',
+    log: object,
+    err: Error,
+  ): Promise<void> {
     const rescheduled = await this.knex.transaction(async (trx) => {
       const db = knexDb(trx);
       // Only while the run is still ours: a job that outlived its expiry was put back and belongs to another runner now.
-      const ended = await this.complete(queue, job.id, { retried: true, error: err.message }, db);
+      const ended = await this.complete(queue, job.id, { [outcome]: true, error: err.message }, db);
       if (ended.affected === 0) return false;
-      await this.boss.insert([{ name: queue, data: { ...envelope, a: envelope.a + 1 }, startAfter: `${Math.round(delayMs) / 1000} seconds` }], { db });
+      await this.boss.insert([{ name: queue, data: next, startAfter: `${Math.round(delayMs) / 1000} seconds` }], { db });
       return true;
     });
-    if (!rescheduled) return this.logger.warn(log, 'job failed after its expiry had put it back; the other run stands');
-    this.outcomes?.inc({ queue, outcome: 'retried' });
-    this.logger.info({ ...log, retryInMs: Math.round(delayMs), err: { message: err.message } }, 'job failed; retry scheduled');
+    if (!rescheduled) return this.logger.warn(log, 'job ended after its expiry had put it back; the other run stands');
+    this.outcomes?.inc({ queue, outcome });
+    if (outcome === 'retried') this.logger.info({ ...log, retryInMs: Math.round(delayMs), err: { message: err.message } }, 'job failed; retry scheduled');
   }
 
   /** Ends an active run; answers how many runs it ended (0: the job is no longer active, so not this runner's). */

@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { createQueueMigration, GiveUp, type JobContext, JobQueue, type JobsLogger, migrations, RetryLater } from '../src/index.js';
+import { createQueueMigration, GiveUp, type JobContext, JobQueue, type JobsLogger, migrations, RetryLater, RunLater } from '../src/index.js';
 
 const QUEUE = 'test-work';
 const testQueues: MigrationSet = { name: 'jobs_test', migrations: [createQueueMigration('20261127170100_test_queue', QUEUE, { expireInSeconds: 60 })] };
@@ -110,6 +110,25 @@ describe('jobs: the PostgreSQL job queue', () => {
     await q.runDue();
     expect(attempts).to.deep.equal([1, 2, 3]);
     expect((await jobs()).map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'completed', 'completed']);
+  });
+
+  it('runs a deferred job later without counting an attempt (RunLater)', async () => {
+    const seen: number[] = [];
+    const q = newQueue(async (_d, ctx) => {
+      seen.push(ctx.attempt);
+      if (seen.length === 1) throw new RunLater(8 * 3_600_000);
+    });
+    await q.enqueue(QUEUE, { n: 1 });
+    await q.runDue();
+    const rows = await jobs();
+    expect(rows[1].due_in).to.be.within(8 * 3600 - 2, 8 * 3600 + 0.1);
+    expect(rows[1].data).to.include({ a: 1, f: '2026-11-27T20:00:00.000Z' });
+    // 23 hours later the day's limit still has 9 hours to go: it counts from the new time.
+    clock.advance(23 * 3_600_000);
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+    await q.runDue();
+    expect(seen).to.deep.equal([1, 1]);
+    expect((await jobs()).map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'completed']);
   });
 
   it('gives a job up a day after it first became due: logged and counted', async () => {

@@ -13,6 +13,8 @@ export async function up(knex: Knex): Promise<void> {
     t.text('title').notNullable().comment('Visible title, at most 100 characters');
     t.text('body').notNullable().comment('Visible text, at most 500 characters');
     t.jsonb('data').notNullable().defaultTo('{}').comment("The sender's data object, at most 2,048 bytes as JSON; {} when none");
+    t.text('time_zone_id').notNullable().comment("The household's zone when it was sent: quiet hours are read in it");
+    t.text('language').notNullable().comment("The household's preferredLanguage when it was sent (merged news are written in it)");
     t.timestamp('created_at', { useTz: true, precision: 3 }).notNullable().comment('When it was sent');
     t.index(['household_id', 'created_at'], 'push_notifications_household_idx');
   });

@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountDeletionStep, Clock, HouseholdAccountIds, HouseholdProfiles, Transaction } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, HouseholdAccountIds, HouseholdNews, HouseholdNewsEvent, HouseholdProfiles, Transaction } from '@svc/contracts';
 import { type FieldIssue, InputError, isUuid, NotFoundError } from '@svc/http-kit';
-import type { JobContext, JobQueue } from '@svc/jobs';
+import { type JobContext, type JobQueue, RunLater } from '@svc/jobs';
 import type { Knex } from 'knex';
-import { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE } from './migrations.js';
+import { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, DIGEST_QUEUE, NEWS_QUEUE } from './migrations.js';
 import type { PushLogger } from './providers/file.js';
 import type { PushMessage, PushProvider } from './providers/types.js';
+import { type QuietHours, quietWaitMs } from './quiet-hours.js';
 import type { PushKind } from './schemas.js';
+import { fill, newsText, TEXTS, textLanguage } from './texts.js';
 
 /** What the inbox keeps, and for how long. */
 export const INBOX_DAYS = 30;
@@ -52,6 +54,25 @@ export interface NotificationServiceOptions {
   logger: PushLogger;
   /** Ids of new notifications (default crypto.randomUUID). */
   newId?: () => string;
+  /** Display names of accounts (@svc/accounts' directory), for householdNews; none: "someone". */
+  displayNames?: (userIds: string[]) => Promise<Map<string, string>>;
+  /** A household's name, the title of its householdNews (undefined: the household is gone). */
+  householdName?: (householdId: string) => Promise<string | undefined>;
+}
+
+/** householdNews to one phone: one message at once, then at most one more per minute. */
+export const NEWS_BATCH_MS = 60_000;
+
+interface NewsJob {
+  e: HouseholdNewsEvent;
+  /** the notification's id, made when the change was written (a rerun finds it stored and stops) */
+  n: string;
+  /** when the change was written: the notification's time */
+  at: string;
+}
+
+interface DigestJob {
+  t: string;
 }
 
 /** A delivery job: one notification to one phone. */
@@ -106,6 +127,45 @@ export class NotificationService {
     this.logger = options.logger;
     this.newId = options.newId ?? randomUUID;
     this.jobs.define<DeliveryJob>(DELIVERY_QUEUE, (job, context) => this.deliver(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
+    this.jobs.define<NewsJob>(NEWS_QUEUE, (job) => this.announce(job), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
+    this.jobs.define<DigestJob>(DIGEST_QUEUE, (job, context) => this.digest(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
+  }
+
+  /**
+   * The householdNews capability (@svc/contracts' HouseholdNews) @svc/households calls inside the
+   * transaction of a change: one INSERT (a job); the notification is written and sent after the
+   * commit, to the members as they are then (a removed member is no longer told).
+   */
+  readonly news: HouseholdNews = async (event, trx) => {
+    await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, { e: event, n: this.newId(), at: this.clock.now().toISOString() }, { trx: trx as Knex.Transaction });
+  };
+
+  /** Writes the news of one change (in the household's language) and sends it like any notification. */
+  private async announce(job: NewsJob): Promise<void> {
+    const { e } = job;
+    let language: string;
+    try {
+      language = (await this.options.profiles(e.householdId)).preferredLanguage;
+    } catch (err) {
+      if (err instanceof NotFoundError) return; // the household is gone: nobody to tell
+      throw err;
+    }
+    const lang = textLanguage(language);
+    const ids = [e.actorUserId, e.subjectUserId].filter((id): id is string => typeof id === 'string');
+    const names = (await this.options.displayNames?.(ids)) ?? new Map<string, string>();
+    const household = (await this.options.householdName?.(e.householdId)) ?? '';
+    const text = newsText(lang, e, {
+      actor: names.get(e.actorUserId),
+      subject: e.subjectUserId ? names.get(e.subjectUserId) : e.subjectName,
+      household,
+    });
+    await this.send(
+      e.householdId,
+      { kind: 'householdNews', ...text, data: { event: e.type }, excludeUserId: e.actorUserId },
+      undefined,
+      job.n,
+      new Date(job.at),
+    );
   }
 
   /** Checks a notification's size limits (400 validation_failed beyond them). */
@@ -122,34 +182,43 @@ export class NotificationService {
    * Sends a notification to a household's people: stored, put in each person's inbox, and on its
    * way to each of their phones that wants the kind. Inside `trx` when given. 404 for an unknown household.
    */
-  async send(householdId: string, input: NewNotification, trx?: Transaction): Promise<{ id: string; recipients: number }> {
+  async send(
+    householdId: string,
+    input: NewNotification,
+    trx?: Transaction,
+    id = this.newId(),
+    at = this.clock.now(),
+  ): Promise<{ id: string; recipients: number }> {
     NotificationService.check(input);
     if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
-    await this.options.profiles(householdId); // 404 for an unknown household
+    const profile = await this.options.profiles(householdId); // 404 for an unknown household
     const run = async (t: Knex.Transaction) => {
-      const people = (await this.options.accountIds(householdId, t)).filter((id: string) => id !== input.excludeUserId);
-      const id = this.newId();
-      await this.store(t, id, householdId, input, people);
+      const people = (await this.options.accountIds(householdId, t)).filter((p: string) => p !== input.excludeUserId);
+      await this.store(t, id, { householdId, timeZoneId: profile.timeZoneId, language: profile.preferredLanguage }, input, people, at);
       return { id, recipients: people.length };
     };
     return trx ? run(trx as Knex.Transaction) : this.knex.transaction(run);
   }
 
   /** Stores the notification and the inbox rows, and enqueues one delivery per phone that wants the kind. */
-  private async store(trx: Knex.Transaction, id: string, householdId: string, input: NewNotification, people: string[]): Promise<void> {
-    const now = this.clock.now();
+  private async store(
+    trx: Knex.Transaction,
+    id: string,
+    household: { householdId: string; timeZoneId: string; language: string },
+    input: NewNotification,
+    people: string[],
+    now: Date,
+  ): Promise<void> {
+    const { householdId } = household;
     // The household's notifications older than the inbox keeps go as a new one arrives (their inbox rows cascade).
     await trx.raw('delete from push_notifications where household_id = ? and created_at < ?', [householdId, new Date(now.getTime() - INBOX_DAYS * DAY_MS)]);
-    await trx.raw('insert into push_notifications (id, household_id, kind, title, body, data, created_at) values (?, ?, ?, ?, ?, ?::jsonb, ?)', [
-      id,
-      householdId,
-      input.kind,
-      input.title,
-      input.body,
-      JSON.stringify(input.data ?? {}),
-      now,
-    ]);
-    if (people.length === 0) return;
+    // A news job run again (its instance died after the commit) finds its notification stored: nothing more to do.
+    const inserted = await trx.raw(
+      `insert into push_notifications (id, household_id, kind, title, body, data, created_at, time_zone_id, language)
+       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) on conflict (id) do nothing`,
+      [id, householdId, input.kind, input.title, input.body, JSON.stringify(input.data ?? {}), now, household.timeZoneId, household.language],
+    );
+    if (inserted.rowCount === 0 || people.length === 0) return;
     await trx.raw('insert into push_inbox (user_id, notification_id, created_at) select unnest(?::uuid[]), ?, ?', [people, id, now]);
     const column = SWITCH_COLUMN[input.kind];
     const devices = await trx.raw(
@@ -167,8 +236,8 @@ export class NotificationService {
    */
   private async deliver(job: DeliveryJob, context: JobContext): Promise<void> {
     const { rows } = await this.knex.raw(
-      `select d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders,
-              n.id, n.household_id, n.kind, n.title, n.body, n.data,
+      `select d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
+              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
               exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
          from push_notifications n join push_devices d on d.token_hash = decode(?, 'hex')
         where n.id = ?`,
@@ -180,6 +249,14 @@ export class NotificationService {
     if (!row || !row.recipient || !row[SWITCH_COLUMN[row.kind]]) return;
     const provider = this.providers[row.provider as 'fcm' | 'apns'];
     if (!provider) return;
+    const now = this.clock.now();
+    // Quiet hours hold every kind but reminders; householdNews held are merged into one message.
+    const quiet = row.kind === 'reminders' ? 0 : quietWaitMs(row.quiet_hours as QuietHours | null, String(row.time_zone_id), now);
+    if (row.kind === 'householdNews') {
+      if ((await this.gateNews(job.t, now, row.created_at as Date, quiet)) === 'held') return;
+    } else if (quiet > 0) {
+      throw new RunLater(quiet);
+    }
     const message: PushMessage = {
       id: String(row.id),
       token: row.token,
@@ -190,12 +267,124 @@ export class NotificationService {
       body: String(row.body),
       data: (row.data ?? {}) as Record<string, unknown>,
     };
+    await this.sendTo(provider, message, job.t, context);
+  }
+
+  private async sendTo(provider: PushProvider, message: PushMessage, tokenHashHex: string, context: JobContext): Promise<void> {
+    const job = { t: tokenHashHex };
+    const row = { token: message.token };
     const outcome = await provider.send(message, context.signal);
     if (outcome === 'gone') {
       // Only the token as it was sent: a phone registered again meanwhile under the same token stays.
       await this.knex.raw('delete from push_devices where token_hash = decode(?, ?) and token = ?', [job.t, 'hex', row.token]);
       this.logger.info({ provider: provider.name, device: job.t.slice(0, 12) }, 'push token gone: device deleted');
     }
+  }
+
+  /**
+   * Whether a householdNews goes to this phone now or is held (under the device's row lock, so
+   * parallel deliveries agree): held while news are already held for it, during its quiet hours
+   * (until they end), and within a minute of its last news (until that minute ends). The first
+   * news that is held schedules the digest that sends them all as one message.
+   */
+  private async gateNews(t: string, now: Date, createdAt: Date, quietMs: number): Promise<'send' | 'held'> {
+    return this.knex.transaction(async (trx) => {
+      const { rows } = await trx.raw(`select news_sent_at, news_held_until from push_devices where token_hash = decode(?, 'hex') for update`, [t]);
+      const device = rows[0] as { news_sent_at: Date | null; news_held_until: Date | null } | undefined;
+      if (!device) return 'held';
+      if (device.news_held_until) {
+        await trx.raw(`update push_devices set news_held_from = least(news_held_from, ?) where token_hash = decode(?, 'hex')`, [createdAt, t]);
+        return 'held';
+      }
+      const batchEnd = device.news_sent_at ? device.news_sent_at.getTime() + NEWS_BATCH_MS : 0;
+      const until = quietMs > 0 ? now.getTime() + quietMs : batchEnd > now.getTime() ? batchEnd : 0;
+      if (until === 0) {
+        await trx.raw(`update push_devices set news_sent_at = ? where token_hash = decode(?, 'hex')`, [now, t]);
+        return 'send';
+      }
+      await trx.raw(`update push_devices set news_held_until = ?, news_held_from = ? where token_hash = decode(?, 'hex')`, [new Date(until), createdAt, t]);
+      await this.jobs.enqueue<DigestJob>(DIGEST_QUEUE, { t }, { trx, delayMs: until - now.getTime() });
+      return 'held';
+    });
+  }
+
+  /** The householdNews held for one phone, as one message (or as itself when only one was held). */
+  private async digest(job: DigestJob, context: JobContext): Promise<void> {
+    const now = this.clock.now();
+    const taken = await this.knex.transaction(async (trx) => {
+      const { rows } = await trx.raw(
+        `select token, platform, provider, user_id, household_news, quiet_hours, news_held_from, news_held_until
+           from push_devices where token_hash = decode(?, 'hex') for update`,
+        [job.t],
+      );
+      const device = rows[0] as
+        | {
+            token: string;
+            platform: 'ios' | 'android';
+            provider: string;
+            user_id: string;
+            household_news: boolean;
+            quiet_hours: QuietHours | null;
+            news_held_from: Date | null;
+            news_held_until: Date | null;
+          }
+        | undefined;
+      if (!device?.news_held_from) return undefined;
+      const held = await trx.raw(
+        `select n.id, n.household_id, n.title, n.body, n.time_zone_id, n.language
+           from push_inbox i join push_notifications n on n.id = i.notification_id
+          where i.user_id = ? and n.kind = 'householdNews' and i.created_at >= ? and i.created_at <= ?
+          order by i.created_at, i.notification_id`,
+        [device.user_id, device.news_held_from, now],
+      );
+      const items = held.rows as { id: string; household_id: string; title: string; body: string; time_zone_id: string; language: string }[];
+      const last = items[items.length - 1];
+      // Still in quiet hours (in the zone of the latest news): held until they end.
+      const quiet = last ? quietWaitMs(device.quiet_hours, last.time_zone_id, now) : 0;
+      if (quiet > 0) {
+        await trx.raw(`update push_devices set news_held_until = ? where token_hash = decode(?, 'hex')`, [new Date(now.getTime() + quiet), job.t]);
+        return 'later' as const;
+      }
+      await trx.raw(`update push_devices set news_held_from = null, news_held_until = null, news_sent_at = ? where token_hash = decode(?, 'hex')`, [
+        now,
+        job.t,
+      ]);
+      return device.household_news && last ? { device, items, last } : undefined;
+    });
+    if (taken === 'later') {
+      const { rows } = await this.knex.raw(`select news_held_until from push_devices where token_hash = decode(?, 'hex')`, [job.t]);
+      throw new RunLater(Math.max(0, (rows[0].news_held_until as Date).getTime() - now.getTime()));
+    }
+    if (!taken) return;
+    const { device, items, last } = taken;
+    const provider = this.providers[device.provider as 'fcm' | 'apns'];
+    if (!provider) return;
+    const lang = textLanguage(last.language);
+    const oneHousehold = items.every((i) => i.household_id === last.household_id);
+    const joined = items.map((i) => i.body).join('\n');
+    const message: PushMessage =
+      items.length === 1
+        ? {
+            id: last.id,
+            token: device.token,
+            platform: device.platform,
+            kind: 'householdNews',
+            householdId: last.household_id,
+            title: last.title,
+            body: last.body,
+            data: { event: 'news' },
+          }
+        : {
+            id: last.id,
+            token: device.token,
+            platform: device.platform,
+            kind: 'householdNews',
+            householdId: last.household_id,
+            title: oneHousehold ? last.title : TEXTS[lang].news,
+            body: [...joined].length <= 500 ? joined : fill(TEXTS[lang].merged, { count: items.length }),
+            data: { notificationIds: items.map((i) => i.id), count: items.length },
+          };
+    await this.sendTo(provider, message, job.t, context);
   }
 
   /** The caller's inbox, newest first (30 days), `limit` 1–100. */

@@ -44,6 +44,22 @@ export const RegisterBody = {
 } as const satisfies TypedSchema;
 export type RegisterRequest = Infer<typeof RegisterBody>;
 
+const TimeOfDay = {
+  type: 'string',
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
+  description: 'HH:mm (HH:mm:ss accepted; answered HH:mm)',
+} as const;
+
+/** Quiet hours of a phone, in the zone of the household a notification is about; null: none. */
+export const QuietHoursSchema = {
+  title: 'QuietHours',
+  type: ['object', 'null'],
+  required: ['start', 'end'],
+  properties: { start: TimeOfDay, end: TimeOfDay },
+  description:
+    'householdNews, listChanges and runDone wait until they end (reminders do not); the window may cross midnight; start equal to end is 400. null: none.',
+} as const satisfies TypedSchema;
+
 export const UpdateBody = {
   type: 'object',
   required: ['listChanges', 'householdNews', 'runDone'],
@@ -52,6 +68,7 @@ export const UpdateBody = {
     householdNews: { type: 'boolean' },
     runDone: { type: 'boolean' },
     reminders: { type: ['boolean', 'null'], description: 'Left out or null: keeps its current value' },
+    quietHours: { ...QuietHoursSchema, description: 'Left out: keeps them; null: none; `{ "start", "end" }` (HH:mm) in the household\'s zone' },
   },
 } as const satisfies TypedSchema;
 /** The switches of a PATCH; `reminders` null or left out keeps its value. */
@@ -61,6 +78,7 @@ export type DeviceSwitches = Infer<typeof UpdateBody>;
 export const PushDeviceSchema = {
   title: 'PushDeviceResponse',
   type: 'object',
+  // quietHours is always answered (null when none); left out of `required` so the type only gains an optional member.
   required: ['token', 'platform', 'provider', 'listChanges', 'householdNews', 'runDone', 'reminders', 'lastSeenAt'],
   properties: {
     token: { type: 'string' },
@@ -71,6 +89,7 @@ export const PushDeviceSchema = {
     runDone: { type: 'boolean' },
     reminders: { type: 'boolean' },
     lastSeenAt: { type: 'string', format: 'date-time', description: 'Time of the latest PUT of this token (ISO 8601 UTC with milliseconds)' },
+    quietHours: QuietHoursSchema,
   },
 } as const satisfies TypedSchema;
 export type PushDevice = Infer<typeof PushDeviceSchema>;

@@ -109,6 +109,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // lists memberships (households' capabilities): the store comes first, so no cycle is closed late.
   const accountsStore = new accounts.ObjectionAccountStore(knex);
   const accountDirectory = accounts.accountDirectory(accountsStore, clock);
+  // A provider without its configuration writes each message under DATA_DIR/push and logs it.
+  const pushLogger = logger.child({ component: 'push' });
+  const pushFiles = { dir: path.join(config.dataDir, 'push'), clock, logger: pushLogger };
+  const pushProviders: push.PushProviders = {
+    fcm: config.fcm ? new push.FcmProvider({ ...config.fcm, clock }) : new push.FilePushProvider('fcm', pushFiles),
+    apns: config.apns ? new push.ApnsProvider({ ...config.apns, clock, ca: deps.apnsCa }) : new push.FilePushProvider('apns', pushFiles),
+  };
+  // The people a notification is for (the household's members with accounts), its language, zone
+  // and name: read through households' own store, so push is built before households, which tells
+  // it of changes (householdNews).
+  const householdMembers = new households.ObjectionHouseholdStore(knex);
+  const notifications = new push.NotificationService({
+    knex,
+    clock,
+    jobs: jobQueue,
+    accountIds: async (householdId, trx) =>
+      (await householdMembers.members(householdId, trx as Knex.Transaction | undefined)).flatMap((m) => (m.userId ? [m.userId] : [])),
+    profiles: (householdId) => householdMembers.profile(householdId),
+    householdName: async (householdId) => (await householdMembers.get(householdId).catch(() => undefined))?.name,
+    displayNames: async (ids) => new Map([...(await accountDirectory.profiles(ids)).values()].map((p) => [p.id, p.displayName])),
+    providers: pushProviders,
+    logger: pushLogger,
+  });
   const householdsApi = new households.HouseholdsService({
     store: new households.ObjectionHouseholdStore(knex),
     ledger: new households.CreditLedger(knex, clock, config.aiTurnsPerMonth),
@@ -117,6 +140,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
     accounts: accountDirectory,
+    news: notifications.news,
   });
   // The parser's typo indexes, built now rather than inside the first parse request.
   mealRules.warmUpParser();
@@ -151,25 +175,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
-  // A provider without its configuration writes each message under DATA_DIR/push and logs it.
-  const pushLogger = logger.child({ component: 'push' });
-  const pushFiles = { dir: path.join(config.dataDir, 'push'), clock, logger: pushLogger };
-  const pushProviders: push.PushProviders = {
-    fcm: config.fcm ? new push.FcmProvider({ ...config.fcm, clock }) : new push.FilePushProvider('fcm', pushFiles),
-    apns: config.apns ? new push.ApnsProvider({ ...config.apns, clock, ca: deps.apnsCa }) : new push.FilePushProvider('apns', pushFiles),
-  };
-  // The people a notification is for: the household's members with accounts, read through households' own store.
-  const householdMembers = new households.ObjectionHouseholdStore(knex);
-  const notifications = new push.NotificationService({
-    knex,
-    clock,
-    jobs: jobQueue,
-    accountIds: async (householdId, trx) =>
-      (await householdMembers.members(householdId, trx as Knex.Transaction | undefined)).flatMap((m) => (m.userId ? [m.userId] : [])),
-    profiles: householdsApi.profiles,
-    providers: pushProviders,
-    logger: pushLogger,
-  });
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).

@@ -60,6 +60,10 @@ describe('push through the composed service (FCM and APNs fakes)', () => {
     await bo.put('/api/v1/me/devices').send({ token: 'bo-old', platform: 'android' }).expect(200);
     await bo.patch('/api/v1/me/devices/bo-old').send({ listChanges: true, householdNews: true, runDone: false }).expect(200);
 
+    // Bo's joining was householdNews for Ada: out of the way first.
+    await h.service.jobs.runDue();
+    fcm.delivered.length = 0;
+    apns.delivered.length = 0;
     const sent = await request(h.app)
       .post(`/internal/v1/households/${household.id}/notifications`)
       .set('Authorization', `Bearer ${TOKEN}`)
@@ -74,10 +78,66 @@ describe('push through the composed service (FCM and APNs fakes)', () => {
     expect(apns.delivered[0]!.payload.aps).to.deep.include({ alert: { title: 'Plan ready', body: 'Next week is planned' } });
     for (const agent of [ada, bo]) {
       const inbox = (await agent.get('/api/v1/me/notifications').expect(200)).body;
-      expect(inbox.items.map((i: { id: string; data: unknown }) => [i.id, i.data])).to.deep.equal([[sent.body.id, { runId: 'r1' }]]);
+      const runDone = inbox.items.filter((i: { kind: string }) => i.kind === 'runDone');
+      expect(runDone.map((i: { id: string; data: unknown }) => [i.id, i.data])).to.deep.equal([[sent.body.id, { runId: 'r1' }]]);
     }
     // A session alone never reaches the internal route.
     await ada.post(`/internal/v1/households/${household.id}/notifications`).send({ kind: 'runDone', title: 't', body: 'b' }).expect(401);
+  });
+
+  it("tells a household's members of every change from the households routes (householdNews), never the one who acted", async () => {
+    for (const d of [fcm.delivered, apns.delivered]) d.length = 0;
+    const minute = () => h.clock.advanceSeconds(61); // past the batching minute: each news goes out as itself
+    const ada = await signUp(h.app, 'ada2@example.com', 'Ada');
+    const bo = await signUp(h.app, 'bo2@example.com', 'Bo');
+    const cy = await signUp(h.app, 'cy2@example.com', 'Cy');
+    const home = (await ada.post('/api/v1/households').send({ name: 'Home', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' }).expect(201)).body;
+    for (const [agent, token] of [
+      [ada, 'ada2'],
+      [bo, 'bo2'],
+      [cy, 'cy2'],
+    ] as const)
+      await agent.put('/api/v1/me/devices').send({ token, platform: 'android', provider: 'fcm' }).expect(200);
+    const join = async (agent: typeof ada) => {
+      const code = (await ada.post(`/api/v1/households/${home.id}/invitations`).send({ role: 'Adult' })).body.code;
+      await agent.post('/api/v1/invitations/accept').send({ code }).expect(200);
+    };
+    const heard = async () => {
+      await h.service.jobs.runDue();
+      const got = fcm.delivered.map((d) => `${d.token}: ${(d.message.notification as { body: string }).body}`);
+      fcm.delivered.length = 0;
+      minute();
+      return got.sort();
+    };
+    const memberId = async (name: string) =>
+      ((await ada.get(`/api/v1/households/${home.id}/members`).expect(200)).body as { memberId: string; displayName: string }[]).find(
+        (m) => m.displayName === name,
+      )!.memberId;
+
+    await join(bo);
+    expect(await heard()).to.deep.equal(['ada2: Bo joined Home']);
+    await join(cy);
+    expect(await heard()).to.deep.equal(['ada2: Cy joined Home', 'bo2: Cy joined Home']);
+    await ada.patch(`/api/v1/households/${home.id}`).send({ name: 'Cabin' }).expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada renamed the household to Cabin', 'cy2: Ada renamed the household to Cabin']);
+    await ada
+      .patch(`/api/v1/households/${home.id}/members/${await memberId('Cy')}`)
+      .send({ role: 'Junior' })
+      .expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada made Cy a junior', 'cy2: Ada made Cy a junior']);
+    await ada
+      .post(`/api/v1/households/${home.id}/owner`)
+      .send({ memberId: await memberId('Bo') })
+      .expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada handed Cabin over to Bo', 'cy2: Ada handed Cabin over to Bo']);
+    await bo.delete(`/api/v1/households/${home.id}/members/${await memberId('Cy')}`).expect(204);
+    // The removed member is no longer told.
+    expect(await heard()).to.deep.equal(['ada2: Bo removed Cy from Cabin']);
+    await ada.delete(`/api/v1/households/${home.id}/members/${await memberId('Ada')}`).expect(204);
+    expect(await heard()).to.deep.equal(['bo2: Ada left Cabin']);
+    // A PATCH that does not rename tells nobody.
+    await bo.patch(`/api/v1/households/${home.id}`).send({ defaultDinnerTime: '19:00' }).expect(200);
+    expect(await heard()).to.deep.equal([]);
   });
 
   it('documents the new operations in the OpenAPI document', async () => {

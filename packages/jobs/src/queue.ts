@@ -287,7 +287,8 @@ export class JobQueue {
     const controller = new AbortController();
     const run = this.run(queue, record, job, controller).finally(() => {
       this.inFlight.delete(run);
-      this.wake?.();
+      // A full runner looks again once half its slots are free: one fetch for many jobs, not one per job.
+      if (this.inFlight.size <= this.concurrency / 2) this.wake?.();
     });
     this.inFlight.set(run, controller);
     return run;

@@ -166,6 +166,17 @@ describe('householdNews delivery: after the commit, batched per phone, held in q
     expect(bodies()).to.have.length(3);
   });
 
+  it('two news for one phone delivered in parallel: exactly one goes out at once, the other with the minute', async () => {
+    await Promise.all([change({ type: 'memberJoined', subjectUserId: ada }), change({ type: 'householdRenamed' })]);
+    // Both news jobs, then both deliveries, run side by side in one pass.
+    await queue.runDue();
+    expect(bodies()).to.have.length(1);
+    clock.advanceSeconds(60);
+    await passes(60);
+    expect(bodies()).to.have.length(2);
+    expect(await passes(120)).to.equal(0);
+  });
+
   it('holds news during quiet hours (across midnight) and sends them as one message when they end', async () => {
     await request(app)
       .patch('/api/v1/me/devices/bo-phone')

@@ -289,3 +289,31 @@ export interface MembershipListener {
    */
   accountErased(erasure: MemberErasure, trx: Transaction): Promise<void>;
 }
+
+/**
+ * The accounts of a household's members, in no particular order (members without an account are
+ * left out); from @svc/households. Given `trx`, read inside it. No access check. @svc/push sends
+ * to these people.
+ */
+export type HouseholdAccountIds = (householdId: string, trx?: Transaction) => Promise<string[]>;
+
+/**
+ * A change in a household its members hear about (the `householdNews` push kind). `actorUserId`
+ * is the account that made it (it is not told); `subjectUserId`/`subjectName` the member it is
+ * about (the name for a member without an account); `role` the new role of a role change.
+ */
+export interface HouseholdNewsEvent {
+  type: 'memberJoined' | 'memberLeft' | 'memberRemoved' | 'roleChanged' | 'ownershipTransferred' | 'householdRenamed';
+  householdId: string;
+  actorUserId: string;
+  subjectUserId?: string | null;
+  subjectName?: string | null;
+  role?: HouseholdRole;
+}
+
+/**
+ * Tells a household's members about a change; from @svc/push, called by @svc/households once per
+ * change inside the change's transaction (one INSERT: the news is sent after the commit, never for
+ * a change that rolled back).
+ */
+export type HouseholdNews = (event: HouseholdNewsEvent, trx: Transaction) => Promise<void>;

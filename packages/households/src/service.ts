@@ -4,6 +4,7 @@ import type {
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
+  HouseholdNews,
   HouseholdProfileSql,
   HouseholdProfiles,
   HouseholdRole,
@@ -70,6 +71,8 @@ export interface HouseholdsServiceOptions {
    * transaction that makes it (from @svc/meal-events: participants, calendar feed).
    */
   membershipListeners?: readonly MembershipListener[];
+  /** Tells the members about a change (householdNews, from @svc/push), inside the change's transaction; none: nobody is told. */
+  news?: HouseholdNews;
 }
 
 /** What the operator CLI (`npm run admin`) may do. */
@@ -142,6 +145,7 @@ export class HouseholdsService {
   private readonly welcomeCredits: number;
   private readonly sealer: InvitationCodeSealer | undefined;
   private readonly listeners: readonly MembershipListener[];
+  private readonly news: HouseholdNews;
 
   /** roleOf(userId, householdId): 404 `not_found` for non-members and unknown households. */
   readonly access: HouseholdAccess;
@@ -182,6 +186,7 @@ export class HouseholdsService {
     this.welcomeCredits = config.welcomeCredits;
     this.sealer = options.invitationSecret ? new InvitationCodeSealer(options.invitationSecret) : undefined;
     this.listeners = options.membershipListeners ?? [];
+    this.news = options.news ?? (async () => {});
 
     // The role this request's session read loaded (the session statement carries the caller's
     // memberships, read afresh on every request), else one query. A role change or a removal thus
@@ -236,7 +241,14 @@ export class HouseholdsService {
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
     assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
-    return this.store.update(householdId, householdChanges(body), this.clock.now());
+    const changes = householdChanges(body);
+    if (changes.name === undefined) return this.store.update(householdId, changes, this.clock.now());
+    return this.store.transaction(async (trx) => {
+      const before = await this.store.lockHousehold(householdId, trx);
+      const household = await this.store.updateWithin(householdId, changes, this.clock.now(), trx);
+      if (before && before.name !== household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
+      return household;
+    });
   }
 
   /**
@@ -310,7 +322,12 @@ export class HouseholdsService {
 
   /** POST /invitations/accept. */
   acceptInvitation(userId: string, code: string): Promise<Membership> {
-    return this.store.acceptInvitation({ userId, code, at: this.clock.now() });
+    return this.store.acceptInvitation({
+      userId,
+      code,
+      at: this.clock.now(),
+      joined: (m, trx) => this.news({ type: 'memberJoined', householdId: m.householdId, actorUserId: userId, subjectUserId: userId }, trx),
+    });
   }
 
   /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
@@ -348,6 +365,7 @@ export class HouseholdsService {
       if (target.role !== role) {
         await this.store.setRole(householdId, target.memberId, role, trx);
         await this.roleChanged(trx, { householdId, memberId: target.memberId, userId: target.userId, from: target.role, to: role });
+        await this.news({ type: 'roleChanged', householdId, actorUserId: userId, subjectUserId: target.userId, subjectName: target.displayName, role }, trx);
       }
       return { ...target, role };
     });
@@ -372,6 +390,11 @@ export class HouseholdsService {
       }
       await this.store.removeMember(householdId, target.memberId, trx);
       await this.departed(trx, target, householdId, target.memberId === caller.memberId ? 'left' : 'removed');
+      const left = target.memberId === caller.memberId;
+      await this.news(
+        { type: left ? 'memberLeft' : 'memberRemoved', householdId, actorUserId: userId, subjectUserId: target.userId, subjectName: target.displayName },
+        trx,
+      );
     });
   }
 
@@ -392,6 +415,7 @@ export class HouseholdsService {
       await this.store.setRole(householdId, target.memberId, 'Owner', trx);
       await this.roleChanged(trx, { householdId, memberId: caller.memberId, userId: caller.userId, from: 'Owner', to: 'Adult' });
       await this.roleChanged(trx, { householdId, memberId: target.memberId, userId: target.userId, from: 'Adult', to: 'Owner' });
+      await this.news({ type: 'ownershipTransferred', householdId, actorUserId: userId, subjectUserId: target.userId }, trx);
       return this.store.get(householdId, trx);
     });
   }

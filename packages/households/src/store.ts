@@ -171,6 +171,8 @@ export interface HouseholdStore {
   create(input: { userId: string; household: NewHousehold; intake: IntakeTicket | null; welcomeCredits: number; at: Date }): Promise<HouseholdResponse>;
   /** Applies the changes (none: answers the household as it is, updatedAt untouched). */
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
+  /** `update` inside `trx` (a rename, which tells the members in the same transaction). */
+  updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx: Knex.Transaction): Promise<HouseholdResponse>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
   /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
@@ -191,7 +193,12 @@ export interface HouseholdStore {
    * left the household (or was demoted, then left) after the code was minted gets at most the role
    * it left with.
    */
-  acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership>;
+  acceptInvitation(input: {
+    userId: string;
+    code: string;
+    at: Date;
+    joined?: (membership: Membership, trx: Knex.Transaction) => Promise<void>;
+  }): Promise<Membership>;
   /** The household's unused, unexpired invitations at `at`, newest first. */
   outstandingInvitations(householdId: string, at: Date): Promise<StoredInvitation[]>;
   /**
@@ -445,11 +452,15 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     });
   }
 
-  async update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
+  update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
+    return this.updateWithin(householdId, changes, at);
+  }
+
+  async updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx?: Knex.Transaction): Promise<HouseholdResponse> {
     const [row] =
       Object.keys(changes).length === 0
-        ? await this.Household.query().where({ id: householdId })
-        : await this.Household.query()
+        ? await this.Household.query(trx).where({ id: householdId })
+        : await this.Household.query(trx)
             .patch({ ...changes, updatedAt: at.toISOString() })
             .where({ id: householdId })
             .returning('*');
@@ -493,7 +504,12 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     return { code: input.code, role: input.role, householdId: input.householdId, expiresAt };
   }
 
-  async acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership> {
+  async acceptInvitation(input: {
+    userId: string;
+    code: string;
+    at: Date;
+    joined?: (membership: Membership, trx: Knex.Transaction) => Promise<void>;
+  }): Promise<Membership> {
     const { userId } = input;
     const at = input.at.toISOString();
     try {
@@ -519,7 +535,9 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         const role = since.some((d) => d.role === 'Junior') ? 'Junior' : invitation.role;
         const member = await this.Member.query(trx).insert({ householdId: household.id, userId, role, createdAt: at });
         await this.Invitation.query(trx).findById(invitation.id).patch({ acceptedAt: at, acceptedBy: userId, memberId: member.id });
-        return { householdId: household.id, householdName: household.name, role, memberId: member.id };
+        const membership: Membership = { householdId: household.id, householdName: household.name, role, memberId: member.id };
+        await input.joined?.(membership, trx);
+        return membership;
       });
     } catch (err) {
       // Two invitations of one household accepted at once by the same account.

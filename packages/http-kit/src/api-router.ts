@@ -26,6 +26,11 @@ export interface OperationSpec {
   tags?: string[];
   /** True: a signed-in session is required (401 otherwise). */
   auth?: boolean;
+  /**
+   * Checks that run before the input is validated, such as a credential other than the session
+   * that must answer 401 before a malformed body could answer 400 (the internal route's bearer).
+   */
+  guard?: RequestHandler;
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
@@ -151,7 +156,13 @@ export class ApiRouter {
       req.input = input;
       next();
     };
-    const chain: RequestHandler[] = [mark, ...(full.auth ? [requireAuth] : []), validate, ...(handlers as unknown as RequestHandler[])];
+    const chain: RequestHandler[] = [
+      mark,
+      ...(full.auth ? [requireAuth] : []),
+      ...(full.guard ? [full.guard] : []),
+      validate,
+      ...(handlers as unknown as RequestHandler[]),
+    ];
     this.router[full.method](toExpressPath(full.path), ...chain);
     this.routes.push({ operation: full, chain });
     return this;

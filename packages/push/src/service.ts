@@ -1,5 +1,5 @@
 import type { AccountDeletionStep, Clock, SessionReadAhead, Transaction } from '@svc/contracts';
-import { NotFoundError } from '@svc/http-kit';
+import { InputError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
 import { deviceReadAhead, devicesReadAhead, type PushStore } from './store.js';
@@ -43,6 +43,9 @@ export class PushService {
   }
 
   async setSwitches(userId: string, token: string, switches: DeviceSwitches): Promise<PushDevice> {
+    const q = switches.quietHours;
+    if (q && q.start.slice(0, 5) === q.end.slice(0, 5))
+      throw new InputError('validation_failed', 'Quiet hours must not start when they end', [{ field: 'quietHours', in: 'body', message: 'start equals end' }]);
     return (await this.store.setSwitches(userId, token, switches, this.clock.now())) ?? Promise.reject(notMine());
   }
 

@@ -141,6 +141,10 @@ export class ObjectionPushStore implements PushStore {
         runDone: switches.runDone,
         // Left out or null keeps the value: an older client that knows three switches must not turn reminders off.
         ...(typeof switches.reminders === 'boolean' ? { reminders: switches.reminders } : {}),
+        // Left out keeps them; null clears them. Stored as HH:mm (HH:mm:ss is accepted on input).
+        ...(switches.quietHours !== undefined
+          ? { quietHours: switches.quietHours && ({ start: switches.quietHours.start.slice(0, 5), end: switches.quietHours.end.slice(0, 5) } as never) }
+          : {}),
         updatedAt: now.toISOString(),
       })
       .returning('*');

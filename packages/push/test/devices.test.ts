@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
@@ -20,7 +21,7 @@ describe('push devices: /api/v1/me/devices', () => {
   const b64 = 'ab/cd+ef==';
 
   before(async () => {
-    db = await createTestDatabase([migrations]);
+    db = await createTestDatabase([jobs.migrations, migrations]);
     service = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
     devicesFor = (userId, kind) => service.devicesFor(userId, kind);
     app = buildTestApp({ routers: [createRouter({ service })] });
@@ -52,8 +53,19 @@ describe('push devices: /api/v1/me/devices', () => {
         runDone: true,
         reminders: true,
         lastSeenAt: '2026-11-22T09:00:00.000Z',
+        quietHours: null,
       });
-      expect(Object.keys(res.body)).to.deep.equal(['token', 'platform', 'provider', 'listChanges', 'householdNews', 'runDone', 'reminders', 'lastSeenAt']);
+      expect(Object.keys(res.body)).to.deep.equal([
+        'token',
+        'platform',
+        'provider',
+        'listChanges',
+        'householdNews',
+        'runDone',
+        'reminders',
+        'lastSeenAt',
+        'quietHours',
+      ]);
     });
 
     it('stores the default provider for provider null, and a named provider as sent', async () => {
@@ -208,8 +220,33 @@ describe('push devices: /api/v1/me/devices', () => {
         runDone: false,
         reminders: false,
         lastSeenAt: '2026-11-22T09:00:00.000Z',
+        quietHours: null,
       });
       expect((await get(fcm).expect(200)).body).to.deep.equal(res.body);
+    });
+
+    it('takes quietHours (HH:mm, HH:mm:ss accepted), keeps them when left out, clears them with null', async () => {
+      const switches = { listChanges: true, householdNews: true, runDone: true };
+      const set = await patch(fcm, { ...switches, quietHours: { start: '22:00:00', end: '07:00' } }).expect(200);
+      expect(set.body.quietHours).to.deep.equal({ start: '22:00', end: '07:00' });
+      expect((await get(fcm).expect(200)).body.quietHours).to.deep.equal({ start: '22:00', end: '07:00' });
+      expect((await patch(fcm, switches).expect(200)).body.quietHours).to.deep.equal({ start: '22:00', end: '07:00' });
+      expect((await patch(fcm, { ...switches, quietHours: null }).expect(200)).body.quietHours).to.equal(null);
+    });
+
+    it('answers 400 validation_failed for quietHours whose start equals its end, or that are not HH:mm', async () => {
+      const switches = { listChanges: true, householdNews: true, runDone: true };
+      for (const quietHours of [
+        { start: '07:00', end: '07:00' },
+        { start: '7:00', end: '08:00' },
+        { start: '24:00', end: '08:00' },
+        { start: '07:00' },
+        'night',
+      ]) {
+        const res = await patch(fcm, { ...switches, quietHours }).expect(400);
+        expect(res.body.code, JSON.stringify(quietHours)).to.equal('validation_failed');
+      }
+      expect((await get(fcm).expect(200)).body.quietHours).to.equal(null);
     });
 
     it('keeps reminders when it is left out, and when it is null', async () => {

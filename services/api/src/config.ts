@@ -46,6 +46,12 @@ export interface Config {
   aiTurnsPerMonth: number;
   welcomeCredits: number;
   pushDefaultProvider: string;
+  /** FCM HTTP v1 (FCM_PROJECT_ID + FCM_CREDENTIALS, the service-account JSON read at start-up); undefined: FCM pushes are written to DATA_DIR/push. */
+  fcm: { projectId: string; credentials: { client_email: string; private_key: string; private_key_id?: string }; url: string; tokenUrl: string } | undefined;
+  /** APNs with a token (APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY = path of the .p8, APNS_TOPIC); undefined: APNs pushes are written to DATA_DIR/push. */
+  apns: { keyId: string; teamId: string; key: string; topic: string; url: string } | undefined;
+  /** INTERNAL_API_TOKENS: bearer tokens of the platform's other services; empty: the internal route answers 404. */
+  internalApiTokens: string[];
   google: { clientId: string; clientSecret: string; authorizationUrl: string; tokenUrl: string; userInfoUrl: string } | undefined;
   apple: {
     web: { clientId: string; teamId: string; keyId: string; privateKey: string } | undefined;
@@ -202,6 +208,57 @@ function adminEmails(env: Env): string[] {
   });
 }
 
+/** The contents of a file a variable names (a key or credentials), or a ConfigError naming the variable. */
+function readFileOf(name: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(name, `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function fcmConfig(env: Env): Config['fcm'] {
+  const projectId = str(env, 'FCM_PROJECT_ID');
+  const path_ = str(env, 'FCM_CREDENTIALS');
+  if (!projectId && !path_) return undefined;
+  if (!projectId || !path_) throw new ConfigError(projectId ? 'FCM_CREDENTIALS' : 'FCM_PROJECT_ID', 'FCM needs both FCM_PROJECT_ID and FCM_CREDENTIALS');
+  let credentials: { client_email?: unknown; private_key?: unknown; private_key_id?: unknown };
+  try {
+    credentials = JSON.parse(readFileOf('FCM_CREDENTIALS', path_));
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError('FCM_CREDENTIALS', 'is not a service-account JSON file');
+  }
+  if (typeof credentials.client_email !== 'string' || typeof credentials.private_key !== 'string')
+    throw new ConfigError('FCM_CREDENTIALS', 'is not a service-account JSON file (client_email and private_key are needed)');
+  return {
+    projectId,
+    credentials: {
+      client_email: credentials.client_email,
+      private_key: credentials.private_key,
+      ...(typeof credentials.private_key_id === 'string' ? { private_key_id: credentials.private_key_id } : {}),
+    },
+    url: url(env, 'FCM_URL', 'https://fcm.googleapis.com'),
+    tokenUrl: url(env, 'FCM_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+  };
+}
+
+function apnsConfig(env: Env): Config['apns'] {
+  const vars = ['APNS_KEY_ID', 'APNS_TEAM_ID', 'APNS_KEY', 'APNS_TOPIC'] as const;
+  const set = vars.filter((v) => str(env, v));
+  if (set.length === 0) return undefined;
+  if (set.length < vars.length) throw new ConfigError(vars.find((v) => !str(env, v))!, 'APNs needs APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY and APNS_TOPIC');
+  const key = readFileOf('APNS_KEY', str(env, 'APNS_KEY')!);
+  if (!key.includes('PRIVATE KEY')) throw new ConfigError('APNS_KEY', 'is not a .p8 key file');
+  return {
+    keyId: str(env, 'APNS_KEY_ID')!,
+    teamId: str(env, 'APNS_TEAM_ID')!,
+    key,
+    topic: str(env, 'APNS_TOPIC')!,
+    url: url(env, 'APNS_URL', 'https://api.push.apple.com'),
+  };
+}
+
 /** How a browser on this machine reaches a listener on `host`: the wildcard addresses are localhost. */
 export function browserHost(host: string): string {
   if (host === '0.0.0.0' || host === '::' || host === '') return 'localhost';
@@ -292,6 +349,9 @@ export function loadConfig(env: Env = process.env): Config {
     aiTurnsPerMonth: int(env, 'AI_TURNS_PER_MONTH', 30, 0, 1_000_000),
     welcomeCredits: int(env, 'WELCOME_CREDITS', 20, 0, 1_000_000),
     pushDefaultProvider: str(env, 'PUSH_DEFAULT_PROVIDER') ?? 'fcm',
+    fcm: fcmConfig(env),
+    apns: apnsConfig(env),
+    internalApiTokens: list(env, 'INTERNAL_API_TOKENS'),
     google:
       googleId && googleSecret
         ? {

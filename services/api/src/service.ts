@@ -1,9 +1,11 @@
 import { createHmac } from 'node:crypto';
+import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
 import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
@@ -15,6 +17,8 @@ import type { Config } from './config.js';
 
 /** Every package's migrations, dependencies first. */
 export const allMigrations = [
+  // The job queue's tables first: a package's migration may create its queue in them.
+  jobs.migrations,
   accounts.migrations,
   households.migrations,
   mealRules.migrations,
@@ -37,6 +41,10 @@ export interface ServiceDeps {
   mailTransport?: accounts.AccountServiceOptions['mailTransport'];
   /** Start the outbox worker and housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
   startMailer?: boolean;
+  /** A CA certificate the APNs connection trusts besides the system's (tests: the APNs fake's own certificate). */
+  apnsCa?: string;
+  /** Start this instance's job runner (default: as `startMailer`); tests run due jobs by hand with `jobs.runDue()`. */
+  startJobs?: boolean;
   /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
@@ -49,6 +57,8 @@ export interface Service {
   /** What households (and the admin command's waitlist) know of accounts. */
   accountDirectory: accounts.AccountDirectoryWithWaitlist;
   households: households.HouseholdsService;
+  /** The job queue every package defers work to (runs on every instance). */
+  jobs: jobs.JobQueue;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
@@ -92,6 +102,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
   redisProbe?.unref();
 
+  // The one way to do work later: every instance runs it (no leader); its metrics join this instance's.
+  const jobQueue = new jobs.JobQueue({ knex, clock, logger: logger.child({ component: 'jobs' }), registry: deps.metrics?.registry });
+
   // households looks accounts up (the directory, straight from the accounts store) and accounts
   // lists memberships (households' capabilities): the store comes first, so no cycle is closed late.
   const accountsStore = new accounts.ObjectionAccountStore(knex);
@@ -100,6 +113,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // calendar feed they could read) needs only its own stores: made before households, which calls it.
   const eventsStore = new mealEvents.ObjectionMealEventStore(knex);
   const feedsStore = new mealEvents.ObjectionCalendarFeedStore(knex);
+  // A provider without its configuration writes each message under DATA_DIR/push and logs it.
+  const pushLogger = logger.child({ component: 'push' });
+  const pushFiles = { dir: path.join(config.dataDir, 'push'), clock, logger: pushLogger };
+  const pushProviders: push.PushProviders = {
+    fcm: config.fcm ? new push.FcmProvider({ ...config.fcm, clock }) : new push.FilePushProvider('fcm', pushFiles),
+    apns: config.apns ? new push.ApnsProvider({ ...config.apns, clock, ca: deps.apnsCa }) : new push.FilePushProvider('apns', pushFiles),
+  };
+  // The people a notification is for (the household's members with accounts), its language, zone
+  // and name: read through households' own store, so push is built before households, which tells
+  // it of changes (householdNews).
+  const householdMembers = new households.ObjectionHouseholdStore(knex);
+  const notifications = new push.NotificationService({
+    knex,
+    clock,
+    jobs: jobQueue,
+    accountIds: async (householdId, trx) =>
+      (await householdMembers.members(householdId, trx as Knex.Transaction | undefined)).flatMap((m) => (m.userId ? [m.userId] : [])),
+    profiles: (householdId) => householdMembers.profile(householdId),
+    householdName: async (householdId) => (await householdMembers.get(householdId).catch(() => undefined))?.name,
+    displayNames: async (ids) => new Map([...(await accountDirectory.profiles(ids)).values()].map((p) => [p.id, p.displayName])),
+    providers: pushProviders,
+    logger: pushLogger,
+  });
   const householdsApi = new households.HouseholdsService({
     store: new households.ObjectionHouseholdStore(knex),
     ledger: new households.CreditLedger(knex, clock, config.aiTurnsPerMonth),
@@ -110,6 +146,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accounts: accountDirectory,
     invitationSecret: derivedKey(config.sessionSecret, 'households-invitation-code'),
     membershipListeners: [new mealEvents.MealEventsMembershipListener({ events: eventsStore, feeds: feedsStore })],
+    news: notifications.news,
   });
   // The parser's typo indexes, built now rather than inside the first parse request.
   mealRules.warmUpParser();
@@ -146,7 +183,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).
-  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep];
+  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep, notifications.deletionStep];
   const personalData: PersonalDataSources = {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),
@@ -218,16 +255,20 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
-      push.createRouter({ service: pushService }),
+      push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
+  if (deps.startJobs ?? deps.startMailer !== false) await jobQueue.start();
   return {
     app,
     accounts: accountsService,
     accountDirectory,
     households: householdsApi,
+    jobs: jobQueue,
     async close() {
+      await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
+      await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads
       clearInterval(redisProbe);
       redis?.disconnect();

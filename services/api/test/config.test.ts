@@ -61,6 +61,47 @@ describe('configuration', () => {
     expect(fs.readFileSync(path.join(dataDir, 'session-secret'), 'utf8')).to.equal(a);
   });
 
+  it('push: no provider and no internal tokens by default; FCM and APNs read their files; a half-configured provider is refused', () => {
+    const none = loadConfig(base);
+    expect([none.fcm, none.apns, none.internalApiTokens]).to.deep.equal([undefined, undefined, []]);
+    const sa = path.join(dataDir, 'sa.json');
+    fs.writeFileSync(
+      sa,
+      JSON.stringify({ client_email: 'push@p.iam.gserviceaccount.com', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n' }),
+    );
+    const p8 = path.join(dataDir, 'key.p8');
+    fs.writeFileSync(p8, '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n');
+    const c = loadConfig({
+      ...base,
+      FCM_PROJECT_ID: 'p',
+      FCM_CREDENTIALS: sa,
+      APNS_KEY_ID: 'K',
+      APNS_TEAM_ID: 'T',
+      APNS_KEY: p8,
+      APNS_TOPIC: 'no.example.app',
+      INTERNAL_API_TOKENS: ' a , b ',
+    });
+    expect(c.fcm).to.deep.include({ projectId: 'p', url: 'https://fcm.googleapis.com', tokenUrl: 'https://oauth2.googleapis.com/token' });
+    expect(c.fcm!.credentials.client_email).to.equal('push@p.iam.gserviceaccount.com');
+    expect(c.apns).to.deep.include({ keyId: 'K', teamId: 'T', topic: 'no.example.app', url: 'https://api.push.apple.com' });
+    expect(c.internalApiTokens).to.deep.equal(['a', 'b']);
+    const refused = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...base, ...env });
+      } catch (err) {
+        return (err as ConfigError).variable;
+      }
+      return undefined;
+    };
+    expect(refused({ FCM_PROJECT_ID: 'p' })).to.equal('FCM_CREDENTIALS');
+    expect(refused({ FCM_PROJECT_ID: 'p', FCM_CREDENTIALS: path.join(dataDir, 'missing.json') })).to.equal('FCM_CREDENTIALS');
+    expect(refused({ FCM_PROJECT_ID: 'p', FCM_CREDENTIALS: p8 })).to.equal('FCM_CREDENTIALS');
+    expect(refused({ APNS_KEY_ID: 'K', APNS_TEAM_ID: 'T', APNS_KEY: p8 })).to.equal('APNS_TOPIC');
+    const notKey = path.join(dataDir, 'not-a-key.txt');
+    fs.writeFileSync(notKey, 'hello');
+    expect(refused({ APNS_KEY_ID: 'K', APNS_TEAM_ID: 'T', APNS_KEY: notKey, APNS_TOPIC: 't' })).to.equal('APNS_KEY');
+  });
+
   it('parses lists, floors, trust proxy and the breach switch', () => {
     const c = loadConfig({
       ...base,

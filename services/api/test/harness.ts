@@ -6,7 +6,7 @@ import { createTestDatabase, linksIn, SmtpReceiver, type TestDatabase } from '@s
 import { expect } from 'chai';
 import request from 'supertest';
 import { loadConfig } from '../src/config.js';
-import { buildService, type Service } from '../src/service.js';
+import { buildService, type Service, type ServiceDeps } from '../src/service.js';
 import { deadMailedLinks } from './mailed-links.js';
 
 export interface Harness {
@@ -22,7 +22,7 @@ export interface Harness {
 }
 
 /** The composed service on a database of its own, mailing to a real SMTP receiver, on a manual clock. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, extra: Pick<ServiceDeps, 'apnsCa'> = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const smtp = new SmtpReceiver();
   await smtp.start();
@@ -35,6 +35,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     clock,
     startMailer: false,
+    ...extra,
   });
   return {
     db,

@@ -17,7 +17,10 @@ const BUDGET: Record<string, number> = {
   'POST /api/v1/auth/register (new address)': 6,
   'POST /api/v1/auth/forgot-password': 7,
   'GET /api/v1/households/{id}': 1,
-  'PATCH /api/v1/households/{id}': 3,
+  // A rename tells the members (householdNews): its transaction (BEGIN, COMMIT), the household's
+  // row lock (the old name, to tell only a real rename) and the one INSERT of the news job. A PATCH
+  // without `name` stays at 3.
+  'PATCH /api/v1/households/{id}': 6,
   'GET /api/v1/households/{id}/members': 3,
   'GET /api/v1/households/{id}/rules': 1,
   'POST /api/v1/households/{id}/rules': 2,

@@ -12,10 +12,12 @@ import { pack, publishable } from './packages.js';
 const CONSUMER = `
 import { createKnex, runMigrations } from '@svc/db';
 import { createHttpApp, createLogger, systemClock } from '@svc/http-kit';
+import { migrations as jobs } from '@svc/jobs';
 import { createRouter, migrations, ObjectionPushStore, PushService } from '@svc/push';
 
 const knex = createKnex(process.env.DATABASE_URL);
-await runMigrations(knex, [migrations]);
+// @svc/push's delivery queue lives in @svc/jobs' tables: those first.
+await runMigrations(knex, [jobs, migrations]);
 const service = new PushService({ store: new ObjectionPushStore(knex), clock: systemClock, config: { defaultProvider: 'fcm' } });
 const app = createHttpApp({
   logger: createLogger({ level: 'silent' }),
@@ -47,12 +49,12 @@ describe('a packed package works in a project of its own', function () {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('installs @svc/contracts, @svc/db, @svc/http-kit and @svc/push from their tarballs and serves the push routes', async () => {
-    const wanted = ['@svc/contracts', '@svc/db', '@svc/http-kit', '@svc/push'];
+  it('installs @svc/contracts, @svc/db, @svc/http-kit, @svc/jobs and @svc/push from their tarballs and serves the push routes', async () => {
+    const wanted = ['@svc/contracts', '@svc/db', '@svc/http-kit', '@svc/jobs', '@svc/push'];
     const tarballs = publishable()
       .filter((p) => wanted.includes(p.name))
       .map((p) => pack(p.dir, dir));
-    expect(tarballs).to.have.length(4);
+    expect(tarballs).to.have.length(5);
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
     execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', ...tarballs], { cwd: dir, stdio: 'pipe' });
     // Only the tarballs' own files: no path back into this repository.

@@ -29,6 +29,7 @@ export class PushDeviceModel extends BaseModel {
   declare runDone: boolean;
   declare reminders: boolean;
   declare lastSeenAt: string;
+  declare quietHours: { start: string; end: string } | null;
   declare createdAt: string;
   declare updatedAt: string;
 
@@ -43,6 +44,7 @@ export class PushDeviceModel extends BaseModel {
       runDone: this.runDone,
       reminders: this.reminders,
       lastSeenAt: this.lastSeenAt,
+      quietHours: this.quietHours ?? null,
     };
   }
 }

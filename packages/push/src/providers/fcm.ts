@@ -1,0 +1,114 @@
+import type { Clock } from '@svc/contracts';
+import { GiveUp, RetryLater } from '@svc/jobs';
+import { JWT } from 'google-auth-library';
+import { collapseId, type PushMessage, type PushProvider, retryAfterMs, type SendOutcome } from './types.js';
+
+/** The token endpoint google-auth-library signs for and calls; FCM_TOKEN_URL replaces it (staging, tests). */
+const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+
+/** The parts of a service-account JSON the provider uses. */
+export interface ServiceAccount {
+  client_email: string;
+  private_key: string;
+  private_key_id?: string;
+}
+
+export interface FcmOptions {
+  projectId: string;
+  credentials: ServiceAccount;
+  /** FCM_URL (default https://fcm.googleapis.com). */
+  url: string;
+  /** FCM_TOKEN_URL (default Google's OAuth token endpoint). */
+  tokenUrl: string;
+  clock: Clock;
+  /** A send that has not answered by then is retried (default 10 s). */
+  timeoutMs?: number;
+}
+
+/** FCM's values must be strings: strings stay, everything else is JSON-encoded. */
+function stringValues(data: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]));
+}
+
+/**
+ * FCM HTTP v1 (`POST {url}/v1/projects/{projectId}/messages:send`) with an OAuth 2 access token
+ * from the service account (google-auth-library's JWT client: cached, renewed five minutes before
+ * it expires). UNREGISTERED or 404: the token is gone. 429, 5xx, a time-out or no connection:
+ * retried (`Retry-After` honoured). 401: the access token is dropped and the send retried.
+ */
+export class FcmProvider implements PushProvider {
+  readonly name = 'fcm';
+  private jwt: JWT;
+  private readonly endpoint: string;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: FcmOptions) {
+    this.endpoint = `${options.url.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(options.projectId)}/messages:send`;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.jwt = this.client();
+  }
+
+  private client(): JWT {
+    const { credentials, tokenUrl } = this.options;
+    const jwt = new JWT({ email: credentials.client_email, key: credentials.private_key, keyId: credentials.private_key_id, scopes: [FCM_SCOPE] });
+    // The library calls Google's endpoint by a fixed URL; FCM_TOKEN_URL points it elsewhere.
+    if (tokenUrl !== GOOGLE_TOKEN_URL) {
+      jwt.transporter.interceptors.request.add({
+        resolved: async (config) => {
+          if (String(config.url) === GOOGLE_TOKEN_URL) config.url = new URL(tokenUrl);
+          return config;
+        },
+      });
+    }
+    return jwt;
+  }
+
+  async send(message: PushMessage, signal?: AbortSignal): Promise<SendOutcome> {
+    let accessToken: string | null | undefined;
+    try {
+      accessToken = (await this.jwt.getAccessToken()).token;
+    } catch (err) {
+      throw new RetryLater(`fcm: no access token (${(err as Error).message.slice(0, 200)})`);
+    }
+    if (!accessToken) throw new RetryLater('fcm: no access token');
+    const id = collapseId(message);
+    const body = {
+      message: {
+        token: message.token,
+        notification: { title: message.title, body: message.body },
+        data: { ...stringValues(message.data), notificationId: message.id, householdId: message.householdId, kind: message.kind },
+        android: { collapse_key: id, notification: { tag: id } },
+        apns: { headers: { 'apns-collapse-id': id }, payload: { aps: { 'thread-id': id } } },
+      },
+    };
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    let res: Response;
+    try {
+      res = await fetch(this.endpoint, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${accessToken}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (err) {
+      throw new RetryLater(`fcm: ${timeout.aborted ? 'timed out' : (err as Error).name}`);
+    }
+    if (res.ok) {
+      await res.body?.cancel();
+      return 'sent';
+    }
+    const answer = (await res.json().catch(() => ({}))) as { error?: { status?: string; details?: { errorCode?: string }[] } };
+    const errorCode = answer.error?.details?.find((d) => d.errorCode)?.errorCode;
+    if (res.status === 404 || errorCode === 'UNREGISTERED') return 'gone';
+    if (res.status === 429 || res.status >= 500)
+      throw new RetryLater(`fcm answered ${res.status}`, retryAfterMs(res.headers.get('retry-after'), this.options.clock.now()));
+    if (res.status === 401) {
+      this.jwt = this.client(); // a revoked or stale access token: the next send asks for a new one
+      throw new RetryLater('fcm answered 401');
+    }
+    throw new GiveUp(`fcm answered ${res.status} ${errorCode ?? answer.error?.status ?? ''}`.trim());
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,149 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { FakeApns, FakeFcm } from '@svc/test-support';
+import { expect } from 'chai';
+import request from 'supertest';
+import { type Harness, signUp, startHarness } from './harness.js';
+
+// The composed service with FCM and APNs pointed at local fakes: a phone registered with `fcm` or
+// `apns` receives what the internal route sent, and the inbox keeps it.
+describe('push through the composed service (FCM and APNs fakes)', () => {
+  let h: Harness;
+  let fcm: FakeFcm;
+  let apns: FakeApns;
+  let keys: string;
+  const TOKEN = 'planner-service-token';
+
+  before(async () => {
+    fcm = new FakeFcm();
+    apns = new FakeApns();
+    await Promise.all([fcm.start(), apns.start()]);
+    keys = fs.mkdtempSync(path.join(os.tmpdir(), 'push-keys-'));
+    fs.writeFileSync(path.join(keys, 'fcm.json'), JSON.stringify(fcm.serviceAccount));
+    fs.writeFileSync(path.join(keys, 'apns.p8'), apns.p8);
+    h = await startHarness(
+      {
+        FCM_PROJECT_ID: fcm.projectId,
+        FCM_CREDENTIALS: path.join(keys, 'fcm.json'),
+        FCM_URL: fcm.url,
+        FCM_TOKEN_URL: fcm.tokenUrl,
+        APNS_KEY_ID: apns.keyId,
+        APNS_TEAM_ID: apns.teamId,
+        APNS_KEY: path.join(keys, 'apns.p8'),
+        APNS_TOPIC: 'no.example.mealplanner',
+        APNS_URL: apns.url,
+        INTERNAL_API_TOKENS: `other,${TOKEN}`,
+      },
+      { apnsCa: apns.ca },
+    );
+    // The provider signs with the service's (manual) clock; the fake judges the token's age by the same.
+    apns.now = () => h.clock.now().getTime();
+  });
+  after(async () => {
+    await h.close();
+    await Promise.all([fcm.stop(), apns.stop()]);
+    fs.rmSync(keys, { recursive: true, force: true });
+  });
+
+  it('delivers an internal notification to every member phone that wants the kind, and keeps it in each inbox', async () => {
+    const ada = await signUp(h.app, 'ada@example.com', 'Ada');
+    const bo = await signUp(h.app, 'bo@example.com', 'Bo');
+    const household = (await ada.post('/api/v1/households').send({ name: 'Home', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' })).body;
+    expect(household.id, JSON.stringify(household)).to.be.a('string');
+    const invite = await ada.post(`/api/v1/households/${household.id}/invitations`).send({ role: 'Adult' });
+    expect(invite.status, JSON.stringify(invite.body)).to.be.oneOf([200, 201]);
+    const joined = await bo.post('/api/v1/invitations/accept').send({ code: invite.body.code });
+    expect(joined.status, JSON.stringify(joined.body)).to.be.oneOf([200, 201]);
+    await ada.put('/api/v1/me/devices').send({ token: 'ada-android', platform: 'android', provider: 'fcm' }).expect(200);
+    await bo.put('/api/v1/me/devices').send({ token: 'bo-iphone', platform: 'ios', provider: 'apns' }).expect(200);
+    await bo.put('/api/v1/me/devices').send({ token: 'bo-old', platform: 'android' }).expect(200);
+    await bo.patch('/api/v1/me/devices/bo-old').send({ listChanges: true, householdNews: true, runDone: false }).expect(200);
+
+    // Bo's joining was householdNews for Ada: out of the way first.
+    await h.service.jobs.runDue();
+    fcm.delivered.length = 0;
+    apns.delivered.length = 0;
+    const sent = await request(h.app)
+      .post(`/internal/v1/households/${household.id}/notifications`)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ kind: 'runDone', title: 'Plan ready', body: 'Next week is planned', data: { runId: 'r1' } })
+      .expect(202);
+    expect(sent.body.recipients).to.equal(2);
+    // Not delivered before the job runs; then exactly once to each phone that wants runDone.
+    expect(fcm.delivered).to.have.length(0);
+    await h.service.jobs.runDue();
+    expect(fcm.delivered.map((d) => d.token)).to.deep.equal(['ada-android']);
+    expect(apns.delivered.map((d) => d.token)).to.deep.equal(['bo-iphone']);
+    expect(apns.delivered[0]!.payload.aps).to.deep.include({ alert: { title: 'Plan ready', body: 'Next week is planned' } });
+    for (const agent of [ada, bo]) {
+      const inbox = (await agent.get('/api/v1/me/notifications').expect(200)).body;
+      const runDone = inbox.items.filter((i: { kind: string }) => i.kind === 'runDone');
+      expect(runDone.map((i: { id: string; data: unknown }) => [i.id, i.data])).to.deep.equal([[sent.body.id, { runId: 'r1' }]]);
+    }
+    // A session alone never reaches the internal route.
+    await ada.post(`/internal/v1/households/${household.id}/notifications`).send({ kind: 'runDone', title: 't', body: 'b' }).expect(401);
+  });
+
+  it("tells a household's members of every change from the households routes (householdNews), never the one who acted", async () => {
+    for (const d of [fcm.delivered, apns.delivered]) d.length = 0;
+    const minute = () => h.clock.advanceSeconds(61); // past the batching minute: each news goes out as itself
+    const ada = await signUp(h.app, 'ada2@example.com', 'Ada');
+    const bo = await signUp(h.app, 'bo2@example.com', 'Bo');
+    const cy = await signUp(h.app, 'cy2@example.com', 'Cy');
+    const home = (await ada.post('/api/v1/households').send({ name: 'Home', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' }).expect(201)).body;
+    for (const [agent, token] of [
+      [ada, 'ada2'],
+      [bo, 'bo2'],
+      [cy, 'cy2'],
+    ] as const)
+      await agent.put('/api/v1/me/devices').send({ token, platform: 'android', provider: 'fcm' }).expect(200);
+    const join = async (agent: typeof ada) => {
+      const code = (await ada.post(`/api/v1/households/${home.id}/invitations`).send({ role: 'Adult' })).body.code;
+      await agent.post('/api/v1/invitations/accept').send({ code }).expect(200);
+    };
+    const heard = async () => {
+      await h.service.jobs.runDue();
+      const got = fcm.delivered.map((d) => `${d.token}: ${(d.message.notification as { body: string }).body}`);
+      fcm.delivered.length = 0;
+      minute();
+      return got.sort();
+    };
+    const memberId = async (name: string) =>
+      ((await ada.get(`/api/v1/households/${home.id}/members`).expect(200)).body as { memberId: string; displayName: string }[]).find(
+        (m) => m.displayName === name,
+      )!.memberId;
+
+    await join(bo);
+    expect(await heard()).to.deep.equal(['ada2: Bo joined Home']);
+    await join(cy);
+    expect(await heard()).to.deep.equal(['ada2: Cy joined Home', 'bo2: Cy joined Home']);
+    await ada.patch(`/api/v1/households/${home.id}`).send({ name: 'Cabin' }).expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada renamed the household to Cabin', 'cy2: Ada renamed the household to Cabin']);
+    await ada
+      .patch(`/api/v1/households/${home.id}/members/${await memberId('Cy')}`)
+      .send({ role: 'Junior' })
+      .expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada made Cy a junior', 'cy2: Ada made Cy a junior']);
+    await ada
+      .post(`/api/v1/households/${home.id}/owner`)
+      .send({ memberId: await memberId('Bo') })
+      .expect(200);
+    expect(await heard()).to.deep.equal(['bo2: Ada handed Cabin over to Bo', 'cy2: Ada handed Cabin over to Bo']);
+    await bo.delete(`/api/v1/households/${home.id}/members/${await memberId('Cy')}`).expect(204);
+    // The removed member is no longer told.
+    expect(await heard()).to.deep.equal(['ada2: Bo removed Cy from Cabin']);
+    await ada.delete(`/api/v1/households/${home.id}/members/${await memberId('Ada')}`).expect(204);
+    expect(await heard()).to.deep.equal(['bo2: Ada left Cabin']);
+    // A PATCH that does not rename tells nobody.
+    await bo.patch(`/api/v1/households/${home.id}`).send({ defaultDinnerTime: '19:00' }).expect(200);
+    expect(await heard()).to.deep.equal([]);
+  });
+
+  it('documents the new operations in the OpenAPI document', async () => {
+    const doc = (await request(h.app).get('/api/v1/openapi.json').expect(200)).body;
+    expect(doc.paths['/internal/v1/households/{householdId}/notifications'].post.operationId).to.equal('sendHouseholdNotification');
+    expect(doc.paths['/api/v1/me/notifications'].get.operationId).to.equal('listNotifications');
+    expect(doc.paths['/api/v1/me/notifications/read'].post.operationId).to.equal('markNotificationsRead');
+  });
+});

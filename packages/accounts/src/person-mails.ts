@@ -28,6 +28,7 @@ export function accountDeletedMail(base: string, m: { to: string; displayName: s
     hello(m.displayName),
     [
       'Your account and everything stored about you were deleted: your sign-in methods, sessions, phones, memberships, and the households where you were the only member.',
+      'In households you shared or had left, your name was taken off their meals and their calendar: you are shown there as "Former member", a place at the table without a name.',
       'You can sign up again with this address at any time; nothing from before comes back.',
     ],
     { url: links.login(base), label: 'Meal Planner' },

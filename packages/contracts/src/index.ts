@@ -229,5 +229,63 @@ export interface PersonalDataSources {
   devices(userId: string): Promise<ExportRecord[]>;
 }
 
-/** The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access check: call HouseholdAccess.roleOf first. */
-export type HouseholdMemberIds = (householdId: string) => Promise<ReadonlySet<string>>;
+/**
+ * The member ids of a household (HouseholdMembers of the spec); from @svc/households. No access
+ * check: call HouseholdAccess.roleOf first. Given `trx`, the member rows are read inside it and
+ * locked (FOR KEY SHARE) until it ends, so no member the answer lists can be removed before the
+ * caller commits what it wrote on the strength of it (a removal waits, then sees that write).
+ */
+export type HouseholdMemberIds = (householdId: string, trx?: Transaction) => Promise<ReadonlySet<string>>;
+
+/** Why someone stopped being a member of a household. */
+export type DepartureReason = 'left' | 'removed' | 'account_deleted';
+
+/** A member who is no longer one (MembershipListener.memberDeparted). */
+export interface MemberDeparture {
+  householdId: string;
+  memberId: string;
+  /** The member's account; null for a member without one. */
+  userId: string | null;
+  /** The role the member held until now. */
+  role: HouseholdRole;
+  /** `left` (the member themself), `removed` (by the Owner) or `account_deleted` (their account is being deleted). */
+  reason: DepartureReason;
+  /** When (the households service's clock). */
+  at: Date;
+}
+
+/** A member whose role changed (MembershipListener.roleChanged); also the two changes of a hand-over. */
+export interface MemberRoleChange {
+  householdId: string;
+  memberId: string;
+  userId: string | null;
+  from: HouseholdRole;
+  to: HouseholdRole;
+  at: Date;
+}
+
+/** An account being deleted, with every member id it held: in the households it still belongs to and in those it left or was removed from. */
+export interface MemberErasure {
+  userId: string;
+  members: { householdId: string; memberId: string }[];
+  at: Date;
+}
+
+/**
+ * What another package does when a household's membership changes (a member leaves, is removed or
+ * deletes their account; a role changes), implemented by @svc/meal-events (participants of its
+ * events, the calendar feed) and called by @svc/households inside the transaction that makes the
+ * change, after its own rows are written: the change and what follows from it commit together, or
+ * neither does. A listener writes only its own package's rows.
+ */
+export interface MembershipListener {
+  /** The member is no longer one (their member row is gone when `trx` commits). */
+  memberDeparted(departure: MemberDeparture, trx: Transaction): Promise<void>;
+  /** The member's role changed from `from` to `to`. */
+  roleChanged(change: MemberRoleChange, trx: Transaction): Promise<void>;
+  /**
+   * An account is being deleted (after memberDeparted for each household it still belonged to):
+   * forget whatever names the person under any of `members` — the person's right to erasure.
+   */
+  accountErased(erasure: MemberErasure, trx: Transaction): Promise<void>;
+}

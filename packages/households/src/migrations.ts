@@ -6,7 +6,9 @@ import * as createConversations from '../migrations/20261122100200_create_househ
 import * as createCredits from '../migrations/20261122100300_create_plans_and_credits.js';
 import * as createIntakeCodes from '../migrations/20261122100400_create_intake_codes.js';
 import * as oneOwner from '../migrations/20261125110000_one_owner_per_household.js';
+import * as departures from '../migrations/20261127100000_member_departures.js';
 import * as accountFks from '../migrations/relations/20261125110000_households_account_fks.js';
+import * as departuresFk from '../migrations/relations/20261127100000_household_departures_account_fk.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_households`. */
 export const migrations: MigrationSet = {
@@ -18,6 +20,7 @@ export const migrations: MigrationSet = {
     { name: '20261122100300_create_plans_and_credits', ...createCredits },
     { name: '20261122100400_create_intake_codes', ...createIntakeCodes },
     { name: '20261125110000_one_owner_per_household', ...oneOwner },
+    { name: '20261127100000_member_departures', ...departures },
   ],
 };
 
@@ -28,7 +31,10 @@ export const migrations: MigrationSet = {
  */
 export const relations: MigrationSet = {
   name: 'households_relations',
-  migrations: [{ name: '20261125110000_households_account_fks', ...accountFks }],
+  migrations: [
+    { name: '20261125110000_households_account_fks', ...accountFks },
+    { name: '20261127100000_household_departures_account_fk', ...departuresFk },
+  ],
 };
 
 /** Brings this package's own tables up to date. */

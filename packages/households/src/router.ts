@@ -153,11 +153,55 @@ export function createRouter(options: RouterOptions): ApiRouter {
 
   api.route(
     {
+      method: 'get',
+      path: '/api/v1/households/{householdId}/invitations',
+      operationId: 'listInvitations',
+      auth: true,
+      summary: "The household's outstanding invitation codes (Owner or Adult), newest first",
+      description:
+        'Unused and unexpired codes, each with its role, expiry, when it was minted and by which member (`createdBy`, a memberId). ' +
+        'A code whose minting member has left, was removed, was made a Junior or deleted their account is no longer outstanding: it was revoked then. ' +
+        'A Junior gets 403 forbidden; a non-member 404 not_found.',
+      params: s.HouseholdIdParams,
+      responses: { 200: { description: 'The outstanding codes', schema: s.OutstandingInvitationsSchema } },
+      errorCodes: { 403: ['forbidden'], ...notMember },
+    },
+    async (req, res) => {
+      res.json(await service.listInvitations(principalOf(req).userId, req.input.params.householdId));
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/api/v1/households/{householdId}/invitations/{code}',
+      operationId: 'revokeInvitation',
+      auth: true,
+      summary: 'Revoke an outstanding invitation code (Owner or Adult); it is refused from now on',
+      description:
+        '404 invitation_not_found when the household has no such unused, unexpired code. Racing an acceptance of the same code, exactly one of the two wins: ' +
+        'the acceptance (200, and this answers 404) or the revocation (204, and the acceptance answers 404). A Junior gets 403 forbidden; a non-member 404 not_found.',
+      params: s.InvitationParams,
+      responses: { 204: { description: 'Revoked' } },
+      errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found', 'invitation_not_found'] },
+    },
+    async (req, res) => {
+      await service.revokeInvitation(principalOf(req).userId, req.input.params.householdId, req.input.params.code);
+      res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
       method: 'post',
       path: '/api/v1/invitations/accept',
       operationId: 'acceptInvitation',
       auth: true,
       summary: 'Join a household with an invitation code',
+      description:
+        '404 invitation_not_found for an unknown, used, expired or revoked code, and for a code minted before the caller was removed from that household ' +
+        '(it stays valid for anyone else). A caller who left the household after the code was minted joins with at most the role they left with ' +
+        '(a member made a Junior who leaves cannot come back as an Adult with an older Adult code); the answer says the role given.',
       body: s.AcceptInvitationBody,
       responses: { 200: { description: 'The new membership', schema: s.MembershipSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 404: ['invitation_not_found'], 409: ['already_member'] },
@@ -192,7 +236,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       auth: true,
       summary: "Change a member's role to Adult or Junior (Owner only)",
       description:
-        "Takes effect on the member's next request. Owner is 400 invalid_role (hand the household over with POST …/owner); " +
+        "Takes effect on the member's next request. Making an Adult a Junior retires the calendar feed's URL (they could read it) and revokes the invitation codes they minted. " +
+        'Owner is 400 invalid_role (hand the household over with POST …/owner); ' +
         "the Owner's own role cannot change here: 409 owner_must_transfer.",
       params: s.MemberParams,
       body: s.ChangeRoleBody,
@@ -213,7 +258,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
       auth: true,
       summary: 'Remove a member (Owner), or leave (the member themself)',
       description:
-        "The household's data stays. The removed person loses access on their next request. The Owner removes anyone else; any other member " +
+        "The household's data stays; in its meal events the person stays a participant by name, without the memberId. The removed person loses access on their next request; " +
+        "when they could read the calendar feed (an Owner or Adult), the feed's URL is retired (adults make a new one); the invitation codes they minted are revoked, " +
+        'and a code minted before a removal is refused to them. The Owner removes anyone else; any other member ' +
         'removes only themself (403 forbidden otherwise); the Owner cannot leave: 409 owner_must_transfer (hand over, or delete the household).',
       params: s.MemberParams,
       responses: { 204: { description: 'Removed' } },

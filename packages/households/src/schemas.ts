@@ -238,6 +238,39 @@ export const InvitationSchema = {
 } as const satisfies TypedSchema;
 export type InvitationResponse = Infer<typeof InvitationSchema>;
 
+/** An outstanding invitation as GET …/invitations lists it. */
+export const OutstandingInvitationSchema = {
+  title: 'OutstandingInvitation',
+  type: 'object',
+  required: ['code', 'role', 'householdId', 'expiresAt', 'createdAt', 'createdBy'],
+  properties: {
+    code: {
+      type: ['string', 'null'],
+      description:
+        'The code, to hand on again or to revoke with DELETE …/invitations/{code}; null for a code minted before codes were kept sealed, or sealed under a secret since rotated (it still works until it expires)',
+    },
+    role: { type: 'string', enum: INVITABLE_ROLES },
+    householdId: uuid,
+    expiresAt: dateTime,
+    createdAt: dateTime,
+    createdBy: { type: ['string', 'null'], format: 'uuid', description: 'memberId of the member who minted it' },
+  },
+} as const satisfies TypedSchema;
+export type OutstandingInvitation = Infer<typeof OutstandingInvitationSchema>;
+
+export const OutstandingInvitationsSchema = {
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: OutstandingInvitationSchema, description: 'Unused and unexpired codes, newest first' } },
+} as const satisfies TypedSchema;
+export type OutstandingInvitations = Infer<typeof OutstandingInvitationsSchema>;
+
+export const InvitationParams = {
+  type: 'object',
+  required: ['householdId', 'code'],
+  properties: { householdId: uuid, code: { type: 'string', minLength: 1, maxLength: 200, description: 'The invitation code' } },
+} as const satisfies TypedSchema;
+
 export const MembershipSchema = {
   title: 'MembershipResponse',
   type: 'object',

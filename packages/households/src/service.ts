@@ -7,7 +7,9 @@ import type {
   HouseholdProfileSql,
   HouseholdProfiles,
   HouseholdRole,
+  MemberRoleChange,
   Membership,
+  MembershipListener,
   MembershipsProvider,
   MembershipsSql,
   PersonalDataSources,
@@ -18,10 +20,11 @@ import type {
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, readAhead, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
+import { InvitationCodeSealer } from './code-sealer.js';
 import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
 import type { IntakeInviteCode } from './models/index.js';
-import { recapText } from './onboarding.js';
+import { AT_THE_TABLE, recapText } from './onboarding.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -31,6 +34,7 @@ import {
   type InvitationResponse,
   type MemberResponse,
   ONBOARDING_STEPS,
+  type OutstandingInvitations,
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
@@ -56,6 +60,16 @@ export interface HouseholdsServiceOptions {
   accounts: AccountDirectory;
   /** Randomness for invitation and invite codes; the system's unless given. */
   random?: RandomBytes;
+  /**
+   * Key material for sealing invitation codes, so GET …/invitations can list them; the host derives
+   * it from SESSION_SECRET. Without it codes are not kept and are listed with `code: null`.
+   */
+  invitationSecret?: string;
+  /**
+   * Told of every departure (leaving, removal, account deletion) and role change inside the
+   * transaction that makes it (from @svc/meal-events: participants, calendar feed).
+   */
+  membershipListeners?: readonly MembershipListener[];
 }
 
 /** What the operator CLI (`npm run admin`) may do. */
@@ -78,10 +92,26 @@ export interface HouseholdAdmin {
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** Who may invite: Owner and Adult; a Junior gets 403 `forbidden`. */
 export const INVITING_ROLES: readonly HouseholdRole[] = ['Owner', 'Adult'];
+/**
+ * The recap's "At the table:" line (see onboarding.ts) with `name (Role)` written as
+ * `Former member (Role)`: the recap stays true about the table without naming a deleted account.
+ */
+function withoutName(text: string, name: string): string {
+  return text
+    .split('\n')
+    .map((line) =>
+      line.startsWith(AT_THE_TABLE)
+        ? AT_THE_TABLE + `, ${line.slice(AT_THE_TABLE.length)}`.split(`, ${name} (`).join(`, ${UNKNOWN_MEMBER_NAME} (`).slice(2)
+        : line,
+    )
+    .join('\n');
+}
+
 /** Shown for a member whose account the directory no longer knows. */
 export const UNKNOWN_MEMBER_NAME = 'Former member';
 
 const householdNotFound = () => new NotFoundError('not_found', 'No such household');
+const invitationNotFound = () => new NotFoundError('invitation_not_found', 'No such invitation, or it was used or has expired');
 const memberNotFound = () => new NotFoundError('member_not_found', 'No such member in this household');
 const ownerMustTransfer = (message: string) => new ConflictError('owner_must_transfer', message);
 
@@ -110,6 +140,8 @@ export class HouseholdsService {
   /** INVITE_CODES, normalised (upper case, trimmed). */
   private readonly configCodes: ReadonlySet<string>;
   private readonly welcomeCredits: number;
+  private readonly sealer: InvitationCodeSealer | undefined;
+  private readonly listeners: readonly MembershipListener[];
 
   /** roleOf(userId, householdId): 404 `not_found` for non-members and unknown households. */
   readonly access: HouseholdAccess;
@@ -148,6 +180,8 @@ export class HouseholdsService {
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
     this.welcomeCredits = config.welcomeCredits;
+    this.sealer = options.invitationSecret ? new InvitationCodeSealer(options.invitationSecret) : undefined;
+    this.listeners = options.membershipListeners ?? [];
 
     // The role this request's session read loaded (the session statement carries the caller's
     // memberships, read afresh on every request), else one query. A role change or a removal thus
@@ -162,7 +196,8 @@ export class HouseholdsService {
     };
     this.memberships = (userId) => store.memberships(userId);
     this.profiles = (householdId) => store.profile(householdId);
-    this.memberIds = async (householdId) => new Set((await store.members(householdId)).map((m) => m.memberId));
+    this.memberIds = async (householdId, trx) =>
+      new Set(trx ? await store.lockMemberIds(householdId, trx as Knex.Transaction) : (await store.members(householdId)).map((m) => m.memberId));
     this.spendTurn = (householdId, trx) => ledger.spendTurn(householdId, trx as Knex.Transaction | undefined);
     this.deletionStep = { deleteAccountData: (userId, trx) => this.deleteAccountData(userId, trx as Knex.Transaction) };
     this.exportSource = { household: (householdId) => this.exportHousehold(householdId) };
@@ -236,14 +271,41 @@ export class HouseholdsService {
   async invite(userId: string, householdId: string, role: 'Adult' | 'Junior'): Promise<InvitationResponse> {
     assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
     const now = this.clock.now();
+    const code = this.random(16).toString('base64url');
     return this.store.createInvitation({
       householdId,
       role,
       createdBy: userId,
-      code: this.random(16).toString('base64url'),
+      code,
+      sealedCode: this.sealer ? this.sealer.seal(householdId, code, this.random(12)) : null,
       at: now,
       expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
     });
+  }
+
+  /** GET /households/{id}/invitations: Owner or Adult; the unused, unexpired codes, newest first. */
+  async listInvitations(userId: string, householdId: string): Promise<OutstandingInvitations> {
+    assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
+    const rows = await this.store.outstandingInvitations(householdId, this.clock.now());
+    return {
+      items: rows.map((r) => ({
+        code: this.sealer?.open(r.householdId, r.sealedCode) ?? null,
+        role: r.role,
+        householdId: r.householdId,
+        expiresAt: r.expiresAt,
+        createdAt: r.createdAt,
+        createdBy: r.createdByMemberId,
+      })),
+    };
+  }
+
+  /**
+   * DELETE /households/{id}/invitations/{code}: Owner or Adult revoke an unused, unexpired code of
+   * the household; 404 `invitation_not_found` otherwise (also when an acceptance won the race).
+   */
+  async revokeInvitation(userId: string, householdId: string, code: string): Promise<void> {
+    assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
+    if (!(await this.store.revokeInvitation(householdId, code, this.clock.now()))) throw invitationNotFound();
   }
 
   /** POST /invitations/accept. */
@@ -283,7 +345,10 @@ export class HouseholdsService {
         ]);
       }
       if (target.role === 'Owner') throw ownerMustTransfer('The Owner keeps the role until the household is handed over to an Adult');
-      if (target.role !== role) await this.store.setRole(householdId, target.memberId, role, trx);
+      if (target.role !== role) {
+        await this.store.setRole(householdId, target.memberId, role, trx);
+        await this.roleChanged(trx, { householdId, memberId: target.memberId, userId: target.userId, from: target.role, to: role });
+      }
       return { ...target, role };
     });
     // The name is asked after the commit: no lock is held while accounts answers.
@@ -306,6 +371,7 @@ export class HouseholdsService {
         assertOwner(caller);
       }
       await this.store.removeMember(householdId, target.memberId, trx);
+      await this.departed(trx, target, householdId, target.memberId === caller.memberId ? 'left' : 'removed');
     });
   }
 
@@ -324,6 +390,8 @@ export class HouseholdsService {
       }
       await this.store.setRole(householdId, caller.memberId, 'Adult', trx);
       await this.store.setRole(householdId, target.memberId, 'Owner', trx);
+      await this.roleChanged(trx, { householdId, memberId: caller.memberId, userId: caller.userId, from: 'Owner', to: 'Adult' });
+      await this.roleChanged(trx, { householdId, memberId: target.memberId, userId: target.userId, from: 'Adult', to: 'Owner' });
       return this.store.get(householdId, trx);
     });
   }
@@ -363,11 +431,50 @@ export class HouseholdsService {
     if (memberships.some((m) => m.role === 'Owner' && m.otherMembers > 0)) {
       throw ownerMustTransfer('You own a household that has other members: hand it over to an Adult, or delete it, first');
     }
-    await this.store.deleteHouseholds(
-      memberships.filter((m) => m.otherMembers === 0).map((m) => m.householdId),
-      trx,
-    );
+    const alone = new Set(memberships.filter((m) => m.otherMembers === 0).map((m) => m.householdId));
+    await this.store.deleteHouseholds([...alone], trx);
+    const at = this.clock.now();
+    const staying = memberships.filter((m) => !alone.has(m.householdId));
+    // The codes the person minted go with them (see `departed`), in every household.
+    await this.store.revokeInvitationsBy(null, userId, trx);
+    for (const m of staying) {
+      for (const l of this.listeners)
+        await l.memberDeparted({ householdId: m.householdId, memberId: m.memberId, userId, role: m.role, reason: 'account_deleted', at }, trx);
+    }
+    // Every member id the person held, here and in households they left before: the other
+    // packages forget what they keep under them (a participant's name, say).
+    const former = (await this.store.formerMemberships(userId, trx)).filter((m) => !alone.has(m.householdId));
+    const members = [...staying.map((m) => ({ householdId: m.householdId, memberId: m.memberId })), ...former];
+    if (members.length) for (const l of this.listeners) await l.accountErased({ userId, members, at }, trx);
+    // This package's own copy of the name: the onboarding recap's "At the table" line.
+    const name = (await this.accounts.profiles([userId])).get(userId)?.displayName;
+    if (name) await this.store.rewriteRecaps([...new Set(members.map((m) => m.householdId))], (text) => withoutName(text, name), trx);
+    await this.store.deleteDepartures(userId, trx);
     await this.store.removeMemberships(userId, trx);
+  }
+
+  /**
+   * A member left or was removed, inside the transaction that removed them: an account's departure
+   * is recorded (an invitation code minted before it never gives the account back what it lost:
+   * see the store's `acceptInvitation`), the codes it minted and nobody used yet are revoked (they
+   * were minted on a trust that is gone), and the listeners are told (meal events keep the
+   * participant's name without the link, and retire the calendar feed the member could read).
+   */
+  private async departed(trx: Knex.Transaction, member: MemberRow, householdId: string, reason: 'left' | 'removed'): Promise<void> {
+    const at = this.clock.now();
+    if (member.userId !== null) {
+      await this.store.recordDeparture({ householdId, userId: member.userId, memberId: member.memberId, role: member.role, reason, at }, trx);
+      await this.store.revokeInvitationsBy(householdId, member.userId, trx);
+    }
+    for (const l of this.listeners)
+      await l.memberDeparted({ householdId, memberId: member.memberId, userId: member.userId, role: member.role, reason, at }, trx);
+  }
+
+  /** A role changed, inside its transaction: a member who may no longer invite loses the codes they minted; the listeners are told. */
+  private async roleChanged(trx: Knex.Transaction, change: Omit<MemberRoleChange, 'at'>): Promise<void> {
+    if (change.userId !== null && !INVITING_ROLES.includes(change.to)) await this.store.revokeInvitationsBy(change.householdId, change.userId, trx);
+    const at = this.clock.now();
+    for (const l of this.listeners) await l.roleChanged({ ...change, at }, trx);
   }
 
   /** A household's settings and members, as GET answers them (no access check: the export asks only for the person's own). */

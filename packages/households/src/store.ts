@@ -6,6 +6,7 @@ import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
 import {
   HouseholdConversationModel,
+  HouseholdDepartureModel,
   HouseholdInvitationModel,
   HouseholdMemberModel,
   HouseholdMessageModel,
@@ -24,6 +25,27 @@ import {
   type InvitationResponse,
   type OnboardingStep,
 } from './schemas.js';
+
+/** An unused, unexpired invitation as stored (its code sealed, its creator an account id). */
+export interface StoredInvitation {
+  householdId: string;
+  role: 'Adult' | 'Junior';
+  sealedCode: Buffer | null;
+  createdAt: string;
+  expiresAt: string;
+  /** The member id of the account that minted it, while that account is a member. */
+  createdByMemberId: string | null;
+}
+
+/** A member who left or was removed, as recorded in `household_departures`. */
+export interface Departure {
+  householdId: string;
+  userId: string;
+  memberId: string;
+  role: HouseholdRole;
+  reason: 'left' | 'removed';
+  at: Date;
+}
 
 /** The columns of a HouseholdResponse (every one is a column of `households`). */
 const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
@@ -151,16 +173,43 @@ export interface HouseholdStore {
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
+  /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
+  lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]>;
   createInvitation(input: {
     householdId: string;
     role: 'Adult' | 'Junior';
     createdBy: string;
     code: string;
+    /** The code sealed for listing (null: not kept). */
+    sealedCode: Buffer | null;
     at: Date;
     expiresAt: Date;
   }): Promise<InvitationResponse>;
-  /** Spends the code under a row lock: 404 `invitation_not_found` (unknown, used, expired), 409 `already_member`. */
+  /**
+   * Spends the code under a row lock: 404 `invitation_not_found` (unknown, used, expired, or minted
+   * at or before the caller's removal from the household), 409 `already_member`. An account that
+   * left the household (or was demoted, then left) after the code was minted gets at most the role
+   * it left with.
+   */
   acceptInvitation(input: { userId: string; code: string; at: Date }): Promise<Membership>;
+  /** The household's unused, unexpired invitations at `at`, newest first. */
+  outstandingInvitations(householdId: string, at: Date): Promise<StoredInvitation[]>;
+  /**
+   * Revokes (deletes) the household's invitation with this code if it is still unused and
+   * unexpired at `at`: one conditional statement, so racing an acceptance exactly one of the two
+   * wins. False when there was no such invitation.
+   */
+  revokeInvitation(householdId: string, code: string, at: Date): Promise<boolean>;
+  /** Revokes every unused invitation `userId` minted (in `householdId`, or everywhere when null). */
+  revokeInvitationsBy(householdId: string | null, userId: string, trx?: Knex.Transaction): Promise<void>;
+  /** Records that an account left or was removed (refuses or caps older codes; found again by an account deletion). */
+  recordDeparture(departure: Departure, trx?: Knex.Transaction): Promise<void>;
+  /** The member ids `userId` held in households it left or was removed from. */
+  formerMemberships(userId: string, trx?: Knex.Transaction): Promise<{ householdId: string; memberId: string }[]>;
+  /** Deletes the departures of `userId` (the account is being deleted). */
+  deleteDepartures(userId: string, trx?: Knex.Transaction): Promise<void>;
+  /** The onboarding recaps of these households, for `rewrite` to change (a changed text is written back). */
+  rewriteRecaps(householdIds: string[], rewrite: (text: string) => string, trx?: Knex.Transaction): Promise<void>;
   conversation(householdId: string, conversationId: string): Promise<ConversationResponse>;
   /**
    * Completes onboarding under a row lock on the household: the first call stamps it, applies the
@@ -194,7 +243,7 @@ export interface HouseholdStore {
    * deletions never wait on each other in a circle), with the person's role there and how many
    * other members it has.
    */
-  lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; role: HouseholdRole; otherMembers: number }[]>;
+  lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; memberId: string; role: HouseholdRole; otherMembers: number }[]>;
   /** Removes every membership of `userId`. */
   removeMemberships(userId: string, trx?: Knex.Transaction): Promise<void>;
   /** Stores an operator's invite code (already normalised and checked). */
@@ -274,6 +323,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   private readonly Household: typeof HouseholdModel;
   private readonly Member: typeof HouseholdMemberModel;
   private readonly Invitation: typeof HouseholdInvitationModel;
+  private readonly Departure: typeof HouseholdDepartureModel;
   private readonly Conversation: typeof HouseholdConversationModel;
   private readonly Message: typeof HouseholdMessageModel;
   private readonly InviteCode: typeof IntakeInviteCodeModel;
@@ -285,6 +335,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     this.Household = HouseholdModel.bindKnex(knex);
     this.Member = HouseholdMemberModel.bindKnex(knex);
     this.Invitation = HouseholdInvitationModel.bindKnex(knex);
+    this.Departure = HouseholdDepartureModel.bindKnex(knex);
     this.Conversation = HouseholdConversationModel.bindKnex(knex);
     this.Message = HouseholdMessageModel.bindKnex(knex);
     this.InviteCode = IntakeInviteCodeModel.bindKnex(knex);
@@ -414,11 +465,18 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     return rows.map((r) => r.toRow());
   }
 
+  async lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]> {
+    if (!isUuid(householdId)) return [];
+    const rows = await this.Member.query(trx).select('id').where({ householdId }).forKeyShare();
+    return rows.map((r) => r.id);
+  }
+
   async createInvitation(input: {
     householdId: string;
     role: 'Adult' | 'Junior';
     createdBy: string;
     code: string;
+    sealedCode: Buffer | null;
     at: Date;
     expiresAt: Date;
   }): Promise<InvitationResponse> {
@@ -426,6 +484,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     await this.Invitation.query().insert({
       householdId: input.householdId,
       codeHash: invitationCodeHash(input.code),
+      sealedCode: input.sealedCode,
       role: input.role,
       createdBy: input.createdBy,
       createdAt: input.at.toISOString(),
@@ -449,14 +508,106 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         if (!household) throw invitationNotFound();
         const existing = await this.Member.query(trx).select('id').where({ householdId: household.id, userId }).first();
         if (existing) throw new ConflictError('already_member', 'You are already a member of this household');
-        const member = await this.Member.query(trx).insert({ householdId: household.id, userId, role: invitation.role, createdAt: at });
+        // What the Owner took away after this code was minted, no older code gives back: removed
+        // since → the code is not valid for this account (it stays valid for anyone else); left
+        // since as a Junior (demoted, then left) → a Junior again at most.
+        const since = await this.Departure.query(trx)
+          .select('role', 'reason')
+          .where({ householdId: household.id, userId })
+          .where('departedAt', '>=', invitation.createdAt);
+        if (since.some((d) => d.reason === 'removed')) throw invitationNotFound();
+        const role = since.some((d) => d.role === 'Junior') ? 'Junior' : invitation.role;
+        const member = await this.Member.query(trx).insert({ householdId: household.id, userId, role, createdAt: at });
         await this.Invitation.query(trx).findById(invitation.id).patch({ acceptedAt: at, acceptedBy: userId, memberId: member.id });
-        return { householdId: household.id, householdName: household.name, role: invitation.role, memberId: member.id };
+        return { householdId: household.id, householdName: household.name, role, memberId: member.id };
       });
     } catch (err) {
       // Two invitations of one household accepted at once by the same account.
       if (isDbError(err, PG.uniqueViolation)) throw new ConflictError('already_member', 'You are already a member of this household');
       throw err;
+    }
+  }
+
+  async outstandingInvitations(householdId: string, at: Date): Promise<StoredInvitation[]> {
+    if (!isUuid(householdId)) return [];
+    const rows = (await this.Invitation.query()
+      .select(
+        'household_invitations.householdId',
+        'household_invitations.role',
+        'household_invitations.sealedCode',
+        'household_invitations.createdAt',
+        'household_invitations.expiresAt',
+        'm.id as createdByMemberId',
+      )
+      .leftJoin('household_members as m', (j) =>
+        j.on('m.householdId', 'household_invitations.householdId').andOn('m.userId', 'household_invitations.createdBy'),
+      )
+      .where('household_invitations.householdId', householdId)
+      .whereNull('household_invitations.acceptedAt')
+      .where('household_invitations.expiresAt', '>', at.toISOString())
+      .orderBy([
+        { column: 'household_invitations.createdAt', order: 'desc' },
+        { column: 'household_invitations.id', order: 'desc' },
+      ])) as (HouseholdInvitationModel & { createdByMemberId: string | null })[];
+    return rows.map((r) => ({
+      householdId: r.householdId,
+      role: r.role,
+      sealedCode: r.sealedCode ?? null,
+      createdAt: r.createdAt,
+      expiresAt: r.expiresAt,
+      createdByMemberId: r.createdByMemberId ?? null,
+    }));
+  }
+
+  async revokeInvitation(householdId: string, code: string, at: Date): Promise<boolean> {
+    if (!isUuid(householdId)) return false;
+    // One conditional statement: an acceptance holding the row's lock makes this wait and then
+    // find the code used (0 rows); one that comes after finds no row. Exactly one of them wins.
+    const deleted = await this.Invitation.query()
+      .delete()
+      .where({ householdId, codeHash: invitationCodeHash(code) })
+      .whereNull('acceptedAt')
+      .where('expiresAt', '>', at.toISOString());
+    return deleted > 0;
+  }
+
+  async revokeInvitationsBy(householdId: string | null, userId: string, trx?: Knex.Transaction): Promise<void> {
+    const q = this.Invitation.query(trx).delete().where({ createdBy: userId }).whereNull('acceptedAt');
+    if (householdId !== null) q.where({ householdId });
+    await q;
+  }
+
+  async recordDeparture(d: Departure, trx?: Knex.Transaction): Promise<void> {
+    await this.Departure.query(trx).insert({
+      householdId: d.householdId,
+      userId: d.userId,
+      memberId: d.memberId,
+      role: d.role,
+      reason: d.reason,
+      departedAt: d.at.toISOString(),
+    });
+  }
+
+  async formerMemberships(userId: string, trx?: Knex.Transaction): Promise<{ householdId: string; memberId: string }[]> {
+    if (!isUuid(userId)) return [];
+    const rows = await this.Departure.query(trx).distinct('householdId', 'memberId').where({ userId });
+    return rows.map((r) => ({ householdId: r.householdId, memberId: r.memberId }));
+  }
+
+  async deleteDepartures(userId: string, trx?: Knex.Transaction): Promise<void> {
+    if (isUuid(userId)) await this.Departure.query(trx).delete().where({ userId });
+  }
+
+  async rewriteRecaps(householdIds: string[], rewrite: (text: string) => string, trx?: Knex.Transaction): Promise<void> {
+    if (!householdIds.length) return;
+    const rows = await this.Message.query(trx)
+      .select('household_messages.id', 'household_messages.text')
+      .join('household_conversations as c', 'c.id', 'household_messages.conversationId')
+      .whereIn('c.householdId', householdIds)
+      .where('household_messages.kind', 'onboarding_recap');
+    for (const row of rows) {
+      const text = rewrite(row.text);
+      if (text !== row.text) await this.Message.query(trx).findById(row.id).patch({ text });
     }
   }
 
@@ -555,12 +706,16 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     if (householdIds.length) await this.Household.query(trx).delete().whereIn('id', householdIds);
   }
 
-  async lockMembershipsOf(userId: string, trx: Knex.Transaction): Promise<{ householdId: string; role: HouseholdRole; otherMembers: number }[]> {
+  async lockMembershipsOf(
+    userId: string,
+    trx: Knex.Transaction,
+  ): Promise<{ householdId: string; memberId: string; role: HouseholdRole; otherMembers: number }[]> {
     if (!isUuid(userId)) return [];
     await this.Household.query(trx).select('id').whereIn('id', this.Member.query(trx).select('householdId').where({ userId })).orderBy('id').forNoKeyUpdate();
     // Read after the locks are held, so a hand-over that committed meanwhile is seen.
     const rows = (await this.Member.query(trx)
       .select(
+        'id',
         'householdId',
         'role',
         raw('(select count(*)::int from household_members o where o.household_id = household_members.household_id and o.id <> household_members.id) as ??', [
@@ -568,7 +723,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         ]),
       )
       .where({ userId })) as (HouseholdMemberModel & { otherMembers: number })[];
-    return rows.map((r) => ({ householdId: r.householdId, role: r.role, otherMembers: r.otherMembers }));
+    return rows.map((r) => ({ householdId: r.householdId, memberId: r.id, role: r.role, otherMembers: r.otherMembers }));
   }
 
   async removeMemberships(userId: string, trx?: Knex.Transaction): Promise<void> {

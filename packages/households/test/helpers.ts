@@ -68,6 +68,7 @@ export async function harness(h = {} as Harness): Promise<Harness> {
       accounts,
       logger: createLogger({ level: 'silent' }),
       config: rest,
+      invitationSecret: 'test invitation secret',
     });
     h.router = createRouter({ service: h.households });
     h.app = buildTestApp({ routers: [h.router] });

@@ -348,6 +348,8 @@ describe('households: create, read, update', () => {
         'GET /api/v1/households/{householdId}',
         'PATCH /api/v1/households/{householdId}',
         'POST /api/v1/households/{householdId}/onboarding/complete',
+        'GET /api/v1/households/{householdId}/invitations',
+        'DELETE /api/v1/households/{householdId}/invitations/{code}',
         'POST /api/v1/households/{householdId}/invitations',
         'POST /api/v1/invitations/accept',
         'GET /api/v1/households/{householdId}/members',

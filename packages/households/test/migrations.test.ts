@@ -22,6 +22,7 @@ describe('households migrations', () => {
     expect(made).to.deep.equal([
       'credit_ledger',
       'household_conversations',
+      'household_departures',
       'household_invitations',
       'household_members',
       'household_messages',
@@ -42,7 +43,7 @@ describe('households migrations', () => {
     await rollbackMigrations(db.knex, [migrations]);
     expect(await tables()).to.deep.equal([]);
     await runMigrations(db.knex, [migrations]);
-    expect(await tables()).to.have.length(10);
+    expect(await tables()).to.have.length(11);
   });
 
   it('keeps a household to one Owner in the database', async () => {

@@ -11,6 +11,7 @@ describe('models', () => {
     pkg.HouseholdInvitationModel,
     pkg.HouseholdConversationModel,
     pkg.HouseholdMessageModel,
+    pkg.HouseholdDepartureModel,
     pkg.HouseholdSubscriptionModel,
     pkg.WelcomeBundleModel,
     pkg.CreditLedgerEntryModel,

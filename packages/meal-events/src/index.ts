@@ -15,10 +15,13 @@ export {
   type CalendarFeedServiceOptions,
   FEED_WINDOW,
   type FeedAnswer,
+  FORMER_MEMBER_NAME,
+  MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
 } from './service/index.js';
 export {
+  apiParticipant,
   type CalendarEvent,
   type CalendarFeedStore,
   calendarFeedReadAhead,
@@ -36,4 +39,5 @@ export {
   type PageAnswer,
   type PageRequest,
   type StoredCalendarFeed,
+  type StoredParticipant,
 } from './store/index.js';

@@ -132,7 +132,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'replaceMealEvent',
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
-        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest.",
+        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
+        'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept).',
       auth: true,
       params: EventParams,
       body: MealEventBody,
@@ -170,7 +171,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'createCalendarFeed',
       summary: "Makes a new secret URL of the household's meal calendar (Owner or Adult), retiring the previous one",
       description:
-        'The URL holds a 256-bit token; anyone with it can read the calendar, so share it only with the household. The previous URL, if any, answers 404 from now on.',
+        'The URL holds a 256-bit token; anyone with it can read the calendar, so share it only with the household. The previous URL, if any, answers 404 from now on. ' +
+        'The URL is also retired (404 from then on; make a new one here) whenever someone who could read it stops being able to: an Owner or Adult leaves, is removed or deletes their account, or an Adult is made a Junior.',
       tags: ['Calendar'],
       auth: true,
       params: HouseholdParams,
@@ -188,7 +190,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: '/api/v1/households/{householdId}/calendar-feed',
       operationId: 'getCalendarFeed',
       summary: "The household's current calendar URL (any member but a Junior)",
-      description: '404 `not_found` when the household has no feed.',
+      description:
+        '404 `not_found` when the household has no feed, including after it was retired because an Owner or Adult left, was removed, deleted their account or was made a Junior (a departed person may keep the URL).',
       tags: ['Calendar'],
       auth: true,
       params: HouseholdParams,
@@ -238,7 +241,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'getCalendarFeedIcs',
       summary: "The household's meals as iCalendar (RFC 5545), for calendar apps; no sign-in",
       description:
-        "The token is the secret: no cookie is needed or read. One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed. Rate-limited per client IP and per token.",
+        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed. Rate-limited per client IP and per token.",
       tags: ['Calendar'],
       params: FeedTokenParams,
       responses: {

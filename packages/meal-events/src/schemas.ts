@@ -69,9 +69,16 @@ export type ListEventsQuery = Infer<typeof ListQuery>;
 export const ParticipantSchema = {
   title: 'Participant',
   type: 'object',
+  description:
+    'One person at (or away from) the meal. When a member leaves or is removed from the household, they stay a participant of the events they were at, by name, with `memberId` null (like a guest): an answer never names a memberId that is no longer a member, so a PUT of what a GET answered always passes. When a person deletes their account, their participants become `{ "memberId": null, "name": "Former member" }`: the place at the table stays, the name goes.',
   required: ['memberId', 'name'],
   properties: {
-    memberId: { type: ['string', 'null'], format: 'uuid', description: 'The household member, or null for a guest' },
+    memberId: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description:
+        'The household member, or null for a guest or a member who has left. On POST and PUT it must be a member of the household (400 validation_failed otherwise); PUT also accepts, unchanged, a member id the stored event already names whose member has just left, and stores that participant with memberId null.',
+    },
     name: { type: 'string', minLength: 1, maxLength: LIMITS.participantName },
   },
 } as const satisfies TypedSchema;

@@ -96,6 +96,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // lists memberships (households' capabilities): the store comes first, so no cycle is closed late.
   const accountsStore = new accounts.ObjectionAccountStore(knex);
   const accountDirectory = accounts.accountDirectory(accountsStore, clock);
+  // Meal events' part in a household's membership changes (a departed member's participants, the
+  // calendar feed they could read) needs only its own stores: made before households, which calls it.
+  const eventsStore = new mealEvents.ObjectionMealEventStore(knex);
+  const feedsStore = new mealEvents.ObjectionCalendarFeedStore(knex);
   const householdsApi = new households.HouseholdsService({
     store: new households.ObjectionHouseholdStore(knex),
     ledger: new households.CreditLedger(knex, clock, config.aiTurnsPerMonth),
@@ -104,6 +108,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
     accounts: accountDirectory,
+    invitationSecret: derivedKey(config.sessionSecret, 'households-invitation-code'),
+    membershipListeners: [new mealEvents.MealEventsMembershipListener({ events: eventsStore, feeds: feedsStore })],
   });
   // The parser's typo indexes, built now rather than inside the first parse request.
   mealRules.warmUpParser();
@@ -118,7 +124,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
     logger: logger.child({ component: 'meal-rules' }),
   });
-  const eventsStore = new mealEvents.ObjectionMealEventStore(knex);
   const eventsService = new mealEvents.MealEventsService({
     store: eventsStore,
     clock,
@@ -128,7 +133,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
   });
   const calendarService = new mealEvents.CalendarFeedService({
-    feeds: new mealEvents.ObjectionCalendarFeedStore(knex),
+    feeds: feedsStore,
     events: eventsStore,
     clock,
     random,

@@ -20,6 +20,7 @@ export class HouseholdInvitationModel extends BaseModel {
     acceptedAt: { ...TimestampSchema, type: ['string', 'null'] },
     acceptedBy: { type: ['string', 'null'], format: 'uuid' },
     memberId: { type: ['string', 'null'], format: 'uuid' },
+    sealedCode: {},
   });
 
   declare id: string;
@@ -32,4 +33,6 @@ export class HouseholdInvitationModel extends BaseModel {
   declare acceptedAt: string | null;
   declare acceptedBy: string | null;
   declare memberId: string | null;
+  /** The code sealed for listing (InvitationCodeSealer); null for codes minted before it was kept. */
+  declare sealedCode: Buffer | null;
 }

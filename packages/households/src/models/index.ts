@@ -1,5 +1,6 @@
 export { CreditLedgerEntryModel } from './CreditLedgerEntryModel.js';
 export { HouseholdConversationModel } from './HouseholdConversationModel.js';
+export { HouseholdDepartureModel } from './HouseholdDepartureModel.js';
 export { HouseholdInvitationModel, invitationCodeHash } from './HouseholdInvitationModel.js';
 export { HouseholdMemberModel, type MemberRow } from './HouseholdMemberModel.js';
 export { HouseholdMessageModel } from './HouseholdMessageModel.js';

@@ -84,7 +84,8 @@ export class MealEventModel extends BaseModel {
       servingTime: this.servingTime,
       availableCookingMinutes: this.availableCookingMinutes,
       notes: this.notes,
-      participants: this.participants,
+      // Only the API's two members: a departed member's `formerMemberId` is never answered.
+      participants: this.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
     };

@@ -1,7 +1,8 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
+import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
-import type { ListEventsQuery, MealEvent, MealEventInput, Participant } from '../schemas.js';
+import type { ListEventsQuery, MealEvent, MealEventInput } from '../schemas.js';
 import {
   type EventPosition,
   eventReadAhead,
@@ -44,7 +45,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
     servingTime: input.servingTime.slice(0, 5),
     availableCookingMinutes: input.availableCookingMinutes,
     notes: input.notes,
-    participants: input.participants.map((p): Participant => ({ memberId: p.memberId === null ? null : p.memberId.toLowerCase(), name: p.name })),
+    participants: input.participants.map((p) => ({ memberId: p.memberId === null ? null : p.memberId.toLowerCase(), name: p.name })),
   };
 }
 
@@ -129,15 +130,39 @@ export class MealEventsService {
 
   async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    await this.assertParticipantsAreMembers(householdId, input);
-    return this.store.create(householdId, uuidV4(this.random(16)), valuesOf(input), this.clock.now());
+    const values = valuesOf(input);
+    const id = uuidV4(this.random(16));
+    if (!named(values)) return this.store.create(householdId, id, values, this.clock.now());
+    // The members named are locked until the event is written: a removal racing this waits, then
+    // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
+    return this.store.transaction(async (trx) => {
+      refuseStrangers(await this.strangers(householdId, values, trx));
+      return this.store.create(householdId, id, values, this.clock.now(), trx);
+    });
   }
 
   /** Full replacement: every field is written, `id` and `createdAt` stay. */
+  /**
+   * Full replacement: every field is written, `id` and `createdAt` stay. A participant whose
+   * `memberId` is no longer a member but is the one the stored event already links (the member
+   * left between a client's GET and its PUT) is accepted unchanged and stored as the departed
+   * participant it is (`memberId` null, its name kept): what a GET answered always goes back.
+   */
   async replace(userId: string, householdId: string, eventId: string, input: MealEventInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    await this.assertParticipantsAreMembers(householdId, input);
-    return (await this.store.replace(householdId, eventId, valuesOf(input), this.clock.now())) ?? Promise.reject(notFoundEvent());
+    const values = valuesOf(input);
+    if (!named(values)) return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
+    // As in create: the members named stay members until the event is written.
+    return this.store.transaction(async (trx) => {
+      const strangers = await this.strangers(householdId, values, trx);
+      if (strangers.length) {
+        const links = await this.store.participantLinks(householdId, eventId, trx);
+        if (!links) throw notFoundEvent();
+        refuseStrangers(strangers.filter((p) => !links.has(p.memberId)));
+        for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
+      }
+      return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx)) ?? Promise.reject(notFoundEvent());
+    });
   }
 
   async remove(userId: string, householdId: string, eventId: string): Promise<void> {
@@ -163,23 +188,30 @@ export class MealEventsService {
   }
 
   /**
-   * A participant with a `memberId` must be a member of this household (a guest has none):
-   * 400 `validation_failed` naming each participant whose id is not one. Asked only when the body
-   * names someone, so events of guests alone cost no lookup.
+   * The participants whose `memberId` is not a member of this household (a guest has none, and is
+   * never one), the members' rows locked in `trx` until it ends. Asked only when the body names
+   * someone, so events of guests alone cost no lookup and no transaction.
    */
-  private async assertParticipantsAreMembers(householdId: string, input: MealEventInput): Promise<void> {
-    const named = input.participants.map((p, i) => ({ i, memberId: p.memberId?.toLowerCase() ?? null })).filter((p) => p.memberId !== null);
-    if (!named.length) return;
-    const members = await this.memberIds(householdId);
-    const strangers = named.filter((p) => !members.has(p.memberId!));
-    if (strangers.length) {
-      throw new InputError(
-        'validation_failed',
-        `The body is not valid: ${strangers.map((p) => `participants[${p.i}].memberId is not a member of this household`).join('; ')}`,
-        strangers.map((p) => ({ field: `participants[${p.i}].memberId`, message: 'is not a member of this household', in: 'body' as const })),
-      );
-    }
+  private async strangers(householdId: string, values: MealEventValues, trx: Knex.Transaction): Promise<{ i: number; memberId: string }[]> {
+    const linked = values.participants.flatMap((p, i) => (p.memberId === null ? [] : [{ i, memberId: p.memberId }]));
+    const members = await this.memberIds(householdId, trx);
+    return linked.filter((p) => !members.has(p.memberId));
   }
+}
+
+/** True when a participant names a member. */
+function named(values: MealEventValues): boolean {
+  return values.participants.some((p) => p.memberId !== null);
+}
+
+/** 400 `validation_failed` naming each participant whose `memberId` is not a member of this household. */
+function refuseStrangers(strangers: { i: number; memberId: string }[]): void {
+  if (!strangers.length) return;
+  throw new InputError(
+    'validation_failed',
+    `The body is not valid: ${strangers.map((p) => `participants[${p.i}].memberId is not a member of this household`).join('; ')}`,
+    strangers.map((p) => ({ field: `participants[${p.i}].memberId`, message: 'is not a member of this household', in: 'body' as const })),
+  );
 }
 
 /** Events per page of the export. */

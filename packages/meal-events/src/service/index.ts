@@ -1,2 +1,3 @@
 export { CalendarFeedService, type CalendarFeedServiceOptions, FEED_WINDOW, type FeedAnswer } from './calendar-feed.js';
 export { MealEventsService, type MealEventsServiceOptions } from './events.js';
+export { FORMER_MEMBER_NAME, MealEventsMembershipListener } from './membership.js';

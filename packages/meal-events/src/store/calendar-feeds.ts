@@ -19,8 +19,8 @@ export interface CalendarFeedStore {
   get(householdId: string): Promise<StoredCalendarFeed | undefined>;
   /** The feed whose token has this SHA-256, if it is the household's current one. */
   findByTokenHash(tokenHash: Buffer): Promise<StoredCalendarFeed | undefined>;
-  /** False when the household had no feed. */
-  remove(householdId: string): Promise<boolean>;
+  /** False when the household had no feed. Given `trx`, the URL stops working when it commits. */
+  remove(householdId: string, trx?: Knex.Transaction): Promise<boolean>;
 }
 
 function plain(row: CalendarFeedModel): StoredCalendarFeed {
@@ -96,7 +96,7 @@ export class ObjectionCalendarFeedStore implements CalendarFeedStore {
     return row && plain(row);
   }
 
-  async remove(householdId: string): Promise<boolean> {
-    return (await this.Feed.query().deleteById(householdId)) > 0;
+  async remove(householdId: string, trx?: Knex.Transaction): Promise<boolean> {
+    return (await this.Feed.query(trx).deleteById(householdId)) > 0;
   }
 }

@@ -50,6 +50,16 @@ export interface EventPageJson {
   last: EventPosition | null;
 }
 
+/**
+ * A participant as stored: the API's two members and, for a member who has since left or been
+ * removed, `formerMemberId`, the member id they held (`memberId` is then null). It is never
+ * answered; it lets an account deletion find the person's name later, and a PUT that sends the
+ * old link back be recognised (see `MealEventsService.replace`).
+ */
+export interface StoredParticipant extends Participant {
+  formerMemberId?: string;
+}
+
 /** The fields of an event as the store writes them: the service has already cut `servingTime` to HH:mm and cleaned the participants. */
 export interface MealEventValues {
   date: string;
@@ -57,7 +67,12 @@ export interface MealEventValues {
   servingTime: string;
   availableCookingMinutes: number;
   notes: string;
-  participants: Participant[];
+  participants: StoredParticipant[];
+}
+
+/** A participant as the API answers it: its two members only (never `formerMemberId`). */
+export function apiParticipant(p: StoredParticipant): Participant {
+  return { memberId: p.memberId, name: p.name };
 }
 
 /** A meal event with its iCalendar revision, as the calendar feed reads it. */
@@ -85,10 +100,32 @@ export interface MealEventStore {
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
   /** The same event as the JSON text of MealEventResponse (a member's GET sends it as it comes); undefined when the household has no such event. */
   getJson(householdId: string, id: string): Promise<string | undefined>;
+  /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Writes a new event with the id the service chose. */
-  create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent>;
-  /** Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the household has no such event. */
-  replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined>;
+  create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent>;
+  /**
+   * Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the
+   * household has no such event. A participant written without a member (`memberId` null) keeps
+   * the `formerMemberId` of the stored participant of the same name, so editing an event does not
+   * lose the link an account deletion needs.
+   */
+  replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined>;
+  /** Every member id the event's participants name, as `memberId` or as `formerMemberId`; undefined when the household has no such event. */
+  participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined>;
+  /**
+   * A member left or was removed: in every event of the household, the participants linked to
+   * `memberId` keep their name and lose the link (`memberId` null, `formerMemberId` kept);
+   * `updatedAt` moves to `now` and the sequence grows (calendar apps fetch the event again). One
+   * statement; answers the events changed.
+   */
+  unlinkMember(householdId: string, memberId: string, now: Date, trx?: Knex.Transaction): Promise<number>;
+  /**
+   * An account is being deleted: every participant linked to one of `members` (as `memberId` or
+   * `formerMemberId`) becomes `{ memberId: null, name }`, a place at the table without the
+   * person's name; `updatedAt` and the sequence move as in `unlinkMember`. One statement.
+   */
+  eraseMembers(members: { householdId: string; memberId: string }[], name: string, now: Date, trx?: Knex.Transaction): Promise<number>;
   /** Hard delete; false when the household has no such event. */
   remove(householdId: string, id: string): Promise<boolean>;
   /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
@@ -99,6 +136,18 @@ export interface MealEventStore {
    */
   calendarFingerprint(householdId: string, from: string, to: string): Promise<string>;
 }
+
+/**
+ * The participants of a replacement (binding 1: the new array as JSON; binding 2: the column),
+ * each without a member (`memberId` null) and without a `formerMemberId` of its own given the
+ * `formerMemberId` of the first stored participant of the same name that has one. In an UPDATE's
+ * SET, the column names the row's old value.
+ */
+const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_typeof(n.p->'memberId') = 'null' and n.p->>'formerMemberId' is null and o.f is not null
+                                                    then n.p || jsonb_build_object('formerMemberId', o.f) else n.p end order by n.i), '[]'::jsonb)
+    from jsonb_array_elements(?::jsonb) with ordinality n(p, i)
+    left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
+                        where x.p->>'formerMemberId' is not null and x.p->'name' = n.p->'name' limit 1) o on true)`;
 
 /** The name of the list version the session statement reads ahead for GET …/events. */
 const LIST_VERSION = 'meal_events_list_version';
@@ -203,8 +252,12 @@ export class ObjectionMealEventStore implements MealEventStore {
     this.answers = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (answer) => answer.bytes);
   }
 
-  private mine(householdId: string, id: string) {
-    return this.Event.query().where({ householdId, id });
+  private mine(householdId: string, id: string, trx?: Knex.Transaction) {
+    return this.Event.query(trx).where({ householdId, id });
+  }
+
+  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.Event.knex().transaction(work);
   }
 
   /**
@@ -344,7 +397,7 @@ export class ObjectionMealEventStore implements MealEventStore {
         servingTime: r.serving_time,
         availableCookingMinutes: r.available_cooking_minutes,
         notes: r.notes,
-        participants: r.participants,
+        participants: r.participants.map(apiParticipant),
         createdAt: r.created_at,
         updatedAt: r.updated_at,
       });
@@ -367,24 +420,77 @@ export class ObjectionMealEventStore implements MealEventStore {
     return event && JSON.stringify(event);
   }
 
-  async create(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent> {
+  async create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent> {
     const at = now.toISOString();
     const event = this.Event.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at });
     // One statement (Objection adds `returning id` on PostgreSQL); the answer is what was written, not read back.
-    await this.Event.query().insert(event);
+    await this.Event.query(trx).insert(event);
     return event.toApi();
   }
 
-  async replace(householdId: string, id: string, values: MealEventValues, now: Date): Promise<MealEvent | undefined> {
+  async replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
     // The sequence grows in the same statement, so parallel replacements each count.
-    const rows = await this.mine(householdId, id)
-      .patch({ ...values, updatedAt, sequence: objection.raw('?? + 1', ['sequence']) as unknown as number })
+    // The participants keep the links of departed members that the client cannot send back (see MealEventStore.replace).
+    const rows = await this.mine(householdId, id, trx)
+      .patch({
+        ...values,
+        participants: objection.raw(CARRY_FORMER_MEMBERS, [JSON.stringify(values.participants), 'participants']) as unknown as StoredParticipant[],
+        updatedAt,
+        sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
+      })
       .returning('createdAt');
     const row = rows[0];
     if (!row) return undefined;
     return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt }).toApi();
+  }
+
+  async participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined> {
+    const row = await this.mine(householdId, id, trx).select('participants').first();
+    if (!row) return undefined;
+    const links = new Set<string>();
+    for (const p of row.participants as StoredParticipant[]) {
+      if (p.memberId) links.add(p.memberId.toLowerCase());
+      if (p.formerMemberId) links.add(p.formerMemberId.toLowerCase());
+    }
+    return links;
+  }
+
+  async unlinkMember(householdId: string, memberId: string, now: Date, trx?: Knex.Transaction): Promise<number> {
+    const id = memberId.toLowerCase();
+    // Objection has no jsonb array rewrite: the new array is raw SQL on the model's own patch.
+    return this.Event.query(trx)
+      .patch({
+        participants: objection.raw(
+          `(select jsonb_agg(case when a.p->>'memberId' = ? then jsonb_build_object('memberId', null, 'name', a.p->'name', 'formerMemberId', a.p->'memberId') else a.p end order by a.i)
+              from jsonb_array_elements(??) with ordinality a(p, i))`,
+          [id, 'participants'],
+        ) as unknown as StoredParticipant[],
+        updatedAt: now.toISOString(),
+        sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
+      })
+      .where('householdId', householdId)
+      .whereRaw('?? @> ?::jsonb', ['participants', JSON.stringify([{ memberId: id }])]);
+  }
+
+  async eraseMembers(members: { householdId: string; memberId: string }[], name: string, now: Date, trx?: Knex.Transaction): Promise<number> {
+    if (!members.length) return 0;
+    const households = [...new Set(members.map((m) => m.householdId.toLowerCase()))];
+    const ids = [...new Set(members.map((m) => m.memberId.toLowerCase()))];
+    const linked = `(a.p->>'memberId' = any(?::text[]) or a.p->>'formerMemberId' = any(?::text[]))`;
+    return this.Event.query(trx)
+      .patch({
+        participants: objection.raw(
+          `(select jsonb_agg(case when ${linked} then jsonb_build_object('memberId', null, 'name', ?::text) else a.p end order by a.i)
+              from jsonb_array_elements(??) with ordinality a(p, i))`,
+          [ids, ids, name, 'participants'],
+        ) as unknown as StoredParticipant[],
+        updatedAt: now.toISOString(),
+        sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
+      })
+      .whereRaw('?? = any(?::uuid[])', ['householdId', households])
+      .whereRaw(`exists (select 1 from jsonb_array_elements(??) a(p) where ${linked})`, ['participants', ids, ids]);
   }
 
   async remove(householdId: string, id: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
+  apiParticipant,
   type CalendarEvent,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
@@ -13,4 +14,5 @@ export {
   type ObjectionMealEventStoreOptions,
   type PageAnswer,
   type PageRequest,
+  type StoredParticipant,
 } from './events.js';

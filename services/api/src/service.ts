@@ -3,6 +3,7 @@ import * as accounts from '@svc/accounts';
 import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
+import * as jobs from '@svc/jobs';
 import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -15,6 +16,8 @@ import type { Config } from './config.js';
 
 /** Every package's migrations, dependencies first. */
 export const allMigrations = [
+  // The job queue's tables first: a package's migration may create its queue in them.
+  jobs.migrations,
   accounts.migrations,
   households.migrations,
   mealRules.migrations,
@@ -37,6 +40,8 @@ export interface ServiceDeps {
   mailTransport?: accounts.AccountServiceOptions['mailTransport'];
   /** Start the outbox worker and housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
   startMailer?: boolean;
+  /** Start this instance's job runner (default: as `startMailer`); tests run due jobs by hand with `jobs.runDue()`. */
+  startJobs?: boolean;
   /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
@@ -49,6 +54,8 @@ export interface Service {
   /** What households (and the admin command's waitlist) know of accounts. */
   accountDirectory: accounts.AccountDirectoryWithWaitlist;
   households: households.HouseholdsService;
+  /** The job queue every package defers work to (runs on every instance). */
+  jobs: jobs.JobQueue;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
@@ -91,6 +98,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // every 5 s notices, and notices its return.
   const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
   redisProbe?.unref();
+
+  // The one way to do work later: every instance runs it (no leader); its metrics join this instance's.
+  const jobQueue = new jobs.JobQueue({ knex, clock, logger: logger.child({ component: 'jobs' }), registry: deps.metrics?.registry });
 
   // households looks accounts up (the directory, straight from the accounts store) and accounts
   // lists memberships (households' capabilities): the store comes first, so no cycle is closed late.
@@ -215,12 +225,15 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
+  if (deps.startJobs ?? deps.startMailer !== false) await jobQueue.start();
   return {
     app,
     accounts: accountsService,
     accountDirectory,
     households: householdsApi,
+    jobs: jobQueue,
     async close() {
+      await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads
       clearInterval(redisProbe);
       redis?.disconnect();

@@ -1,0 +1,17 @@
+/**
+ * @svc/jobs: the service's one way to do work later. A PostgreSQL job queue (pg-boss) whose jobs
+ * are enqueued inside the transaction of the change that causes them and run by every instance.
+ */
+
+export { createQueueMigration, JOBS_SCHEMA, migrations, type QueueDefinition } from './migrations.js';
+export {
+  GiveUp,
+  type JobContext,
+  type JobHandler,
+  JobQueue,
+  type JobQueueOptions,
+  type JobsLogger,
+  knexDb,
+  type QueueHandlerOptions,
+  RetryLater,
+} from './queue.js';

@@ -1,0 +1,393 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '@svc/contracts';
+import type { Knex } from 'knex';
+import PgBoss from 'pg-boss';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { JOBS_SCHEMA } from './migrations.js';
+
+/** The part of a pino logger the queue writes to. */
+export interface JobsLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What a handler is told besides its data. */
+export interface JobContext {
+  /** The job's id (a uuid; a retry is a new job with a new id). */
+  id: string;
+  /** 1 for the first run, 2 for the first retry, … */
+  attempt: number;
+  /** When the job first became due: the day's limit counts from here. */
+  firstDueAt: Date;
+  /** Aborted when the handler has run for half the queue's expiry (or the instance stops): stop and let it retry. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<T> = (data: T, context: JobContext) => Promise<void>;
+
+/** Thrown by a handler: try again later, not before `retryAfterMs` (e.g. a provider's Retry-After) when given. */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}
+
+/** Thrown by a handler: this job can never succeed; give it up now (logged and counted). */
+export class GiveUp extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GiveUp';
+  }
+}
+
+export interface QueueHandlerOptions {
+  /** Must equal the `expireInSeconds` the queue's migration created it with. */
+  expireInSeconds: number;
+}
+
+export interface JobQueueOptions {
+  knex: Knex;
+  clock: Clock;
+  logger: JobsLogger;
+  /** prom-client registry (http-kit's `Metrics.registry`) for the queue's metrics; none: not measured. */
+  registry?: Registry;
+  /** A number in [0, 1) for the backoff's jitter (default Math.random). */
+  random?: () => number;
+  /** Handlers in flight at once on this instance (default 32). */
+  concurrency?: number;
+  /** How long an idle runner waits before it looks for due jobs again (default 1000 ms). */
+  pollIntervalMs?: number;
+  /** How often (cluster-wide, whichever instance comes first) abandoned jobs are put back (default 30 s). */
+  maintenanceIntervalSeconds?: number;
+  /** A job that has not succeeded this long after it first became due is given up (default one day). */
+  giveUpAfterMs?: number;
+  /** Backoff of the n-th retry: base·2^(n-1), jittered to 50–100 %, at most `maxMs` (defaults 2 s and 1 h). */
+  backoff?: { baseMs: number; maxMs: number };
+}
+
+/** What is stored as pg-boss's job data: the payload and the retry bookkeeping. */
+interface Envelope<T> {
+  p: T;
+  /** attempt number of this run */
+  a: number;
+  /** first due, ISO */
+  f: string;
+}
+
+interface QueueRecord {
+  handler: JobHandler<unknown>;
+  expireInSeconds: number;
+}
+
+/** pg-boss's database interface on a knex (or a knex transaction: then every statement runs in it). */
+export function knexDb(knex: Knex): PgBoss.Db {
+  return {
+    async executeSql(text: string, values?: unknown[]) {
+      const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+      const conn = await client.acquireConnection();
+      try {
+        return await conn.query(text, values);
+      } finally {
+        await client.releaseConnection(conn);
+      }
+    },
+  };
+}
+
+interface PgConnection {
+  query(text: string, values?: unknown[]): Promise<{ rows: PgBoss.Db extends { executeSql(...a: never[]): Promise<{ rows: infer R }> } ? R : never }>;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The service's one way to do work later: jobs in PostgreSQL (pg-boss), enqueued inside the
+ * transaction of the change that causes them, run by every instance that calls `start` (no
+ * leader: a job is taken by exactly one runner with `FOR UPDATE SKIP LOCKED`). A handler that
+ * throws is tried again with exponential backoff (never sooner than a `RetryLater`'s
+ * `retryAfterMs`); a job that has not succeeded a day after it first became due is given up,
+ * logged and counted. A runner that dies mid-job leaves the job active; after the queue's expiry
+ * any instance's maintenance puts it back and another runner finishes it.
+ */
+export class JobQueue {
+  private readonly knex: Knex;
+  private readonly clock: Clock;
+  private readonly logger: JobsLogger;
+  private readonly boss: PgBoss;
+  private readonly random: () => number;
+  private readonly concurrency: number;
+  private readonly pollIntervalMs: number;
+  private readonly giveUpAfterMs: number;
+  private readonly backoff: { baseMs: number; maxMs: number };
+  private readonly queues = new Map<string, QueueRecord>();
+  private readonly inFlight = new Map<Promise<void>, AbortController>();
+  private readonly givenUp?: Counter<'queue'>;
+  private readonly outcomes?: Counter<'queue' | 'outcome'>;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private started = false;
+
+  constructor(options: JobQueueOptions) {
+    this.knex = options.knex;
+    this.clock = options.clock;
+    this.logger = options.logger;
+    this.random = options.random ?? Math.random;
+    this.concurrency = options.concurrency ?? 32;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1000;
+    this.giveUpAfterMs = options.giveUpAfterMs ?? DAY_MS;
+    this.backoff = options.backoff ?? { baseMs: 2000, maxMs: 3_600_000 };
+    this.boss = new PgBoss({
+      db: knexDb(options.knex),
+      schema: JOBS_SCHEMA,
+      migrate: false, // the service's migrations install it (@svc/jobs `migrations`)
+      supervise: true,
+      schedule: false,
+      maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
+    });
+    this.boss.on('error', (err: Error) => this.logger.warn({ err: { message: err.message } }, 'job queue maintenance failed'));
+    if (options.registry) {
+      const registers = [options.registry];
+      this.givenUp = new Counter({
+        name: 'jobs_given_up_total',
+        help: 'Jobs given up (failed for a day, or refused for good), by queue',
+        labelNames: ['queue'],
+        registers,
+      });
+      this.outcomes = new Counter({
+        name: 'jobs_runs_total',
+        help: 'Job runs on this instance by queue and outcome (completed, retried, given_up)',
+        labelNames: ['queue', 'outcome'],
+        registers,
+      });
+      const knex = options.knex;
+      const waiting = `from ${JOBS_SCHEMA}.job where state < 'active'`;
+      gauge(options.registry, 'jobs_queued', 'Jobs waiting (due or scheduled) in every queue, cluster-wide', async () => {
+        const { rows } = await knex.raw(`select count(*)::int as n ${waiting}`);
+        return rows[0].n;
+      });
+      gauge(options.registry, 'jobs_oldest_due_age_seconds', 'How long the oldest due job has waited to be run, cluster-wide (0: none waiting)', async () => {
+        const { rows } = await knex.raw(`select coalesce(extract(epoch from now() - min(start_after)), 0)::float8 as age ${waiting} and start_after < now()`);
+        return rows[0].age;
+      });
+    }
+  }
+
+  /** The handler of a queue (its migration created the queue: `createQueueMigration`). */
+  define<T>(queue: string, handler: JobHandler<T>, options: QueueHandlerOptions): void {
+    if (this.queues.has(queue)) throw new Error(`jobs: queue ${queue} already has a handler`);
+    this.queues.set(queue, { handler: handler as JobHandler<unknown>, expireInSeconds: options.expireInSeconds });
+  }
+
+  /**
+   * Enqueues a job; with `trx`, inside that transaction (one INSERT), so it exists exactly when the
+   * change that caused it commits. `delayMs` defers it. Answers the job id.
+   */
+  async enqueue<T>(queue: string, data: T, options: { trx?: Knex.Transaction; delayMs?: number } = {}): Promise<string> {
+    const ids = await this.enqueueMany(queue, [data], options);
+    return ids[0]!;
+  }
+
+  /** Several jobs of one queue in one INSERT (same options as `enqueue`). */
+  async enqueueMany<T>(queue: string, items: readonly T[], options: { trx?: Knex.Transaction; delayMs?: number } = {}): Promise<string[]> {
+    if (items.length === 0) return [];
+    const delayMs = Math.max(0, options.delayMs ?? 0);
+    const firstDue = new Date(this.clock.now().getTime() + delayMs).toISOString();
+    const db = knexDb(options.trx ?? this.knex);
+    // One statement: pg-boss's bulk insert (ids made here so the caller learns them).
+    const ids = items.map(() => randomUUID());
+    // Due relative to the database's clock, which is the one pg-boss's fetch compares with.
+    const startAfter = delayMs > 0 ? `${delayMs / 1000} seconds` : undefined;
+    await this.boss.insert(
+      items.map((p, i) => ({ id: ids[i], name: queue, data: { p, a: 1, f: firstDue } satisfies Envelope<T>, ...(startAfter ? { startAfter } : {}) })),
+      { db },
+    );
+    return ids;
+  }
+
+  /** Starts this instance's runner and pg-boss's maintenance (expiry of abandoned jobs, archiving). */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.boss.start();
+    this.stopping = false;
+    this.running = this.loop();
+  }
+
+  /**
+   * Stops taking jobs, waits up to `timeoutMs` for the handlers in flight, then aborts the rest
+   * (each is rescheduled as a retry). Closes nothing it did not open (the knex pool stays).
+   */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.running;
+    const pending = [...this.inFlight.keys()];
+    if (pending.length) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+      });
+      await Promise.race([Promise.allSettled(pending), late]);
+      clearTimeout(timer);
+      for (const controller of this.inFlight.values()) controller.abort(new Error('instance stopping'));
+      await Promise.allSettled([...this.inFlight.keys()]);
+    }
+    if (this.started) await this.boss.stop({ graceful: false, close: false, wait: true });
+    this.started = false;
+  }
+
+  /**
+   * Runs every due job of every defined queue on this instance until none is left (tests, the
+   * admin command). Answers how many ran.
+   */
+  async runDue(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = await this.fetchAndRun(this.concurrency);
+      if (batch.length === 0) return total;
+      total += batch.length;
+      await Promise.allSettled(batch);
+    }
+  }
+
+  /** Puts back every job whose runner vanished (active longer than its queue's expiry), as maintenance does. */
+  async expireAbandoned(): Promise<void> {
+    await this.boss.expire();
+  }
+
+  private async fetchAndRun(room: number): Promise<Promise<void>[]> {
+    const started: Promise<void>[] = [];
+    for (const [queue, record] of this.queues) {
+      const free = room - started.length;
+      if (free <= 0) break;
+      const jobs = await this.boss.fetch<Envelope<unknown>>(queue, { batchSize: free });
+      for (const job of jobs) started.push(this.track(queue, record, job));
+    }
+    return started;
+  }
+
+  private track(queue: string, record: QueueRecord, job: PgBoss.Job<Envelope<unknown>>): Promise<void> {
+    const controller = new AbortController();
+    const run = this.run(queue, record, job, controller).finally(() => {
+      this.inFlight.delete(run);
+      this.wake?.();
+    });
+    this.inFlight.set(run, controller);
+    return run;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let fetched = 0;
+      try {
+        const room = this.concurrency - this.inFlight.size;
+        if (room > 0) fetched = (await this.fetchAndRun(room)).length;
+      } catch (err) {
+        this.logger.warn({ err: { message: (err as Error).message } }, 'job queue fetch failed');
+      }
+      if (this.stopping) break;
+      // Full: wait for a slot. Found work: look again at once. Nothing due: wait for the poll interval.
+      const full = this.inFlight.size >= this.concurrency;
+      if (!full && fetched > 0) continue;
+      await new Promise<void>((resolve) => {
+        const timer = full ? undefined : setTimeout(resolve, this.pollIntervalMs);
+        this.wake = () => {
+          clearTimeout(timer);
+          this.wake = undefined;
+          resolve();
+        };
+      });
+    }
+  }
+
+  private async run(queue: string, record: QueueRecord, job: PgBoss.Job<Envelope<unknown>>, controller: AbortController): Promise<void> {
+    const envelope = job.data;
+    const firstDueAt = new Date(envelope.f);
+    const attempt = envelope.a;
+    const log = { queue, jobId: job.id, attempt };
+    try {
+      if (this.clock.now().getTime() - firstDueAt.getTime() > this.giveUpAfterMs) {
+        await this.giveUp(queue, job.id, log, 'due for longer than the limit');
+        return;
+      }
+      const timer = setTimeout(() => controller.abort(new RetryLater('handler ran for half the queue expiry')), (record.expireInSeconds * 1000) / 2);
+      try {
+        const aborted = new Promise<never>((_, reject) => {
+          controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+        });
+        await Promise.race([record.handler(envelope.p, { id: job.id, attempt, firstDueAt, signal: controller.signal }), aborted]);
+      } finally {
+        clearTimeout(timer);
+      }
+      const done = await this.complete(queue, job.id);
+      // 0: the job outlived its expiry and was put back for another runner meanwhile (this run's work is done all the same).
+      if (done.affected === 0) this.logger.warn(log, 'job finished after its expiry had put it back');
+      this.outcomes?.inc({ queue, outcome: 'completed' });
+    } catch (err) {
+      try {
+        await this.failed(queue, job, err as Error, log);
+      } catch (e) {
+        // The job stays active; after its expiry maintenance puts it back.
+        this.logger.error({ ...log, err: { message: (e as Error).message } }, 'job outcome could not be recorded');
+      }
+    }
+  }
+
+  private async failed(queue: string, job: PgBoss.Job<Envelope<unknown>>, err: Error, log: object): Promise<void> {
+    const envelope = job.data;
+    if (err instanceof GiveUp) return this.giveUp(queue, job.id, log, err.message);
+    const backoff = Math.min(this.backoff.maxMs, this.backoff.baseMs * 2 ** (envelope.a - 1)) * (0.5 + this.random() / 2);
+    const delayMs = Math.max(backoff, err instanceof RetryLater ? (err.retryAfterMs ?? 0) : 0);
+    const firstDue = new Date(envelope.f).getTime();
+    if (this.clock.now().getTime() + delayMs - firstDue > this.giveUpAfterMs) return this.giveUp(queue, job.id, log, err.message);
+    // The retry and the end of this run in one transaction: never both, never neither.
+    const rescheduled = await this.knex.transaction(async (trx) => {
+      const db = knexDb(trx);
+      // Only while the run is still ours: a job that outlived its expiry was put back and belongs to another runner now.
+      const ended = await this.complete(queue, job.id, { retried: true, error: err.message }, db);
+      if (ended.affected === 0) return false;
+      await this.boss.insert([{ name: queue, data: { ...envelope, a: envelope.a + 1 }, startAfter: `${Math.round(delayMs) / 1000} seconds` }], { db });
+      return true;
+    });
+    if (!rescheduled) return this.logger.warn(log, 'job failed after its expiry had put it back; the other run stands');
+    this.outcomes?.inc({ queue, outcome: 'retried' });
+    this.logger.info({ ...log, retryInMs: Math.round(delayMs), err: { message: err.message } }, 'job failed; retry scheduled');
+  }
+
+  /** Ends an active run; answers how many runs it ended (0: the job is no longer active, so not this runner's). */
+  private async complete(queue: string, id: string, output?: object, db?: PgBoss.Db): Promise<{ affected: number }> {
+    // pg-boss answers { jobs, requested, affected } though its types say void.
+    const result = (await this.boss.complete(queue, id, output ?? {}, db ? { db } : {})) as unknown as { affected: number };
+    return result;
+  }
+
+  private async giveUp(queue: string, id: string, log: object, reason: string): Promise<void> {
+    const ended = await this.complete(queue, id, { givenUp: true, error: reason });
+    if (ended.affected === 0) return;
+    this.givenUp?.inc({ queue });
+    this.outcomes?.inc({ queue, outcome: 'given_up' });
+    this.logger.error({ ...log, reason }, 'job given up');
+  }
+}
+
+function gauge(registry: Registry, name: string, help: string, read: () => Promise<number>): void {
+  // Read at scrape time; a failed read leaves the gauge unset rather than failing the scrape.
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      try {
+        this.set(await read());
+      } catch {
+        this.reset();
+      }
+    },
+  });
+}

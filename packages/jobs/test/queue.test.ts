@@ -1,0 +1,260 @@
+import { spawn } from 'node:child_process';
+import { createKnex, type MigrationSet, rollbackMigrations, runMigrations } from '@svc/db';
+import { ManualClock } from '@svc/http-kit';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import type { Knex } from 'knex';
+import { Registry } from 'prom-client';
+import { createQueueMigration, GiveUp, type JobContext, JobQueue, type JobsLogger, migrations, RetryLater } from '../src/index.js';
+
+const QUEUE = 'test-work';
+const testQueues: MigrationSet = { name: 'jobs_test', migrations: [createQueueMigration('20261127170100_test_queue', QUEUE, { expireInSeconds: 60 })] };
+
+function recordingLogger() {
+  const lines: { level: string; obj: object; msg?: string }[] = [];
+  const logger: JobsLogger = {
+    info: (obj, msg) => lines.push({ level: 'info', obj, msg }),
+    warn: (obj, msg) => lines.push({ level: 'warn', obj, msg }),
+    error: (obj, msg) => lines.push({ level: 'error', obj, msg }),
+  };
+  return { lines, logger };
+}
+
+describe('jobs: the PostgreSQL job queue', () => {
+  let db: TestDatabase;
+  const clock = new ManualClock('2026-11-27T12:00:00.000Z');
+  const queues: JobQueue[] = [];
+  const knexes: Knex[] = [];
+
+  function newQueue(handler: (data: { n: number }, ctx: JobContext) => Promise<void>, options: { knex?: Knex; registry?: Registry; logger?: JobsLogger } = {}) {
+    const q = new JobQueue({
+      knex: options.knex ?? db.knex,
+      clock,
+      logger: options.logger ?? recordingLogger().logger,
+      registry: options.registry,
+      random: () => 0.5,
+    });
+    q.define(QUEUE, handler, { expireInSeconds: 60 });
+    queues.push(q);
+    return q;
+  }
+  const jobs = () =>
+    db.knex
+      .raw(`select id, state, data, output, extract(epoch from start_after - now())::float8 as due_in from pgboss.job where name = ? order by created_on`, [
+        QUEUE,
+      ])
+      .then((r) => r.rows);
+
+  before(async () => {
+    db = await createTestDatabase([migrations, testQueues]);
+  });
+  beforeEach(() => clock.set('2026-11-27T12:00:00.000Z'));
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((q) => q.stop(1000)));
+    await db.knex.raw('delete from pgboss.job; delete from pgboss.archive');
+  });
+  after(async () => {
+    await Promise.all(knexes.map((k) => k.destroy()));
+    await db.destroy();
+  });
+
+  it('migrations run up, down and up again (pg-boss schema and a queue)', async () => {
+    await rollbackMigrations(db.knex, [migrations, testQueues]);
+    expect((await db.knex.raw(`select 1 from pg_namespace where nspname = 'pgboss'`)).rows).to.have.length(0);
+    await runMigrations(db.knex, [migrations, testQueues]);
+    expect((await db.knex.raw(`select name from pgboss.queue`)).rows.map((r: { name: string }) => r.name)).to.deep.equal([QUEUE]);
+  });
+
+  it('enqueues inside the caller transaction: a rollback leaves no job, a commit leaves exactly one', async () => {
+    const ran: number[] = [];
+    const q = newQueue(async (d) => {
+      ran.push(d.n);
+    });
+    await db.knex
+      .transaction(async (trx) => {
+        await q.enqueue(QUEUE, { n: 1 }, { trx });
+        throw new Error('the change fails');
+      })
+      .catch(() => {});
+    expect(await jobs()).to.have.length(0);
+    await db.knex.transaction(async (trx) => {
+      await q.enqueue(QUEUE, { n: 2 }, { trx });
+      // Not visible outside the transaction until it commits.
+      expect((await db.knex.raw('select count(*)::int as n from pgboss.job')).rows[0].n).to.equal(0);
+    });
+    expect(await q.runDue()).to.equal(1);
+    expect(ran).to.deep.equal([2]);
+    expect((await jobs())[0].state).to.equal('completed');
+  });
+
+  it('retries with exponential backoff, and never sooner than Retry-After', async () => {
+    const attempts: number[] = [];
+    const q = newQueue(async (_d, ctx) => {
+      attempts.push(ctx.attempt);
+      if (ctx.attempt === 1) throw new Error('provider answered 503');
+      if (ctx.attempt === 2) throw new RetryLater('provider answered 429', 120_000);
+    });
+    await q.enqueue(QUEUE, { n: 1 });
+    await q.runDue();
+    let rows = await jobs();
+    expect(rows.map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'created']);
+    // First retry: base 2 s, jitter 0.5 → 1.5 s.
+    expect(rows[1].due_in).to.be.within(1.3, 1.6);
+    expect(rows[1].data).to.include({ a: 2 });
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+    await q.runDue();
+    rows = await jobs();
+    // Backoff would be 3 s; Retry-After says 120 s.
+    expect(rows[2].due_in).to.be.within(119, 120.1);
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+    await q.runDue();
+    expect(attempts).to.deep.equal([1, 2, 3]);
+    expect((await jobs()).map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'completed', 'completed']);
+  });
+
+  it('gives a job up a day after it first became due: logged and counted', async () => {
+    const registry = new Registry();
+    const { lines, logger } = recordingLogger();
+    const q = newQueue(
+      async () => {
+        throw new RetryLater('still down', 3_600_000);
+      },
+      { registry, logger },
+    );
+    await q.enqueue(QUEUE, { n: 1 });
+    await q.runDue();
+    clock.advance(23 * 3_600_000 + 60_000);
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+    // 23 h 1 min + the next hour's Retry-After passes the day: given up instead of rescheduled.
+    await q.runDue();
+    const rows = await jobs();
+    expect(rows.map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'completed']);
+    expect(rows[1].output).to.include({ givenUp: true });
+    expect(lines.filter((l) => l.level === 'error' && l.msg === 'job given up')).to.have.length(1);
+    const text = await registry.metrics();
+    expect(text).to.match(/jobs_given_up_total\{queue="test-work"\} 1/);
+  });
+
+  it('gives up at once on GiveUp, and reports depth and oldest age', async () => {
+    const registry = new Registry();
+    const q = newQueue(
+      async () => {
+        throw new GiveUp('the device is gone');
+      },
+      { registry },
+    );
+    await q.enqueueMany(QUEUE, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '30 seconds'`);
+    const before = await registry.metrics();
+    expect(before).to.match(/jobs_queued 3/);
+    expect(Number(/jobs_oldest_due_age_seconds ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
+    await q.runDue();
+    const after = await registry.metrics();
+    expect(after).to.match(/jobs_queued 0/);
+    expect(after).to.match(/jobs_oldest_due_age_seconds 0/);
+    expect(after).to.match(/jobs_given_up_total\{queue="test-work"\} 3/);
+  });
+
+  it('two runners in parallel run every job once and never one job twice at once', async () => {
+    const running = new Set<number>();
+    const ranBy = new Map<number, number>();
+    let overlaps = 0;
+    const handler = (runner: number) => async (d: { n: number }) => {
+      if (running.has(d.n)) overlaps++;
+      running.add(d.n);
+      await new Promise((r) => setImmediate(r));
+      running.delete(d.n);
+      if (ranBy.has(d.n)) overlaps++;
+      ranBy.set(d.n, runner);
+    };
+    const knexA = createKnex(db.url, { poolMax: 4 });
+    const knexB = createKnex(db.url, { poolMax: 4 });
+    knexes.push(knexA, knexB);
+    const a = newQueue(handler(1), { knex: knexA });
+    const b = newQueue(handler(2), { knex: knexB });
+    await a.enqueueMany(
+      QUEUE,
+      Array.from({ length: 400 }, (_, n) => ({ n })),
+    );
+    const [ranA, ranB] = await Promise.all([a.runDue(), b.runDue()]);
+    expect(overlaps).to.equal(0);
+    expect(ranBy.size).to.equal(400);
+    expect(ranA + ranB).to.equal(400);
+    // Both took part (the batches interleave).
+    expect(ranA).to.be.greaterThan(0);
+    expect(ranB).to.be.greaterThan(0);
+  });
+
+  it('a runner killed mid-job: after the expiry another instance finishes the job', async function () {
+    this.timeout(60_000);
+    const id = await db.knex.transaction((trx) => new JobQueue({ knex: db.knex, clock, logger: recordingLogger().logger }).enqueue(QUEUE, { n: 7 }, { trx }));
+    // Another process takes the job and hangs in its handler; it is killed with SIGKILL (no clean-up of any kind).
+    const script = `
+      import { createKnex } from '@svc/db';
+      import { JobQueue } from '@svc/jobs';
+      const knex = createKnex(process.env.DB_URL, { poolMax: 2 });
+      const q = new JobQueue({ knex, clock: { now: () => new Date() }, logger: { info() {}, warn() {}, error() {} }, pollIntervalMs: 50 });
+      q.define('${QUEUE}', async (d, ctx) => { process.stdout.write('started ' + ctx.id + '\\n'); await new Promise(() => {}); }, { expireInSeconds: 60 });
+      await q.start();
+    `;
+    const child = spawn(process.execPath, ['--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
+      env: { ...process.env, DB_URL: db.url },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const started = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (b: Buffer) => {
+        const m = /started (\S+)/.exec(b.toString());
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`runner exited early (${code})`)));
+    });
+    expect(started).to.equal(id);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    expect((await jobs())[0].state).to.equal('active');
+
+    const ran: string[] = [];
+    const b = newQueue(async (_d, ctx) => {
+      ran.push(ctx.id);
+    });
+    // Not before its expiry: the job is still the dead runner's.
+    await b.expireAbandoned();
+    expect(await b.runDue()).to.equal(0);
+    // The expiry passes (moved in the database instead of waited for).
+    await db.knex.raw(`update pgboss.job set started_on = now() - interval '61 seconds' where id = ?`, [id]);
+    await b.expireAbandoned();
+    expect(await b.runDue()).to.equal(1);
+    expect(ran).to.deep.equal([id]);
+    expect((await jobs()).map((r: { state: string }) => r.state)).to.deep.equal(['completed']);
+  });
+
+  it('start runs due jobs in the background, and stop waits for the handler in flight', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const seen: number[] = [];
+    let entered!: () => void;
+    const inHandler = new Promise<void>((r) => {
+      entered = r;
+    });
+    const q = new JobQueue({ knex: db.knex, clock, logger: recordingLogger().logger, pollIntervalMs: 20 });
+    q.define(
+      QUEUE,
+      async (d: { n: number }) => {
+        entered();
+        await gate;
+        seen.push(d.n);
+      },
+      { expireInSeconds: 60 },
+    );
+    await q.enqueue(QUEUE, { n: 5 });
+    await q.start();
+    await inHandler;
+    const stopped = q.stop(5000);
+    release();
+    await stopped;
+    expect(seen).to.deep.equal([5]);
+    expect((await jobs())[0].state).to.equal('completed');
+  });
+});

@@ -6,7 +6,7 @@
 
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
-export { migrate, migrations, relations } from './migrations.js';
+export { migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
@@ -19,7 +19,14 @@ export {
   MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
+  SERIES_EXTEND_EXPIRY_SECONDS,
+  SERIES_EXTEND_QUEUE,
+  SeriesExtender,
+  type SeriesExtenderOptions,
+  SeriesScheduler,
+  windowOf,
 } from './service/index.js';
+export { normalizeRule, occurrences } from './series/rule.js';
 export {
   apiParticipant,
   type CalendarEvent,
@@ -38,6 +45,12 @@ export {
   type ObjectionMealEventStoreOptions,
   type PageAnswer,
   type PageRequest,
+  type RemovedEvent,
+  SeriesStore,
+  type StoredSeries,
+  type NewOccurrence,
+  type OccurrenceRef,
+  apiSeries,
   type StoredCalendarFeed,
   type StoredParticipant,
 } from './store/index.js';

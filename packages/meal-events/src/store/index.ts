@@ -14,5 +14,8 @@ export {
   type ObjectionMealEventStoreOptions,
   type PageAnswer,
   type PageRequest,
+  type RemovedEvent,
+  CARRY_FORMER_MEMBERS,
   type StoredParticipant,
 } from './events.js';
+export { apiSeries, type NewOccurrence, type OccurrenceRef, SeriesStore, type StoredSeries } from './series.js';

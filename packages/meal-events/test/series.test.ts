@@ -170,7 +170,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       expect((await all()).map((e) => e.notes)).to.deep.equal(['Football', 'Football', 'Moved', 'Cup final', 'Football', 'Football']);
     });
 
-    it('DELETE scope=this: that occurrence goes, listed in exceptions, and the window extension never writes it again', async () => {
+    it('DELETE scope=this: that occurrence goes and its original date is listed in exceptions', async () => {
       const { first, events } = await weekly();
       await del(events[1]!.id).expect(204);
       expect(await dates()).to.deep.equal(['2026-11-24', '2026-12-08', '2026-12-15', '2026-12-22', '2026-12-29']);

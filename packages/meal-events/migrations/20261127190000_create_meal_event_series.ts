@@ -23,13 +23,16 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw('create index meal_event_series_written_through_idx on meal_event_series (written_through)');
   await knex.raw('create index meal_event_series_household_idx on meal_event_series (household_id)');
   await knex.schema.alterTable('meal_events', (t) => {
-    t.uuid('series_id').nullable().references('id').inTable('meal_event_series').onDelete('CASCADE').comment('The series of an occurrence; null for a single event');
+    t.uuid('series_id')
+      .nullable()
+      .references('id')
+      .inTable('meal_event_series')
+      .onDelete('CASCADE')
+      .comment('The series of an occurrence; null for a single event');
     t.date('original_date').nullable().comment('The date the series gave the occurrence (it stays when the occurrence is moved)');
   });
   await knex.raw('alter table meal_events add constraint meal_events_series_occurrence_key unique (series_id, original_date)');
-  await knex.raw(
-    'alter table meal_events add constraint meal_events_series_original_date_check check ((series_id is null) = (original_date is null))',
-  );
+  await knex.raw('alter table meal_events add constraint meal_events_series_original_date_check check ((series_id is null) = (original_date is null))');
   // One row per UTC day whose extension job was enqueued: every instance's timer tries, one wins.
   await knex.schema.createTable('meal_event_series_extension_days', (t) => {
     t.date('day').primary().comment('The day (UTC) whose window extension job was enqueued');

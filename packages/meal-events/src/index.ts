@@ -10,6 +10,7 @@ export { migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
+export { normalizeRule, occurrences } from './series/rule.js';
 export {
   CalendarFeedService,
   type CalendarFeedServiceOptions,
@@ -26,9 +27,9 @@ export {
   SeriesScheduler,
   windowOf,
 } from './service/index.js';
-export { normalizeRule, occurrences } from './series/rule.js';
 export {
   apiParticipant,
+  apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
   calendarFeedReadAhead,
@@ -40,17 +41,16 @@ export {
   eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
+  type NewOccurrence,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
+  type OccurrenceRef,
   type PageAnswer,
   type PageRequest,
   type RemovedEvent,
   SeriesStore,
-  type StoredSeries,
-  type NewOccurrence,
-  type OccurrenceRef,
-  apiSeries,
   type StoredCalendarFeed,
   type StoredParticipant,
+  type StoredSeries,
 } from './store/index.js';

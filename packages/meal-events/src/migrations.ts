@@ -7,9 +7,9 @@ import * as createCalendarFeeds from '../migrations/20261125120100_create_calend
 import * as mealEventListVersions from '../migrations/20261125150000_meal_event_list_versions.js';
 import * as mealEventListTruncate from '../migrations/20261126110100_meal_event_list_truncate.js';
 import * as createMealEventSeries from '../migrations/20261127190000_create_meal_event_series.js';
-import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
+import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_events`. */
 export const migrations: MigrationSet = {

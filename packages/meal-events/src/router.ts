@@ -100,7 +100,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Adds a meal event (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
-        'With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today\'s not counted), is 400 `validation_failed` naming the field.',
+        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field.",
       auth: true,
       params: HouseholdParams,
       body: MealEventCreateBody,

@@ -131,9 +131,13 @@ export const RepeatBody = {
   type: 'object',
   required: ['frequency'],
   description:
-    'Makes the event the first of a series. The body\'s `date` is the first occurrence and must fit the rule. `until` (inclusive) or `count` (including the first), not both; neither: the series has no end. Occurrences are written as events up to 366 days after today (household time zone) and the window is extended every day.',
+    "Makes the event the first of a series. The body's `date` is the first occurrence and must fit the rule. `until` (inclusive) or `count` (including the first), not both; neither: the series has no end. Occurrences are written as events up to 366 days after today (household time zone) and the window is extended every day.",
   properties: {
-    frequency: { type: 'string', enum: ['daily', 'weekly', 'monthly'], description: 'monthly repeats the day of the month of `date` and skips months without it' },
+    frequency: {
+      type: 'string',
+      enum: ['daily', 'weekly', 'monthly'],
+      description: 'monthly repeats the day of the month of `date` and skips months without it',
+    },
     interval: { type: 'integer', minimum: 1, maximum: SERIES_LIMITS.intervalMax, default: 1, description: 'Every n-th day, week or month; 1–52, default 1' },
     byDay: {
       type: ['array', 'null'],
@@ -144,7 +148,12 @@ export const RepeatBody = {
       description: 'Weekly only: the weekdays; default the weekday of `date`, which must be one of them',
     },
     until: { ...DateSchema, type: ['string', 'null'], description: 'Last date, inclusive (YYYY-MM-DD); not with `count`' },
-    count: { type: ['integer', 'null'], minimum: 1, maximum: SERIES_LIMITS.countMax, description: 'Number of occurrences, the first included (1–366); not with `until`' },
+    count: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: SERIES_LIMITS.countMax,
+      description: 'Number of occurrences, the first included (1–366); not with `until`',
+    },
   },
 } as const satisfies TypedSchema;
 export type RepeatInput = Infer<typeof RepeatBody>;
@@ -166,7 +175,7 @@ export const ScopeQuery = {
       enum: ['this', 'following', 'all'],
       default: 'this',
       description:
-        'For an occurrence of a series: `this` (default; only this one, kept in its series, its original date listed in the series\' `exceptions`), `following` (this one and every later one: the series ends the day before; a PUT starts a new series from the body\'s date with the same rule), `all` (every occurrence, earlier exceptions included; the seriesId stays). Ignored for a single event; anything else is 400 validation_failed.',
+        "For an occurrence of a series: `this` (default; only this one, kept in its series, its original date listed in the series' `exceptions`), `following` (this one and every later one: the series ends the day before; a PUT starts a new series from the body's date with the same rule), `all` (every occurrence, earlier exceptions included; the seriesId stays). Ignored for a single event; anything else is 400 validation_failed.",
     },
   },
 } as const satisfies TypedSchema;

@@ -358,8 +358,15 @@ describe('calendar feed', () => {
       it(`${zone}: a weekly series at 17:00 reads the same in two iCalendar parsers (ical.js, node-ical) as in the API's list, 17:00 local on both sides of DST`, async () => {
         const h = household();
         const made = await newFeed(h);
-        const first = await addEvent({ date: '2027-03-02', servingTime: '17:00', notes: 'Football', repeat: { frequency: 'weekly', byDay: ['Tue'], count: 6 } }, h);
-        const listed = (await as(owner).get(`${eventsPath(h)}?limit=100`).expect(200)).body.items as { id: string; date: string; servingTime: string; seriesId: string }[];
+        const first = await addEvent(
+          { date: '2027-03-02', servingTime: '17:00', notes: 'Football', repeat: { frequency: 'weekly', byDay: ['Tue'], count: 6 } },
+          h,
+        );
+        const listed = (
+          await as(owner)
+            .get(`${eventsPath(h)}?limit=100`)
+            .expect(200)
+        ).body.items as { id: string; date: string; servingTime: string; seriesId: string }[];
         expect(listed.map((e) => e.date)).to.deep.equal(['2027-03-02', '2027-03-09', '2027-03-16', '2027-03-23', '2027-03-30', '2027-04-06']);
         expect(listed.every((e) => e.seriesId === first.seriesId && e.servingTime === '17:00')).to.equal(true);
         const text = (await request(app).get(pathOf(made.url)).expect(200)).text;

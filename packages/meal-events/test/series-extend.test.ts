@@ -49,7 +49,14 @@ describe('series window extension (daily, through @svc/jobs)', () => {
           .expect(201);
       }
   };
-  const extender = (batch = 2) => new SeriesExtender({ series: new SeriesStore(db.knex), clock, profiles: access.profiles, random: (n) => Buffer.from(randomUUID().replaceAll('-', ''), 'hex').subarray(0, n), batch });
+  const extender = (batch = 2) =>
+    new SeriesExtender({
+      series: new SeriesStore(db.knex),
+      clock,
+      profiles: access.profiles,
+      random: (n) => Buffer.from(randomUUID().replaceAll('-', ''), 'hex').subarray(0, n),
+      batch,
+    });
   /** (series, original date) pairs written more than once, and the last date per household. */
   const state = async () => {
     const doubles = await db.knex.raw('select series_id, original_date, count(*) from meal_events group by 1, 2 having count(*) > 1');

@@ -48,7 +48,10 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       .put(`${base}/${id}${scope ? `?scope=${scope}` : ''}`)
       .set('X-Test-User', user)
       .send(b);
-  const del = (id: string, scope?: string, user = owner) => request(app).delete(`${base}/${id}${scope ? `?scope=${scope}` : ''}`).set('X-Test-User', user);
+  const del = (id: string, scope?: string, user = owner) =>
+    request(app)
+      .delete(`${base}/${id}${scope ? `?scope=${scope}` : ''}`)
+      .set('X-Test-User', user);
   /** Every event of the household, in list order (all pages). */
   const all = async (user = owner) => {
     const out: Record<string, unknown>[] = [];
@@ -253,7 +256,10 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       await del(events[0]!.id, 'every').expect(400);
       const single = (await post(body({ date: '2026-11-25' })).expect(201)).body;
       expect(single.seriesId).to.equal(null);
-      expect((await put(single.id, body({ date: '2026-11-26', notes: 'moved' }), 'all').expect(200)).body).to.deep.include({ date: '2026-11-26', seriesId: null });
+      expect((await put(single.id, body({ date: '2026-11-26', notes: 'moved' }), 'all').expect(200)).body).to.deep.include({
+        date: '2026-11-26',
+        seriesId: null,
+      });
       await del(single.id, 'following').expect(204);
       await put(events[0]!.id, body(), 'all', junior).expect(403);
       await del(events[0]!.id, 'all', junior).expect(403);

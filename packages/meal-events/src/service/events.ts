@@ -13,6 +13,8 @@ import { CursorCodec, invalidCursor } from '../cursor.js';
 import type { EventScope, ListEventsQuery, MealEvent, MealEventCreateInput, MealEventInput, MealEventSeries } from '../schemas.js';
 import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.js';
 import {
+  apiSeries,
+  CARRY_FORMER_MEMBERS,
   type EventPosition,
   eventReadAhead,
   eventsReadAhead,
@@ -20,8 +22,6 @@ import {
   type MealEventValues,
   type PageAnswer,
   type PageRequest,
-  apiSeries,
-  CARRY_FORMER_MEMBERS,
   type SeriesStore,
 } from '../store/index.js';
 import { uuidV4, windowOf } from './series.js';
@@ -288,7 +288,13 @@ export class MealEventsService {
    * Ends a series the day before `split` (its rule gets `until`, its count dropped, exceptions
    * from `split` on dropped); a series left without any occurrence before `split` is deleted.
    */
-  private async endSeries(series: { id: string; householdId: string; repeat: MealEventSeries['repeat']; exceptions: string[] }, split: string, kept: number, now: Date, trx: Knex.Transaction): Promise<void> {
+  private async endSeries(
+    series: { id: string; householdId: string; repeat: MealEventSeries['repeat']; exceptions: string[] },
+    split: string,
+    kept: number,
+    now: Date,
+    trx: Knex.Transaction,
+  ): Promise<void> {
     if (kept === 0) {
       await this.series.remove(series.householdId, series.id, trx);
       return;

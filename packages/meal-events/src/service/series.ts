@@ -1,8 +1,8 @@
 import type { Clock, HouseholdProfiles, RandomBytes } from '@svc/contracts';
 import type { JobQueue } from '@svc/jobs';
 import { DateTime } from 'luxon';
-import { MAX_AHEAD, occurrences } from '../series/rule.js';
 import { SERIES_LIMITS } from '../schemas.js';
+import { MAX_AHEAD, occurrences } from '../series/rule.js';
 import type { SeriesStore, StoredSeries } from '../store/index.js';
 
 /** A version-4 uuid from 16 random bytes (RFC 9562). */
@@ -55,7 +55,9 @@ export class SeriesExtender {
     const { series: store, clock, profiles, random, batch } = this.options;
     const now = clock.now();
     // The latest horizon of any zone (UTC+14): series whose window reaches it are done.
-    const bound = DateTime.fromJSDate(now, { zone: 'UTC' }).plus({ days: SERIES_LIMITS.windowDays + 1 }).toISODate()!;
+    const bound = DateTime.fromJSDate(now, { zone: 'UTC' })
+      .plus({ days: SERIES_LIMITS.windowDays + 1 })
+      .toISODate()!;
     const zones = new Map<string, string>();
     let after: string | null = null;
     let seen = 0;

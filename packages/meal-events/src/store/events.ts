@@ -467,6 +467,14 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   async unlinkMember(householdId: string, memberId: string, now: Date, trx?: Knex.Transaction): Promise<number> {
     const id = memberId.toLowerCase();
+    // The templates of the household's series too, so occurrences written later do not link the member either.
+    await (trx ?? this.Event.knex()).raw(
+      `update meal_event_series set updated_at = ?::timestamptz, template = jsonb_set(template, '{participants}',
+         (select jsonb_agg(case when a.p->>'memberId' = ? then jsonb_build_object('memberId', null, 'name', a.p->'name', 'formerMemberId', a.p->'memberId') else a.p end order by a.i)
+            from jsonb_array_elements(template->'participants') with ordinality a(p, i)))
+        where household_id = ?::uuid and template->'participants' @> ?::jsonb`,
+      [now.toISOString(), id, householdId, JSON.stringify([{ memberId: id }])],
+    );
     // Objection has no jsonb array rewrite: the new array is raw SQL on the model's own patch.
     return this.Event.query(trx)
       .patch({
@@ -487,6 +495,14 @@ export class ObjectionMealEventStore implements MealEventStore {
     const households = [...new Set(members.map((m) => m.householdId.toLowerCase()))];
     const ids = [...new Set(members.map((m) => m.memberId.toLowerCase()))];
     const linked = `(a.p->>'memberId' = any(?::text[]) or a.p->>'formerMemberId' = any(?::text[]))`;
+    // The series' templates first (their later occurrences are made from them).
+    await (trx ?? this.Event.knex()).raw(
+      `update meal_event_series set updated_at = ?::timestamptz, template = jsonb_set(template, '{participants}',
+         (select jsonb_agg(case when ${linked} then jsonb_build_object('memberId', null, 'name', ?::text) else a.p end order by a.i)
+            from jsonb_array_elements(template->'participants') with ordinality a(p, i)))
+        where household_id = any(?::uuid[]) and exists (select 1 from jsonb_array_elements(template->'participants') a(p) where ${linked})`,
+      [now.toISOString(), ids, ids, name, households, ids, ids],
+    );
     return this.Event.query(trx)
       .patch({
         participants: objection.raw(
@@ -503,7 +519,9 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   async remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined> {
     // One statement; what it answers says whether the event was there and whether it was an occurrence.
-    const rows = (await this.mine(householdId, id, trx).delete().returning(['seriesId', objection.raw(`to_char(original_date, 'YYYY-MM-DD') as "originalDate"`) as unknown as string])) as unknown as RemovedEvent[];
+    const rows = (await this.mine(householdId, id, trx)
+      .delete()
+      .returning(['seriesId', objection.raw(`to_char(original_date, 'YYYY-MM-DD') as "originalDate"`) as unknown as string])) as unknown as RemovedEvent[];
     const row = rows[0];
     return row && { seriesId: row.seriesId ?? null, originalDate: row.originalDate ?? null };
   }

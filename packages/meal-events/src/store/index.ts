@@ -1,6 +1,7 @@
 export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
   apiParticipant,
+  CARRY_FORMER_MEMBERS,
   type CalendarEvent,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
@@ -15,7 +16,6 @@ export {
   type PageAnswer,
   type PageRequest,
   type RemovedEvent,
-  CARRY_FORMER_MEMBERS,
   type StoredParticipant,
 } from './events.js';
 export { apiSeries, type NewOccurrence, type OccurrenceRef, SeriesStore, type StoredSeries } from './series.js';

@@ -123,13 +123,23 @@ export class SeriesStore {
   }
 
   /** Rewrites a series' rule, template, exceptions or window. */
-  async update(seriesId: string, patch: Partial<Pick<StoredSeries, 'repeat' | 'template' | 'exceptions' | 'writtenThrough'>>, now: Date, trx: Knex.Transaction): Promise<void> {
+  async update(
+    seriesId: string,
+    patch: Partial<Pick<StoredSeries, 'repeat' | 'template' | 'exceptions' | 'writtenThrough'>>,
+    now: Date,
+    trx: Knex.Transaction,
+  ): Promise<void> {
     const row: Record<string, unknown> = { updated_at: now.toISOString() };
     if (patch.repeat) row.repeat = JSON.stringify(patch.repeat);
     if (patch.template) row.template = JSON.stringify(patch.template);
     if (patch.exceptions) row.exceptions = trx.raw('?::date[]', [patch.exceptions]);
     if (patch.writtenThrough) row.written_through = patch.writtenThrough;
-    await trx.raw(`update meal_event_series set ${Object.keys(row).map((k) => `${k} = :${k}`).join(', ')} where id = :id`, { ...row, id: seriesId });
+    await trx.raw(
+      `update meal_event_series set ${Object.keys(row)
+        .map((k) => `${k} = :${k}`)
+        .join(', ')} where id = :id`,
+      { ...row, id: seriesId },
+    );
   }
 
   /** Deletes the series' occurrences whose original date is `from` or later (but `keep`); answers how many. */
@@ -162,7 +172,16 @@ export class SeriesStore {
       `update meal_events set date = original_date, event_type = ?, serving_time = ?::time, available_cooking_minutes = ?, notes = ?,
               participants = ${carrySql}, updated_at = ?::timestamptz, sequence = sequence + 1
         where series_id = ?::uuid`,
-      [values.eventType, values.servingTime, values.availableCookingMinutes, values.notes, JSON.stringify(values.participants), 'participants', now.toISOString(), seriesId],
+      [
+        values.eventType,
+        values.servingTime,
+        values.availableCookingMinutes,
+        values.notes,
+        JSON.stringify(values.participants),
+        'participants',
+        now.toISOString(),
+        seriesId,
+      ],
     );
     return result.rowCount ?? 0;
   }

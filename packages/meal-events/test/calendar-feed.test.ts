@@ -373,7 +373,7 @@ describe('calendar feed', () => {
         const byIcalJs = parseFeed(text).events.map((e) => ({ uid: e.uid, local: e.local, utc: e.utc }));
         const parsed = nodeIcal.sync.parseICS(text);
         const byNodeIcal = Object.values(parsed)
-          .filter((c) => c.type === 'VEVENT')
+          .filter((c) => c?.type === 'VEVENT')
           .map((c) => {
             const v = c as nodeIcal.VEvent;
             return { uid: v.uid, tz: (v.start as Date & { tz?: string }).tz, utc: (v.start as Date).toISOString() };

@@ -57,7 +57,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
     const out: Record<string, unknown>[] = [];
     let cursor: string | null = null;
     do {
-      const res = await request(app)
+      const res: request.Response = await request(app)
         .get(base)
         .query({ limit: 100, ...(cursor ? { cursor } : {}) })
         .set('X-Test-User', user)

@@ -23,6 +23,7 @@ import {
   type PageAnswer,
   type PageRequest,
   type SeriesStore,
+  type StoredSeries,
 } from '../store/index.js';
 import { uuidV4, windowOf } from './series.js';
 
@@ -217,7 +218,7 @@ export class MealEventsService {
     const event = await this.replaceOne(householdId, eventId, values);
     if (event.seriesId !== null) {
       // scope=this: the occurrence stays in its series, listed as an exception by its original date.
-      await this.store.transaction(async (trx) => {
+      await this.series.transaction(async (trx) => {
         const found = await this.series.occurrenceOf(householdId, eventId, trx);
         if (found?.ref) await this.series.addException(found.ref.seriesId, found.ref.originalDate, this.clock.now(), trx);
       });
@@ -230,15 +231,14 @@ export class MealEventsService {
     const now = this.clock.now();
     const zone = (await this.profiles(householdId)).timeZoneId;
     let single = false;
-    const event = await this.store.transaction(async (trx) => {
-      const found = await this.series.occurrenceOf(householdId, eventId, trx);
-      if (!found) throw notFoundEvent();
-      if (!found.ref) {
+    const event = await this.series.transaction(async (trx) => {
+      const locked = await this.lockOccurrence(householdId, eventId, trx);
+      if (!locked) {
         single = true;
         return undefined;
       }
-      const { seriesId, originalDate } = found.ref;
-      const series = (await this.series.get(householdId, seriesId, trx, true))!;
+      const { series, originalDate } = locked;
+      const seriesId = series.id;
       if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
       if (scope === 'all') {
         // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
@@ -272,6 +272,30 @@ export class MealEventsService {
     });
     if (single) return this.replaceOne(householdId, eventId, values);
     return event!;
+  }
+
+  /**
+   * The event's series and the event, locked in that order (every writer of a series takes the
+   * series row first, then its events, so parallel scoped writes wait for each other instead of
+   * deadlocking); null for a single event; 404 when the household has no such event. The event
+   * is read again under the lock: a parallel `following` may have moved it to a new series.
+   */
+  private async lockOccurrence(householdId: string, eventId: string, trx: Knex.Transaction): Promise<{ series: StoredSeries; originalDate: string } | null> {
+    for (;;) {
+      const peek = await this.series.occurrenceOf(householdId, eventId, trx);
+      if (!peek) throw notFoundEvent();
+      if (!peek.ref) return null;
+      const series = await this.series.get(householdId, peek.ref.seriesId, trx, true);
+      const found = await this.series.occurrenceOf(householdId, eventId, trx, true);
+      if (!found) throw notFoundEvent();
+      if (found.ref && series && found.ref.seriesId === series.id) {
+        // Every occurrence too, before anything is written (see SeriesStore.transaction): a parallel
+        // single-row write then waits for this transaction, never the other way round.
+        await this.series.lockOccurrences(series.id, trx);
+        return { series, originalDate: found.ref.originalDate };
+      }
+      // Moved to another series meanwhile (or made single): look again.
+    }
   }
 
   /** The dates among `dates` the series has no occurrence of (deleted on their own), earliest first. */
@@ -337,15 +361,14 @@ export class MealEventsService {
       if (removed.seriesId !== null) await this.series.addException(removed.seriesId, removed.originalDate!, now);
       return;
     }
-    await this.store.transaction(async (trx) => {
-      const found = await this.series.occurrenceOf(householdId, eventId, trx);
-      if (!found) throw notFoundEvent();
-      if (!found.ref) {
-        await this.store.remove(householdId, eventId, trx);
+    await this.series.transaction(async (trx) => {
+      const locked = await this.lockOccurrence(householdId, eventId, trx);
+      if (!locked) {
+        if (!(await this.store.remove(householdId, eventId, trx))) throw notFoundEvent();
         return;
       }
-      const { seriesId, originalDate } = found.ref;
-      const series = (await this.series.get(householdId, seriesId, trx, true))!;
+      const { series, originalDate } = locked;
+      const seriesId = series.id;
       if (scope === 'all') {
         await this.series.remove(householdId, seriesId, trx);
         return;

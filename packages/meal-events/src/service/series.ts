@@ -63,11 +63,10 @@ export class SeriesExtender {
     let seen = 0;
     let written = 0;
     for (;;) {
-      const done = await store.transaction(async (trx) => {
+      // The batch's bookkeeping is kept only once its transaction committed (a deadlock's victim runs again).
+      const batchResult = await store.transaction(async (trx) => {
         const rows = await store.behind(bound, after, batch, trx);
-        if (!rows.length) return true;
-        after = rows.at(-1)!.id;
-        seen += rows.length;
+        if (!rows.length) return { count: 0, last: after, written: 0 };
         const writes: { seriesId: string; id: string; date: string }[] = [];
         const windows: { id: string; writtenThrough: string }[] = [];
         for (const s of rows) {
@@ -81,11 +80,14 @@ export class SeriesExtender {
           for (const date of newDates(s, horizon)) writes.push({ seriesId: s.id, id: uuidV4(random(16)), date });
           windows.push({ id: s.id, writtenThrough: horizon });
         }
-        written += await store.writeOccurrences(writes, now, trx);
+        const n = await store.writeOccurrences(writes, now, trx);
         await store.setWrittenThrough(windows, trx);
-        return rows.length < batch;
+        return { count: rows.length, last: rows.at(-1)!.id, written: n };
       });
-      if (done) return { series: seen, written };
+      seen += batchResult.count;
+      written += batchResult.written;
+      after = batchResult.last;
+      if (batchResult.count < batch) return { series: seen, written };
     }
   }
 }

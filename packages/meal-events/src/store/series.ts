@@ -65,8 +65,25 @@ const INSERT_OCCURRENCES = `insert into meal_events (id, household_id, date, eve
 export class SeriesStore {
   constructor(private readonly knex: Knex) {}
 
-  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.knex.transaction(work);
+  /**
+   * Runs `work` in one transaction, run again (up to 5 times) when PostgreSQL chose it as a
+   * deadlock's victim: every statement on meal_events also moves the household's list version
+   * (a row of meal_event_list_versions, by trigger), which a parallel writer may hold, and an
+   * extender's INSERT moves several households' versions in an order of PostgreSQL's choosing.
+   */
+  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.knex.transaction(work);
+      } catch (err) {
+        if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+      }
+    }
+  }
+
+  /** Holds every occurrence of the series (FOR UPDATE) until `trx` ends: taken right after the series row, before any write moves the list version. */
+  async lockOccurrences(seriesId: string, trx: Knex.Transaction): Promise<void> {
+    await trx.raw('select id from meal_events where series_id = ?::uuid order by id for update', [seriesId]);
   }
 
   /** A new series and its first occurrences, in ONE statement (the series row in a CTE, the occurrences from it). */
@@ -94,10 +111,10 @@ export class SeriesStore {
     return rows[0];
   }
 
-  /** The series and original date of an event (its row held until `trx` ends); undefined when the household has no such event. */
-  async occurrenceOf(householdId: string, eventId: string, trx: Knex.Transaction): Promise<{ ref: OccurrenceRef | null } | undefined> {
+  /** The series and original date of an event (with `lock`, its row held until `trx` ends); undefined when the household has no such event. */
+  async occurrenceOf(householdId: string, eventId: string, trx: Knex.Transaction, lock = false): Promise<{ ref: OccurrenceRef | null } | undefined> {
     const { rows } = await trx.raw(
-      `select series_id as "seriesId", to_char(original_date, 'YYYY-MM-DD') as "originalDate" from meal_events where household_id = ?::uuid and id = ?::uuid for update`,
+      `select series_id as "seriesId", to_char(original_date, 'YYYY-MM-DD') as "originalDate" from meal_events where household_id = ?::uuid and id = ?::uuid${lock ? ' for update' : ''}`,
       [householdId, eventId],
     );
     const row = rows[0] as { seriesId: string | null; originalDate: string | null } | undefined;

@@ -6,10 +6,11 @@
 
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
-export { migrate, migrations, relations } from './migrations.js';
+export { migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
+export { normalizeRule, occurrences } from './series/rule.js';
 export {
   CalendarFeedService,
   type CalendarFeedServiceOptions,
@@ -19,9 +20,16 @@ export {
   MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
+  SERIES_EXTEND_EXPIRY_SECONDS,
+  SERIES_EXTEND_QUEUE,
+  SeriesExtender,
+  type SeriesExtenderOptions,
+  SeriesScheduler,
+  windowOf,
 } from './service/index.js';
 export {
   apiParticipant,
+  apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
   calendarFeedReadAhead,
@@ -33,11 +41,16 @@ export {
   eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
+  type NewOccurrence,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
+  type OccurrenceRef,
   type PageAnswer,
   type PageRequest,
+  type RemovedEvent,
+  SeriesStore,
   type StoredCalendarFeed,
   type StoredParticipant,
+  type StoredSeries,
 } from './store/index.js';

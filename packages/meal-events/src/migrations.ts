@@ -1,12 +1,15 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
+import { createQueueMigration } from '@svc/jobs';
 import type { Knex } from 'knex';
 import * as createMealEvents from '../migrations/20261122120000_create_meal_events.js';
 import * as mealEventsSequence from '../migrations/20261125120000_meal_events_sequence.js';
 import * as createCalendarFeeds from '../migrations/20261125120100_create_calendar_feeds.js';
 import * as mealEventListVersions from '../migrations/20261125150000_meal_event_list_versions.js';
 import * as mealEventListTruncate from '../migrations/20261126110100_meal_event_list_truncate.js';
+import * as createMealEventSeries from '../migrations/20261127190000_create_meal_event_series.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
+import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_events`. */
 export const migrations: MigrationSet = {
@@ -17,6 +20,7 @@ export const migrations: MigrationSet = {
     { name: '20261125120100_create_calendar_feeds', up: createCalendarFeeds.up, down: createCalendarFeeds.down },
     { name: '20261125150000_meal_event_list_versions', up: mealEventListVersions.up, down: mealEventListVersions.down },
     { name: '20261126110100_meal_event_list_truncate', up: mealEventListTruncate.up, down: mealEventListTruncate.down },
+    { name: '20261127190000_create_meal_event_series', up: createMealEventSeries.up, down: createMealEventSeries.down },
   ],
 };
 
@@ -31,7 +35,17 @@ export const relations: MigrationSet = {
   migrations: [
     { name: '20261125100000_meal_events_household_fk', up: mealEventsHouseholdFk.up, down: mealEventsHouseholdFk.down },
     { name: '20261125120200_calendar_feeds_household_fk', up: calendarFeedsHouseholdFk.up, down: calendarFeedsHouseholdFk.down },
+    { name: '20261127190100_meal_event_series_household_fk', up: mealEventSeriesHouseholdFk.up, down: mealEventSeriesHouseholdFk.down },
   ],
+};
+
+/**
+ * This package's queues in @svc/jobs (the daily window extension of series): run after @svc/jobs'
+ * own migrations, which the host runs first. History: `knex_migrations_meal_events_queues`.
+ */
+export const queues: MigrationSet = {
+  name: 'meal_events_queues',
+  migrations: [createQueueMigration('20261127190200_series_extend_queue', 'meal-events-series-extend', { expireInSeconds: 900 })],
 };
 
 /** Brings this package's own tables up to date. */

@@ -9,8 +9,12 @@ import {
   HouseholdParams,
   ListQuery,
   MealEventBody,
+  MealEventCreateBody,
   MealEventSchema,
   PagedMealEventSchema,
+  ScopeQuery,
+  SeriesParams,
+  SeriesSchema,
 } from './schemas.js';
 import type { CalendarFeedService, MealEventsService } from './service/index.js';
 
@@ -95,11 +99,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'createMealEvent',
       summary: 'Adds a meal event (Owner or Adult)',
       description:
-        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest.",
+        "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
+        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field.",
       auth: true,
       params: HouseholdParams,
-      body: MealEventBody,
-      responses: { 201: { description: 'The new event', schema: MealEventSchema } },
+      body: MealEventCreateBody,
+      responses: { 201: { description: 'The new event (with `repeat`: the first occurrence)', schema: MealEventSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
@@ -136,13 +141,14 @@ export function createRouter(options: RouterOptions): ApiRouter {
         'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept).',
       auth: true,
       params: EventParams,
+      query: ScopeQuery,
       body: MealEventBody,
-      responses: { 200: { description: 'The event as stored', schema: MealEventSchema } },
+      responses: { 200: { description: 'The event as stored (scope=following: the first occurrence of the new series)', schema: MealEventSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.replace(principalOf(req).userId, householdId, eventId, req.input.body));
+      res.json(await service.replace(principalOf(req).userId, householdId, eventId, req.input.body, req.input.query.scope ?? 'this'));
     },
   );
 
@@ -154,13 +160,33 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Removes a meal event (Owner or Adult)',
       auth: true,
       params: EventParams,
+      query: ScopeQuery,
       responses: { 204: { description: 'Removed' } },
-      errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
+      errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      await service.remove(principalOf(req).userId, householdId, eventId);
+      await service.remove(principalOf(req).userId, householdId, eventId, req.input.query.scope ?? 'this');
       res.status(204).end();
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/households/{householdId}/series/{seriesId}',
+      operationId: 'getMealEventSeries',
+      summary: 'A series of repeating meal events: its rule, template and exceptions (any member)',
+      description:
+        '`template` is the event body the occurrences are made from (its `date` is the first occurrence); `exceptions` the original dates of occurrences changed or deleted on their own. 404 after DELETE with scope=all, and for a series ended by scope=following before its first occurrence.',
+      auth: true,
+      params: SeriesParams,
+      responses: { 200: { description: 'The series', schema: SeriesSchema } },
+      errorCodes: { 404: ['not_found'] },
+    },
+    async (req, res) => {
+      const { householdId, seriesId } = req.input.params;
+      res.json(await service.getSeries(principalOf(req).userId, householdId, seriesId));
     },
   );
 

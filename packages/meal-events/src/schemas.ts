@@ -130,11 +130,128 @@ export const MealEventBody = {
 /** What a client writes: every member required, a PUT replaces them all. */
 export type MealEventInput = Infer<typeof MealEventBody>;
 
+/** Weekdays of a weekly repeat rule, Monday first. */
+export const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+
+/** Most occurrences a series may have (`count`), and most written ahead at once. */
+export const SERIES_LIMITS = { intervalMax: 52, countMax: 366, occurrencesAhead: 366, windowDays: 366 } as const;
+
+/** The repeat rule of a series as a POST sends it (decisions.md §8 "Meals that repeat"). */
+export const RepeatBody = {
+  title: 'RepeatRule',
+  type: 'object',
+  required: ['frequency'],
+  description:
+    "Makes the event the first of a series. The body's `date` is the first occurrence and must fit the rule. `until` (inclusive) or `count` (including the first), not both; neither: the series has no end. Occurrences are written as events up to 366 days after today (household time zone) and the window is extended every day.",
+  properties: {
+    frequency: {
+      type: 'string',
+      enum: ['daily', 'weekly', 'monthly'],
+      description: 'monthly repeats the day of the month of `date` and skips months without it',
+    },
+    interval: { type: 'integer', minimum: 1, maximum: SERIES_LIMITS.intervalMax, default: 1, description: 'Every n-th day, week or month; 1–52, default 1' },
+    byDay: {
+      type: ['array', 'null'],
+      items: { type: 'string', enum: WEEKDAYS },
+      minItems: 1,
+      maxItems: 7,
+      uniqueItems: true,
+      description: 'Weekly only: the weekdays; default the weekday of `date`, which must be one of them',
+    },
+    until: { ...DateSchema, type: ['string', 'null'], description: 'Last date, inclusive (YYYY-MM-DD); not with `count`' },
+    count: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: SERIES_LIMITS.countMax,
+      description: 'Number of occurrences, the first included (1–366); not with `until`',
+    },
+  },
+} as const satisfies TypedSchema;
+export type RepeatInput = Infer<typeof RepeatBody>;
+
+/** POST body: an event, and with `repeat` the first occurrence of a series. */
+export const MealEventCreateBody = {
+  ...MealEventBody,
+  title: 'MealEventCreateRequest',
+  properties: { ...MealEventBody.properties, repeat: RepeatBody },
+} as const satisfies TypedSchema;
+export type MealEventCreateInput = Infer<typeof MealEventCreateBody>;
+
+/** `?scope=` of PUT and DELETE of an event. */
+export const ScopeQuery = {
+  type: 'object',
+  properties: {
+    scope: {
+      type: 'string',
+      enum: ['this', 'following', 'all'],
+      default: 'this',
+      description:
+        "For an occurrence of a series: `this` (default; only this one, kept in its series, its original date listed in the series' `exceptions`), `following` (this one and every later one: the series ends the day before; a PUT starts a new series from the body's date with the same rule), `all` (every occurrence, earlier exceptions included; the seriesId stays). Ignored for a single event; anything else is 400 validation_failed.",
+    },
+  },
+} as const satisfies TypedSchema;
+export type EventScope = 'this' | 'following' | 'all';
+
+/** The repeat rule as a series answers it: every member present. */
+export const RepeatSchema = {
+  title: 'RepeatRuleResponse',
+  type: 'object',
+  required: ['frequency', 'interval', 'byDay', 'until', 'count'],
+  properties: {
+    frequency: { type: 'string', enum: ['daily', 'weekly', 'monthly'] },
+    interval: { type: 'integer' },
+    byDay: { type: ['array', 'null'], items: { type: 'string', enum: WEEKDAYS }, description: 'The weekdays of a weekly rule (Monday first); null otherwise' },
+    until: { type: ['string', 'null'], format: 'date' },
+    count: { type: ['integer', 'null'] },
+  },
+} as const satisfies TypedSchema;
+export type RepeatRule = Infer<typeof RepeatSchema>;
+
+/** The event body a series' occurrences are made from. */
+export const SeriesTemplateSchema = {
+  title: 'SeriesTemplate',
+  type: 'object',
+  required: ['date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants'],
+  properties: {
+    date: { type: 'string', format: 'date', description: 'The first occurrence' },
+    eventType: { type: 'string', enum: EVENT_TYPES },
+    servingTime: { type: 'string', description: 'HH:mm' },
+    availableCookingMinutes: { type: 'integer' },
+    notes: { type: 'string' },
+    participants: { type: 'array', items: ParticipantSchema },
+  },
+} as const satisfies TypedSchema;
+
+/** GET …/series/{seriesId}. */
+export const SeriesSchema = {
+  title: 'MealEventSeriesResponse',
+  type: 'object',
+  required: ['id', 'repeat', 'template', 'exceptions'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    repeat: RepeatSchema,
+    template: SeriesTemplateSchema,
+    exceptions: {
+      type: 'array',
+      items: { type: 'string', format: 'date' },
+      description: 'Original dates of occurrences changed or deleted on their own (scope=this), earliest first',
+    },
+  },
+} as const satisfies TypedSchema;
+export type MealEventSeries = Infer<typeof SeriesSchema>;
+
+export const SeriesParams = {
+  type: 'object',
+  required: ['householdId', 'seriesId'],
+  properties: { householdId: UuidSchema, seriesId: UuidSchema },
+} as const satisfies TypedSchema;
+
 /** A meal event as the API answers it. */
 export const MealEventSchema = {
   title: 'MealEventResponse',
   type: 'object',
-  required: ['id', 'householdId', 'date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants', 'createdAt', 'updatedAt'],
+  required: ['id', 'householdId', 'date', 'eventType', 'servingTime', 'availableCookingMinutes', 'notes', 'participants', 'createdAt', 'updatedAt', 'seriesId'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     householdId: { type: 'string', format: 'uuid' },
@@ -146,6 +263,11 @@ export const MealEventSchema = {
     participants: { type: 'array', items: ParticipantSchema },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },
+    seriesId: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description: 'The series this event is an occurrence of (GET …/series/{seriesId}); null for a single event',
+    },
   },
 } as const satisfies TypedSchema;
 export type MealEvent = Infer<typeof MealEventSchema>;

@@ -4,6 +4,7 @@ import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/te
 import { expect } from 'chai';
 import type { Express } from 'express';
 import ICAL from 'ical.js';
+import nodeIcal from 'node-ical';
 import request from 'supertest';
 import { calendarFeedLimits, calendarFeedReadAhead, createRouter, migrations, ObjectionCalendarFeedStore } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
@@ -349,6 +350,45 @@ describe('calendar feed', () => {
       ]);
       expect(rawLines(res.text)).to.include('DTSTART;TZID=America/New_York:20261031T173000');
     });
+
+    for (const [zone, household, summer, winter] of [
+      ['Europe/Oslo', () => oslo, '15:00:00.000Z', '16:00:00.000Z'],
+      ['America/New_York', () => newYork, '21:00:00.000Z', '22:00:00.000Z'],
+    ] as const) {
+      it(`${zone}: a weekly series at 17:00 reads the same in two iCalendar parsers (ical.js, node-ical) as in the API's list, 17:00 local on both sides of DST`, async () => {
+        const h = household();
+        const made = await newFeed(h);
+        const first = await addEvent(
+          { date: '2027-03-02', servingTime: '17:00', notes: 'Football', repeat: { frequency: 'weekly', byDay: ['Tue'], count: 6 } },
+          h,
+        );
+        const listed = (
+          await as(owner)
+            .get(`${eventsPath(h)}?limit=100`)
+            .expect(200)
+        ).body.items as { id: string; date: string; servingTime: string; seriesId: string }[];
+        expect(listed.map((e) => e.date)).to.deep.equal(['2027-03-02', '2027-03-09', '2027-03-16', '2027-03-23', '2027-03-30', '2027-04-06']);
+        expect(listed.every((e) => e.seriesId === first.seriesId && e.servingTime === '17:00')).to.equal(true);
+        const text = (await request(app).get(pathOf(made.url)).expect(200)).text;
+        const byIcalJs = parseFeed(text).events.map((e) => ({ uid: e.uid, local: e.local, utc: e.utc }));
+        const parsed = nodeIcal.sync.parseICS(text);
+        const byNodeIcal = Object.values(parsed)
+          .filter((c) => c?.type === 'VEVENT')
+          .map((c) => {
+            const v = c as nodeIcal.VEvent;
+            return { uid: v.uid, tz: (v.start as Date & { tz?: string }).tz, utc: (v.start as Date).toISOString() };
+          });
+        const host = 'meals.example.com';
+        expect(byIcalJs.map((e) => e.uid)).to.deep.equal(listed.map((e) => `${e.id}@${host}`));
+        expect(byNodeIcal.map((e) => e.uid)).to.deep.equal(listed.map((e) => `${e.id}@${host}`));
+        expect(byIcalJs.map((e) => e.local)).to.deep.equal(listed.map((e) => `${e.date}T17:00:00`));
+        expect(byNodeIcal.map((e) => e.utc)).to.deep.equal(byIcalJs.map((e) => e.utc));
+        expect(byNodeIcal.every((e) => e.tz === zone)).to.equal(true);
+        // The UTC instants move with DST (New York changes on 14 March, Oslo on 28 March); the local time does not.
+        const expected = zone === 'Europe/Oslo' ? [winter, winter, winter, winter, summer, summer] : [winter, winter, summer, summer, summer, summer];
+        expect(byIcalJs.map((e) => e.utc.slice(11))).to.deep.equal(expected);
+      });
+    }
 
     it("holds the events from 31 days before to 366 days after today, today being the household's date", async () => {
       // 23:30Z on 22 November is already 23 November in Oslo, and still 22 November in New York.

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
@@ -11,6 +11,8 @@ import {
   migrations,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
+  SeriesExtender,
+  SeriesStore,
 } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
@@ -149,6 +151,32 @@ describe('departed members (MembershipListener): participants and the calendar f
     // The guest typed by hand as "Ada" in the second event is nobody's link: it stays.
     expect((await as(request(app).get(`${base}/events/${second.id}`)).expect(200)).body.participants[0]).to.deep.equal({ memberId: null, name: 'Ada' });
     expect(JSON.stringify(await db.knex('mealEvents').where({ id: first.id }).first())).to.not.match(/"Ada"|"Bo"/);
+  });
+
+  it('a series: its template loses the link of a member who left (later occurrences too), and an erased account’s name', async () => {
+    const first = (
+      await as(request(app).post(`${base}/events`))
+        .send({ ...body, date: '2026-11-28', repeat: { frequency: 'weekly' } })
+        .expect(201)
+    ).body;
+    await depart(ada, 'left');
+    const series = async () => (await as(request(app).get(`${base}/series/${first.seriesId}`)).expect(200)).body;
+    expect((await series()).template.participants).to.deep.equal([
+      { memberId: null, name: 'Ada' },
+      { memberId: bo, name: 'Bo' },
+      { memberId: null, name: 'Grandma' },
+    ]);
+    // The window moves on: the occurrences written now do not link Ada either.
+    clock.set('2027-01-22T09:00:00.000Z');
+    await new SeriesExtender({ series: new SeriesStore(db.knex), clock, profiles: access.profiles, random: randomBytes }).extendAll();
+    const rows = await db.knex('mealEvents').where({ seriesId: first.seriesId }).orderBy('date', 'desc').first();
+    expect((rows.participants as { memberId: string | null }[])[0]!.memberId).to.equal(null);
+    await db.knex.transaction((trx) =>
+      listener.accountErased({ userId: randomUUID(), members: [{ householdId: household, memberId: ada }], at: clock.now() }, trx),
+    );
+    expect((await series()).template.participants[0]).to.deep.equal({ memberId: null, name: FORMER_MEMBER_NAME });
+    expect(JSON.stringify(await db.knex('mealEventSeries').where({ id: first.seriesId }).first())).to.not.match(/"Ada"/);
+    clock.set('2026-11-22T09:00:00.000Z');
   });
 
   it('retires the calendar feed when an Owner or Adult departs or is made a Junior, not when a Junior leaves', async () => {

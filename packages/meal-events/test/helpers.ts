@@ -11,6 +11,7 @@ import {
   MealEventsService,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
+  SeriesStore,
 } from '../src/index.js';
 
 /**
@@ -128,6 +129,8 @@ export function buildEventsApp(options: {
     memberIds: access.memberIds,
     cursorSecret: options.cursorSecret ?? 'test secret',
     random: options.random,
+    series: new SeriesStore(options.knex),
+    profiles: access.profiles,
   });
   const calendar = new CalendarFeedService({
     feeds: new ObjectionCalendarFeedStore(options.knex),

@@ -93,6 +93,7 @@ describe('GET /api/v1/households/{householdId}/events', () => {
       'participants',
       'createdAt',
       'updatedAt',
+      'seriesId',
     ]);
     expect(e).to.include({
       householdId: household,

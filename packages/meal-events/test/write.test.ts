@@ -68,6 +68,7 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       ...body(),
       createdAt: '2026-11-22T09:00:00.000Z',
       updatedAt: '2026-11-22T09:00:00.000Z',
+      seriesId: null,
     });
     expect(res.body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect((await list()).body.items).to.deep.equal([res.body]);
@@ -201,6 +202,7 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       servingTime: '17:00',
       createdAt: '2026-11-22T09:00:00.000Z',
       updatedAt: '2026-11-22T09:01:00.000Z',
+      seriesId: null,
     });
     expect((await list()).body.items).to.deep.equal([res.body]);
     clock.set('2026-11-22T09:00:00.000Z');

@@ -29,7 +29,7 @@
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
- * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-deep,
+ * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
@@ -288,6 +288,40 @@ try {
      from generate_series(1, ?) g`,
     [householdId, opts.events],
   );
+  // A second household with 50 active series (issue 33): weekly, every other week, daily every 3rd/7th day and monthly, each
+  // written a year ahead through POST …/events with `repeat` (the events page of that household is the `events-series` scenario).
+  const seriesHousehold = await call(
+    service.base,
+    'POST',
+    '/api/v1/households',
+    { name: 'Bench series', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '17:30' },
+    cookies[0],
+  );
+  must(seriesHousehold, 201, 'create series household');
+  const seriesHouseholdId = String(seriesHousehold.body.id);
+  const seriesStarted = performance.now();
+  const today = new Date().toISOString().slice(0, 10);
+  const weekday = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][new Date(`${today}T12:00:00Z`).getUTCDay()];
+  const repeats = [
+    { frequency: 'weekly', byDay: [weekday] },
+    { frequency: 'weekly', interval: 2 },
+    { frequency: 'daily', interval: 3 },
+    { frequency: 'daily', interval: 7 },
+    { frequency: 'monthly' },
+  ];
+  for (let i = 0; i < 50; i++) {
+    const body = {
+      date: today,
+      eventType: 'Activity',
+      servingTime: `${String(15 + (i % 5)).padStart(2, '0')}:${String((i * 7) % 60).padStart(2, '0')}`,
+      availableCookingMinutes: 20,
+      notes: `bench series ${i}`,
+      participants: [],
+      repeat: repeats[i % repeats.length],
+    };
+    must(await call(service.base, 'POST', `/api/v1/households/${seriesHouseholdId}/events`, body, cookies[0]), 201, `create series ${i}`);
+  }
+  log(`seeded 50 series (a year of occurrences each) in ${((performance.now() - seriesStarted) / 50).toFixed(1)} ms per POST on average`);
   await db.knex.raw('analyze');
 
   // One session per connection, each by a real login (as the clients would have).
@@ -438,6 +472,14 @@ try {
         authenticatedGet: false,
       },
       { id: 'events-first', label: `GET events page 1 (limit ${PAGE_LIMIT})`, app: 'service', method: 'GET', path: eventsPath, authenticatedGet: true },
+      {
+        id: 'events-series',
+        label: `GET events page 1 (limit ${PAGE_LIMIT}) of a household with 50 active series`,
+        app: 'service',
+        method: 'GET',
+        path: `/api/v1/households/${seriesHouseholdId}/events?limit=${PAGE_LIMIT}`,
+        authenticatedGet: true,
+      },
       {
         id: 'events-deep',
         label: `GET events page ${deepPage.toLocaleString('en')} of ${opts.events.toLocaleString('en')}`,

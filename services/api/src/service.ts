@@ -24,6 +24,8 @@ export const allMigrations = [
   mealRules.migrations,
   mealEvents.migrations,
   push.migrations,
+  // Queues in the job queue's tables, once those exist.
+  mealEvents.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
@@ -161,6 +163,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
     logger: logger.child({ component: 'meal-rules' }),
   });
+  const seriesStore = new mealEvents.SeriesStore(knex);
   const eventsService = new mealEvents.MealEventsService({
     store: eventsStore,
     clock,
@@ -168,7 +171,17 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     access: householdsApi.access,
     memberIds: householdsApi.memberIds,
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
+    series: seriesStore,
+    profiles: householdsApi.profiles,
   });
+  // Series of repeating events: their window is extended every day by a job of the queue (every instance ticks; one enqueues).
+  const seriesScheduler = new mealEvents.SeriesScheduler(
+    jobQueue,
+    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random }),
+    seriesStore,
+    clock,
+  );
+  seriesScheduler.define();
   const calendarService = new mealEvents.CalendarFeedService({
     feeds: feedsStore,
     events: eventsStore,
@@ -259,7 +272,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
-  if (deps.startJobs ?? deps.startMailer !== false) await jobQueue.start();
+  if (deps.startJobs ?? deps.startMailer !== false) {
+    await jobQueue.start();
+    seriesScheduler.start(3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'series extension could not be scheduled'));
+  }
   return {
     app,
     accounts: accountsService,
@@ -267,6 +283,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households: householdsApi,
     jobs: jobQueue,
     async close() {
+      seriesScheduler.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads

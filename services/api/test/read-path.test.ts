@@ -240,6 +240,16 @@ describe('the authenticated read path', () => {
       expect(res.headers['content-length'], path).to.equal(String(Buffer.byteLength(res.text)));
       expect(Object.keys(res.body), path).to.deep.equal(Object.keys(reference!));
     }
+    // An occurrence of a series (issue 33): its seriesId in the lent one-event read and in the page's SQL-written JSON, byte for byte as the model writes it.
+    const occurrence = await owner.post(`${hh}/events`).send({ ...event, notes: 'Weekly', repeat: { frequency: 'weekly', count: 2 } });
+    expect(occurrence.status).to.equal(201);
+    const modelAnswer = JSON.stringify(await new mealEvents.ObjectionMealEventStore(h.db.knex).get(household.id, occurrence.body.id));
+    expect(JSON.parse(modelAnswer).seriesId).to.equal(occurrence.body.seriesId);
+    expect((await owner.get(`${hh}/events/${occurrence.body.id}`)).text).to.equal(modelAnswer);
+    const pageText = (await owner.get(`${hh}/events?limit=100`)).text;
+    expect(pageText).to.contain(modelAnswer);
+    const seriesPage = await new mealEvents.ObjectionMealEventStore(h.db.knex).page(household.id, { from: null, to: null, after: null, limit: 100 });
+    expect(pageText).to.contain(`{"items":[${seriesPage.items.map((e) => JSON.stringify(e)).join(',')}]`);
     // Outside a request (nothing lent) the store writes the same answer itself.
     const unlent = await new mealEvents.ObjectionMealEventStore(h.db.knex).getJson(household.id, created.body.id);
     expect(JSON.parse(unlent!)).to.deep.equal(JSON.parse(JSON.stringify(reference)));

@@ -15,7 +15,10 @@ export class MealEventModel extends BaseModel {
   static override tableName = 'meal_events';
   static override idColumn = 'id';
   static override timestamps = ['createdAt', 'updatedAt'];
-  static override jsonSchema = rowSchema(MealEventSchema, { sequence: { type: 'integer', minimum: 0 } });
+  static override jsonSchema = rowSchema(MealEventSchema, {
+    sequence: { type: 'integer', minimum: 0 },
+    originalDate: { type: ['string', 'null'] },
+  });
 
   /**
    * `apiColumns`: every column, with `date`, `servingTime` and the timestamps formatted by PostgreSQL (`to_char`),
@@ -42,6 +45,7 @@ export class MealEventModel extends BaseModel {
         // no Date to parse per row and format back on the hot list read.
         raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['createdAt', 'createdAt']),
         raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['updatedAt', 'updatedAt']),
+        'seriesId',
       );
     },
   };
@@ -59,6 +63,8 @@ export class MealEventModel extends BaseModel {
   declare participants: Participant[];
   declare createdAt: string;
   declare updatedAt: string;
+  /** The series this event is an occurrence of; null for a single event. */
+  declare seriesId: string | null;
   /** iCalendar SEQUENCE: 0 when created, one more on every replacement (not part of the API shape). */
   declare sequence: number;
 
@@ -88,6 +94,7 @@ export class MealEventModel extends BaseModel {
       participants: this.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
+      seriesId: this.seriesId ?? null,
     };
   }
 

@@ -1,9 +1,20 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
+import {
+  ADULT_ROLES,
+  type Clock,
+  type HouseholdAccess,
+  type HouseholdMemberIds,
+  type HouseholdProfiles,
+  type RandomBytes,
+  type SessionReadAhead,
+} from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
-import type { ListEventsQuery, MealEvent, MealEventInput } from '../schemas.js';
+import type { EventScope, ListEventsQuery, MealEvent, MealEventCreateInput, MealEventInput, MealEventSeries } from '../schemas.js';
+import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.js';
 import {
+  apiSeries,
+  CARRY_FORMER_MEMBERS,
   type EventPosition,
   eventReadAhead,
   eventsReadAhead,
@@ -11,7 +22,10 @@ import {
   type MealEventValues,
   type PageAnswer,
   type PageRequest,
+  type SeriesStore,
+  type StoredSeries,
 } from '../store/index.js';
+import { uuidV4, windowOf } from './series.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -24,18 +38,13 @@ export interface MealEventsServiceOptions {
   cursorSecret: string;
   /** Source of new event ids (uuid v4); the system's unless given. */
   random?: RandomBytes;
+  /** The series of repeating events. */
+  series: SeriesStore;
+  /** The household's time zone (today, for a series' window), from @svc/households. */
+  profiles: HouseholdProfiles;
 }
 
 const notFoundEvent = () => new NotFoundError('not_found', 'No such meal event in this household');
-
-/** A version-4 uuid from 16 random bytes (RFC 9562). */
-function uuidV4(bytes: Buffer): string {
-  const b = Buffer.from(bytes.subarray(0, 16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const hex = b.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** What is stored of a body: `servingTime` to the minute (the list is ordered by what clients see), participants with only their two members, memberId lower-cased. */
 function valuesOf(input: MealEventInput): MealEventValues {
@@ -63,6 +72,8 @@ export class MealEventsService {
   private readonly memberIds: HouseholdMemberIds;
   private readonly codec: CursorCodec;
   private readonly random: RandomBytes;
+  private readonly series: SeriesStore;
+  private readonly profiles: HouseholdProfiles;
 
   constructor(options: MealEventsServiceOptions) {
     this.store = options.store;
@@ -71,6 +82,8 @@ export class MealEventsService {
     this.memberIds = options.memberIds;
     this.codec = new CursorCodec(options.cursorSecret);
     this.random = options.random ?? systemRandom;
+    this.series = options.series;
+    this.profiles = options.profiles;
   }
 
   /**
@@ -128,9 +141,10 @@ export class MealEventsService {
     return (await this.store.getJson(householdId, eventId)) ?? Promise.reject(notFoundEvent());
   }
 
-  async create(userId: string, householdId: string, input: MealEventInput): Promise<MealEvent> {
+  async create(userId: string, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
+    if (input.repeat) return this.createSeries(householdId, values, input.repeat);
     const id = uuidV4(this.random(16));
     if (!named(values)) return this.store.create(householdId, id, values, this.clock.now());
     // The members named are locked until the event is written: a removal racing this waits, then
@@ -141,16 +155,184 @@ export class MealEventsService {
     });
   }
 
-  /** Full replacement: every field is written, `id` and `createdAt` stay. */
+  /**
+   * A series (decisions.md §8): the rule checked against `date`, its occurrences from `date` to
+   * 366 days after today (household zone) written with the series in ONE statement (two more
+   * round trips than a single event at most: the zone, and the members' lock when the body names
+   * members), answered with the first. More than 366 occurrences at once (today's not counted: a
+   * daily series may start today), or none in the window: 400 naming the field.
+   */
+  private async createSeries(householdId: string, values: MealEventValues, repeat: NonNullable<MealEventCreateInput['repeat']>): Promise<MealEvent> {
+    const rule = normalizeRule(repeat, values.date);
+    const { today, horizon } = windowOf(this.clock.now(), (await this.profiles(householdId)).timeZoneId);
+    if (values.date > horizon) throw fieldError('date', `is more than ${366} days after today: the series would have no occurrence in the window`);
+    const dates = occurrences(rule, values.date, values.date, horizon);
+    if (dates.filter((d) => d !== today).length > MAX_AHEAD) {
+      throw fieldError('repeat', `makes ${dates.length} occurrences from date to 366 days after today; at most ${MAX_AHEAD} (besides today's) are allowed`);
+    }
+    const seriesId = uuidV4(this.random(16));
+    const occ = dates.map((date) => ({ id: uuidV4(this.random(16)), date }));
+    const now = this.clock.now();
+    const write = (trx?: Knex.Transaction) =>
+      this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx);
+    if (!named(values)) await write();
+    else
+      await this.store.transaction(async (trx) => {
+        refuseStrangers(await this.strangers(householdId, values, trx));
+        await write(trx);
+      });
+    const at = now.toISOString();
+    return {
+      id: occ[0]!.id,
+      householdId,
+      date: values.date,
+      eventType: values.eventType,
+      servingTime: values.servingTime,
+      availableCookingMinutes: values.availableCookingMinutes,
+      notes: values.notes,
+      participants: values.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
+      createdAt: at,
+      updatedAt: at,
+      seriesId,
+    };
+  }
+
+  /** GET …/series/{seriesId}: any member; 404 for an unknown (or deleted) series. */
+  async getSeries(userId: string, householdId: string, seriesId: string): Promise<MealEventSeries> {
+    await this.access.roleOf(userId, householdId);
+    const s = await this.series.get(householdId, seriesId);
+    if (!s) throw new NotFoundError('not_found', 'No such series in this household');
+    return apiSeries(s);
+  }
+
   /**
    * Full replacement: every field is written, `id` and `createdAt` stay. A participant whose
    * `memberId` is no longer a member but is the one the stored event already links (the member
    * left between a client's GET and its PUT) is accepted unchanged and stored as the departed
    * participant it is (`memberId` null, its name kept): what a GET answered always goes back.
    */
-  async replace(userId: string, householdId: string, eventId: string, input: MealEventInput): Promise<MealEvent> {
+  async replace(userId: string, householdId: string, eventId: string, input: MealEventInput, scope: EventScope = 'this'): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
+    if (scope !== 'this') return this.replaceInSeries(householdId, eventId, values, scope);
+    const event = await this.replaceOne(householdId, eventId, values);
+    if (event.seriesId !== null) {
+      // scope=this: the occurrence stays in its series, listed as an exception by its original date.
+      await this.series.transaction(async (trx) => {
+        const found = await this.series.occurrenceOf(householdId, eventId, trx);
+        if (found?.ref) await this.series.addException(found.ref.seriesId, found.ref.originalDate, this.clock.now(), trx);
+      });
+    }
+    return event;
+  }
+
+  /** PUT with scope=following or all; a single event is replaced as with scope=this. */
+  private async replaceInSeries(householdId: string, eventId: string, values: MealEventValues, scope: 'following' | 'all'): Promise<MealEvent> {
+    const now = this.clock.now();
+    const zone = (await this.profiles(householdId)).timeZoneId;
+    let single = false;
+    const event = await this.series.transaction(async (trx) => {
+      const locked = await this.lockOccurrence(householdId, eventId, trx);
+      if (!locked) {
+        single = true;
+        return undefined;
+      }
+      const { series, originalDate } = locked;
+      const seriesId = series.id;
+      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+      if (scope === 'all') {
+        // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
+        await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx);
+        const replaced = (await this.store.replace(householdId, eventId, values, now, trx))!;
+        const deleted = series.exceptions.filter((d) => d !== originalDate);
+        const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
+        if (values.date !== originalDate) stillExceptions.push(originalDate);
+        await this.series.update(seriesId, { template: { ...values, date: series.template.date }, exceptions: stillExceptions.sort() }, now, trx);
+        return replaced;
+      }
+      // following: the old series ends the day before; a new one, with the same rule, starts at the body's date.
+      const rule = normalizeRule(series.repeat, values.date);
+      const kept = occurrences(series.repeat, series.template.date, series.template.date, addDays(originalDate, -1)).length;
+      const newRule = { ...rule, count: rule.count === null ? null : Math.max(1, rule.count - kept) };
+      const { horizon } = windowOf(now, zone);
+      const newId = uuidV4(this.random(16));
+      const dates = values.date > horizon ? [values.date] : occurrences(newRule, values.date, values.date, horizon);
+      await this.series.create({ id: newId, householdId, repeat: newRule, template: values, writtenThrough: horizon }, [], now, trx);
+      // Moved out before the old series may be deleted (its occurrences go with it).
+      await this.series.moveOccurrence(eventId, newId, values.date, trx);
+      await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
+      await this.endSeries(series, originalDate, kept, now, trx);
+      const replaced = (await this.store.replace(householdId, eventId, values, now, trx))!;
+      await this.series.writeOccurrences(
+        dates.slice(1).map((date) => ({ seriesId: newId, id: uuidV4(this.random(16)), date })),
+        now,
+        trx,
+      );
+      return { ...replaced, seriesId: newId };
+    });
+    if (single) return this.replaceOne(householdId, eventId, values);
+    return event!;
+  }
+
+  /**
+   * The event's series and the event, locked in that order (every writer of a series takes the
+   * series row first, then its events, so parallel scoped writes wait for each other instead of
+   * deadlocking); null for a single event; 404 when the household has no such event. The event
+   * is read again under the lock: a parallel `following` may have moved it to a new series.
+   */
+  private async lockOccurrence(householdId: string, eventId: string, trx: Knex.Transaction): Promise<{ series: StoredSeries; originalDate: string } | null> {
+    for (;;) {
+      const peek = await this.series.occurrenceOf(householdId, eventId, trx);
+      if (!peek) throw notFoundEvent();
+      if (!peek.ref) return null;
+      const series = await this.series.get(householdId, peek.ref.seriesId, trx, true);
+      const found = await this.series.occurrenceOf(householdId, eventId, trx, true);
+      if (!found) throw notFoundEvent();
+      if (found.ref && series && found.ref.seriesId === series.id) {
+        // Every occurrence too, before anything is written (see SeriesStore.transaction): a parallel
+        // single-row write then waits for this transaction, never the other way round.
+        await this.series.lockOccurrences(series.id, trx);
+        return { series, originalDate: found.ref.originalDate };
+      }
+      // Moved to another series meanwhile (or made single): look again.
+    }
+  }
+
+  /** The dates among `dates` the series has no occurrence of (deleted on their own), earliest first. */
+  private async deletedDates(seriesId: string, dates: string[], trx: Knex.Transaction): Promise<string[]> {
+    if (!dates.length) return [];
+    const { rows } = await trx.raw(
+      `select to_char(d, 'YYYY-MM-DD') as d from unnest(?::date[]) d where not exists (select 1 from meal_events e where e.series_id = ?::uuid and e.original_date = d) order by d`,
+      [dates, seriesId],
+    );
+    return rows.map((r: { d: string }) => r.d);
+  }
+
+  /**
+   * Ends a series the day before `split` (its rule gets `until`, its count dropped, exceptions
+   * from `split` on dropped); a series left without any occurrence before `split` is deleted.
+   */
+  private async endSeries(
+    series: { id: string; householdId: string; repeat: MealEventSeries['repeat']; exceptions: string[] },
+    split: string,
+    kept: number,
+    now: Date,
+    trx: Knex.Transaction,
+  ): Promise<void> {
+    if (kept === 0) {
+      await this.series.remove(series.householdId, series.id, trx);
+      return;
+    }
+    await this.series.update(
+      series.id,
+      { repeat: { ...series.repeat, until: addDays(split, -1), count: null }, exceptions: series.exceptions.filter((d) => d < split) },
+      now,
+      trx,
+    );
+  }
+
+  /** Full replacement of one event (the PUT of a single event, and scope=this). */
+  private async replaceOne(householdId: string, eventId: string, values: MealEventValues): Promise<MealEvent> {
     if (!named(values)) return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
     // As in create: the members named stay members until the event is written.
     return this.store.transaction(async (trx) => {
@@ -165,9 +347,38 @@ export class MealEventsService {
     });
   }
 
-  async remove(userId: string, householdId: string, eventId: string): Promise<void> {
+  /**
+   * DELETE: a single event, or an occurrence with `scope` — this (kept as an exception of its
+   * series), following (the series ends the day before; later occurrences go) or all (the series
+   * and every occurrence go; GET of the series answers 404 afterwards).
+   */
+  async remove(userId: string, householdId: string, eventId: string, scope: EventScope = 'this'): Promise<void> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    if (!(await this.store.remove(householdId, eventId))) throw notFoundEvent();
+    const now = this.clock.now();
+    if (scope === 'this') {
+      const removed = await this.store.remove(householdId, eventId);
+      if (!removed) throw notFoundEvent();
+      if (removed.seriesId !== null) await this.series.addException(removed.seriesId, removed.originalDate!, now);
+      return;
+    }
+    await this.series.transaction(async (trx) => {
+      const locked = await this.lockOccurrence(householdId, eventId, trx);
+      if (!locked) {
+        if (!(await this.store.remove(householdId, eventId, trx))) throw notFoundEvent();
+        return;
+      }
+      const { series, originalDate } = locked;
+      const seriesId = series.id;
+      if (scope === 'all') {
+        await this.series.remove(householdId, seriesId, trx);
+        return;
+      }
+      await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
+      // The occurrence itself may have been moved before its original date: it goes too.
+      await this.store.remove(householdId, eventId, trx);
+      const kept = occurrences(series.repeat, series.template.date, series.template.date, addDays(originalDate, -1)).length;
+      await this.endSeries(series, originalDate, kept, now, trx);
+    });
   }
 
   /**
@@ -197,6 +408,11 @@ export class MealEventsService {
     const members = await this.memberIds(householdId, trx);
     return linked.filter((p) => !members.has(p.memberId));
   }
+}
+
+/** 400 `validation_failed` naming one field of the body. */
+function fieldError(field: string, message: string): InputError {
+  return new InputError('validation_failed', `The body is not valid: ${field} ${message}`, [{ field, message, in: 'body' }]);
 }
 
 /** True when a participant names a member. */

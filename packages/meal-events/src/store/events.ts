@@ -17,6 +17,7 @@ interface PageRow {
   participants: Participant[];
   created_at: string;
   updated_at: string;
+  series_id: string | null;
 }
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
@@ -75,6 +76,12 @@ export function apiParticipant(p: StoredParticipant): Participant {
   return { memberId: p.memberId, name: p.name };
 }
 
+/** What a deleted event was: an occurrence of a series (and its original date) or a single event (both null). */
+export interface RemovedEvent {
+  seriesId: string | null;
+  originalDate: string | null;
+}
+
 /** A meal event with its iCalendar revision, as the calendar feed reads it. */
 export interface CalendarEvent extends MealEvent {
   /** 0 when created, one more on every replacement. */
@@ -126,8 +133,8 @@ export interface MealEventStore {
    * person's name; `updatedAt` and the sequence move as in `unlinkMember`. One statement.
    */
   eraseMembers(members: { householdId: string; memberId: string }[], name: string, now: Date, trx?: Knex.Transaction): Promise<number>;
-  /** Hard delete; false when the household has no such event. */
-  remove(householdId: string, id: string): Promise<boolean>;
+  /** Hard delete; undefined when the household has no such event, else its series and original date (null for a single event). */
+  remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined>;
   /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
   calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]>;
   /**
@@ -143,7 +150,7 @@ export interface MealEventStore {
  * `formerMemberId` of the first stored participant of the same name that has one. In an UPDATE's
  * SET, the column names the row's old value.
  */
-const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_typeof(n.p->'memberId') = 'null' and n.p->>'formerMemberId' is null and o.f is not null
+export const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_typeof(n.p->'memberId') = 'null' and n.p->>'formerMemberId' is null and o.f is not null
                                                     then n.p || jsonb_build_object('formerMemberId', o.f) else n.p end order by n.i), '[]'::jsonb)
     from jsonb_array_elements(?::jsonb) with ordinality n(p, i)
     left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
@@ -194,7 +201,7 @@ export const eventReadAhead: SessionReadAhead = {
       `e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
              to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes,
              ${participantsJsonSql('e.participants')} as participants,
-             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt"`,
+             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt", e.series_id as "seriesId"`,
       `e.household_id = ${id} and e.id = ${eventId}::uuid`,
     ),
 };
@@ -326,7 +333,7 @@ export class ObjectionMealEventStore implements MealEventStore {
           from (${page.text}) q
           cross join lateral (select q.id, q.household_id as "householdId", q.date, q.event_type as "eventType", q.serving_time as "servingTime",
                                      q.available_cooking_minutes as "availableCookingMinutes", q.notes, ${participants} as participants,
-                                     q.created_at as "createdAt", q.updated_at as "updatedAt") r) x`;
+                                     q.created_at as "createdAt", q.updated_at as "updatedAt", q.series_id as "seriesId") r) x`;
     return { name: `${page.name}_json`, text, values: [...page.values, request.limit] };
   }
 
@@ -400,6 +407,7 @@ export class ObjectionMealEventStore implements MealEventStore {
         participants: r.participants.map(apiParticipant),
         createdAt: r.created_at,
         updatedAt: r.updated_at,
+        seriesId: r.series_id,
       });
     }
     return { items, hasMore };
@@ -440,10 +448,10 @@ export class ObjectionMealEventStore implements MealEventStore {
         updatedAt,
         sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
       })
-      .returning('createdAt');
+      .returning(['createdAt', 'seriesId']);
     const row = rows[0];
     if (!row) return undefined;
-    return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt }).toApi();
+    return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt, seriesId: row.seriesId ?? null }).toApi();
   }
 
   async participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined> {
@@ -459,6 +467,14 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   async unlinkMember(householdId: string, memberId: string, now: Date, trx?: Knex.Transaction): Promise<number> {
     const id = memberId.toLowerCase();
+    // The templates of the household's series too, so occurrences written later do not link the member either.
+    await (trx ?? this.Event.knex()).raw(
+      `update meal_event_series set updated_at = ?::timestamptz, template = jsonb_set(template, '{participants}',
+         (select jsonb_agg(case when a.p->>'memberId' = ? then jsonb_build_object('memberId', null, 'name', a.p->'name', 'formerMemberId', a.p->'memberId') else a.p end order by a.i)
+            from jsonb_array_elements(template->'participants') with ordinality a(p, i)))
+        where household_id = ?::uuid and template->'participants' @> ?::jsonb`,
+      [now.toISOString(), id, householdId, JSON.stringify([{ memberId: id }])],
+    );
     // Objection has no jsonb array rewrite: the new array is raw SQL on the model's own patch.
     return this.Event.query(trx)
       .patch({
@@ -479,6 +495,14 @@ export class ObjectionMealEventStore implements MealEventStore {
     const households = [...new Set(members.map((m) => m.householdId.toLowerCase()))];
     const ids = [...new Set(members.map((m) => m.memberId.toLowerCase()))];
     const linked = `(a.p->>'memberId' = any(?::text[]) or a.p->>'formerMemberId' = any(?::text[]))`;
+    // The series' templates first (their later occurrences are made from them).
+    await (trx ?? this.Event.knex()).raw(
+      `update meal_event_series set updated_at = ?::timestamptz, template = jsonb_set(template, '{participants}',
+         (select jsonb_agg(case when ${linked} then jsonb_build_object('memberId', null, 'name', ?::text) else a.p end order by a.i)
+            from jsonb_array_elements(template->'participants') with ordinality a(p, i)))
+        where household_id = any(?::uuid[]) and exists (select 1 from jsonb_array_elements(template->'participants') a(p) where ${linked})`,
+      [now.toISOString(), ids, ids, name, households, ids, ids],
+    );
     return this.Event.query(trx)
       .patch({
         participants: objection.raw(
@@ -493,8 +517,13 @@ export class ObjectionMealEventStore implements MealEventStore {
       .whereRaw(`exists (select 1 from jsonb_array_elements(??) a(p) where ${linked})`, ['participants', ids, ids]);
   }
 
-  async remove(householdId: string, id: string): Promise<boolean> {
-    return (await this.mine(householdId, id).delete()) > 0;
+  async remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined> {
+    // One statement; what it answers says whether the event was there and whether it was an occurrence.
+    const rows = (await this.mine(householdId, id, trx)
+      .delete()
+      .returning(['seriesId', objection.raw(`to_char(original_date, 'YYYY-MM-DD') as "originalDate"`) as unknown as string])) as unknown as RemovedEvent[];
+    const row = rows[0];
+    return row && { seriesId: row.seriesId ?? null, originalDate: row.originalDate ?? null };
   }
 
   async calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]> {

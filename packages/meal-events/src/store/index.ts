@@ -1,6 +1,7 @@
 export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
   apiParticipant,
+  CARRY_FORMER_MEMBERS,
   type CalendarEvent,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
@@ -14,5 +15,7 @@ export {
   type ObjectionMealEventStoreOptions,
   type PageAnswer,
   type PageRequest,
+  type RemovedEvent,
   type StoredParticipant,
 } from './events.js';
+export { apiSeries, type NewOccurrence, type OccurrenceRef, SeriesStore, type StoredSeries } from './series.js';

@@ -1,0 +1,145 @@
+import type { Clock, HouseholdProfiles, RandomBytes } from '@svc/contracts';
+import type { JobQueue } from '@svc/jobs';
+import { DateTime } from 'luxon';
+import { SERIES_LIMITS } from '../schemas.js';
+import { MAX_AHEAD, occurrences } from '../series/rule.js';
+import type { SeriesStore, StoredSeries } from '../store/index.js';
+
+/** A version-4 uuid from 16 random bytes (RFC 9562). */
+export function uuidV4(bytes: Buffer): string {
+  const b = Buffer.from(bytes.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** Today in the household's zone (UTC should a zone be unknown to this runtime), and the window's last day, 366 days after it. */
+export function windowOf(now: Date, timeZoneId: string): { today: string; horizon: string } {
+  const zone = DateTime.local({ zone: timeZoneId }).isValid ? timeZoneId : 'UTC';
+  const today = DateTime.fromJSDate(now, { zone }).startOf('day');
+  return { today: today.toISODate()!, horizon: today.plus({ days: SERIES_LIMITS.windowDays }).toISODate()! };
+}
+
+/** The queue of the daily window extension (created by this package's `queues` migrations). */
+export const SERIES_EXTEND_QUEUE = 'meal-events-series-extend';
+/** Seconds an extension run may take before another instance takes the job over. */
+export const SERIES_EXTEND_EXPIRY_SECONDS = 900;
+
+export interface SeriesExtenderOptions {
+  series: SeriesStore;
+  clock: Clock;
+  /** The household's time zone, from @svc/households. */
+  profiles: HouseholdProfiles;
+  random: RandomBytes;
+  /** Series per transaction (default 200). */
+  batch?: number;
+}
+
+/**
+ * Writes every series' occurrences up to 366 days after today in its household's zone. Safe to
+ * run anywhere and in parallel: each batch of series is taken FOR UPDATE SKIP LOCKED (a series
+ * another extender holds is left to it), and an occurrence is inserted ON CONFLICT (series_id,
+ * original_date) DO NOTHING, so however many extenders run, each occurrence is written once.
+ * Occurrences listed in `exceptions` (deleted on their own) are not written again.
+ */
+export class SeriesExtender {
+  private readonly options: Required<SeriesExtenderOptions>;
+
+  constructor(options: SeriesExtenderOptions) {
+    this.options = { batch: 200, ...options };
+  }
+
+  /** One pass over every series that is behind; answers the occurrences written. */
+  async extendAll(): Promise<{ series: number; written: number }> {
+    const { series: store, clock, profiles, random, batch } = this.options;
+    const now = clock.now();
+    // The latest horizon of any zone (UTC+14): series whose window reaches it are done.
+    const bound = DateTime.fromJSDate(now, { zone: 'UTC' })
+      .plus({ days: SERIES_LIMITS.windowDays + 1 })
+      .toISODate()!;
+    const zones = new Map<string, string>();
+    let after: string | null = null;
+    let seen = 0;
+    let written = 0;
+    for (;;) {
+      // The batch's bookkeeping is kept only once its transaction committed (a deadlock's victim runs again).
+      const batchResult = await store.transaction(async (trx) => {
+        const rows = await store.behind(bound, after, batch, trx);
+        if (!rows.length) return { count: 0, last: after, written: 0 };
+        const writes: { seriesId: string; id: string; date: string }[] = [];
+        const windows: { id: string; writtenThrough: string }[] = [];
+        for (const s of rows) {
+          let zone = zones.get(s.householdId);
+          if (zone === undefined) {
+            zone = (await profiles(s.householdId).catch(() => ({ timeZoneId: 'UTC' }))).timeZoneId;
+            zones.set(s.householdId, zone);
+          }
+          const { horizon } = windowOf(now, zone);
+          if (horizon <= s.writtenThrough) continue;
+          for (const date of newDates(s, horizon)) writes.push({ seriesId: s.id, id: uuidV4(random(16)), date });
+          windows.push({ id: s.id, writtenThrough: horizon });
+        }
+        const n = await store.writeOccurrences(writes, now, trx);
+        await store.setWrittenThrough(windows, trx);
+        return { count: rows.length, last: rows.at(-1)!.id, written: n };
+      });
+      seen += batchResult.count;
+      written += batchResult.written;
+      after = batchResult.last;
+      if (batchResult.count < batch) return { series: seen, written };
+    }
+  }
+}
+
+/** The series' occurrences after its window up to `horizon`, without its exceptions. */
+function newDates(s: StoredSeries, horizon: string): string[] {
+  const exceptions = new Set(s.exceptions);
+  const from = DateTime.fromISO(s.writtenThrough).plus({ days: 1 }).toISODate()!;
+  return occurrences(s.repeat, s.template.date, from, horizon).filter((d) => !exceptions.has(d));
+}
+
+/**
+ * The daily extension through @svc/jobs: every instance calls `tick` (at start and each hour);
+ * the first of the UTC day claims it (a row per day, in the same transaction as the job) and
+ * enqueues one job, which any instance's runner takes. `define` registers the handler.
+ */
+export class SeriesScheduler {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly queue: JobQueue,
+    private readonly extender: SeriesExtender,
+    private readonly series: SeriesStore,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Registers the extension's handler on the queue (every instance). */
+  define(): void {
+    this.queue.define(SERIES_EXTEND_QUEUE, async () => void (await this.extender.extendAll()), { expireInSeconds: SERIES_EXTEND_EXPIRY_SECONDS });
+  }
+
+  /** Enqueues today's extension unless an instance already did; true when this call did. */
+  async tick(): Promise<boolean> {
+    const now = this.clock.now();
+    const day = now.toISOString().slice(0, 10);
+    return this.series.claimDay(day, now, async (trx) => {
+      await this.queue.enqueue(SERIES_EXTEND_QUEUE, { day }, { trx });
+    });
+  }
+
+  /** Ticks now and every `everyMs` (default an hour) until `stop`. */
+  start(everyMs = 3_600_000, onError: (err: unknown) => void = () => {}): void {
+    const run = () => void this.tick().catch(onError);
+    run();
+    this.timer = setInterval(run, everyMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
+
+export { MAX_AHEAD };

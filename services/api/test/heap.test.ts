@@ -20,7 +20,9 @@ describe('HEAP_GROWING_PERCENT', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, HEAP_GROWING_PERCENT: 'lots' })).to.throw(ConfigError);
   });
 
-  it('tuneHeap, applied after start-up as main applies it, keeps the old generation near its live data under churn', () => {
+  it('tuneHeap, applied after start-up as main applies it, keeps the old generation near its live data under churn', function () {
+    // Two child processes of ~300 scavenges each: 25 s alone on a 2-core machine, twice that when the machine is busy.
+    this.timeout(120_000);
     // A process that keeps ~30 MB live and churns short-lived objects that survive a few scavenges
     // (as in-flight requests do): the largest old generation it reaches, with and without tuneHeap.
     // The old generation is what the flag governs; the young one is V8's semi-space size (on Node 24

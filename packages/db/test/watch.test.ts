@@ -121,6 +121,11 @@ describe('a frozen database (the connection watch)', function () {
   it('fails waiting and new queries at once after ~1 s without a reply (a probe does not answer either), then recovers by itself when a probe answers', async () => {
     await Promise.all([knex.raw('select 1'), knex.raw('select 2')]); // two pooled connections
     await knex('writes').insert({ n: 1 });
+    // The pool may still be opening a connection it began for the two selects (one finished and
+    // served the other): frozen mid-handshake, that connection would wait from t = 0, not t = 10,
+    // and the watch would rightly count it (a slow CI machine did). Let the pool settle first.
+    const pool = (knex.client as { pool: { numPendingCreates(): number } }).pool;
+    while (pool.numPendingCreates() > 0) await new Promise((resolve) => setTimeout(resolve, 5));
     proxy.freeze();
     t += 10;
     const stuck = [outcome(knex.raw('select 1')), outcome(knex('writes').insert({ n: 2 }))];

@@ -1,6 +1,7 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { Clock, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
+import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { PreparedBatch } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
 import type { Request } from 'express';
@@ -29,6 +30,8 @@ export interface LoadedSessionRow {
   memberships?: Membership[];
   /** The read-ahead's value (null: nothing to lend), when one was asked for. */
   readAhead?: unknown;
+  /** The declared read's value (null: none), when one was asked for (`DeclaredReads`). */
+  read?: unknown;
 }
 
 /** Which read-ahead to add to the session statement, and for which resource. */
@@ -59,6 +62,7 @@ interface SessionRow {
   security_stamp: string | null;
   memberships?: Membership[] | null;
   read_ahead?: unknown;
+  read_value?: unknown;
 }
 
 /**
@@ -101,10 +105,20 @@ export interface AccountSessionStoreOptions {
    * member of the household (`membershipsSql.isMember`; without `membershipsSql` none is used).
    */
   readAheads?: readonly SessionReadAhead[];
+  /**
+   * The host's read kernel: the declared read a request asks for is composed with this store's
+   * session statement (its principal query) by the kernel, which alone knows the read's tables.
+   */
+  reads?: DeclaredReads;
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
   onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
   /** Failures of the background lastSeenAt write (nothing waits for it). */
   onTouchError?(err: unknown): void;
+}
+
+/** The name follows the text: pg refuses one name for two different texts on a connection. */
+function statementName(text: string): string {
+  return `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
 
 /** A session's absolute lifetime when the store is given none (SESSION_MAX_AGE_DAYS' default). */
@@ -160,6 +174,10 @@ export class AccountSessionStore extends PGStore {
    * `[i + 1]` the same with read-ahead `i` as one more column.
    */
   private readonly batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
+  /** The session statement alone, as the kernel composes it with a declared read. */
+  private readonly principalText: string;
+  /** One batch per declared read, made on its first use. */
+  private readonly readBatches = new Map<string, PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>>();
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -177,23 +195,27 @@ export class AccountSessionStore extends PGStore {
               -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
               and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
-      // The name follows the text: pg refuses one name for two different texts on a connection.
-      const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-      return new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
-        statement: (keys) => ({
-          name,
-          text,
-          values: ids
-            ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id ?? null), keys.map((k) => k.known ?? null), keys.map((k) => k.arg ?? null)]
-            : [keys.map((k) => k.sid), options.clock.now()],
+      const name = statementName(text);
+      return Object.assign(
+        new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
+          statement: (keys) => ({
+            name,
+            text,
+            values: ids
+              ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id ?? null), keys.map((k) => k.known ?? null), keys.map((k) => k.arg ?? null)]
+              : [keys.map((k) => k.sid), options.clock.now()],
+          }),
         }),
-      });
+        { text },
+      );
     };
     // A household's read is evaluated only for a member of the household (households' own test of
     // it), and lends nothing without that test; an account's read names the account itself.
     const guard = options.membershipsSql;
+    const alone = statement('', false);
+    this.principalText = alone.text;
     this.batches = [
-      statement('', false),
+      alone,
       ...(options.readAheads ?? []).map((r) => {
         const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' });
         if (r.scope === 'account') return statement(`, ${read} as read_ahead`, true);
@@ -221,9 +243,14 @@ export class AccountSessionStore extends PGStore {
    * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
-  async loadSession(sid: string, ahead?: ReadAheadRequest): Promise<LoadedSessionRow | null> {
+  async loadSession(sid: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
     const batch = ahead && this.batches[ahead.index + 1];
-    const row = await (batch ? batch.load({ sid, id: ahead.id, arg: ahead.arg, known: ahead.known }) : this.batches[0]!.load({ sid }));
+    const declared = !batch && read ? this.readBatch(read) : undefined;
+    const row = await (batch
+      ? batch.load({ sid, id: ahead.id, arg: ahead.arg, known: ahead.known })
+      : declared
+        ? declared.load({ sid, read: read! })
+        : this.batches[0]!.load({ sid }));
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };
@@ -242,7 +269,24 @@ export class AccountSessionStore extends PGStore {
       },
       memberships: row.memberships ?? undefined,
       ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
+      ...(declared ? { read: row.read_value ?? null } : {}),
     };
+  }
+
+  /** The session statement with a declared read, as the kernel composes it (one prepared statement per read). */
+  private readBatch(read: DeclaredReadRequest): PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow> | undefined {
+    const kernel = this.o.reads;
+    if (!kernel) return undefined;
+    let batch = this.readBatches.get(read.read.name);
+    if (!batch) {
+      const text = kernel.compose({ text: this.principalText, accountColumn: 'id' }, read);
+      const name = statementName(text);
+      batch = new PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>(this.o.knex, {
+        statement: (keys) => ({ name, text, values: [keys.map((k) => k.sid), this.o.clock.now(), ...kernel.values(keys.map((k) => k.read))] }),
+      });
+      this.readBatches.set(read.read.name, batch);
+    }
+    return batch;
   }
 
   /** express-session builds req.session here, right after `get`: the request learns its account. */

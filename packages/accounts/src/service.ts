@@ -1,4 +1,5 @@
 import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
+import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
 import { InputError, LockedError, type Logger, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
@@ -154,6 +155,11 @@ export interface AccountServiceOptions {
    */
   readAheads?: readonly SessionReadAhead[];
   /**
+   * The host's read kernel (`@svc/db/kernel`): the declared reads of the routes, composed with the
+   * session statement by the kernel (this package never sees their tables).
+   */
+  reads?: DeclaredReads;
+  /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
    */
@@ -266,6 +272,7 @@ export class AccountService {
       membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
       readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
+      reads: options.reads,
     });
     this.identities = new KnexIdentityStore(knex);
     this.social = new SocialSignIn({

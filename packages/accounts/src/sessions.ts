@@ -8,6 +8,7 @@ import {
   SESSION_COOKIE,
   type SessionReadAhead,
 } from '@svc/contracts';
+import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
 import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
@@ -69,6 +70,8 @@ export interface SessionsOptions {
   membershipsSql?: MembershipsSql;
   /** Reads of other packages' GET routes, loaded with the session in the same statement (SessionReadAhead). */
   readAheads?: readonly SessionReadAhead[];
+  /** The host's read kernel: a GET of a route that serves a declared read loads it with the session, in the same statement. */
+  reads?: DeclaredReads;
 }
 
 export interface Sessions {
@@ -111,6 +114,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     maxAgeMs: o.maxAgeMs,
     membershipsSql: o.membershipsSql,
     readAheads: o.readAheads,
+    reads: o.reads,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
@@ -228,7 +232,8 @@ export function createSessions(o: SessionsOptions): Sessions {
     const sid = raw?.startsWith('s:') ? unsign(raw) : false;
     if (sid === false) return next();
     const ahead = readAheads.length ? readAheadFor(req.path) : undefined;
-    store.loadSession(sid, ahead).then((found) => {
+    const read = !ahead && o.reads?.size ? o.reads.match(req.path) : undefined;
+    store.loadSession(sid, ahead, read).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();
       // Due for the daily renewal: express-session's path saves it and re-sends the cookie.
       if (!(o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS)) return slow(req, res, next);
@@ -237,6 +242,8 @@ export function createSessions(o: SessionsOptions): Sessions {
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
       // Lent only by a session that held: the route's own read finds it instead of asking again.
       if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
+      // The declared read's value goes to the route that names it (ApiRouter hands it on as `req.read`).
+      if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);
   };

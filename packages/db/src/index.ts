@@ -8,4 +8,13 @@ export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbedded
 export * from './knex.js';
 export * from './list-versions.js';
 export * from './model.js';
+export {
+  type DeclaredReadRequest,
+  type DeclaredReads,
+  declareMembership,
+  declareRead,
+  type MembershipDeclaration,
+  type PrincipalQuery,
+  type ReadDeclaration,
+} from './reads.js';
 export { DatabaseNotAnsweringError, type DatabaseWatch, databaseWatch } from './watch.js';

@@ -55,6 +55,12 @@ export interface OperationSpec {
    * schema's, so use it only where the schema is the answer's contract.
    */
   compiledResponse?: boolean;
+  /**
+   * The declared read (an `@svc/db` ReadDeclaration) this GET serves: the host's read kernel loads
+   * it with "who is asking" in one round trip and the handler finds its value as `req.loadedRead`
+   * (undefined when it was not loaded: the store then reads itself).
+   */
+  read?: { readonly name: string };
 }
 
 export interface ValidInput<B, Q, P> {
@@ -124,8 +130,14 @@ export class ApiRouter {
     };
     const routeName = `${full.method.toUpperCase()} ${full.path}`;
     const serializers = full.compiledResponse ? compileSerializers(full.responses) : undefined;
-    const mark: RequestHandler = (_req, res, next) => {
+    const readName = full.read?.name;
+    const mark: RequestHandler = (req, res, next) => {
       res.locals.route = routeName;
+      // Only the route that names the read takes its value, and only once.
+      if (req.lent) {
+        if (req.lent.name === readName) req.loadedRead = req.lent.value;
+        req.lent = undefined;
+      }
       if (serializers) {
         res.locals.serializers = serializers;
         res.json = compiledJson;

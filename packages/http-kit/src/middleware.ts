@@ -462,6 +462,10 @@ declare global {
       principal?: Principal;
       /** An input error set aside until the route has checked the session (deferInputError). */
       inputError?: unknown;
+      /** A declared read loaded with the principal, for the route that names it (set by the host's principal lookup). */
+      lent?: { name: string; value: unknown };
+      /** The value of the declared read the route names (OperationSpec.read), when it was loaded with the principal; else undefined and the route reads itself. */
+      loadedRead?: unknown;
       /** Validated request parts, set by ApiRouter. */
       input?: { body: unknown; query: unknown; params: unknown };
     }

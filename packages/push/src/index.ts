@@ -17,6 +17,7 @@ export {
   type PushProviders,
 } from './notifications.js';
 export * from './providers/index.js';
+export { deviceRead, devicesRead } from './reads.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { PushService, type PushServiceOptions } from './service.js';

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiRouter, AuthenticationError, NotFoundError, principalOf } from '@svc/http-kit';
 import type { NotificationService } from './notifications.js';
+import { deviceRead, devicesRead } from './reads.js';
 import {
   HouseholdParams,
   InboxQuery,
@@ -74,9 +75,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
         'Every device registered to the caller, the latest registration to this account first (`lastSeenAt` tells when each was last seen). Empty `items` when there are none.',
       auth: true,
       responses: { 200: { description: "The caller's devices", schema: PushDeviceListSchema } },
+      read: devicesRead,
     },
     async (req, res) => {
-      res.json({ items: await service.list(principalOf(req).userId) });
+      res.json({ items: await service.list(principalOf(req).userId, req.loadedRead) });
     },
   );
 
@@ -90,9 +92,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: TokenParams,
       responses: { 200: { description: 'The device', schema: PushDeviceSchema } },
       errorCodes: { 404: ['not_found'] },
+      read: deviceRead,
     },
     async (req, res) => {
-      res.json(await service.get(principalOf(req).userId, req.input.params.token));
+      res.json(await service.get(principalOf(req).userId, req.input.params.token, req.loadedRead));
     },
   );
 

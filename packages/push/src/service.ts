@@ -1,8 +1,8 @@
-import type { AccountDeletionStep, Clock, SessionReadAhead, Transaction } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, Transaction } from '@svc/contracts';
 import { InputError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
-import { deviceReadAhead, devicesReadAhead, type PushStore } from './store.js';
+import type { PushStore } from './store.js';
 
 export interface PushServiceOptions {
   store: PushStore;
@@ -23,8 +23,6 @@ export class PushService {
   private readonly store: PushStore;
   private readonly clock: Clock;
   private readonly defaultProvider: string;
-  /** GET of the caller's phones and of one of them, lent to the session statement (the host hands them to the session loader). */
-  readonly readAheads: readonly SessionReadAhead[] = [devicesReadAhead, deviceReadAhead];
 
   constructor(options: PushServiceOptions) {
     if (!options.config.defaultProvider) throw new Error('push: config.defaultProvider must not be empty');
@@ -38,8 +36,9 @@ export class PushService {
     return this.store.register(userId, { token, platform, provider: provider ?? this.defaultProvider }, this.clock.now());
   }
 
-  async get(userId: string, token: string): Promise<PushDevice> {
-    return (await this.store.get(userId, token)) ?? Promise.reject(notMine());
+  /** One of the caller's phones; `loaded`: the rows of `deviceRead` loaded with the caller (the route's `req.loadedRead`), if any. */
+  async get(userId: string, token: string, loaded?: unknown): Promise<PushDevice> {
+    return (await this.store.get(userId, token, loaded)) ?? Promise.reject(notMine());
   }
 
   async setSwitches(userId: string, token: string, switches: DeviceSwitches): Promise<PushDevice> {
@@ -62,8 +61,8 @@ export class PushService {
    * The caller's phones, newest registration first (GET /me/devices). It is also the `devices`
    * part of the data export (PersonalDataSources in @svc/contracts): the same records, no more.
    */
-  list(userId: string): Promise<PushDevice[]> {
-    return this.store.list(userId);
+  list(userId: string, loaded?: unknown): Promise<PushDevice[]> {
+    return this.store.list(userId, loaded);
   }
 
   /**

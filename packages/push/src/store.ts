@@ -1,10 +1,7 @@
-import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, jsonRowSql, jsonRowsSql } from '@svc/db';
-import { readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
 import { PushDeviceModel, tokenHash } from './models/index.js';
-import { type DeviceSwitches, type PushDevice, PushDeviceSchema, type PushKind, type PushPlatform } from './schemas.js';
+import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './schemas.js';
 
 /** A registration as the store writes it: the provider already defaulted. */
 export interface RegisterDevice {
@@ -20,59 +17,22 @@ export interface RegisterDevice {
 export interface PushStore {
   /** Upsert by token, in one statement: new → all switches on; known → marked seen and handed to `userId`. */
   register(userId: string, device: RegisterDevice, now: Date): Promise<PushDevice>;
-  get(userId: string, token: string): Promise<PushDevice | undefined>;
+  /**
+   * The caller's phone of `token`. `loaded`: the row of the declared read `deviceRead`, when the
+   * kernel loaded it with the caller (the route's `req.loadedRead`): made into the answer by the model
+   * as a queried row is, without a statement of its own.
+   */
+  get(userId: string, token: string, loaded?: unknown): Promise<PushDevice | undefined>;
   setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined>;
   /** Hard delete; false when the token is not the caller's. */
   remove(userId: string, token: string): Promise<boolean>;
   /** The account's devices with `kind` switched on, most recently seen first. */
   devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]>;
-  /** Every device of the account, newest registration (`createdAt`) first. */
-  list(userId: string): Promise<PushDevice[]>;
+  /** Every device of the account, newest registration (`createdAt`) first; `loaded`: the rows of `devicesRead`, as for `get`. */
+  list(userId: string, loaded?: unknown): Promise<PushDevice[]>;
   /** Deletes every device of the account (inside `trx` when given); answers how many. */
   removeAll(userId: string, trx?: Knex.Transaction): Promise<number>;
 }
-
-/** The name of the device read the session statement loads ahead (GET /api/v1/me/devices/{token}). */
-const DEVICE_READ_AHEAD = 'push_device_read';
-
-/**
- * The columns of a PushDeviceResponse by name, aliased to the model's camelCase names, timestamps
- * formatted by PostgreSQL as the API writes them (so the model gets the values a read through
- * knex would give it).
- */
-const DEVICE_READ_COLUMNS = apiColumnsSql('d', Object.keys(PushDeviceSchema.properties), PushDeviceModel.timestamps);
-
-/**
- * GET of one of the caller's phones as a read the session statement loads in its own round trip
- * (SessionReadAhead, an account read): the row of the token (found by its hash, as `get` finds it,
- * and compared itself) when it belongs to the session's account, else null.
- */
-export const deviceReadAhead: SessionReadAhead = {
-  name: DEVICE_READ_AHEAD,
-  path: '/api/v1/me/devices/{token}',
-  scope: 'account',
-  argFormat: 'text',
-  select: (accountId, _id, _known, token) =>
-    jsonRowSql(
-      'push_devices d',
-      DEVICE_READ_COLUMNS,
-      `d.token_hash = sha256(convert_to(${token}, 'UTF8')) and d.user_id = ${accountId} and d.token = ${token}`,
-    ),
-};
-
-/** The name of the devices list the session statement loads ahead (GET /api/v1/me/devices). */
-const DEVICES_READ_AHEAD = 'push_devices_list';
-
-/**
- * GET of the caller's phones as an account read the session statement loads in its own round
- * trip: the rows `list` reads, in its order, as one JSON array (`[]` for none).
- */
-export const devicesReadAhead: SessionReadAhead = {
-  name: DEVICES_READ_AHEAD,
-  path: '/api/v1/me/devices',
-  scope: 'account',
-  select: (accountId) => jsonRowsSql('push_devices d', DEVICE_READ_COLUMNS, `d.user_id = ${accountId}`, 'd.created_at desc, d.token'),
-};
 
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
 export class ObjectionPushStore implements PushStore {
@@ -126,10 +86,8 @@ export class ObjectionPushStore implements PushStore {
     return this.Device.fromDatabaseJson(rows[0]).toApi();
   }
 
-  async get(userId: string, token: string): Promise<PushDevice | undefined> {
-    // GET of the caller's own phone: the session read loaded it ahead (no statement of its own).
-    const lent = readAhead(DEVICE_READ_AHEAD, readAheadKey(undefined, token)) as Pojo | undefined;
-    if (lent) return this.Device.fromDatabaseJson(lent).toApi();
+  async get(userId: string, token: string, loaded?: unknown): Promise<PushDevice | undefined> {
+    if (loaded) return this.Device.fromDatabaseJson(loaded as Pojo).toApi();
     return (await this.mine(userId, token).first())?.toApi();
   }
 
@@ -155,10 +113,8 @@ export class ObjectionPushStore implements PushStore {
     return (await this.mine(userId, token).delete()) > 0;
   }
 
-  async list(userId: string): Promise<PushDevice[]> {
-    // GET of the caller's phones: the session read loaded them ahead (no statement of its own).
-    const lent = readAhead(DEVICES_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined;
-    if (lent) return lent.map((row) => this.Device.fromDatabaseJson(row).toApi());
+  async list(userId: string, loaded?: unknown): Promise<PushDevice[]> {
+    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Device.fromDatabaseJson(row).toApi());
     // The token breaks ties, so two phones registered in the same millisecond keep one order.
     const rows = await this.Device.query()
       .where({ userId })

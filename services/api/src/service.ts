@@ -3,8 +3,9 @@ import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
+import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
 import * as households from '@svc/households';
-import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
+import { type ApiRouter, type Logger, type Metrics, pathMatcher, systemClock, systemRandom } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -51,6 +52,8 @@ export interface ServiceDeps {
   metrics?: Metrics;
   /** True once the instance drains before stopping (main sets it on SIGTERM). */
   draining?: () => boolean;
+  /** False: no declared read is loaded with the principal, every route reads itself (the byte-equality test's reference). Default true. */
+  declaredReads?: boolean;
 }
 
 export interface Service {
@@ -61,6 +64,8 @@ export interface Service {
   households: households.HouseholdsService;
   /** The job queue every package defers work to (runs on every instance). */
   jobs: jobs.JobQueue;
+  /** The declared reads the routes serve, by name and path (GET). */
+  declaredReads: { name: string; path: string }[];
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
@@ -203,6 +208,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     events: (householdId) => eventsService.exportEvents(householdId),
     devices: (userId) => pushService.list(userId),
   };
+  // The declared reads of the routes (each GET that names one), composed with the session lookup by
+  // the kernel: filled in once the routers exist, before the first request.
+  const reads = new ReadKernel({ matcher: pathMatcher });
   const accountsService = new accounts.AccountService({
     store: accountsStore,
     knex,
@@ -214,13 +222,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     // GET of a household, of its rules and their defaults, of one event, of the calendar feed, of
     // one of the caller's phones, and the events list's version (its page cache): loaded with the
     // session, in its one statement.
-    readAheads: [
-      ...householdsApi.readAheads,
-      ...rulesService.readAheads,
-      ...eventsService.readAheads,
-      ...calendarService.readAheads,
-      ...pushService.readAheads,
-    ],
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads, ...calendarService.readAheads],
+    reads,
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,
@@ -250,6 +253,19 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
 
+  const routers: ApiRouter[] = [
+    accountsRouter,
+    households.createRouter({ service: householdsApi }),
+    mealRules.createRouter({ service: rulesService }),
+    mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
+    push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
+  ];
+  const declaredReads: { name: string; path: string }[] = [];
+  for (const { method, path: route, read } of routers.flatMap((r) => r.operations)) {
+    if (!read || method !== 'get') continue;
+    declaredReads.push({ name: read.name, path: route });
+    if (deps.declaredReads !== false) reads.add(read as ReadDeclaration, route);
+  }
   const app = createApp({
     knex,
     logger,
@@ -263,13 +279,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     draining: deps.draining,
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
-    routers: [
-      accountsRouter,
-      households.createRouter({ service: householdsApi }),
-      mealRules.createRouter({ service: rulesService }),
-      mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
-      push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
-    ],
+    routers,
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
   if (deps.startJobs ?? deps.startMailer !== false) {
@@ -282,6 +292,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accountDirectory,
     households: householdsApi,
     jobs: jobQueue,
+    declaredReads,
     async close() {
       seriesScheduler.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open

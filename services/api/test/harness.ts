@@ -16,13 +16,19 @@ export interface Harness {
   service: Service;
   app: Service['app'];
   dataDir: string;
+  /**
+   * A second instance on the same database, configuration and clock that loads no declared read
+   * with the session: every route reads itself (the model path), as the reference the declared
+   * reads are held to.
+   */
+  unlent(): Promise<Service['app']>;
   /** Delivers what the outbox holds now, then returns the mails that arrived for `to`. */
   mailsTo(to: string): Promise<{ subject: string; text: string; html: string }[]>;
   close(): Promise<void>;
 }
 
 /** The composed service on a database of its own, mailing to a real SMTP receiver, on a manual clock. */
-export async function startHarness(env: Record<string, string> = {}, extra: Pick<ServiceDeps, 'apnsCa'> = {}): Promise<Harness> {
+export async function startHarness(env: Record<string, string> = {}, extra: Pick<ServiceDeps, 'apnsCa' | 'declaredReads'> = {}): Promise<Harness> {
   const db = await createTestDatabase();
   const smtp = new SmtpReceiver();
   await smtp.start();
@@ -37,6 +43,7 @@ export async function startHarness(env: Record<string, string> = {}, extra: Pick
     startMailer: false,
     ...extra,
   });
+  const others: Service[] = [];
   return {
     db,
     smtp,
@@ -44,11 +51,24 @@ export async function startHarness(env: Record<string, string> = {}, extra: Pick
     service,
     app: service.app,
     dataDir,
+    async unlent() {
+      const other = await buildService({
+        config,
+        knex: db.knex,
+        logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+        clock,
+        startMailer: false,
+        declaredReads: false,
+      });
+      others.push(other);
+      return other.app;
+    },
     async mailsTo(to) {
       await service.accounts.deliverDueMail();
       return smtp.mails.filter((m) => m.to.some((r) => r.toLowerCase() === to.toLowerCase()));
     },
     async close() {
+      for (const other of others) await other.close();
       // Every link of every mail this service sent opens something (2xx or 3xx).
       const dead = config.webPages ? await deadMailedLinks(service.app, config.publicBaseUrl, smtp.mails) : [];
       await service.close();

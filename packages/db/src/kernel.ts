@@ -1,0 +1,161 @@
+/**
+ * The read kernel (`@svc/db/kernel`, outside the package's API report: a tuning change here is no
+ * semver event). It compiles declared reads (`ReadDeclaration`) into SQL with aliases of its own
+ * making, guards them (household reads by the declared membership, account reads by ownership) and
+ * composes the one a request needs with the host's principal query ("who is asking": the cookie
+ * session, or a bearer token) into one statement, the keys bound as parameters.
+ *
+ * A principal query is any statement that takes the batch's principal keys as `$1` (text[]) and the
+ * injected clock as `$2` (timestamptz), and answers one row per key that holds, with `batch_index`
+ * (1-based position of the key) and the account's id in a column the principal names. The kernel
+ * wraps it as a derived table and adds its own parameters after `$2`; the principal never sees a
+ * domain table, the domain read never sees a principal column but the account id.
+ */
+import { isoTimestampSql } from './model.js';
+import type { DeclaredReads, MembershipDeclaration, PrincipalQuery, ReadDeclaration } from './reads.js';
+
+export type { MembershipDeclaration, PrincipalQuery, ReadDeclaration };
+
+/** The longest `text` argument a read is loaded ahead for (longer: read by the route as without it). */
+export const READ_ARG_MAX = 4096;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function column(property: string): string {
+  return `"${property.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}"`;
+}
+
+function table(model: ReadDeclaration['model']): string {
+  return `"${model.tableName.replace(/"/g, '')}"`;
+}
+
+/** SQL expressions of the composing statement the compiled read is bound to. */
+export interface ReadBindings {
+  account: string;
+  household: string;
+  arg: string;
+}
+
+/**
+ * The declaration as one scalar subquery of type json: the row (an object, or null) or the rows (an
+ * array, `[]` for none), each the model's declared fields under their property names (timestamps
+ * as the model holds them), with the ownership guard of an account read. `n` makes its aliases.
+ */
+export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): string {
+  const t = `kr${n}_t`;
+  const timestamps = read.model.timestamps;
+  const fields = read.fields
+    .map((f) => {
+      const c = `${t}.${column(f)}`;
+      return `${timestamps.includes(f) ? isoTimestampSql(c) : c} as "${f}"`;
+    })
+    .join(', ');
+  const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];
+  if (read.arg) {
+    if (read.arg.sha256Column) where.push(`${t}.${column(read.arg.sha256Column)} = sha256(convert_to(${b.arg}, 'UTF8'))`);
+    where.push(`${t}.${column(read.arg.column)} = ${read.arg.format === 'uuid' ? `${b.arg}::uuid` : b.arg}`);
+  }
+  const from = `${table(read.model)} ${t}`;
+  if (!read.list) return `(select row_to_json(kr${n}_r) from (select ${fields} from ${from} where ${where.join(' and ')} limit 1) kr${n}_r)`;
+  const order = read.list.orderBy.map((o) => `${t}.${column(o.column)} ${o.order === 'desc' ? 'desc' : 'asc'}`).join(', ');
+  const limit = read.list.limit ? ` limit ${read.list.limit}` : '';
+  return `(select coalesce(json_agg(row_to_json(kr${n}_r)), '[]'::json) from (select ${fields} from ${from} where ${where.join(' and ')} order by ${order}${limit}) kr${n}_r)`;
+}
+
+/** The membership test as a boolean SQL expression. */
+export function compileMembership(m: MembershipDeclaration, account: string, household: string): string {
+  return `exists (select 1 from ${table(m.model)} km where km.${column(m.household)} = ${household} and km.${column(m.account)} = ${account})`;
+}
+
+/** One declared read a request asks for: which, and its bound keys. */
+export interface ReadRequest {
+  read: ReadDeclaration;
+  /** The household id (lower-case uuid) of a household read. */
+  household?: string;
+  /** The path's other parameter, in the declared format. */
+  arg?: string;
+}
+
+/** What the kernel hands the request: the declared read's name and its value (never null). */
+export interface LentRead {
+  name: string;
+  value: unknown;
+}
+
+/**
+ * The reads the routes serve, by path: `match` finds the read for a GET's path and checks its keys;
+ * `compose` makes the statement of a principal query with that read. Made by the host from its
+ * routes' `read` (each route path names one read).
+ */
+export class ReadKernel implements DeclaredReads {
+  private readonly reads: { read: ReadDeclaration; household: boolean; match: (path: string) => Record<string, string> | undefined }[] = [];
+  private readonly byName = new Map<string, ReadDeclaration>();
+
+  constructor(
+    private readonly options: {
+      membership?: MembershipDeclaration;
+      /** The host's path matcher (as its router matches: case, trailing slash, decoding). */
+      matcher: (path: string) => (requestPath: string) => Record<string, string> | undefined;
+    },
+  ) {}
+
+  /** Serves `read` for GETs of `path` (OpenAPI style: its first parameter the household of a household read, then the read's `arg`). */
+  add(read: ReadDeclaration, path: string): void {
+    const existing = this.byName.get(read.name);
+    if (existing && existing !== read) throw new Error(`declared read ${read.name}: two declarations of one name`);
+    const params = (path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length;
+    const household = 'household' in read.scope;
+    if (params !== (household ? 1 : 0) + (read.arg ? 1 : 0)) throw new Error(`declared read ${read.name}: ${path} has not the parameters the read keys on`);
+    if (household && !this.options.membership) throw new Error(`declared read ${read.name}: a household read needs the membership declaration`);
+    this.byName.set(read.name, read);
+    this.reads.push({ read, household, match: this.options.matcher(path) });
+  }
+
+  get size(): number {
+    return this.reads.length;
+  }
+
+  /** The read for a GET of `path`, when its keys have the declared formats (else none: the route reads itself). */
+  match(path: string): ReadRequest | undefined {
+    for (const r of this.reads) {
+      const params = r.match(path);
+      if (!params) continue;
+      const values = Object.values(params);
+      let household: string | undefined;
+      if (r.household) {
+        if (values[0] === undefined || !UUID.test(values[0])) return undefined;
+        household = values[0].toLowerCase();
+      }
+      let arg = r.read.arg ? values[r.household ? 1 : 0] : undefined;
+      if (arg !== undefined) {
+        // PostgreSQL's text holds no NUL: such a value would fail the whole batch's statement.
+        if (r.read.arg?.format === 'text' ? arg.length > READ_ARG_MAX || arg.includes('\0') : !UUID.test(arg)) return undefined;
+        if (r.read.arg?.format === 'uuid') arg = arg.toLowerCase();
+      }
+      return { read: r.read, household, arg };
+    }
+    return undefined;
+  }
+
+  /**
+   * The statement of `principal` with `read` as one more column, `read_value`: its own parameters
+   * `$3` (uuid[]: household per key) and `$4` (text[]: arg per key) follow the principal's. A
+   * household read is evaluated only for a member. The same text for the same pair, so it can be
+   * prepared once per connection.
+   */
+  compose(principal: PrincipalQuery, request: ReadRequest): string {
+    const read = request.read;
+    const account = `kp.${principal.accountColumn}`;
+    const b = { account, household: 'kk.household', arg: 'kk.arg' };
+    let value = compileRead(read, b);
+    if ('household' in read.scope) value = `case when ${compileMembership(this.options.membership!, account, b.household)} then ${value} end`;
+    return `select kp.*, ${value} as read_value
+  from (${principal.text}) kp
+  join unnest($3::uuid[], $4::text[]) with ordinality as kk(household, arg, i) on kk.i = kp.batch_index`;
+  }
+
+  /** The values of `compose`'s own parameters for a batch of requests. */
+  values(requests: readonly (ReadRequest | undefined)[]): unknown[] {
+    return [requests.map((r) => r?.household ?? null), requests.map((r) => r?.arg ?? null)];
+  }
+}

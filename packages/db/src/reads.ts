@@ -1,0 +1,99 @@
+import type { BaseModel } from './model.js';
+
+/**
+ * A fast read, declared as data next to the model it reads: which model, whose it is (a
+ * household's or an account's), what the path's argument selects, which of the model's fields the
+ * answer carries, and for a list its order and limit. The package writes no SQL for it: the kernel
+ * (`@svc/db/kernel`, composed by the host) compiles the declaration with aliases of its own and
+ * bound keys, guards it (membership of the household, ownership by the account) and loads it in the
+ * same round trip as "who is asking". The route that serves it names it (`read` of its operation)
+ * and receives the rows as `req.read`, which it hands to the store's one read method: the store
+ * turns them into the API shape with the model, as it would turn rows it queried itself.
+ */
+export interface ReadDeclaration {
+  /** Unique among the declared reads of the service: `[a-z_]+`, the package's name first. */
+  readonly name: string;
+  /** The model whose table is read; its `timestamps` are formatted as the model holds them. */
+  readonly model: typeof BaseModel;
+  /**
+   * Whose data it is. `household`: `column` (a model property) holds the household id, which is
+   * the path's first parameter; the kernel reads it only for a member of the household.
+   * `account`: `column` holds the owning account; the kernel reads only the caller's rows.
+   */
+  readonly scope: { readonly household: string } | { readonly account: string };
+  /**
+   * The path's other parameter, when it has one: the model property it equals, its format (`uuid`:
+   * checked and lower-cased, else nothing is read ahead; `text`: as decoded, bounded), and for a
+   * key kept hashed the property that holds its SHA-256 (looked up by it, then compared itself).
+   */
+  readonly arg?: { readonly column: string; readonly format: 'uuid' | 'text'; readonly sha256Column?: string };
+  /** The model properties the read selects (by name, never `*`). */
+  readonly fields: readonly string[];
+  /** A list: every matching row, in this order (a unique last key keeps it stable), at most `limit`. */
+  readonly list?: { readonly orderBy: readonly { readonly column: string; readonly order?: 'asc' | 'desc' }[]; readonly limit?: number };
+}
+
+/**
+ * Who is a member of which household, declared by the package that owns memberships: the kernel
+ * guards every household read with it (a non-member's read answers nothing).
+ */
+export interface MembershipDeclaration {
+  readonly model: typeof BaseModel;
+  /** The property holding the member's account. */
+  readonly account: string;
+  /** The property holding the household. */
+  readonly household: string;
+}
+
+const NAME = /^[a-z][a-z_]*$/;
+const PROPERTY = /^[a-z][A-Za-z0-9]*$/;
+
+/** Checks a declaration once, where it is made (a mistake fails at start-up, not on a request). */
+export function declareRead<const D extends ReadDeclaration>(read: D): D {
+  if (!NAME.test(read.name)) throw new Error(`declared read ${read.name}: a name of [a-z_]`);
+  const scope = 'household' in read.scope ? read.scope.household : read.scope.account;
+  const properties = [
+    scope,
+    ...read.fields,
+    ...(read.arg ? [read.arg.column, ...(read.arg.sha256Column ? [read.arg.sha256Column] : [])] : []),
+    ...(read.list?.orderBy.map((o) => o.column) ?? []),
+  ];
+  for (const p of properties) if (!PROPERTY.test(p)) throw new Error(`declared read ${read.name}: ${p} is not a model property`);
+  if (!read.fields.length) throw new Error(`declared read ${read.name}: no fields`);
+  if (read.list?.limit !== undefined && !(Number.isInteger(read.list.limit) && read.list.limit > 0)) throw new Error(`declared read ${read.name}: limit`);
+  return read;
+}
+
+/** Checks a membership declaration once. */
+export function declareMembership<const D extends MembershipDeclaration>(membership: D): D {
+  for (const p of [membership.account, membership.household]) if (!PROPERTY.test(p)) throw new Error(`membership: ${p} is not a model property`);
+  return membership;
+}
+
+/**
+ * "Who is asking" as a statement the read kernel composes a declared read with: the cookie
+ * session's lookup, or a bearer token's. It takes the batch's principal keys as `$1` (text[]) and
+ * the injected clock as `$2` (timestamptz), and answers one row per key that holds, with
+ * `batch_index` (the key's 1-based position) and the account's id in `accountColumn` (uuid).
+ */
+export interface PrincipalQuery {
+  text: string;
+  accountColumn: string;
+}
+
+/** A declared read one request asks for (opaque to the principal lookup that carries it). */
+export interface DeclaredReadRequest {
+  readonly read: { readonly name: string };
+}
+
+/**
+ * What a principal lookup sees of the host's read kernel: the read a GET's path asks for, and the
+ * statement of the lookup with that read as one more column, `read_value`, and its parameters after
+ * the lookup's own two. The lookup never learns which tables the read names.
+ */
+export interface DeclaredReads {
+  readonly size: number;
+  match(path: string): DeclaredReadRequest | undefined;
+  compose(principal: PrincipalQuery, request: DeclaredReadRequest): string;
+  values(requests: readonly (DeclaredReadRequest | undefined)[]): unknown[];
+}

@@ -1,0 +1,47 @@
+/**
+ * Every declared read (a GET route's `read`, loaded by the kernel with the session in one
+ * statement) answers byte for byte what the same route answers when it reads itself through its
+ * store and model (an instance composed without declared reads, on the same database and clock).
+ */
+import { expect } from 'chai';
+import request from 'supertest';
+import { type Harness, signUp, startHarness } from './harness.js';
+
+const queries = (res: request.Response): number => JSON.parse(res.headers['x-diagnostics'] ?? '{"db":{"queries":-1}}').db.queries;
+
+describe('declared reads', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness();
+  });
+  after(async () => h.close());
+
+  it('every declared read answers in one statement, byte for byte what the model path answers', async () => {
+    const owner = await signUp(h.app, 'declared@example.test', 'Declared Owner');
+    const household = await owner.post('/api/v1/households').send({ name: 'Declared', timeZoneId: 'Europe/Berlin', defaultDinnerTime: '17:30' });
+    expect(household.status, JSON.stringify(household.body)).to.be.oneOf([200, 201]);
+    const householdId: string = household.body.id;
+    const token = 'tok/en:ä "x"';
+    expect((await owner.put('/api/v1/me/devices').send({ token, platform: 'ios', provider: null })).status).to.equal(200);
+    expect((await owner.put('/api/v1/me/devices').send({ token: 'second', platform: 'android', provider: null })).status).to.equal(200);
+    // A value for each path parameter a declared read may key on.
+    const params: Record<string, string> = { householdId, token };
+
+    const unlent = await h.unlent();
+    const cookie = (await owner.get('/api/v1/me')).request.cookies as unknown as string;
+    expect(h.service.declaredReads.length).to.be.greaterThan(0);
+    for (const { name, path } of h.service.declaredReads) {
+      const url = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, p: string) => {
+        expect(params, `${name}: a value for {${p}}`).to.have.property(p);
+        return encodeURIComponent(params[p]!);
+      });
+      const lent = await owner.get(url).set('X-Diagnostics', '1');
+      expect(lent.status, `${name} ${url}`).to.equal(200);
+      expect(queries(lent), `${name}: one statement`).to.equal(1);
+      const own = await request(unlent).get(url).set('Cookie', cookie).set('X-Diagnostics', '1');
+      expect(own.status, `${name} ${url} (model path)`).to.equal(200);
+      expect(queries(own), `${name}: the model path reads itself`).to.be.greaterThan(1);
+      expect(lent.text, name).to.equal(own.text);
+    }
+  });
+});

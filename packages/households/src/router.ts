@@ -1,5 +1,6 @@
 import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
 import { TIME_ZONE_IDS } from './formats.js';
+import { householdRead } from './reads.js';
 import * as s from './schemas.js';
 import type { HouseholdsService } from './service.js';
 
@@ -68,10 +69,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: s.HouseholdIdParams,
       responses: { 200: { description: 'The household', schema: s.HouseholdSchema } },
       errorCodes: notMember,
+      compiledResponse: true,
+      read: householdRead,
     },
     async (req, res) => {
-      // A hot read: the answer's JSON text as the session statement lent it (no object made and written again).
-      sendJsonText(res, await service.getJson(principalOf(req).userId, req.input.params.householdId));
+      res.json(await service.get(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
     },
   );
 

@@ -39,7 +39,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import { type HouseholdStore, householdReadAhead, MEMBERS_READ_AHEAD, type MemberRow, membershipsSql, membersReadAhead, profileSql } from './store.js';
+import { type HouseholdStore, MEMBERS_READ_AHEAD, type MemberRow, membershipsSql, membersReadAhead, profileSql } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -153,10 +153,7 @@ export class HouseholdsService {
   readonly memberships: MembershipsProvider;
   /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
   readonly membershipsSql: MembershipsSql = membershipsSql;
-  /**
-   * GET of a household, and of its members when the account directory offers its display names as
-   * SQL, as reads the session statement may load in the same round trip.
-   */
+  /** GET of a household's members when the account directory offers its display names as SQL, as a read the session statement may load in the same round trip. */
   readonly readAheads: readonly SessionReadAhead[];
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
@@ -179,7 +176,7 @@ export class HouseholdsService {
     this.clock = clock;
     this.accounts = options.accounts;
     const displayNameSql = options.accounts.displayNameSql?.bind(options.accounts);
-    this.readAheads = [householdReadAhead, ...(displayNameSql ? [membersReadAhead(displayNameSql, UNKNOWN_MEMBER_NAME)] : [])];
+    this.readAheads = displayNameSql ? [membersReadAhead(displayNameSql, UNKNOWN_MEMBER_NAME)] : [];
     this.random = options.random ?? systemRandom;
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
@@ -222,20 +219,17 @@ export class HouseholdsService {
   }
 
   /** GET /households/{id}: any member. */
-  async get(userId: string, householdId: string): Promise<HouseholdResponse> {
+  /**
+   * GET /households/{id}. `loaded`: the row of `householdRead` the kernel loaded with the caller
+   * (a member's: the kernel checked it), made into the answer by the model without a statement.
+   */
+  async get(userId: string, householdId: string, loaded?: unknown): Promise<HouseholdResponse> {
+    if (loaded) return this.store.get(householdId, undefined, loaded);
     // The caller's role came with this request's session read: the household row alone, by key.
     const known = knownRole(userId, householdId);
     if (known === null) throw householdNotFound();
     if (known !== undefined) return this.store.get(householdId);
     return (await this.store.getForMember(userId, householdId)).household;
-  }
-
-  /** The same as the JSON text GET /households/{id} sends (lent by the session statement, as PostgreSQL wrote it). */
-  async getJson(userId: string, householdId: string): Promise<string> {
-    const known = knownRole(userId, householdId);
-    if (known === null) throw householdNotFound();
-    if (known !== undefined) return this.store.getJson(householdId);
-    return JSON.stringify((await this.store.getForMember(userId, householdId)).household);
   }
 
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */

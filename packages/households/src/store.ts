@@ -68,32 +68,6 @@ const HOUSEHOLD_READ = {
   text: `select ${HOUSEHOLD_READ_COLUMNS} from households h where h.id = $1`,
 };
 
-/** The name of the household read the session statement loads ahead (GET /api/v1/households/{householdId}). */
-const HOUSEHOLD_READ_AHEAD = 'households_read';
-
-/**
- * The answer's columns as HouseholdResponse writes them, in its order (the schema's, which is
- * `toApi`'s): HOUSEHOLD_READ_COLUMNS with the two values the model reshapes shaped by PostgreSQL
- * instead (the dinner time as HH:MM, the loyalty programs never null), so `row_to_json` of them is
- * the answer itself.
- */
-const HOUSEHOLD_ANSWER_COLUMNS = HOUSEHOLD_API_COLUMNS.map((name) => {
-  if (name === 'defaultDinnerTime') return `to_char(h.default_dinner_time, 'HH24:MI') as "defaultDinnerTime"`;
-  if (name === 'loyaltyPrograms') return `coalesce(h.loyalty_programs, '{}') as "loyaltyPrograms"`;
-  return apiColumnsSql('h', [name], HouseholdModel.timestamps);
-}).join(', ');
-
-/**
- * GET of a household as a read the session statement loads in its own round trip (SessionReadAhead):
- * the answer's JSON text (HOUSEHOLD_ANSWER_COLUMNS as one object), sent as it comes (the session
- * statement asks it only for a member, with `membershipsSql.isMember`).
- */
-export const householdReadAhead: SessionReadAhead = {
-  name: HOUSEHOLD_READ_AHEAD,
-  path: '/api/v1/households/{householdId}',
-  select: (_accountId, id) => jsonRowTextSql('households h', HOUSEHOLD_ANSWER_COLUMNS, `h.id = ${id}`),
-};
-
 const { raw } = objection;
 
 /** What a new household is made of; every other setting takes its decided default. */
@@ -155,10 +129,11 @@ export interface HouseholdStore {
   roleOf(userId: string, householdId: string, trx?: Knex.Transaction): Promise<HouseholdRole>;
   /** The household and the caller's role in one look-up; NotFoundError as roleOf. */
   getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }>;
-  /** The household as it is now (no access check); NotFoundError when there is none. */
-  get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse>;
-  /** The same as the JSON text of HouseholdResponse (lent by the session statement, as PostgreSQL wrote it); NotFoundError when there is none. */
-  getJson(householdId: string): Promise<string>;
+  /**
+   * The household as it is now (no access check); NotFoundError when there is none. `loaded`: the
+   * row of `householdRead` as the read kernel loaded it, made into the answer by the model.
+   */
+  get(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<HouseholdResponse>;
   /** The caller's role and the onboarding state, in one look-up; NotFoundError as roleOf. */
   onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }>;
   memberships(userId: string): Promise<Membership[]>;
@@ -375,24 +350,13 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     return { household: row.toApi(), role: row.role };
   }
 
-  async get(householdId: string, trx?: Knex.Transaction): Promise<HouseholdResponse> {
+  async get(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<HouseholdResponse> {
+    if (loaded) return this.Household.fromDatabaseJson(loaded as objection.Pojo).toApi();
     if (!isUuid(householdId)) throw householdNotFound();
-    if (!trx) {
-      // GET of a member: the session read loaded it ahead (no statement of its own), or this one statement.
-      const lent = readAhead(HOUSEHOLD_READ_AHEAD, householdId);
-      if (typeof lent === 'string') return JSON.parse(lent) as HouseholdResponse;
-      return this.readHousehold(householdId);
-    }
+    if (!trx) return this.readHousehold(householdId);
     const row = await this.Household.query(trx).select(HOUSEHOLD_API_COLUMNS).findById(householdId);
     if (!row) throw householdNotFound();
     return row.toApi();
-  }
-
-  async getJson(householdId: string): Promise<string> {
-    if (!isUuid(householdId)) throw householdNotFound();
-    const lent = readAhead(HOUSEHOLD_READ_AHEAD, householdId);
-    if (typeof lent === 'string') return lent;
-    return JSON.stringify(await this.readHousehold(householdId));
   }
 
   /** The household by its prepared statement (nothing lent). */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
+import { eventRead } from './reads.js';
 import {
   CalendarFeedSchema,
   EventParams,
@@ -122,11 +123,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: EventParams,
       responses: { 200: { description: 'The event', schema: MealEventSchema } },
       errorCodes: { 404: ['not_found'] },
+      compiledResponse: true,
+      read: eventRead,
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      // The event's JSON text as the session statement lent it (no object made and written again).
-      sendJsonText(res, await service.getJson(principalOf(req).userId, householdId, eventId));
+      res.json(await service.get(principalOf(req).userId, householdId, eventId, req.loadedRead));
     },
   );
 

@@ -66,6 +66,8 @@ export interface Service {
   jobs: jobs.JobQueue;
   /** The declared reads the routes serve, by name and path (GET). */
   declaredReads: { name: string; path: string }[];
+  /** The read kernel composing them with the session lookup (tests ask it what a path loads). */
+  readKernel: ReadKernel;
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
@@ -210,7 +212,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   };
   // The declared reads of the routes (each GET that names one), composed with the session lookup by
   // the kernel: filled in once the routers exist, before the first request.
-  const reads = new ReadKernel({ matcher: pathMatcher });
+  const reads = new ReadKernel({ matcher: pathMatcher, membership: households.membership });
   const accountsService = new accounts.AccountService({
     store: accountsStore,
     knex,
@@ -293,6 +295,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households: householdsApi,
     jobs: jobQueue,
     declaredReads,
+    readKernel: reads,
     async close() {
       seriesScheduler.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open

@@ -24,8 +24,21 @@ describe('declared reads', () => {
     const token = 'tok/en:ä "x"';
     expect((await owner.put('/api/v1/me/devices').send({ token, platform: 'ios', provider: null })).status).to.equal(200);
     expect((await owner.put('/api/v1/me/devices').send({ token: 'second', platform: 'android', provider: null })).status).to.equal(200);
+    const members = await owner.get(`/api/v1/households/${householdId}/members`);
+    const event = await owner.post(`/api/v1/households/${householdId}/events`).send({
+      date: '2026-12-01',
+      eventType: 'Guests',
+      servingTime: '18:00',
+      availableCookingMinutes: 30,
+      notes: 'Lent "quoted" ünïcode \\ 😀',
+      participants: [
+        { memberId: members.body.items?.[0]?.memberId ?? members.body[0]?.memberId, name: 'Declared Owner' },
+        { memberId: null, name: 'Guest' },
+      ],
+    });
+    expect(event.status, JSON.stringify(event.body)).to.equal(201);
     // A value for each path parameter a declared read may key on.
-    const params: Record<string, string> = { householdId, token };
+    const params: Record<string, string> = { householdId, token, eventId: event.body.id };
 
     const unlent = await h.unlent();
     const cookie = (await owner.get('/api/v1/me')).request.cookies as unknown as string;

@@ -16,7 +16,6 @@ import {
   apiSeries,
   CARRY_FORMER_MEMBERS,
   type EventPosition,
-  eventReadAhead,
   eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
@@ -65,7 +64,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
  */
 export class MealEventsService {
   /** GET …/events: the list version the session statement may read ahead, for the store's page cache; GET of one event (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead, eventReadAhead];
+  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead];
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -129,16 +128,13 @@ export class MealEventsService {
     return this.codec.encode(householdId, { after: { date: last.date, servingTime: last.servingTime, id: last.id }, from: request.from, to: request.to });
   }
 
-  /** One event; any member. */
-  async get(userId: string, householdId: string, eventId: string): Promise<MealEvent> {
-    await this.access.roleOf(userId, householdId);
-    return (await this.store.get(householdId, eventId)) ?? Promise.reject(notFoundEvent());
-  }
-
-  /** The same event as the JSON text GET …/events/{eventId} sends (lent by the session statement, it is sent as PostgreSQL wrote it); any member. */
-  async getJson(userId: string, householdId: string, eventId: string): Promise<string> {
-    await this.access.roleOf(userId, householdId);
-    return (await this.store.getJson(householdId, eventId)) ?? Promise.reject(notFoundEvent());
+  /**
+   * One event; any member. `loaded`: the row of `eventRead` the read kernel loaded with the caller
+   * (it checked the membership), made into the answer by the model without a statement.
+   */
+  async get(userId: string, householdId: string, eventId: string, loaded?: unknown): Promise<MealEvent> {
+    if (!loaded) await this.access.roleOf(userId, householdId);
+    return (await this.store.get(householdId, eventId, loaded)) ?? Promise.reject(notFoundEvent());
   }
 
   async create(userId: string, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {

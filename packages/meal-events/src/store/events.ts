@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { isoTimestampSql, jsonRowTextSql, objection, VersionedAnswers } from '@svc/db';
+import { objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
@@ -104,9 +104,11 @@ export interface MealEventStore {
    * depend only on `householdId`, `request` and the page.
    */
   pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => string): Promise<PageAnswer>;
-  get(householdId: string, id: string): Promise<MealEvent | undefined>;
-  /** The same event as the JSON text of MealEventResponse (a member's GET sends it as it comes); undefined when the household has no such event. */
-  getJson(householdId: string, id: string): Promise<string | undefined>;
+  /**
+   * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
+   * read kernel loaded it, made into the answer by the model without a statement.
+   */
+  get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Writes a new event with the id the service chose. */
@@ -174,37 +176,13 @@ export const eventsReadAhead: SessionReadAhead = {
 /**
  * The participants (a jsonb array) as compact JSON in the schema's key order, memberId then name
  * (jsonb's own text puts spaces after every colon and comma and sorts keys by length): as the
- * events page and the one-event read write them, the same bytes JSON.stringify would.
+ * events page writes them, the same bytes JSON.stringify would.
  */
 function participantsJsonSql(column: string): string {
   return `(select coalesce('[' || string_agg(row_to_json(p)::text, ',' order by a.i) || ']', '[]')
                from jsonb_array_elements(${column}) with ordinality a(v, i)
                cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
 }
-
-/** The name of the one-event read the session statement loads ahead (GET …/events/{eventId}). */
-const EVENT_READ_AHEAD = 'meal_events_read';
-
-/**
- * GET of one event as a read the session statement loads in its own round trip (SessionReadAhead,
- * a household read with the event's id as its `arg`): the columns `apiColumns` selects, formatted
- * the same way and named as the answer names them, as the JSON text of one object, which is the
- * answer as it stands (null when the household has no such event: the store then reads as it would
- * without it, and answers 404).
- */
-export const eventReadAhead: SessionReadAhead = {
-  name: EVENT_READ_AHEAD,
-  path: '/api/v1/households/{householdId}/events/{eventId}',
-  select: (_accountId, id, _known, eventId) =>
-    jsonRowTextSql(
-      'meal_events e',
-      `e.id, e.household_id as "householdId", to_char(e.date, 'YYYY-MM-DD') as date, e.event_type as "eventType",
-             to_char(e.serving_time, 'HH24:MI') as "servingTime", e.available_cooking_minutes as "availableCookingMinutes", e.notes,
-             ${participantsJsonSql('e.participants')} as participants,
-             ${isoTimestampSql('e.created_at')} as "createdAt", ${isoTimestampSql('e.updated_at')} as "updatedAt", e.series_id as "seriesId"`,
-      `e.household_id = ${id} and e.id = ${eventId}::uuid`,
-    ),
-};
 
 /**
  * A page's answer as `render` wrote it: its UTF-8 bytes, kept and sent as they are (http-kit's
@@ -413,19 +391,9 @@ export class ObjectionMealEventStore implements MealEventStore {
     return { items, hasMore };
   }
 
-  async get(householdId: string, id: string): Promise<MealEvent | undefined> {
-    // A member's GET: the session read loaded it ahead (no statement of its own), already in the answer's shape.
-    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id));
-    if (typeof lent === 'string') return JSON.parse(lent) as MealEvent;
+  async get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined> {
+    if (loaded) return this.Event.fromDatabaseJson(loaded as Pojo).toApi();
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
-  }
-
-  /** The event's JSON text: as the session statement lent it, else written from this read. */
-  async getJson(householdId: string, id: string): Promise<string | undefined> {
-    const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id));
-    if (typeof lent === 'string') return lent;
-    const event = (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
-    return event && JSON.stringify(event);
   }
 
   async create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent> {

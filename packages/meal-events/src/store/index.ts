@@ -7,7 +7,6 @@ export {
   type EventPage,
   type EventPageJson,
   type EventPosition,
-  eventReadAhead,
   eventsReadAhead,
   type MealEventStore,
   type MealEventValues,

@@ -34,6 +34,8 @@ export interface ReadBindings {
   account: string;
   household: string;
   arg: string;
+  /** The list version the instance holds (text, null for none). */
+  known: string;
 }
 
 /**
@@ -62,6 +64,19 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
   return `(select coalesce(json_agg(row_to_json(kr${n}_r)), '[]'::json) from (select ${fields} from ${from} where ${where.join(' and ')} order by ${order}${limit}) kr${n}_r)`;
 }
 
+/**
+ * The value a declared read loads (without the membership guard): `compileRead`'s, or for a read
+ * with a list version `{ version }` when `b.known` is that version, else `{ version, value }`.
+ */
+export function compileValue(read: ReadDeclaration, b: ReadBindings): string {
+  const value = read.fields.length ? compileRead(read, b) : undefined;
+  if (!read.version) return value!;
+  const v = read.version;
+  const version = `coalesce((select kv.${column(v.column)}::text from ${table(v.model)} kv where kv.${column(v.household)} = ${b.household}), '0')`;
+  if (!value) return `json_build_object('version', ${version})`;
+  return `(select case when kvv.version = ${b.known} then json_build_object('version', kvv.version) else json_build_object('version', kvv.version, 'value', ${value}) end from (select ${version} as version) kvv)`;
+}
+
 /** The membership test as a boolean SQL expression. */
 export function compileMembership(m: MembershipDeclaration, account: string, household: string): string {
   return `exists (select 1 from ${table(m.model)} km where km.${column(m.household)} = ${household} and km.${column(m.account)} = ${account})`;
@@ -74,6 +89,8 @@ export interface ReadRequest {
   household?: string;
   /** The path's other parameter, in the declared format. */
   arg?: string;
+  /** The list version this instance holds the answer of (the route's `heldVersion`). */
+  known?: string;
 }
 
 /** What the kernel hands the request: the declared read's name and its value (never null). */
@@ -88,7 +105,12 @@ export interface LentRead {
  * routes' `read` (each route path names one read).
  */
 export class ReadKernel implements DeclaredReads {
-  private readonly reads: { read: ReadDeclaration; household: boolean; match: (path: string) => Record<string, string> | undefined }[] = [];
+  private readonly reads: {
+    read: ReadDeclaration;
+    household: boolean;
+    match: (path: string) => Record<string, string> | undefined;
+    held?: (household: string) => string | undefined;
+  }[] = [];
   private readonly byName = new Map<string, ReadDeclaration>();
 
   constructor(
@@ -100,7 +122,7 @@ export class ReadKernel implements DeclaredReads {
   ) {}
 
   /** Serves `read` for GETs of `path` (OpenAPI style: its first parameter the household of a household read, then the read's `arg`). */
-  add(read: ReadDeclaration, path: string): void {
+  add(read: ReadDeclaration, path: string, held?: (household: string) => string | undefined): void {
     const existing = this.byName.get(read.name);
     if (existing && existing !== read) throw new Error(`declared read ${read.name}: two declarations of one name`);
     const params = (path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length;
@@ -108,7 +130,7 @@ export class ReadKernel implements DeclaredReads {
     if (params !== (household ? 1 : 0) + (read.arg ? 1 : 0)) throw new Error(`declared read ${read.name}: ${path} has not the parameters the read keys on`);
     if (household && !this.options.membership) throw new Error(`declared read ${read.name}: a household read needs the membership declaration`);
     this.byName.set(read.name, read);
-    this.reads.push({ read, household, match: this.options.matcher(path) });
+    this.reads.push({ read, household, match: this.options.matcher(path), held });
   }
 
   get size(): number {
@@ -132,30 +154,31 @@ export class ReadKernel implements DeclaredReads {
         if (r.read.arg?.format === 'text' ? arg.length > READ_ARG_MAX || arg.includes('\0') : !UUID.test(arg)) return undefined;
         if (r.read.arg?.format === 'uuid') arg = arg.toLowerCase();
       }
-      return { read: r.read, household, arg };
+      return { read: r.read, household, arg, known: household !== undefined && r.read.version ? r.held?.(household) : undefined };
     }
     return undefined;
   }
 
   /**
    * The statement of `principal` with `read` as one more column, `read_value`: its own parameters
-   * `$3` (uuid[]: household per key) and `$4` (text[]: arg per key) follow the principal's. A
+   * `$3` (uuid[]: household per key), `$4` (text[]: arg per key) and `$5` (text[]: the list version
+   * held per key) follow the principal's. A
    * household read is evaluated only for a member. The same text for the same pair, so it can be
    * prepared once per connection.
    */
   compose(principal: PrincipalQuery, request: ReadRequest): string {
     const read = request.read;
     const account = `kp.${principal.accountColumn}`;
-    const b = { account, household: 'kk.household', arg: 'kk.arg' };
-    let value = compileRead(read, b);
+    const b = { account, household: 'kk.household', arg: 'kk.arg', known: 'kk.known' };
+    let value = compileValue(read, b);
     if ('household' in read.scope) value = `case when ${compileMembership(this.options.membership!, account, b.household)} then ${value} end`;
     return `select kp.*, ${value} as read_value
   from (${principal.text}) kp
-  join unnest($3::uuid[], $4::text[]) with ordinality as kk(household, arg, i) on kk.i = kp.batch_index`;
+  join unnest($3::uuid[], $4::text[], $5::text[]) with ordinality as kk(household, arg, known, i) on kk.i = kp.batch_index`;
   }
 
   /** The values of `compose`'s own parameters for a batch of requests. */
   values(requests: readonly (ReadRequest | undefined)[]): unknown[] {
-    return [requests.map((r) => r?.household ?? null), requests.map((r) => r?.arg ?? null)];
+    return [requests.map((r) => r?.household ?? null), requests.map((r) => r?.arg ?? null), requests.map((r) => r?.known ?? null)];
   }
 }

@@ -27,10 +27,20 @@ export interface ReadDeclaration {
    * key kept hashed the property that holds its SHA-256 (looked up by it, then compared itself).
    */
   readonly arg?: { readonly column: string; readonly format: 'uuid' | 'text'; readonly sha256Column?: string };
-  /** The model properties the read selects (by name, never `*`). */
+  /**
+   * The model properties the read selects (by name, never `*`). None, with `version`: the answer
+   * depends on more than the path (a page of a list, by its query), so only the version is loaded.
+   */
   readonly fields: readonly string[];
   /** A list: every matching row, in this order (a unique last key keeps it stable), at most `limit`. */
   readonly list?: { readonly orderBy: readonly { readonly column: string; readonly order?: 'asc' | 'desc' }[]; readonly limit?: number };
+  /**
+   * The list version of a household read (a row per household that the table's triggers move on
+   * every change, `@svc/db` ListVersionModel): the instance may already hold the answer made at a
+   * version. The value loaded is then `{ version }` alone when the route's `heldVersion` says it
+   * holds that version, else `{ version, value }` (the rows, read in the same snapshot).
+   */
+  readonly version?: { readonly model: typeof BaseModel; readonly household: string; readonly column: string };
 }
 
 /**
@@ -57,9 +67,11 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
     ...read.fields,
     ...(read.arg ? [read.arg.column, ...(read.arg.sha256Column ? [read.arg.sha256Column] : [])] : []),
     ...(read.list?.orderBy.map((o) => o.column) ?? []),
+    ...(read.version ? [read.version.household, read.version.column] : []),
   ];
   for (const p of properties) if (!PROPERTY.test(p)) throw new Error(`declared read ${read.name}: ${p} is not a model property`);
-  if (!read.fields.length) throw new Error(`declared read ${read.name}: no fields`);
+  if (!read.fields.length && !read.version) throw new Error(`declared read ${read.name}: no fields`);
+  if (read.version && !('household' in read.scope)) throw new Error(`declared read ${read.name}: a list version is a household's`);
   if (read.list?.limit !== undefined && !(Number.isInteger(read.list.limit) && read.list.limit > 0)) throw new Error(`declared read ${read.name}: limit`);
   return read;
 }

@@ -61,6 +61,11 @@ export interface OperationSpec {
    * (undefined when it was not loaded: the store then reads itself).
    */
   read?: { readonly name: string };
+  /**
+   * For a declared read with a list version: the version whose answer this instance holds for the
+   * household (the path's first parameter), so the kernel loads the version alone while it holds.
+   */
+  heldVersion?: (householdId: string) => string | undefined;
 }
 
 export interface ValidInput<B, Q, P> {

@@ -8,7 +8,7 @@ export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.j
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
 export { migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
-export { eventRead } from './reads.js';
+export { eventRead, eventsRead } from './reads.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { normalizeRule, occurrences } from './series/rule.js';
@@ -38,7 +38,6 @@ export {
   type EventPage,
   type EventPageJson,
   type EventPosition,
-  eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
   type NewOccurrence,

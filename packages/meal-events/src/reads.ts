@@ -1,5 +1,5 @@
 import { declareRead, type ReadDeclaration } from '@svc/db';
-import { MealEventModel } from './models/index.js';
+import { MealEventListVersionModel, MealEventModel } from './models/index.js';
 import { MealEventSchema } from './schemas.js';
 
 /** GET /households/{householdId}/events/{eventId}: one event of the household (MealEventResponse, shaped by the model). */
@@ -9,4 +9,16 @@ export const eventRead: ReadDeclaration = declareRead({
   scope: { household: 'householdId' },
   arg: { column: 'id', format: 'uuid' },
   fields: Object.keys(MealEventSchema.properties),
+});
+
+/**
+ * GET /households/{householdId}/events: a page depends on its query, so only the list's version is
+ * loaded; the store answers a page it made at that version again without a statement.
+ */
+export const eventsRead: ReadDeclaration = declareRead({
+  name: 'meal_events_events',
+  model: MealEventModel,
+  scope: { household: 'householdId' },
+  fields: [],
+  version: { model: MealEventListVersionModel, household: 'householdId', column: 'version' },
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
-import { eventRead } from './reads.js';
+import { eventRead, eventsRead } from './reads.js';
 import {
   CalendarFeedSchema,
   EventParams,
@@ -85,10 +85,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       fieldCodes: { cursor: 'invalid_cursor' },
       responses: { 200: { description: 'One page', schema: PagedMealEventSchema } },
       errorCodes: { 400: ['validation_failed', 'invalid_cursor'], 404: ['not_found'] },
+      read: eventsRead,
     },
     async (req, res) => {
-      // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see listJson).
-      const answer = await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query);
+      // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see list).
+      const answer = await service.list(principalOf(req).userId, req.input.params.householdId, req.input.query, req.loadedRead);
       sendJsonText(res, answer.body, answer.bytes);
     },
   );

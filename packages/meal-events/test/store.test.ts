@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-kit';
+import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
@@ -216,13 +216,12 @@ describe('ObjectionMealEventStore', () => {
       expect(await db.knex('meal_event_list_versions')).to.deep.equal([]);
     });
 
-    /** The page answer as a request whose session read lent `lent` as the list version (none: undefined), the statements it ran and the renders. */
+    /** The page answer as a request whose read loaded `lent` as the list version (none: undefined), the statements it ran and the renders. */
     const readAs = async (on: ObjectionMealEventStore, hh: string, lent: string | undefined, limit = 10) => {
       const ctx = newRequestContext('test');
       let renders = 0;
       const answer = await runWithContext(ctx, async () => {
-        if (lent !== undefined) rememberReadAhead('meal_events_list_version', hh, lent);
-        return on.pageAnswer(hh, { from: null, to: null, after: null, limit }, (p) => {
+        return on.pageAnswer(hh, { from: null, to: null, after: null, limit }, lent, (p) => {
           renders++;
           return JSON.stringify(p);
         });

@@ -1,4 +1,5 @@
 import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { rulesRead } from './reads.js';
 import {
   DefaultRulesResponseSchema,
   HouseholdParamsSchema,
@@ -39,10 +40,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: HouseholdParamsSchema,
       responses: { 200: { description: 'The rules', schema: MealRuleListSchema } },
       errorCodes: { 404: ['not_found'] },
+      compiledResponse: true,
+      read: rulesRead,
+      heldVersion: (householdId) => service.heldVersion(householdId),
     },
     async (req, res) => {
-      // A hot read: the answer's text is kept per household under the rules' version (see listJson).
-      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId));
+      res.json(await service.list(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
     },
   );
 

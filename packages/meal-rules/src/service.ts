@@ -83,10 +83,7 @@ export class MealRulesService {
 
   constructor(options: MealRulesServiceOptions) {
     this.store = options.store;
-    this.readAheads = [
-      ...(options.store.readAhead ? [options.store.readAhead] : []),
-      ...(options.profileSql && options.store.defaultsReadAhead ? [options.store.defaultsReadAhead(options.profileSql)] : []),
-    ];
+    this.readAheads = [...(options.profileSql && options.store.defaultsReadAhead ? [options.store.defaultsReadAhead(options.profileSql)] : [])];
     this.clock = options.clock;
     this.access = options.access;
     this.profiles = options.profiles;
@@ -100,16 +97,18 @@ export class MealRulesService {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
   }
 
-  /** The household's rules, oldest first; any member. */
-  async list(userId: string, householdId: string): Promise<MealRule[]> {
-    await this.access.roleOf(userId, householdId);
-    return this.store.list(householdId);
+  /**
+   * The household's rules, oldest first; any member. `loaded`: the value of `rulesRead` the read
+   * kernel loaded with the caller (it checked the membership).
+   */
+  async list(userId: string, householdId: string, loaded?: unknown): Promise<MealRule[]> {
+    if (!loaded) await this.access.roleOf(userId, householdId);
+    return this.store.list(householdId, undefined, loaded);
   }
 
-  /** The same list as the JSON text GET …/rules answers (the hot read: a repeated read sends the text made the first time); any member. */
-  async listJson(userId: string, householdId: string): Promise<string> {
-    await this.access.roleOf(userId, householdId);
-    return this.store.listJson(householdId);
+  /** The list version whose answer this instance holds for the household (GET …/rules' `heldVersion`). */
+  heldVersion(householdId: string): string | undefined {
+    return this.store.heldVersion?.(householdId);
   }
 
   /** Files a rule (source UserDeclared); adults only; 400 naming the field when a rule between fields is broken. */

@@ -12,12 +12,15 @@ import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './sche
  * that can join a transaction takes it last (`trx`).
  */
 export interface MealRuleStore {
-  /** The household's rules, oldest first (createdAt, then id). */
-  list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]>;
-  /** The same list as the JSON text GET …/rules answers (the hot read). */
-  listJson(householdId: string): Promise<string>;
-  /** GET …/rules as a read the session statement may load in the same round trip, when the store offers one. */
-  readonly readAhead?: SessionReadAhead;
+  /**
+   * The household's rules, oldest first (createdAt, then id). `loaded`: the value of `rulesRead` as
+   * the read kernel loaded it with the caller: `{ version }` when this instance holds the answer
+   * made at that version (`heldVersion`), else `{ version, value }` with the rows. Outside a
+   * transaction the answer is kept under its version.
+   */
+  list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]>;
+  /** The list version whose answer this store holds for the household, if any. */
+  heldVersion?(householdId: string): string | undefined;
   /**
    * GET …/rules/defaults as a read the session statement may load in the same round trip, when the
    * store offers one: the household's profile (as `profile` writes it in SQL) and whether it has a
@@ -54,33 +57,20 @@ function writable(request: MealRuleRequest) {
 
 /**
  * The columns `apiColumns` selects, by name and aliased to the model's camelCase names, timestamps
- * formatted by PostgreSQL as the API writes them: the same text in LIST_RULES and in the session
+ * formatted by PostgreSQL as the API writes them: the same text in LIST_RULES_VERSIONED and in the session
  * read's read-ahead, so both give the model the same values.
  */
 const LIST_COLUMNS = `r.id, r.household_id as "householdId", r.kind, r.strength, r.scope, r.start_date::text as "startDate", r.end_date::text as "endDate",
                 r.source, r.payload, ${isoTimestampSql('r.created_at')} as "createdAt", ${isoTimestampSql('r.updated_at')} as "updatedAt"`;
 
-/**
- * The list read outside a transaction (GET …/rules, the hot read) when the session read did not
- * lend it: one prepared statement of LIST_COLUMNS, so the rows become models (and their answers)
- * without knex building, compiling and mapping a query each time.
- */
-const LIST_RULES = {
-  name: 'meal_rules_list',
-  text: `select ${LIST_COLUMNS} from meal_rules r where r.household_id = $1 order by r.created_at, r.id`,
-};
-
-/** The name of the list read the session statement loads ahead (GET /api/v1/households/{householdId}/rules). */
-const LIST_READ_AHEAD = 'meal_rules_list';
-
 /** The household's rules version in the statement's snapshot (meal_rule_list_versions; 0: no rules). */
 const versionSql = (id: string) => `coalesce((select v.version::text from meal_rule_list_versions v where v.household_id = ${id}), '0')`;
 
-/** The rows of LIST_RULES, in its order, as one JSON array. */
+/** The household's rules, oldest first, as one JSON array. */
 const rowsJsonSql = (id: string) => jsonRowsSql('meal_rules r', LIST_COLUMNS, `r.household_id = ${id}`, 'r.created_at, r.id');
 
 /**
- * LIST_RULES with the rules' version read in the same snapshot, for the list read that lent
+ * The rules with their version read in the same snapshot, for the list read that lent
  * nothing (or lent a version whose answer this instance no longer holds): always one row, `rows`
  * an empty array for a household without rules.
  */
@@ -89,8 +79,8 @@ const LIST_RULES_VERSIONED = {
   text: `select ${versionSql('$1::uuid')} as version, ${rowsJsonSql('$1::uuid')} as rows`,
 };
 
-/** What the session statement lends for GET …/rules: the version alone when this instance holds that answer, else the version and the rows. */
-type LentRules = string | { version: string; rows: Pojo[] };
+/** What the read kernel loads for GET …/rules (`rulesRead`). */
+type LoadedRules = { version: string; value?: Pojo[] };
 
 /** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (5 rules ≈ 2 kB). */
 export const DEFAULT_ANSWER_CACHE_BYTES = 2 * 1024 * 1024;
@@ -106,25 +96,8 @@ export interface ObjectionMealRuleStoreOptions {
  */
 export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
-  /** GET …/rules answers (JSON text) by household, each with the rules version it was made from. */
-  private readonly answers: VersionedAnswers<string>;
-
-  /**
-   * GET …/rules lent to the session statement (SessionReadAhead), guarded there by households'
-   * `isMember` (this package names only its own table): the household's rules version, and the
-   * rows only when this instance holds no answer made from that version (`known`). So a repeated
-   * read costs the session statement one index lookup more than GET /me, and this process sends
-   * the answer it made the first time; after any change (triggers move the version, whoever
-   * writes) the same statement brings the rows. Either way one round trip.
-   */
-  readonly readAhead: SessionReadAhead = {
-    name: LIST_READ_AHEAD,
-    path: '/api/v1/households/{householdId}/rules',
-    known: (householdId) => this.answers.versionOf(householdId),
-    select: (_accountId, id, known) =>
-      `(select case when cur.version = ${known} then to_json(cur.version) else json_build_object('version', cur.version, 'rows', ${rowsJsonSql(id)}) end
-          from (select ${versionSql(id)} as version) cur)`,
-  };
+  /** GET …/rules answers by household, each with the rules version it was made from. */
+  private readonly answers: VersionedAnswers<MealRule[]>;
 
   /**
    * GET …/rules/defaults lent to the session statement (guarded there by households' `isMember`):
@@ -149,40 +122,45 @@ export class ObjectionMealRuleStore implements MealRuleStore {
 
   constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);
-    this.answers = new VersionedAnswers(options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES, (text) => text.length);
+    // Sized by the answer's JSON, measured once per version kept.
+    this.answers = new VersionedAnswers(options.answerCacheBytes ?? DEFAULT_ANSWER_CACHE_BYTES, (rules) => JSON.stringify(rules).length);
   }
 
-  /** The answer's text: the rules as the API writes them, in list order (what the route's serializer writes of `list`). */
-  private answerOf(rows: Pojo[]): string {
-    return JSON.stringify(rows.map((row) => this.Rule.fromDatabaseJson(row).toApi()));
+  /**
+   * What this instance holds of the household's rules: the list version its kept answer was made
+   * at (the route's `heldVersion`: the kernel then loads the version alone while it is current).
+   */
+  heldVersion(householdId: string): string | undefined {
+    return this.answers.versionOf(householdId);
   }
 
-  async listJson(householdId: string): Promise<string> {
-    const lent = readAhead(LIST_READ_AHEAD, householdId) as LentRules | undefined;
-    if (typeof lent === 'string') {
-      // Unchanged since this instance made its answer: the one it holds (unless it went since).
-      const held = this.answers.get(householdId, lent);
-      if (held !== undefined) return held;
-    } else if (lent) {
-      return this.remember(householdId, lent.version, this.answerOf(lent.rows));
-    }
-    const [row] = await preparedQuery<{ version: string; rows: Pojo[] }>(this.Rule.knex(), { ...LIST_RULES_VERSIONED, values: [householdId] });
-    return this.remember(householdId, row!.version, this.answerOf(row!.rows));
-  }
-
-  private remember(householdId: string, version: string, text: string): string {
-    this.answers.set(householdId, version, text);
-    return text;
+  private remember(householdId: string, version: string, rules: MealRule[]): MealRule[] {
+    this.answers.set(householdId, version, rules);
+    return rules;
   }
 
   private mine(householdId: string, ruleId: string, trx?: Knex.Transaction) {
     return this.Rule.query(trx).where({ householdId, id: ruleId });
   }
 
-  async list(householdId: string, trx?: Knex.Transaction): Promise<MealRule[]> {
+  async list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]> {
     if (!trx) {
-      const found = await preparedQuery<Pojo>(this.Rule.knex(), { ...LIST_RULES, values: [householdId] });
-      return found.map((row) => this.Rule.fromDatabaseJson(row).toApi());
+      const lent = loaded as LoadedRules | undefined;
+      if (lent?.value)
+        return this.remember(
+          householdId,
+          lent.version,
+          lent.value.map((row) => this.Rule.fromDatabaseJson(row).toApi()),
+        );
+      // Unchanged since this instance made its answer: the one it holds (unless it went since).
+      const held = lent && this.answers.get(householdId, lent.version);
+      if (held) return held;
+      const [row] = await preparedQuery<{ version: string; rows: Pojo[] }>(this.Rule.knex(), { ...LIST_RULES_VERSIONED, values: [householdId] });
+      return this.remember(
+        householdId,
+        row!.version,
+        row!.rows.map((r) => this.Rule.fromDatabaseJson(r).toApi()),
+      );
     }
     const rows = await this.Rule.query(trx)
       .modify('apiColumns')

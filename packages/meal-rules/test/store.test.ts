@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-kit';
+import { compileValue } from '@svc/db/kernel';
+import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { MealRuleListVersionModel, migrations, ObjectionMealRuleStore } from '../src/index.js';
+import { MealRuleListVersionModel, migrations, ObjectionMealRuleStore, rulesRead } from '../src/index.js';
 import { SAMPLES } from './helpers.js';
 
 /**
  * The rules answer cache of ObjectionMealRuleStore against a real PostgreSQL: the version
- * triggers, the read the session statement is lent (`readAhead`), and `listJson` answering from
- * what it holds only under the version the request's session read saw.
+ * triggers, the declared read as the kernel compiles it (`rulesRead`), and `list` answering from
+ * what it holds only under the version the request's read saw.
  */
 describe('the rules store: list version and answer cache', () => {
   let db: TestDatabase;
@@ -28,22 +29,19 @@ describe('the rules store: list version and answer cache', () => {
 
   const version = async (hh: string) => (await MealRuleListVersionModel.query(db.knex).findById(hh))?.version ?? '0';
 
-  /** What the session statement's read-ahead column gives for `hh` when the instance says it holds `known`. */
-  const lent = async (on: ObjectionMealRuleStore, hh: string, known: string | null) => {
+  /** What the kernel loads of `rulesRead` for `hh` when the instance says it holds `known`. */
+  const lent = async (_on: ObjectionMealRuleStore, hh: string, known: string | null) => {
     const { rows } = await db.knex.raw(
-      `select ${on.readAhead.select('null', 'p.id', 'p.known', 'null', { sid: 'null', now: 'null' })} as v from (select ?::uuid as id, ?::text as known) p`,
+      `select ${compileValue(rulesRead, { account: 'null', household: 'p.id', arg: 'null', known: 'p.known' })} as v from (select ?::uuid as id, ?::text as known) p`,
       [hh, known],
     );
-    return rows[0].v as string | { version: string; rows: unknown[] };
+    return rows[0].v as { version: string; value?: unknown[] };
   };
 
-  /** `listJson` as a request whose session read lent `value` (none: undefined), and the statements it ran. */
+  /** `list` as a request whose read loaded `value` (none: undefined), as the route writes it, and the statements it ran. */
   const readAs = async (on: ObjectionMealRuleStore, hh: string, value: unknown) => {
     const ctx = newRequestContext('test');
-    const text = await runWithContext(ctx, async () => {
-      if (value !== undefined) rememberReadAhead('meal_rules_list', hh, value);
-      return on.listJson(hh);
-    });
+    const text = await runWithContext(ctx, async () => JSON.stringify(await on.list(hh, undefined, value)));
     return { text, statements: ctx.db.queries };
   };
 
@@ -73,18 +71,18 @@ describe('the rules store: list version and answer cache', () => {
   it('lends the version alone when the instance holds that answer, else the version and the rows', async () => {
     const hh = randomUUID();
     const empty = await lent(store, hh, null);
-    expect(empty).to.deep.equal({ version: '0', rows: [] });
+    expect(empty).to.deep.equal({ version: '0', value: [] });
     await store.create(hh, SAMPLES.DinnerTimeOnWeekday as never, 'UserDeclared', now);
-    const v = await version(hh);
+    const ver = await version(hh);
     const full = await lent(store, hh, null);
-    expect(full).to.have.property('version', v);
-    expect((full as { rows: unknown[] }).rows).to.have.length(1);
-    expect(await lent(store, hh, v)).to.equal(v);
+    expect(full).to.have.property('version', ver);
+    expect(full.value).to.have.length(1);
+    expect(await lent(store, hh, ver)).to.deep.equal({ version: ver });
     expect(await lent(store, hh, '1')).to.deep.equal(full);
-    // `known` says what the store holds: nothing before a read, the version of the answer after one.
-    expect(store.readAhead.known!(hh)).to.equal(undefined);
+    // `heldVersion` says what the store holds: nothing before a read, the version of the answer after one.
+    expect(store.heldVersion(hh)).to.equal(undefined);
     await readAs(store, hh, full);
-    expect(store.readAhead.known!(hh)).to.equal(v);
+    expect(store.heldVersion(hh)).to.equal(ver);
   });
 
   it("answers from what it holds only under the version the request's session read lent, and what it answers is what the list reads", async () => {
@@ -103,11 +101,11 @@ describe('the rules store: list version and answer cache', () => {
     expect(fromRows.text).to.equal(listed);
     expect(fromRows.statements).to.equal(0);
     // The version alone, the one held: the same text, no statement.
-    const held = await readAs(store, hh, v1);
+    const held = await readAs(store, hh, { version: v1 });
     expect(held.text).to.equal(listed);
     expect(held.statements).to.equal(0);
     // A version it does not hold (the request's snapshot saw another): its own statement.
-    expect((await readAs(store, hh, '1')).statements).to.equal(1);
+    expect((await readAs(store, hh, { version: '1' })).statements).to.equal(1);
 
     // A change by hand (a script, another instance): the lent value carries the new rows.
     await db.knex('meal_rules').where({ household_id: hh, kind: 'CategoryFrequency' }).update({ strength: 'Soft' });
@@ -117,7 +115,7 @@ describe('the rules store: list version and answer cache', () => {
     const changed = await readAs(store, hh, changedLent);
     expect(changed.text).to.equal(JSON.stringify(await store.list(hh)));
     expect(JSON.parse(changed.text).find((r: { kind: string }) => r.kind === 'CategoryFrequency').strength).to.equal('Soft');
-    expect((await readAs(store, hh, v2)).text).to.equal(changed.text);
+    expect((await readAs(store, hh, { version: v2 })).text).to.equal(changed.text);
   });
 
   it('keeps no more than its budget of answers, and none with a budget of 0', async () => {
@@ -131,8 +129,8 @@ describe('the rules store: list version and answer cache', () => {
     ] as const) {
       const small = new ObjectionMealRuleStore(db.knex, { answerCacheBytes: budget });
       await readAs(small, hh, await lent(small, hh, null));
-      expect(small.readAhead.known!(hh), `budget ${budget}`).to.equal(held ? v : undefined);
-      expect((await readAs(small, hh, v)).statements, `budget ${budget}`).to.equal(held ? 0 : 1);
+      expect(small.heldVersion(hh), `budget ${budget}`).to.equal(held ? v : undefined);
+      expect((await readAs(small, hh, { version: v })).statements, `budget ${budget}`).to.equal(held ? 0 : 1);
     }
   });
 
@@ -140,9 +138,9 @@ describe('the rules store: list version and answer cache', () => {
     const hh = randomUUID();
     await Promise.all([
       ...Array.from({ length: 6 }, () => store.create(hh, SAMPLES.RepeatAfterDays as never, 'UserDeclared', now)),
-      ...Array.from({ length: 6 }, async () => readAs(store, hh, await lent(store, hh, store.readAhead.known!(hh) ?? null))),
+      ...Array.from({ length: 6 }, async () => readAs(store, hh, await lent(store, hh, store.heldVersion(hh) ?? null))),
     ]);
-    const final = await lent(store, hh, store.readAhead.known!(hh) ?? null);
+    const final = await lent(store, hh, store.heldVersion(hh) ?? null);
     const answer = await readAs(store, hh, final);
     expect(JSON.parse(answer.text)).to.have.length(6);
     expect(answer.text).to.equal(JSON.stringify(await store.list(hh)));

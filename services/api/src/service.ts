@@ -224,7 +224,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     // GET of a household, of its rules and their defaults, of one event, of the calendar feed, of
     // one of the caller's phones, and the events list's version (its page cache): loaded with the
     // session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...eventsService.readAheads, ...calendarService.readAheads],
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...calendarService.readAheads],
     reads,
     deletionSteps,
     personalData,
@@ -263,10 +263,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
   ];
   const declaredReads: { name: string; path: string }[] = [];
-  for (const { method, path: route, read } of routers.flatMap((r) => r.operations)) {
+  for (const { method, path: route, read, heldVersion } of routers.flatMap((r) => r.operations)) {
     if (!read || method !== 'get') continue;
     declaredReads.push({ name: read.name, path: route });
-    if (deps.declaredReads !== false) reads.add(read as ReadDeclaration, route);
+    if (deps.declaredReads !== false) reads.add(read as ReadDeclaration, route, heldVersion);
   }
   const app = createApp({
     knex,

@@ -1,12 +1,4 @@
-import {
-  ADULT_ROLES,
-  type Clock,
-  type HouseholdAccess,
-  type HouseholdMemberIds,
-  type HouseholdProfiles,
-  type RandomBytes,
-  type SessionReadAhead,
-} from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
@@ -16,7 +8,6 @@ import {
   apiSeries,
   CARRY_FORMER_MEMBERS,
   type EventPosition,
-  eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
   type PageAnswer,
@@ -64,7 +55,6 @@ function valuesOf(input: MealEventInput): MealEventValues {
  */
 export class MealEventsService {
   /** GET …/events: the list version the session statement may read ahead, for the store's page cache; GET of one event (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[] = [eventsReadAhead];
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -96,11 +86,12 @@ export class MealEventsService {
    * `to` next to a cursor is 400 `invalid_cursor` (start over without a cursor to change the
    * filter). `limit` may change from page to page.
    */
-  async listJson(userId: string, householdId: string, query: ListEventsQuery): Promise<PageAnswer> {
+  async list(userId: string, householdId: string, query: ListEventsQuery, loaded?: unknown): Promise<PageAnswer> {
     const request = await this.pageRequest(userId, householdId, query);
     // The answer depends on nothing but the household, the request and the page (the cursor codec
     // is deterministic), so the store may keep it and send it again while the list is unchanged.
-    return this.store.pageAnswer(householdId, request, (page) => {
+    // `loaded`: the list version `eventsRead` loaded with the caller, under which a kept page may be sent again.
+    return this.store.pageAnswer(householdId, request, (loaded as { version?: string } | undefined)?.version, (page) => {
       const nextCursor = page.last ? this.cursorAfter(householdId, request, page.last) : null;
       return `{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`;
     });

@@ -1,4 +1,3 @@
-import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
 import { objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -100,10 +99,11 @@ export interface MealEventStore {
   /**
    * The hot list read: the page as `pageJson` reads it, handed to `render`, whose bytes (the
    * answer) this returns. A page this instance answered before, while the household's list is
-   * unchanged, is answered with the bytes `render` made then, without a statement. `render` must
+   * unchanged (`version`: the one the read kernel loaded with the caller), is answered with the
+   * bytes `render` made then, without a statement. `render` must
    * depend only on `householdId`, `request` and the page.
    */
-  pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => string): Promise<PageAnswer>;
+  pageAnswer(householdId: string, request: PageRequest, version: string | undefined, render: (page: EventPageJson) => string): Promise<PageAnswer>;
   /**
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
    * read kernel loaded it, made into the answer by the model without a statement.
@@ -157,21 +157,6 @@ export const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_
     from jsonb_array_elements(?::jsonb) with ordinality n(p, i)
     left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
                         where x.p->>'formerMemberId' is not null and x.p->'name' = n.p->'name' limit 1) o on true)`;
-
-/** The name of the list version the session statement reads ahead for GET …/events. */
-const LIST_VERSION = 'meal_events_list_version';
-
-/**
- * GET …/events as a read the session statement lends (SessionReadAhead): not the page itself (its
- * query string is not in the path) but the household's list version, one number, so that a page
- * this instance has cached under that version is answered without a statement of its own. Read in
- * the session's own snapshot; the session statement asks it only for a member.
- */
-export const eventsReadAhead: SessionReadAhead = {
-  name: LIST_VERSION,
-  path: '/api/v1/households/{householdId}/events',
-  select: (_accountId, id) => `to_json(coalesce((select v.version::text from meal_event_list_versions v where v.household_id = ${id}), '0'))`,
-};
 
 /**
  * The participants (a jsonb array) as compact JSON in the schema's key order, memberId then name
@@ -344,15 +329,14 @@ export class ObjectionMealEventStore implements MealEventStore {
    * The hot list read: `pageJson`'s statement, its page handed to `render`, and the answer kept
    * under the list version the statement read in the same snapshot. A page asked for again is
    * answered with those bytes, without a statement, when the list version the request's session
-   * read lent (`eventsReadAhead`) is the one they were made under (every change of the list moves
+   * read loaded (`eventsRead`: `version`) is the one they were made under (every change of the list moves
    * the version in the same transaction); the text is sent as it is (no cursor signed again, no
    * string rebuilt or measured per answer).
    */
-  async pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => string): Promise<PageAnswer> {
+  async pageAnswer(householdId: string, request: PageRequest, version: string | undefined, render: (page: EventPageJson) => string): Promise<PageAnswer> {
     const statement = this.pageJsonStatement(householdId, request);
     const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
-    const version = readAhead(LIST_VERSION, householdId);
-    if (typeof version === 'string') {
+    if (version !== undefined) {
       const held = this.answers.get(key, version);
       if (held) return held;
     }

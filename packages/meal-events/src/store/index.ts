@@ -7,7 +7,6 @@ export {
   type EventPage,
   type EventPageJson,
   type EventPosition,
-  eventsReadAhead,
   type MealEventStore,
   type MealEventValues,
   ObjectionMealEventStore,

@@ -29,7 +29,8 @@ export {
   type PersonServiceOptions,
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
-export { identitiesReadAhead, ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
+export { ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
+export { identitiesRead } from './reads.js';
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
 export {
   AuthProviderResponseSchema,

@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
+import { identitiesRead } from './reads.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -82,9 +83,10 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       summary: 'How the caller can sign in: a password, and the linked Google and Apple identities',
       auth: true,
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
+      read: identitiesRead,
     },
     async (req, res) => {
-      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req)));
+      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), req.loadedRead));
     },
   );
 

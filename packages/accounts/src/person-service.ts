@@ -94,11 +94,12 @@ export class PersonService {
 
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
-   * the identities are read, and on the read path the session statement loaded those too.
+   * the identities are read; `identities`: those rows as the read kernel loaded them with the
+   * session (`identitiesRead`), so nothing is.
    */
-  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }): Promise<LoginsResponse> {
+  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, identities?: unknown): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    return { hasPassword, identities: await this.o.store.identities(userId) };
+    return { hasPassword, identities: await this.o.store.identities(userId, undefined, identities) };
   }
 
   /**

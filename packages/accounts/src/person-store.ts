@@ -1,5 +1,5 @@
 import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
-import { apiColumnsSql, isoTimestampSql, jsonRowsSql } from '@svc/db';
+import { isoTimestampSql } from '@svc/db';
 import { isUuid, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -15,27 +15,6 @@ import {
   WaitlistModel,
 } from './models/index.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
-
-/** The name of the linked identities list the session statement loads ahead (GET /api/v1/me/logins). */
-const IDENTITIES_READ_AHEAD = 'account_identities_list';
-
-/**
- * The caller's linked identities as an account read the session statement loads in its own round
- * trip (GET /me/logins; the account's `hasPassword` comes with the session already): the rows
- * `identities` reads, in its order, as one JSON array (`[]` for none).
- */
-export const identitiesReadAhead: SessionReadAhead = {
-  name: IDENTITIES_READ_AHEAD,
-  path: '/api/v1/me/logins',
-  scope: 'account',
-  select: (accountId) =>
-    jsonRowsSql(
-      'account_identities li',
-      apiColumnsSql('li', ['provider', 'email', 'createdAt'], ['createdAt']),
-      `li.account_id = ${accountId}`,
-      'li.created_at, li.id',
-    ),
-};
 
 /** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */
 const SESSIONS_READ_AHEAD = 'account_sessions_list';
@@ -105,7 +84,8 @@ export interface PersonStore {
   /** Deletes every session of the account but `keepSid`; answers how many. */
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
   /** Oldest link first. */
-  identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]>;
+  /** The account's linked identities, oldest first; `loaded`: the rows of `identitiesRead` as the read kernel loaded them. */
+  identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]>;
   /**
    * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it
    * never links it back by its address alone), and ends every session signed in through that
@@ -195,10 +175,8 @@ export class ObjectionPersonStore implements PersonStore {
     return this.Session.query().delete().where({ accountId }).whereNot({ sid: keepSid });
   }
 
-  async identities(accountId: string, trx?: Knex.Transaction): Promise<LinkedIdentity[]> {
-    // GET /me/logins: the session read loaded them ahead (no statement of its own).
-    const lent = trx ? undefined : (readAhead(IDENTITIES_READ_AHEAD, readAheadKey(undefined)) as Pojo[] | undefined);
-    if (lent) return lent.map((row) => this.Identity.fromDatabaseJson(row).toApi());
+  async identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]> {
+    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Identity.fromDatabaseJson(row).toApi());
     const rows = await this.Identity.query(trx)
       .where({ accountId })
       .orderBy([{ column: 'createdAt' }, { column: 'id' }]);

@@ -24,7 +24,7 @@ import { normalizePassword, PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { PersonService } from './person-service.js';
-import { identitiesReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
+import { ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -271,7 +271,7 @@ export class AccountService {
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
+      readAheads: [...(options.readAheads ?? []), sessionsReadAhead],
       reads: options.reads,
     });
     this.identities = new KnexIdentityStore(knex);

@@ -39,17 +39,18 @@ export interface ReadBindings {
 }
 
 /**
- * The declaration as one scalar subquery of type json: the row (an object, or null) or the rows (an
+ * The declaration as one scalar subquery of type json: the row (an object, or null; `false` for a
+ * read whose absence is an answer) or the rows (an
  * array, `[]` for none), each the model's declared fields under their property names (timestamps
  * as the model holds them), with the ownership guard of an account read. `n` makes its aliases.
  */
 export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): string {
   const t = `kr${n}_t`;
-  const timestamps = read.model.timestamps;
+  const { timestamps, binaries } = read.model;
   const fields = read.fields
     .map((f) => {
       const c = `${t}.${column(f)}`;
-      return `${timestamps.includes(f) ? isoTimestampSql(c) : c} as "${f}"`;
+      return `${timestamps.includes(f) ? isoTimestampSql(c) : binaries.includes(f) ? `encode(${c}, 'hex')` : c} as "${f}"`;
     })
     .join(', ');
   const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];
@@ -58,7 +59,10 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
     where.push(`${t}.${column(read.arg.column)} = ${read.arg.format === 'uuid' ? `${b.arg}::uuid` : b.arg}`);
   }
   const from = `${table(read.model)} ${t}`;
-  if (!read.list) return `(select row_to_json(kr${n}_r) from (select ${fields} from ${from} where ${where.join(' and ')} limit 1) kr${n}_r)`;
+  if (!read.list) {
+    const one = `(select row_to_json(kr${n}_r) from (select ${fields} from ${from} where ${where.join(' and ')} limit 1) kr${n}_r)`;
+    return read.absentIsAnswer ? `coalesce(${one}, 'false'::json)` : one;
+  }
   const order = read.list.orderBy.map((o) => `${t}.${column(o.column)} ${o.order === 'desc' ? 'desc' : 'asc'}`).join(', ');
   const limit = read.list.limit ? ` limit ${read.list.limit}` : '';
   return `(select coalesce(json_agg(row_to_json(kr${n}_r)), '[]'::json) from (select ${fields} from ${from} where ${where.join(' and ')} order by ${order}${limit}) kr${n}_r)`;

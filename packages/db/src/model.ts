@@ -33,6 +33,8 @@ export class BaseModel extends Model {
   static override useLimitInFirst = true;
   /** Columns held as ISO 8601 strings. */
   static timestamps: readonly string[] = [];
+  /** bytea columns: held as Buffers; a read that carries them in JSON (a declared read) writes them as hex, turned back here. */
+  static binaries: readonly string[] = [];
 
   /**
    * Objection's validator with its own options, plus strict mode off (as the HTTP layer's ajv has
@@ -49,9 +51,14 @@ export class BaseModel extends Model {
 
   override $parseDatabaseJson(json: objection.Pojo): objection.Pojo {
     const parsed = super.$parseDatabaseJson(json);
-    for (const column of (this.constructor as typeof BaseModel).timestamps) {
+    const model = this.constructor as typeof BaseModel;
+    for (const column of model.timestamps) {
       const value = parsed[column];
       if (value instanceof Date) parsed[column] = value.toISOString();
+    }
+    for (const column of model.binaries) {
+      const value = parsed[column];
+      if (typeof value === 'string') parsed[column] = Buffer.from(value, 'hex');
     }
     return parsed;
   }

@@ -41,6 +41,12 @@ export interface ReadDeclaration {
    * holds that version, else `{ version, value }` (the rows, read in the same snapshot).
    */
   readonly version?: { readonly model: typeof BaseModel; readonly household: string; readonly column: string };
+  /**
+   * A single read whose absence is an answer (404, say): the value is `false` when there is no
+   * row, so the route answers without a statement of its own. Otherwise nothing is loaded then,
+   * and the route reads itself.
+   */
+  readonly absentIsAnswer?: boolean;
 }
 
 /**

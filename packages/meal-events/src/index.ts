@@ -8,7 +8,7 @@ export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.j
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
 export { migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
-export { eventRead, eventsRead } from './reads.js';
+export { calendarFeedRead, eventRead, eventsRead } from './reads.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { normalizeRule, occurrences } from './series/rule.js';
@@ -33,7 +33,6 @@ export {
   apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
-  calendarFeedReadAhead,
   DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPageJson,

@@ -1,5 +1,5 @@
 import { declareRead, type ReadDeclaration } from '@svc/db';
-import { MealEventListVersionModel, MealEventModel } from './models/index.js';
+import { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 import { MealEventSchema } from './schemas.js';
 
 /** GET /households/{householdId}/events/{eventId}: one event of the household (MealEventResponse, shaped by the model). */
@@ -21,4 +21,13 @@ export const eventsRead: ReadDeclaration = declareRead({
   scope: { household: 'householdId' },
   fields: [],
   version: { model: MealEventListVersionModel, household: 'householdId', column: 'version' },
+});
+
+/** GET /households/{householdId}/calendar-feed: the stored feed (its absence answers 404 without a statement). */
+export const calendarFeedRead: ReadDeclaration = declareRead({
+  name: 'meal_events_calendar_feed',
+  model: CalendarFeedModel,
+  scope: { household: 'householdId' },
+  fields: ['householdId', 'tokenHash', 'sealedToken', 'createdAt'],
+  absentIsAnswer: true,
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
-import { eventRead, eventsRead } from './reads.js';
+import { calendarFeedRead, eventRead, eventsRead } from './reads.js';
 import {
   CalendarFeedSchema,
   EventParams,
@@ -227,9 +227,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
       compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'The current feed', schema: CalendarFeedSchema } },
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
+      read: calendarFeedRead,
     },
     async (req, res) => {
-      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId));
+      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
     },
   );
 

@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, rememberReadAhead, runWithContext } from '@svc/http-kit';
+import { compileValue } from '@svc/db/kernel';
+import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, runWithContext } from '@svc/http-kit';
 import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import ICAL from 'ical.js';
 import nodeIcal from 'node-ical';
 import request from 'supertest';
-import { calendarFeedLimits, calendarFeedReadAhead, createRouter, migrations, ObjectionCalendarFeedStore } from '../src/index.js';
+import { calendarFeedLimits, calendarFeedRead, createRouter, migrations, ObjectionCalendarFeedStore } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 /** The feed as ical.js reads it, with the zones it carries registered (and no others). */
@@ -172,35 +173,30 @@ describe('calendar feed', () => {
       expect((await request(app).get(feedPath()).expect(401)).body.code).to.equal('unauthenticated');
     });
 
-    describe('lent to the session statement (calendarFeedReadAhead)', () => {
-      /** What the session statement's read-ahead column gives for household `h` (it asks only for a member). */
+    describe('loaded with the session (the declared read calendarFeedRead)', () => {
+      /** What the read kernel loads of `calendarFeedRead` for household `h` (it asks only for a member). */
       const lent = async (h: string): Promise<unknown> => {
         const { rows } = await db.knex.raw(
-          `select ${calendarFeedReadAhead.select('null', 'p.id', 'null', 'null', { sid: 'null', now: 'null' })} as v from (select ?::uuid as id) p`,
+          `select ${compileValue(calendarFeedRead, { account: 'null', household: 'p.id', arg: 'null', known: 'null' })} as v from (select ?::uuid as id) p`,
           [h],
         );
         return rows[0].v;
       };
-      /** `read` in a request whose session read lent `value` for household `h` (undefined: nothing lent), and the statements it ran. */
-      const readAs = async <T>(h: string, value: unknown, read: () => Promise<T>) => {
+      /** `read` in a request, and the statements it ran. */
+      const readAs = async <T>(read: () => Promise<T>) => {
         const ctx = newRequestContext('test');
-        const answer = await runWithContext(ctx, async () => {
-          if (value !== undefined) rememberReadAhead(calendarFeedReadAhead.name, h, value);
-          return read();
-        });
+        const answer = await runWithContext(ctx, read);
         return { answer, statements: ctx.db.queries };
       };
 
       it("gives the store, without a statement, exactly what the store's own read answers: the feed, and none", async () => {
         const store = new ObjectionCalendarFeedStore(db.knex);
         const { calendar } = buildEventsApp({ knex: db.knex, clock, access });
-        expect(calendar.readAheads).to.deep.equal([calendarFeedReadAhead]);
-        expect(calendarFeedReadAhead).to.include({ name: 'meal_events_calendar_feed', path: '/api/v1/households/{householdId}/calendar-feed' });
 
-        // No feed: the read lends "none" (not null), so the 404 costs no statement of its own.
+        // No feed: the read loads "none" (not null), so the 404 costs no statement of its own.
         const none = await lent(oslo);
         expect(none).to.equal(false);
-        const absent = await readAs(oslo, none, () => store.get(oslo));
+        const absent = await readAs(() => store.get(oslo, none));
         expect(absent.statements).to.equal(0);
         expect(absent.answer).to.equal(undefined);
         expect(await store.get(oslo)).to.equal(undefined);
@@ -211,38 +207,32 @@ describe('calendar feed', () => {
         const own = await store.get(oslo);
         expect(own?.createdAt).to.equal('2026-03-04T05:06:07.500Z');
         const value = await lent(oslo);
-        const fromLent = await readAs(oslo, value, () => store.get(oslo));
+        const fromLent = await readAs(() => store.get(oslo, value));
         expect(fromLent.statements).to.equal(0);
         expect(fromLent.answer).to.deep.equal(own);
         expect(Buffer.isBuffer(fromLent.answer?.sealedToken) && Buffer.isBuffer(fromLent.answer?.tokenHash)).to.equal(true);
         await db.knex('calendarFeeds').where({ householdId: oslo }).update({ createdAt: '2026-03-04 05:06:07+00' });
-        const whole = await readAs(oslo, await lent(oslo), () => store.get(oslo));
+        const loadedWhole = await lent(oslo);
+        const whole = await readAs(() => store.get(oslo, loadedWhole));
         expect(whole.answer?.createdAt).to.equal('2026-03-04T05:06:07.000Z');
         expect(whole.answer).to.deep.equal(await store.get(oslo));
 
-        // The service's answer (the URL opened from the lent sealed token) is the one without it.
-        const served = await readAs(oslo, await lent(oslo), () => calendar.get(owner, oslo));
+        // The service's answer (the URL opened from the loaded sealed token) is the one without it.
+        const served = await readAs(() => calendar.get(owner, oslo, loadedWhole));
         expect(served.statements).to.equal(0);
         expect(served.answer).to.deep.equal(await calendar.get(owner, oslo));
         expect(served.answer.url).to.equal(made.url);
-        // A Junior is refused before anything lent is looked at.
-        const refused = await readAs(oslo, await lent(oslo), () =>
-          calendar.get(junior, oslo).then(
+        // A Junior is refused before anything loaded is looked at.
+        const refused = await readAs(() =>
+          calendar.get(junior, oslo, loadedWhole).then(
             () => 'answered',
             (err: { status?: number }) => err.status,
           ),
         );
         expect(refused.answer).to.equal(403);
-
-        // Lent for another household, or lent "none" for another: the store reads for itself.
-        const elsewhere = await readAs(newYork, value, () => store.get(oslo));
-        expect(elsewhere.statements).to.equal(1);
-        expect(elsewhere.answer).to.deep.equal(await store.get(oslo));
-        expect((await readAs(newYork, false, () => store.get(oslo))).answer).to.deep.equal(await store.get(oslo));
-        // Taken once: a second read in the same request asks the database.
-        const twice = await readAs(oslo, await lent(oslo), async () => [await store.get(oslo), await store.get(oslo)]);
-        expect(twice.statements).to.equal(1);
-        expect(twice.answer[1]).to.deep.equal(twice.answer[0]);
+        // Nothing loaded: the store reads for itself.
+        const itself = await readAs(() => store.get(oslo));
+        expect(itself.statements).to.equal(1);
 
         // Deleted: "none" again.
         await as(owner).del(feedPath()).expect(204);

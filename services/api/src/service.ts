@@ -224,7 +224,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     // GET of a household, of its rules and their defaults, of one event, of the calendar feed, of
     // one of the caller's phones, and the events list's version (its page cache): loaded with the
     // session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads, ...calendarService.readAheads],
+    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads],
     reads,
     deletionSteps,
     personalData,

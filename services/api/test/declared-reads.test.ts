@@ -45,6 +45,7 @@ describe('declared reads', () => {
       payload: { kind: 'MaximumActiveCookingTime', minutes: 40, weekdays: ['Monday', 'Tuesday'], specificDate: null },
     });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
+    expect((await owner.post(`/api/v1/households/${householdId}/calendar-feed`)).status).to.equal(201);
     // A value for each path parameter a declared read may key on.
     const params: Record<string, string> = { householdId, token, eventId: event.body.id };
 

@@ -9,6 +9,7 @@ export class CalendarFeedModel extends BaseModel {
   static override tableName = 'calendar_feeds';
   static override idColumn = 'householdId';
   static override timestamps = ['createdAt'];
+  static override binaries = ['tokenHash', 'sealedToken'];
   static override jsonSchema = rowSchema(CalendarFeedSchema, { householdId: { type: 'string', format: 'uuid' }, createdAt: TimestampSchema });
 
   /** The household (an opaque id from @svc/households); one feed per household. */

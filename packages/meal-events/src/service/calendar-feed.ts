@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes, type SessionReadAhead } from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
 import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { renderFeed, vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
-import { type CalendarFeedStore, calendarFeedReadAhead, type MealEventStore, type StoredCalendarFeed } from '../store/index.js';
+import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
 export interface CalendarFeedServiceOptions {
   feeds: CalendarFeedStore;
@@ -49,8 +49,6 @@ const unknownToken = () => new NotFoundError('not_found', 'No calendar feed has 
  * poll. No HTTP here.
  */
 export class CalendarFeedService {
-  /** GET …/calendar-feed: the stored feed the session statement may read ahead for a member (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[] = [calendarFeedReadAhead];
   private readonly feeds: CalendarFeedStore;
   private readonly events: MealEventStore;
   private readonly clock: Clock;
@@ -94,9 +92,10 @@ export class CalendarFeedService {
    * A token sealed under another secret (SESSION_SECRET was rotated) cannot be shown again: that
    * is 404 too, and a POST makes a new one (the old URL keeps working until then).
    */
-  async get(userId: string, householdId: string): Promise<CalendarFeed> {
+  async get(userId: string, householdId: string, loaded?: unknown): Promise<CalendarFeed> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
-    const stored = await this.feeds.get(householdId);
+    // `loaded`: the row of `calendarFeedRead` (false: none) the read kernel loaded with the caller.
+    const stored = await this.feeds.get(householdId, loaded);
     const token = stored && this.sealer.open(householdId, stored.sealedToken);
     if (!stored || token === undefined) throw noFeed();
     return { url: this.urlOf(token), createdAt: stored.createdAt };

@@ -1,4 +1,4 @@
-export { type CalendarFeedStore, calendarFeedReadAhead, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
+export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
   apiParticipant,
   CARRY_FORMER_MEMBERS,

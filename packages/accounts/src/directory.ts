@@ -15,8 +15,6 @@ export interface AccountDirectoryWithWaitlist extends AccountDirectory {
 export function accountDirectory(store: AccountStore, clock: Clock): AccountDirectoryWithWaitlist {
   return {
     profiles: (ids) => store.profiles(ids),
-    // The same display name as `profiles` reads (accounts owns the table it names).
-    displayNameSql: (accountId) => `(select da.display_name from accounts da where da.id = ${accountId})`,
     addToWaitlist: (entry) => store.addToWaitlist(entry.accountId, entry.reason, clock.now()),
     listWaitlist: () => store.listWaitlist(),
   };

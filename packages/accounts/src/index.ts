@@ -30,7 +30,7 @@ export {
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
 export { ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
-export { identitiesRead } from './reads.js';
+export { accountNameLink, identitiesRead } from './reads.js';
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
 export {
   AuthProviderResponseSchema,

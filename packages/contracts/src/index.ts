@@ -147,13 +147,6 @@ export interface AccountDirectory {
   profiles(ids: string[]): Promise<Map<string, { id: string; email: string | null; displayName: string }>>;
   /** Puts the account on the waitlist; false when it already was there. */
   addToWaitlist(entry: { accountId: string; reason: string }): Promise<boolean>;
-  /**
-   * The display name `profiles` answers, as SQL another package composes into a statement of its
-   * own (a SessionReadAhead, say): a scalar expression of type text for the account whose id is the
-   * SQL expression `accountId` (a column of the caller's statement, never user input), null when
-   * there is no such account. Optional: without it a package asks `profiles`.
-   */
-  displayNameSql?(accountId: string): string;
 }
 
 /**

@@ -11,10 +11,13 @@ export * from './model.js';
 export {
   type DeclaredReadRequest,
   type DeclaredReads,
+  declareLink,
   declareMembership,
   declareRead,
   type MembershipDeclaration,
   type PrincipalQuery,
   type ReadDeclaration,
+  type ReadField,
+  type ReadLink,
 } from './reads.js';
 export { DatabaseNotAnsweringError, type DatabaseWatch, databaseWatch } from './watch.js';

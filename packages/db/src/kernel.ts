@@ -48,9 +48,14 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
   const t = `kr${n}_t`;
   const { timestamps, binaries } = read.model;
   const fields = read.fields
-    .map((f) => {
-      const c = `${t}.${column(f)}`;
-      return `${timestamps.includes(f) ? isoTimestampSql(c) : binaries.includes(f) ? `encode(${c}, 'hex')` : c} as "${f}"`;
+    .map((f, i) => {
+      if (typeof f !== 'string' && 'link' in f) {
+        const l = `kr${n}_l${i}`;
+        return `(select ${l}.${column(f.link.field)} from ${table(f.link.model)} ${l} where ${l}.${column(f.link.key)} = ${t}.${column(f.by)}) as "${f.name}"`;
+      }
+      const [name, property] = typeof f === 'string' ? [f, f] : [f.name, f.column];
+      const c = `${t}.${column(property)}`;
+      return `${timestamps.includes(property) ? isoTimestampSql(c) : binaries.includes(property) ? `encode(${c}, 'hex')` : c} as "${name}"`;
     })
     .join(', ');
   const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];
@@ -63,7 +68,9 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
     const one = `(select row_to_json(kr${n}_r) from (select ${fields} from ${from} where ${where.join(' and ')} limit 1) kr${n}_r)`;
     return read.absentIsAnswer ? `coalesce(${one}, 'false'::json)` : one;
   }
-  const order = read.list.orderBy.map((o) => `${t}.${column(o.column)} ${o.order === 'desc' ? 'desc' : 'asc'}`).join(', ');
+  const order = read.list.orderBy
+    .map((o) => (o.first !== undefined ? `(${t}.${column(o.column)} = '${o.first}') desc` : `${t}.${column(o.column)} ${o.order === 'desc' ? 'desc' : 'asc'}`))
+    .join(', ');
   const limit = read.list.limit ? ` limit ${read.list.limit}` : '';
   return `(select coalesce(json_agg(row_to_json(kr${n}_r)), '[]'::json) from (select ${fields} from ${from} where ${where.join(' and ')} order by ${order}${limit}) kr${n}_r)`;
 }

@@ -28,12 +28,18 @@ export interface ReadDeclaration {
    */
   readonly arg?: { readonly column: string; readonly format: 'uuid' | 'text'; readonly sha256Column?: string };
   /**
-   * The model properties the read selects (by name, never `*`). None, with `version`: the answer
-   * depends on more than the path (a page of a list, by its query), so only the version is loaded.
+   * What the read selects, in order (by name, never `*`): a model property; a property under
+   * another name; or a linked field (another package's, handed in by the host as a ReadLink),
+   * looked up by a property of this row. None, with `version`: the answer depends on more than
+   * the path (a page of a list, by its query), so only the version is loaded.
    */
-  readonly fields: readonly string[];
+  readonly fields: readonly ReadField[];
   /** A list: every matching row, in this order (a unique last key keeps it stable), at most `limit`. */
-  readonly list?: { readonly orderBy: readonly { readonly column: string; readonly order?: 'asc' | 'desc' }[]; readonly limit?: number };
+  readonly list?: {
+    /** Each key: a property, ascending unless `desc`; `first`: rows whose property has this value come first. */
+    readonly orderBy: readonly { readonly column: string; readonly order?: 'asc' | 'desc'; readonly first?: string }[];
+    readonly limit?: number;
+  };
   /**
    * The list version of a household read (a row per household that the table's triggers move on
    * every change, `@svc/db` ListVersionModel): the instance may already hold the answer made at a
@@ -47,6 +53,28 @@ export interface ReadDeclaration {
    * and the route reads itself.
    */
   readonly absentIsAnswer?: boolean;
+}
+
+/** One field of a declared read: a model property, a property under another name, or a linked field. */
+export type ReadField = string | { readonly name: string; readonly column: string } | { readonly name: string; readonly link: ReadLink; readonly by: string };
+
+/**
+ * A field another package lends to declared reads (an account's display name, say): the package
+ * that owns the model declares it, the host hands it to the package whose read names it, and the
+ * kernel looks it up by key. Neither package writes SQL naming the other's table.
+ */
+export interface ReadLink {
+  readonly model: typeof BaseModel;
+  /** The property the lookup matches (the owner's key). */
+  readonly key: string;
+  /** The property it answers. */
+  readonly field: string;
+}
+
+/** Checks a link declaration once. */
+export function declareLink<const D extends ReadLink>(link: D): D {
+  for (const p of [link.key, link.field]) if (!PROPERTY.test(p)) throw new Error(`link: ${p} is not a model property`);
+  return link;
 }
 
 /**
@@ -70,7 +98,7 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
   const scope = 'household' in read.scope ? read.scope.household : read.scope.account;
   const properties = [
     scope,
-    ...read.fields,
+    ...read.fields.flatMap((f) => (typeof f === 'string' ? [f] : 'column' in f ? [f.name, f.column] : [f.name, f.by])),
     ...(read.arg ? [read.arg.column, ...(read.arg.sha256Column ? [read.arg.sha256Column] : [])] : []),
     ...(read.list?.orderBy.map((o) => o.column) ?? []),
     ...(read.version ? [read.version.household, read.version.column] : []),
@@ -78,6 +106,8 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
   for (const p of properties) if (!PROPERTY.test(p)) throw new Error(`declared read ${read.name}: ${p} is not a model property`);
   if (!read.fields.length && !read.version) throw new Error(`declared read ${read.name}: no fields`);
   if (read.version && !('household' in read.scope)) throw new Error(`declared read ${read.name}: a list version is a household's`);
+  for (const o of read.list?.orderBy ?? [])
+    if (o.first !== undefined && !/^[A-Za-z0-9_ -]+$/.test(o.first)) throw new Error(`declared read ${read.name}: first ${o.first}`);
   if (read.list?.limit !== undefined && !(Number.isInteger(read.list.limit) && read.list.limit > 0)) throw new Error(`declared read ${read.name}: limit`);
   return read;
 }

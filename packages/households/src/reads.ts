@@ -1,4 +1,4 @@
-import { declareMembership, declareRead, type MembershipDeclaration, type ReadDeclaration } from '@svc/db';
+import { declareMembership, declareRead, type MembershipDeclaration, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { HouseholdMemberModel } from './models/HouseholdMemberModel.js';
 import { HouseholdModel } from './models/HouseholdModel.js';
 import { HouseholdSchema } from './schemas.js';
@@ -13,3 +13,18 @@ export const householdRead: ReadDeclaration = declareRead({
   scope: { household: 'id' },
   fields: Object.keys(HouseholdSchema.properties),
 });
+
+/**
+ * GET /households/{householdId}/members: the Owner first, then in the order they joined; each
+ * member's own row and, for a member with an account, the account's display name (the accounts
+ * package lends it as a ReadLink, handed in by the host: `accountName`).
+ */
+export function membersRead(accountName: ReadLink): ReadDeclaration {
+  return declareRead({
+    name: 'households_members',
+    model: HouseholdMemberModel,
+    scope: { household: 'householdId' },
+    fields: [{ name: 'memberId', column: 'id' }, 'userId', 'role', 'displayName', { name: 'accountDisplayName', link: accountName, by: 'userId' }],
+    list: { orderBy: [{ column: 'role', first: 'Owner' }, { column: 'createdAt' }, { column: 'id' }] },
+  });
+}

@@ -223,10 +223,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: s.HouseholdIdParams,
       responses: { 200: { description: 'Members: the Owner first, then in the order they joined', schema: s.MembersSchema } },
       errorCodes: notMember,
+      compiledResponse: true,
+      read: service.membersRead,
     },
     async (req, res) => {
-      // A hot read: the list's JSON text as the session statement lent it.
-      sendJsonText(res, await service.listMembersJson(principalOf(req).userId, req.input.params.householdId));
+      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
     },
   );
 

@@ -15,9 +15,9 @@ import type {
   MembershipsSql,
   PersonalDataSources,
   RandomBytes,
-  SessionReadAhead,
   SpendTurn,
 } from '@svc/contracts';
+import type { ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, readAhead, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
@@ -26,6 +26,7 @@ import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
 import type { IntakeInviteCode } from './models/index.js';
 import { AT_THE_TABLE, recapText } from './onboarding.js';
+import { membersRead } from './reads.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -39,7 +40,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import { type HouseholdStore, MEMBERS_READ_AHEAD, type MemberRow, membershipsSql, membersReadAhead, profileSql } from './store.js';
+import { type HouseholdStore, type MemberRow, membershipsSql, profileSql } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -59,6 +60,8 @@ export interface HouseholdsServiceOptions {
   config: HouseholdsConfig;
   /** Display names and the waitlist, from @svc/accounts. */
   accounts: AccountDirectory;
+  /** The account's display name as a field declared reads may name (from @svc/accounts: `accountNameLink`); without it GET …/members reads itself. */
+  accountName?: ReadLink;
   /** Randomness for invitation and invite codes; the system's unless given. */
   random?: RandomBytes;
   /**
@@ -153,8 +156,8 @@ export class HouseholdsService {
   readonly memberships: MembershipsProvider;
   /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
   readonly membershipsSql: MembershipsSql = membershipsSql;
-  /** GET of a household's members when the account directory offers its display names as SQL, as a read the session statement may load in the same round trip. */
-  readonly readAheads: readonly SessionReadAhead[];
+  /** GET …/members as a declared read, when the host handed in the accounts' display name (`accountName`). */
+  readonly membersRead: ReadDeclaration | undefined;
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
   /** The same profile as SQL another package composes into its read-ahead (GET of a household's rule defaults). */
@@ -175,8 +178,7 @@ export class HouseholdsService {
     this.ledger = ledger;
     this.clock = clock;
     this.accounts = options.accounts;
-    const displayNameSql = options.accounts.displayNameSql?.bind(options.accounts);
-    this.readAheads = displayNameSql ? [membersReadAhead(displayNameSql, UNKNOWN_MEMBER_NAME)] : [];
+    this.membersRead = options.accountName && membersRead(options.accountName);
     this.random = options.random ?? systemRandom;
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
@@ -324,21 +326,17 @@ export class HouseholdsService {
     });
   }
 
-  /** GET /households/{id}/members: any member; the Owner first, then in the order they joined. */
-  async listMembers(userId: string, householdId: string): Promise<MemberResponse[]> {
+  /**
+   * GET /households/{id}/members: any member; the Owner first, then in the order they joined.
+   * `loaded`: the rows of `membersRead` the read kernel loaded with the caller (it checked the
+   * membership), each with its account's display name: named as `named` names them.
+   */
+  async listMembers(userId: string, householdId: string, loaded?: unknown): Promise<MemberResponse[]> {
+    if (Array.isArray(loaded)) {
+      return (loaded as (MemberRow & { accountDisplayName: string | null })[]).map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
+    }
     await this.access.roleOf(userId, householdId);
-    // A member's GET: the session read loaded the named list ahead (no statement of its own).
-    const lent = readAhead(MEMBERS_READ_AHEAD, householdId);
-    if (typeof lent === 'string') return JSON.parse(lent) as MemberResponse[];
     return this.named(await this.store.members(householdId));
-  }
-
-  /** The same list as the JSON text GET …/members sends (lent by the session statement, as PostgreSQL wrote it). */
-  async listMembersJson(userId: string, householdId: string): Promise<string> {
-    await this.access.roleOf(userId, householdId);
-    const lent = readAhead(MEMBERS_READ_AHEAD, householdId);
-    if (typeof lent === 'string') return lent;
-    return JSON.stringify(await this.named(await this.store.members(householdId)));
   }
 
   /**
@@ -525,12 +523,17 @@ export class HouseholdsService {
   private async named(rows: MemberRow[]): Promise<MemberResponse[]> {
     const ids = rows.map((r) => r.userId).filter((id): id is string => id !== null);
     const profiles = ids.length ? await this.accounts.profiles(ids) : new Map<string, { displayName: string }>();
-    return rows.map((r) => ({
+    return rows.map((r) => this.namedAs(r, r.userId ? profiles.get(r.userId)?.displayName : undefined));
+  }
+
+  /** A member as the API names them: the account's display name, else the name the row keeps, else UNKNOWN_MEMBER_NAME. */
+  private namedAs(r: MemberRow, accountName: string | undefined): MemberResponse {
+    return {
       memberId: r.memberId,
-      displayName: (r.userId ? profiles.get(r.userId)?.displayName : r.displayName) ?? r.displayName ?? UNKNOWN_MEMBER_NAME,
+      displayName: (r.userId ? accountName : r.displayName) ?? r.displayName ?? UNKNOWN_MEMBER_NAME,
       role: r.role,
       userId: r.userId,
-    }));
+    };
   }
 
   private operator(audit: Logger): HouseholdAdmin {

@@ -261,31 +261,6 @@ export const profileSql: HouseholdProfileSql = {
         from households h where h.id = ${householdId})`,
 };
 
-/** The name of the members' read the session statement loads ahead (GET …/members). */
-export const MEMBERS_READ_AHEAD = 'households_members';
-
-/**
- * GET …/members as a read the session statement loads in its own round trip (SessionReadAhead,
- * guarded there by `isMember`): the rows `members()` reads, in its order, each named as the
- * service names it (the account's display name in accounts' own SQL, else the name the row keeps,
- * else `unknownName`), as the JSON text of the array the API answers (sent as it comes).
- */
-export function membersReadAhead(displayNameSql: (accountId: string) => string, unknownName: string): SessionReadAhead {
-  const unknown = `'${unknownName.replace(/'/g, "''")}'`;
-  return {
-    name: MEMBERS_READ_AHEAD,
-    path: '/api/v1/households/{householdId}/members',
-    // row_to_json writes compact JSON (json_build_object would put spaces around every colon).
-    select: (_accountId, id) =>
-      `${jsonRowsSql(
-        'household_members m',
-        `m.id as "memberId", coalesce(${displayNameSql('m.user_id')}, m.display_name, ${unknown}) as "displayName", m.role as "role", m.user_id as "userId"`,
-        `m.household_id = ${id}`,
-        `(m.role = 'Owner') desc, m.created_at, m.id`,
-      )}::text`,
-  };
-}
-
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;
 const LOCK_NOT_AVAILABLE = '55P03';

@@ -153,6 +153,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     config: { intakeMode: config.intakeMode, inviteCodes: config.inviteCodes, welcomeCredits: config.welcomeCredits },
     accounts: accountDirectory,
+    accountName: accounts.accountNameLink,
     invitationSecret: derivedKey(config.sessionSecret, 'households-invitation-code'),
     membershipListeners: [new mealEvents.MealEventsMembershipListener({ events: eventsStore, feeds: feedsStore })],
     news: notifications.news,
@@ -221,10 +222,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger,
     memberships: householdsApi.memberships,
     membershipsSql: householdsApi.membershipsSql,
-    // GET of a household, of its rules and their defaults, of one event, of the calendar feed, of
-    // one of the caller's phones, and the events list's version (its page cache): loaded with the
-    // session, in its one statement.
-    readAheads: [...householdsApi.readAheads, ...rulesService.readAheads],
+    // GET of the rules' defaults (still a read-ahead of the old kind) and every declared read of the
+    // routes (the kernel): loaded with the session, in its one statement.
+    readAheads: rulesService.readAheads,
     reads,
     deletionSteps,
     personalData,

@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { Clock, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
+import type { Clock, Membership, SessionReadAhead } from '@svc/contracts';
 import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { PreparedBatch } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
@@ -26,7 +26,7 @@ interface LoadedSession {
 export interface LoadedSessionRow {
   sess: SessionData;
   account?: AccountSummary;
-  /** The account's memberships, when the store was given `membershipsSql`. */
+  /** The account's memberships, when the host's kernel loads them with the principal (its `memberships` column). */
   memberships?: Membership[];
   /** The read-ahead's value (null: nothing to lend), when one was asked for. */
   readAhead?: unknown;
@@ -94,20 +94,15 @@ export interface AccountSessionStoreOptions {
    */
   maxAgeMs?: number;
   /**
-   * The memberships of an account as SQL (from households, through the host): composed into the
-   * session statement so one round trip loads session, stamp, account and memberships. Without
-   * it the session statement reads no memberships and GET /me asks MembershipsProvider.
-   */
-  membershipsSql?: MembershipsSql;
-  /**
-   * Reads other packages lend to the session statement (see SessionReadAhead): each makes one
-   * more named variant of the statement, with its value as one more column, evaluated only for a
-   * member of the household (`membershipsSql.isMember`; without `membershipsSql` none is used).
+   * This package's own reads of its own tables lent to the session statement (GET /me/sessions):
+   * each makes one more named variant of the statement, with its value as one more column.
    */
   readAheads?: readonly SessionReadAhead[];
   /**
-   * The host's read kernel: the declared read a request asks for is composed with this store's
-   * session statement (its principal query) by the kernel, which alone knows the read's tables.
+   * The host's read kernel: every statement of this store is its principal query, composed by the
+   * kernel with the principal reads (the caller's memberships, in the `memberships` column) and the
+   * declared read a request asks for. The kernel alone knows their tables. Without it the session
+   * statement reads no memberships and GET /me asks MembershipsProvider.
    */
   reads?: DeclaredReads;
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
@@ -184,23 +179,24 @@ export class AccountSessionStore extends PGStore {
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
-    const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
     // `q` holds the batch: the session ids (and the read-ahead's ids and what is known of each), numbered from 1.
     const statement = (extra: string, ids: boolean) => {
       const text = `select q.batch_index::int as batch_index, s.sess,
               s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently, a.id, a.email, a.email_normalized, a.display_name,
-              a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
+              a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${extra}
          from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
          join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
               -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
               and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
-      const name = statementName(text);
+      // The kernel adds the principal reads (the memberships) to every variant.
+      const composed = options.reads?.compose({ text, accountColumn: 'id' }) ?? text;
+      const name = statementName(composed);
       return Object.assign(
         new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
           statement: (keys) => ({
             name,
-            text,
+            text: composed,
             values: ids
               ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id ?? null), keys.map((k) => k.known ?? null), keys.map((k) => k.arg ?? null)]
               : [keys.map((k) => k.sid), options.clock.now()],
@@ -209,18 +205,13 @@ export class AccountSessionStore extends PGStore {
         { text },
       );
     };
-    // A household's read is evaluated only for a member of the household (households' own test of
-    // it), and lends nothing without that test; an account's read names the account itself.
-    const guard = options.membershipsSql;
     const alone = statement('', false);
     this.principalText = alone.text;
     this.batches = [
       alone,
-      ...(options.readAheads ?? []).map((r) => {
-        const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' });
-        if (r.scope === 'account') return statement(`, ${read} as read_ahead`, true);
-        return statement(guard ? `, case when ${guard.isMember('a.id', 'q.rid')} then ${read} end as read_ahead` : ', null::json as read_ahead', true);
-      }),
+      ...(options.readAheads ?? []).map((r) =>
+        statement(`, ${r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' })} as read_ahead`, true),
+      ),
     ];
   }
 

@@ -1,4 +1,4 @@
-import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, MembershipsProvider, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
 import { InputError, LockedError, type Logger, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
@@ -144,12 +144,6 @@ export interface AccountServiceOptions {
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
   /**
-   * From households: the same memberships as SQL, composed into the session statement so the
-   * session read loads them in the same round trip (GET /me then costs one query, and household
-   * routes take the caller's role from it). Without it GET /me asks `memberships`.
-   */
-  membershipsSql?: MembershipsSql;
-  /**
    * From other packages: reads of their GET routes (a household, its rules) that the session
    * statement loads in the same round trip when a request is for one of them (SessionReadAhead).
    */
@@ -269,7 +263,6 @@ export class AccountService {
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
-      membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
       readAheads: [...(options.readAheads ?? []), sessionsReadAhead],
       reads: options.reads,

@@ -1,13 +1,4 @@
-import {
-  type Clock,
-  type Membership,
-  type MembershipsSql,
-  type RandomBytes,
-  READ_AHEAD_ARG_MAX,
-  readAheadKey,
-  SESSION_COOKIE,
-  type SessionReadAhead,
-} from '@svc/contracts';
+import { type Clock, type Membership, type RandomBytes, READ_AHEAD_ARG_MAX, readAheadKey, SESSION_COOKIE, type SessionReadAhead } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
 import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
@@ -66,8 +57,6 @@ export interface SessionsOptions {
   maxAgeMs: number;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
-  /** The memberships' SQL (households'): loaded with the session, in the same statement. */
-  membershipsSql?: MembershipsSql;
   /** Reads of other packages' GET routes, loaded with the session in the same statement (SessionReadAhead). */
   readAheads?: readonly SessionReadAhead[];
   /** The host's read kernel: a GET of a route that serves a declared read loads it with the session, in the same statement. */
@@ -112,7 +101,6 @@ export function createSessions(o: SessionsOptions): Sessions {
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
     maxAgeMs: o.maxAgeMs,
-    membershipsSql: o.membershipsSql,
     readAheads: o.readAheads,
     reads: o.reads,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),

@@ -1,3 +1,4 @@
+import type { DeclaredReads } from '@svc/db';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWorld, dbQueries, login, PASSWORD, sessionCookie, signedUp, type World } from './helpers.js';
@@ -149,18 +150,21 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     expect((await request(app).get('/api/v1/me').set('Cookie', cookie[0]!.split(';')[0]!)).status).to.equal(200);
   });
 
-  describe('with the memberships composed into the session statement (membershipsSql)', () => {
-    // A stand-in for households' SQL, over this package's own table only: one membership named
-    // after the account, so the answer shows it came from the session statement.
-    const membershipsSql = {
-      select: (accountId: string) =>
-        `(select json_build_array(json_build_object('householdId', '00000000-0000-4000-8000-000000000001', 'householdName', 'Home of ' || x.display_name,
-                 'role', 'Owner', 'memberId', null)) from accounts x where x.id = ${accountId})`,
-      isMember: (_accountId: string, householdId: string) => `(${householdId} = '00000000-0000-4000-8000-000000000001'::uuid)`,
+  describe("with the memberships composed into the session statement by the host's read kernel", () => {
+    // A stand-in for the kernel (DeclaredReads), over this package's own table only: one membership
+    // named after the account, in the `memberships` column, so the answer shows it came from the
+    // session statement.
+    const reads: DeclaredReads = {
+      size: 0,
+      match: () => undefined,
+      values: () => [],
+      compose: (principal) =>
+        `select kp.*, (select json_build_array(json_build_object('householdId', '00000000-0000-4000-8000-000000000001', 'householdName', 'Home of ' || x.display_name,
+                 'role', 'Owner', 'memberId', null)) from accounts x where x.id = kp.${principal.accountColumn}) as memberships from (${principal.text}) kp`,
     };
 
     it('answers GET /me in ONE query, with the memberships the statement loaded, and writes nothing', async () => {
-      const { app } = w.another({}, { membershipsSql });
+      const { app } = w.another({}, { reads });
       const agent = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'one@example.test', password: PASSWORD, displayName: 'One' })).status).to.equal(200);
       const before = await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'));
@@ -177,7 +181,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     });
 
     it('renews on the first read past a day (express-session saves it, the cookie is re-sent), then reads in one query again', async () => {
-      const { app } = w.another({}, { membershipsSql });
+      const { app } = w.another({}, { reads });
       const agent = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'renew@example.test', password: PASSWORD, displayName: 'R' })).status).to.equal(200);
       const [row0] = await w.db.knex('account_sessions').select('expire');
@@ -194,7 +198,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     });
 
     it('a stamp rotated elsewhere ends the session on its next GET', async () => {
-      const { app } = w.another({}, { membershipsSql });
+      const { app } = w.another({}, { reads });
       const agent = request.agent(app);
       const other = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'stamp@example.test', password: PASSWORD, displayName: 'S' })).status).to.equal(200);

@@ -42,24 +42,6 @@ export interface HouseholdAccess {
 export type MembershipsProvider = (userId: string) => Promise<Membership[]>;
 
 /**
- * The memberships of an account as SQL another package composes into a statement of its own, so
- * that the session read loads the caller's memberships in the same round trip (implemented by
- * @svc/households, which owns the tables it names; the session loader never names them).
- * `select(accountId)` answers a scalar subquery of type `json`: an array of Membership, in the
- * order MembershipsProvider lists them (`[]` for none), for the account whose id is the SQL
- * expression `accountId` (a column of the caller's statement, never user input).
- */
-export interface MembershipsSql {
-  select(accountId: string): string;
-  /**
-   * A boolean SQL expression: the account whose id is the SQL expression `accountId` is a member
-   * of the household whose id is `householdId` (a column or a placeholder of the caller's
-   * statement, never user input). The session loader guards every SessionReadAhead with it.
-   */
-  isMember(accountId: string, householdId: string): string;
-}
-
-/**
  * A read a package lends to the session statement, so that an authenticated GET of one resource
  * costs one round trip: when a GET (or HEAD) path matches `path`, the session loader adds
  * `select(accountId, id, known, arg, session)` to its one statement as one more column, and the request
@@ -169,18 +151,6 @@ export interface HouseholdProfile {
 
 /** Looks a household up (no access check: call HouseholdAccess.roleOf first). Throws NotFoundError when there is none. */
 export type HouseholdProfiles = (householdId: string) => Promise<HouseholdProfile>;
-
-/**
- * A household's HouseholdProfile as SQL another package composes into a statement of its own (a
- * SessionReadAhead, say), implemented by @svc/households, which owns the table it names.
- * `select(householdId)` answers a scalar subquery of type `json`: the HouseholdProfile (the same
- * fields and values HouseholdProfiles answers) of the household whose id is the SQL expression
- * `householdId` (a column or a placeholder of the caller's statement, never user input), null when
- * there is none. No access check, as with HouseholdProfiles.
- */
-export interface HouseholdProfileSql {
-  select(householdId: string): string;
-}
 
 /**
  * A database transaction handed across packages (a `Knex.Transaction` at run time). Opaque here so

@@ -59,6 +59,7 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
     })
     .join(', ');
   const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];
+  for (const [p, v] of Object.entries(read.filter ?? {})) where.push(`${t}.${column(p)} = '${v}'`);
   if (read.arg) {
     if (read.arg.sha256Column) where.push(`${t}.${column(read.arg.sha256Column)} = sha256(convert_to(${b.arg}, 'UTF8'))`);
     where.push(`${t}.${column(read.arg.column)} = ${read.arg.format === 'uuid' ? `${b.arg}::uuid` : b.arg}`);
@@ -80,7 +81,14 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
  * with a list version `{ version }` when `b.known` is that version, else `{ version, value }`.
  */
 export function compileValue(read: ReadDeclaration, b: ReadBindings): string {
-  const value = read.fields.length ? compileRead(read, b) : undefined;
+  let value = read.fields.length ? compileRead(read, b) : undefined;
+  if (value && read.withHousehold) {
+    const parts = Object.entries(read.withHousehold).map(
+      ([name, link], i) =>
+        `'${name}', (select kh${i}.${column(link.field)} from ${table(link.model)} kh${i} where kh${i}.${column(link.key)} = ${b.household})`,
+    );
+    value = `json_build_object('rows', ${value}, ${parts.join(', ')})`;
+  }
   if (!read.version) return value!;
   const v = read.version;
   const version = `coalesce((select kv.${column(v.column)}::text from ${table(v.model)} kv where kv.${column(v.household)} = ${b.household}), '0')`;
@@ -127,10 +135,21 @@ export class ReadKernel implements DeclaredReads {
   constructor(
     private readonly options: {
       membership?: MembershipDeclaration;
+      /**
+       * Account reads loaded with every principal, each as a column of the lookup's row (the
+       * caller's memberships, in `memberships`: household routes take the caller's role from it).
+       */
+      principalReads?: readonly { column: string; read: ReadDeclaration }[];
       /** The host's path matcher (as its router matches: case, trailing slash, decoding). */
       matcher: (path: string) => (requestPath: string) => Record<string, string> | undefined;
     },
-  ) {}
+  ) {
+    for (const p of options.principalReads ?? []) {
+      if (!('account' in p.read.scope) || p.read.arg || p.read.version)
+        throw new Error(`principal read ${p.read.name}: an account read without a path argument`);
+      if (!/^[a-z_]+$/.test(p.column)) throw new Error(`principal read ${p.read.name}: column ${p.column}`);
+    }
+  }
 
   /** Serves `read` for GETs of `path` (OpenAPI style: its first parameter the household of a household read, then the read's `arg`). */
   add(read: ReadDeclaration, path: string, held?: (household: string) => string | undefined): void {
@@ -177,13 +196,17 @@ export class ReadKernel implements DeclaredReads {
    * household read is evaluated only for a member. The same text for the same pair, so it can be
    * prepared once per connection.
    */
-  compose(principal: PrincipalQuery, request: ReadRequest): string {
-    const read = request.read;
+  compose(principal: PrincipalQuery, request?: ReadRequest): string {
     const account = `kp.${principal.accountColumn}`;
+    const always = (this.options.principalReads ?? []).map(
+      (p, i) => `, ${compileRead(p.read, { account, household: 'null', arg: 'null', known: 'null' }, i + 1)} as "${p.column}"`,
+    );
+    if (!request) return always.length ? `select kp.*${always.join('')} from (${principal.text}) kp` : principal.text;
+    const read = request.read;
     const b = { account, household: 'kk.household', arg: 'kk.arg', known: 'kk.known' };
     let value = compileValue(read, b);
     if ('household' in read.scope) value = `case when ${compileMembership(this.options.membership!, account, b.household)} then ${value} end`;
-    return `select kp.*, ${value} as read_value
+    return `select kp.*${always.join('')}, ${value} as read_value
   from (${principal.text}) kp
   join unnest($3::uuid[], $4::text[], $5::text[]) with ordinality as kk(household, arg, known, i) on kk.i = kp.batch_index`;
   }

@@ -53,6 +53,13 @@ export interface ReadDeclaration {
    * and the route reads itself.
    */
   readonly absentIsAnswer?: boolean;
+  /** Rows only where each of these properties has this value (a kind, say). */
+  readonly filter?: { readonly [property: string]: string };
+  /**
+   * Fields of the household itself, lent by the package that owns households (its country, say),
+   * looked up by the path's household: the value is then `{ rows, <name>: <field>, … }`.
+   */
+  readonly withHousehold?: { readonly [name: string]: ReadLink };
 }
 
 /** One field of a declared read: a model property, a property under another name, or a linked field. */
@@ -106,6 +113,11 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
   for (const p of properties) if (!PROPERTY.test(p)) throw new Error(`declared read ${read.name}: ${p} is not a model property`);
   if (!read.fields.length && !read.version) throw new Error(`declared read ${read.name}: no fields`);
   if (read.version && !('household' in read.scope)) throw new Error(`declared read ${read.name}: a list version is a household's`);
+  for (const [p, v] of Object.entries(read.filter ?? {}))
+    if (!PROPERTY.test(p) || !/^[A-Za-z0-9_ -]+$/.test(v)) throw new Error(`declared read ${read.name}: filter ${p}`);
+  for (const name of Object.keys(read.withHousehold ?? {}))
+    if (!PROPERTY.test(name) || name === 'rows') throw new Error(`declared read ${read.name}: withHousehold ${name}`);
+  if (read.withHousehold && !('household' in read.scope)) throw new Error(`declared read ${read.name}: withHousehold needs a household read`);
   for (const o of read.list?.orderBy ?? [])
     if (o.first !== undefined && !/^[A-Za-z0-9_ -]+$/.test(o.first)) throw new Error(`declared read ${read.name}: first ${o.first}`);
   if (read.list?.limit !== undefined && !(Number.isInteger(read.list.limit) && read.list.limit > 0)) throw new Error(`declared read ${read.name}: limit`);
@@ -142,6 +154,10 @@ export interface DeclaredReadRequest {
 export interface DeclaredReads {
   readonly size: number;
   match(path: string): DeclaredReadRequest | undefined;
-  compose(principal: PrincipalQuery, request: DeclaredReadRequest): string;
+  /**
+   * The lookup's statement with the principal reads (always loaded: the caller's memberships, in
+   * their column) and, given a request, its read as `read_value`.
+   */
+  compose(principal: PrincipalQuery, request?: DeclaredReadRequest): string;
   values(requests: readonly (DeclaredReadRequest | undefined)[]): unknown[];
 }

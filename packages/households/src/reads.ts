@@ -1,4 +1,4 @@
-import { declareMembership, declareRead, type MembershipDeclaration, type ReadDeclaration, type ReadLink } from '@svc/db';
+import { declareLink, declareMembership, declareRead, type MembershipDeclaration, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { HouseholdMemberModel } from './models/HouseholdMemberModel.js';
 import { HouseholdModel } from './models/HouseholdModel.js';
 import { HouseholdSchema } from './schemas.js';
@@ -28,3 +28,22 @@ export function membersRead(accountName: ReadLink): ReadDeclaration {
     list: { orderBy: [{ column: 'role', first: 'Owner' }, { column: 'createdAt' }, { column: 'id' }] },
   });
 }
+
+/** A household's country (ISO 3166-1 alpha-2), lent to other packages' declared reads (GET …/rules/defaults). */
+export const householdCountryLink: ReadLink = declareLink({ model: HouseholdModel, key: 'id', field: 'country' });
+
+/** A household's name, for the memberships read. */
+const householdName: ReadLink = declareLink({ model: HouseholdModel, key: 'id', field: 'name' });
+
+/**
+ * The caller's memberships (MembershipResponse: GET /me answers them, household routes take the
+ * caller's role from them), in the order they joined: the host has the kernel load them with every
+ * principal.
+ */
+export const membershipsRead: ReadDeclaration = declareRead({
+  name: 'households_memberships',
+  model: HouseholdMemberModel,
+  scope: { account: 'userId' },
+  fields: ['householdId', { name: 'householdName', link: householdName, by: 'householdId' }, 'role', { name: 'memberId', column: 'id' }],
+  list: { orderBy: [{ column: 'createdAt' }, { column: 'householdId' }] },
+});

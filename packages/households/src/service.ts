@@ -5,14 +5,12 @@ import type {
   HouseholdAccess,
   HouseholdMemberIds,
   HouseholdNews,
-  HouseholdProfileSql,
   HouseholdProfiles,
   HouseholdRole,
   MemberRoleChange,
   Membership,
   MembershipListener,
   MembershipsProvider,
-  MembershipsSql,
   PersonalDataSources,
   RandomBytes,
   SpendTurn,
@@ -40,7 +38,7 @@ import {
   type UpdateHouseholdRequest,
 } from './schemas.js';
 import { householdChanges, newHousehold } from './settings.js';
-import { type HouseholdStore, type MemberRow, membershipsSql, profileSql } from './store.js';
+import type { HouseholdStore, MemberRow } from './store.js';
 
 /** Configuration of the households package (INTAKE_MODE, INVITE_CODES, WELCOME_CREDITS; AI_TURNS_PER_MONTH goes to the ledger). */
 export interface HouseholdsConfig {
@@ -154,14 +152,10 @@ export class HouseholdsService {
   readonly access: HouseholdAccess;
   /** For GET /me: the caller's memberships, in the order they joined. */
   readonly memberships: MembershipsProvider;
-  /** The same memberships as SQL the session read composes (one round trip for session and memberships). */
-  readonly membershipsSql: MembershipsSql = membershipsSql;
   /** GET …/members as a declared read, when the host handed in the accounts' display name (`accountName`). */
   readonly membersRead: ReadDeclaration | undefined;
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
-  /** The same profile as SQL another package composes into its read-ahead (GET of a household's rule defaults). */
-  readonly profileSql: HouseholdProfileSql = profileSql;
   /** The ids of a household's members (no access check). */
   readonly memberIds: HouseholdMemberIds;
   /** One AI turn for the rule parser: allowance first, then welcome credits; 429 otherwise. */

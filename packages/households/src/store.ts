@@ -1,4 +1,4 @@
-import type { HouseholdProfile, HouseholdProfileSql, HouseholdRole, Membership, MembershipsSql, SessionReadAhead } from '@svc/contracts';
+import type { HouseholdProfile, HouseholdRole, Membership, SessionReadAhead } from '@svc/contracts';
 import { apiColumnsSql, isPgError, jsonRowsSql, jsonRowTextSql, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -235,31 +235,6 @@ export interface HouseholdStore {
   /** Refuses the code from now on; false when there is no such code in force. */
   revokeInviteCode(code: string, at: Date): Promise<boolean>;
 }
-
-/**
- * The memberships of an account as a scalar subquery (json array), for the session read of
- * @svc/accounts to load with the session in one round trip: the same rows, fields and order as
- * `memberships()` below (the store test holds the two together). This package owns the tables it
- * names; the session loader only composes the text.
- */
-export const membershipsSql: MembershipsSql = {
-  select: (accountId) =>
-    `(select coalesce(json_agg(json_build_object('householdId', h.id, 'householdName', h.name, 'role', m.role, 'memberId', m.id)
-                               order by m.created_at, h.id), '[]'::json)
-        from household_members m join households h on h.id = m.household_id
-       where m.user_id = ${accountId})`,
-  isMember: (accountId, householdId) => `exists (select 1 from household_members m where m.household_id = ${householdId} and m.user_id = ${accountId})`,
-};
-
-/**
- * A household's profile as a scalar subquery (json), for other packages' read-aheads: the same
- * fields and values as `profile()` below (the store test holds the two together).
- */
-export const profileSql: HouseholdProfileSql = {
-  select: (householdId) =>
-    `(select json_build_object('id', h.id, 'country', h.country, 'timeZoneId', h.time_zone_id, 'preferredLanguage', h.preferred_language)
-        from households h where h.id = ${householdId})`,
-};
 
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;

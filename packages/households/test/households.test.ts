@@ -1,7 +1,8 @@
+import { compileRead } from '@svc/db/kernel';
 import { knownRole, newRequestContext, rememberMemberships, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { membershipsSql, ObjectionHouseholdStore, profileSql, TIME_ZONE_IDS } from '../src/index.js';
+import { membershipsRead, ObjectionHouseholdStore, TIME_ZONE_IDS } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [
@@ -419,26 +420,17 @@ describe('households: create, read, update', () => {
       expect(await h.households.memberships(outsider)).to.deep.equal([]);
     });
 
-    it('membershipsSql answers exactly what memberships lists (rows, fields, order), for the session read to compose', async () => {
+    it('membershipsRead, as the read kernel compiles it, answers exactly what memberships lists (rows, fields, order)', async () => {
       const { owner, junior, outsider } = await family(h);
       h.clock.advanceSeconds(1);
       await createHousehold(h.app, junior, { name: 'Hybel', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '19:00' });
       h.clock.advanceSeconds(1);
       await createHousehold(h.app, junior, { name: 'Annen', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '19:00' });
       for (const user of [owner, junior, outsider]) {
-        const { rows } = await h.db.knex.raw(`select ${membershipsSql.select('?::uuid')} as m`, [user]);
+        const read = compileRead(membershipsRead, { account: '?::uuid', household: 'null', arg: 'null', known: 'null' });
+        const { rows } = await h.db.knex.raw(`select ${read} as m`, [user]);
         expect(rows[0].m, user).to.deep.equal(await h.households.memberships(user));
       }
-    });
-
-    it('profileSql answers exactly what profiles does (fields and values), and null for no household, for other packages to compose', async () => {
-      const { household } = await family(h);
-      await h.db.knex('households').where({ id: household.id }).update({ country: 'SE', preferred_language: 'sv-SE' });
-      const { rows } = await h.db.knex.raw(`select ${profileSql.select('?::uuid')} as p`, [household.id]);
-      expect(rows[0].p).to.deep.equal(await h.households.profiles(household.id));
-      expect(rows[0].p.country).to.equal('SE');
-      const none = await h.db.knex.raw(`select ${profileSql.select('?::uuid')} as p`, ['00000000-0000-4000-8000-000000000000']);
-      expect(none.rows[0].p).to.equal(null);
     });
 
     it('the prepared read of a household answers what the model read does (in and out of a transaction, and with the role)', async () => {

@@ -1,4 +1,4 @@
-import { declareRead, type ReadDeclaration } from '@svc/db';
+import { declareRead, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 import { MealRuleResponseSchema } from './schemas.js';
 
@@ -14,3 +14,20 @@ export const rulesRead: ReadDeclaration = declareRead({
   list: { orderBy: [{ column: 'createdAt' }, { column: 'id' }] },
   version: { model: MealRuleListVersionModel, household: 'householdId', column: 'version' },
 });
+
+/**
+ * GET /households/{householdId}/rules/defaults: whether the household has a CategoryFrequency rule
+ * of its own (one row is enough) and its country, lent by the households package (`country`,
+ * handed in by the host): the value is `{ rows, country }`.
+ */
+export function defaultsRead(country: ReadLink): ReadDeclaration {
+  return declareRead({
+    name: 'meal_rules_defaults',
+    model: MealRuleModel,
+    scope: { household: 'householdId' },
+    filter: { kind: 'CategoryFrequency' },
+    fields: ['id'],
+    list: { orderBy: [{ column: 'id' }], limit: 1 },
+    withHousehold: { country },
+  });
+}

@@ -80,10 +80,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: HouseholdParamsSchema,
       responses: { 200: { description: 'The guideline rules', schema: DefaultRulesResponseSchema } },
       errorCodes: { 404: ['not_found'] },
+      read: service.defaultsRead,
     },
     async (req, res) => {
       // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
     },
   );
 

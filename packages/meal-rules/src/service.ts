@@ -1,17 +1,11 @@
-import {
-  ADULT_ROLES,
-  type Clock,
-  type HouseholdAccess,
-  type HouseholdProfileSql,
-  type HouseholdProfiles,
-  type SessionReadAhead,
-  type SpendTurn,
-} from '@svc/contracts';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
+import type { ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
 import { defaultRulesFor, defaultRulesJson } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
+import { defaultsRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
@@ -29,11 +23,8 @@ export interface MealRulesServiceOptions {
   access: HouseholdAccess;
   /** Country, time zone and language of a household; from @svc/households. */
   profiles: HouseholdProfiles;
-  /**
-   * The same profile as SQL (from @svc/households): with it, and a store that offers
-   * `defaultsReadAhead`, GET …/rules/defaults is lent to the session statement too.
-   */
-  profileSql?: HouseholdProfileSql;
+  /** A household's country as a field declared reads may name (from @svc/households: `householdCountryLink`); with it GET …/rules/defaults is a declared read. */
+  householdCountry?: ReadLink;
   /** Spends one AI turn inside the given transaction, or throws 429; from @svc/households. */
   spendTurn: SpendTurn;
   /** The offline sentence parser; default: the built-in English/Norwegian one. */
@@ -70,8 +61,8 @@ class Uncharged {
  * that fails costs nothing and never turns into a 5xx. No HTTP here.
  */
 export class MealRulesService {
-  /** GET …/rules as a read the session statement may load in the same round trip (for the host to hand to accounts). */
-  readonly readAheads: readonly SessionReadAhead[];
+  /** GET …/rules/defaults as a declared read, when the host handed in the households' country (`householdCountry`). */
+  readonly defaultsRead: ReadDeclaration | undefined;
   private readonly store: MealRuleStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -83,7 +74,7 @@ export class MealRulesService {
 
   constructor(options: MealRulesServiceOptions) {
     this.store = options.store;
-    this.readAheads = [...(options.profileSql && options.store.defaultsReadAhead ? [options.store.defaultsReadAhead(options.profileSql)] : [])];
+    this.defaultsRead = options.householdCountry && defaultsRead(options.householdCountry);
     this.clock = options.clock;
     this.access = options.access;
     this.profiles = options.profiles;
@@ -132,22 +123,22 @@ export class MealRulesService {
   }
 
   /** The guideline rules of the household's country; `active` while it has no CategoryFrequency rule of its own. Any member. */
-  async defaults(userId: string, householdId: string): Promise<DefaultRules> {
-    const { country, active } = await this.defaultsOf(userId, householdId);
+  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<DefaultRules> {
+    const { country, active } = await this.defaultsOf(userId, householdId, loaded);
     return defaultRulesFor(householdId, country, active);
   }
 
   /** The same answer as the JSON text GET …/rules/defaults sends (made once per country; see defaultRulesJson). Any member. */
-  async defaultsJson(userId: string, householdId: string): Promise<string> {
-    const { country, active } = await this.defaultsOf(userId, householdId);
+  async defaultsJson(userId: string, householdId: string, loaded?: unknown): Promise<string> {
+    const { country, active } = await this.defaultsOf(userId, householdId, loaded);
     return defaultRulesJson(householdId, country, active);
   }
 
-  private async defaultsOf(userId: string, householdId: string): Promise<{ country: string; active: boolean }> {
+  /** `loaded`: the value of `defaultsRead` the read kernel loaded with the caller (it checked the membership). */
+  private async defaultsOf(userId: string, householdId: string, loaded?: unknown): Promise<{ country: string; active: boolean }> {
+    const lent = loaded as { rows: unknown[]; country: string | null } | undefined;
+    if (lent?.country) return { country: lent.country, active: lent.rows.length === 0 };
     await this.access.roleOf(userId, householdId);
-    // Lent by the session statement (a member's GET): no statement of its own.
-    const lent = this.store.lentDefaults?.(householdId);
-    if (lent) return { country: lent.profile.country, active: !lent.hasCategoryFrequency };
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
     return { country: profile.country, active: !hasOwn };
   }

@@ -1,6 +1,5 @@
-import type { HouseholdProfile, HouseholdProfileSql, SessionReadAhead } from '@svc/contracts';
 import { isoTimestampSql, jsonRowsSql, type Pojo, VersionedAnswers } from '@svc/db';
-import { preparedQuery, readAhead } from '@svc/http-kit';
+import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
@@ -21,14 +20,6 @@ export interface MealRuleStore {
   list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]>;
   /** The list version whose answer this store holds for the household, if any. */
   heldVersion?(householdId: string): string | undefined;
-  /**
-   * GET …/rules/defaults as a read the session statement may load in the same round trip, when the
-   * store offers one: the household's profile (as `profile` writes it in SQL) and whether it has a
-   * rule of kind `CategoryFrequency`; `lentDefaults` then finds them in the request.
-   */
-  defaultsReadAhead?(profile: HouseholdProfileSql): SessionReadAhead;
-  /** What `defaultsReadAhead` lent this request for the household, once; undefined when nothing was lent. */
-  lentDefaults?(householdId: string): LentDefaults | undefined;
   create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule>;
   /** Full replacement (kind included); undefined when the household has no such rule. */
   replace(householdId: string, ruleId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule | undefined>;
@@ -39,15 +30,6 @@ export interface MealRuleStore {
   /** Runs `work` in one database transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
 }
-
-/** What GET …/rules/defaults is made of, as the session statement lends it. */
-export interface LentDefaults {
-  profile: HouseholdProfile;
-  hasCategoryFrequency: boolean;
-}
-
-/** The name of the defaults' read the session statement loads ahead (GET …/rules/defaults). */
-const DEFAULTS_READ_AHEAD = 'meal_rules_defaults';
 
 /** The columns a request writes (`kind` twice: its own column, and inside the payload). */
 function writable(request: MealRuleRequest) {
@@ -98,27 +80,6 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
   /** GET …/rules answers by household, each with the rules version it was made from. */
   private readonly answers: VersionedAnswers<MealRule[]>;
-
-  /**
-   * GET …/rules/defaults lent to the session statement (guarded there by households' `isMember`):
-   * the household's profile, in households' own SQL, and whether it has a CategoryFrequency rule
-   * (the index on household_id), so the defaults cost no statement of their own. Null when the
-   * household is gone: the service then reads as it would without it.
-   */
-  defaultsReadAhead(profile: HouseholdProfileSql): SessionReadAhead {
-    return {
-      name: DEFAULTS_READ_AHEAD,
-      path: '/api/v1/households/{householdId}/rules/defaults',
-      select: (_accountId, id) =>
-        `(select case when p.profile is not null then json_build_object('profile', p.profile, 'hasCategoryFrequency',
-                 exists (select 1 from meal_rules r where r.household_id = ${id} and r.kind = 'CategoryFrequency')) end
-            from (select ${profile.select(id)} as profile) p)`,
-    };
-  }
-
-  lentDefaults(householdId: string): LentDefaults | undefined {
-    return readAhead(DEFAULTS_READ_AHEAD, householdId) as LentDefaults | undefined;
-  }
 
   constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);

@@ -165,7 +165,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     clock,
     access: householdsApi.access,
     profiles: householdsApi.profiles,
-    profileSql: householdsApi.profileSql,
+    householdCountry: households.householdCountryLink,
     spendTurn: householdsApi.spendTurn,
     // RULE_PARSER_URL set: a language model reads sentences first, the offline parser fills in and stands in.
     modelParser: config.ruleParser && mealRules.createModelRuleParser(config.ruleParser),
@@ -213,7 +213,11 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   };
   // The declared reads of the routes (each GET that names one), composed with the session lookup by
   // the kernel: filled in once the routers exist, before the first request.
-  const reads = new ReadKernel({ matcher: pathMatcher, membership: households.membership });
+  const reads = new ReadKernel({
+    matcher: pathMatcher,
+    membership: households.membership,
+    principalReads: [{ column: 'memberships', read: households.membershipsRead }],
+  });
   const accountsService = new accounts.AccountService({
     store: accountsStore,
     knex,
@@ -221,10 +225,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     random,
     logger,
     memberships: householdsApi.memberships,
-    membershipsSql: householdsApi.membershipsSql,
-    // GET of the rules' defaults (still a read-ahead of the old kind) and every declared read of the
-    // routes (the kernel): loaded with the session, in its one statement.
-    readAheads: rulesService.readAheads,
+    // Every declared read of the routes, composed by the kernel with the session's statement.
     reads,
     deletionSteps,
     personalData,

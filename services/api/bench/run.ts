@@ -43,6 +43,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '@svc/test-support';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/heap.js';
 import { type ChildStats, type HarnessRequest, postgresCpuMs, rssKb } from './harness.js';
 import { generatorCpuMs, type LoadSpec, load as loadWith, pickDriver } from './load.js';
 import { report as profileReport } from './profile-top.js';
@@ -136,11 +137,19 @@ class App {
 
   static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
     const execArgv = [...process.execArgv];
+    // The service runs as `npm start` runs it; BENCH_SERVICE_FLAGS come after, so they can override.
+    if (file === 'serve-service') execArgv.push(...SERVICE_NODE_FLAGS);
     if (file === 'serve-service' && process.env.BENCH_SERVICE_FLAGS) execArgv.push(...process.env.BENCH_SERVICE_FLAGS.split(' '));
     if (cpuProfile && opts.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.profile}`, `--cpu-prof-name=${cpuProfile}.cpuprofile`);
     const proc = fork(path.join(here, `${file}${ext}`), [], {
       execArgv,
-      env: { ...process.env, NODE_ENV: 'production', BENCH_DATABASE_URL: databaseUrl, SESSION_SECRET: sessionSecret },
+      env: {
+        ...(file === 'serve-service' ? SERVICE_ENV : {}),
+        ...process.env,
+        NODE_ENV: 'production',
+        BENCH_DATABASE_URL: databaseUrl,
+        SESSION_SECRET: sessionSecret,
+      },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     const port = await new Promise<number>((resolve, reject) => {

@@ -3,6 +3,7 @@ import { ApiRouter, AuthenticationError, principalOf, RateLimit, type RateLimitO
 import type { Request, RequestHandler, Response, Router } from 'express';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
+import { addAccessTokenRoutes } from './access-token-router.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { createPages } from './pages/index.js';
 import { addPersonRoutes } from './person-router.js';
@@ -348,6 +349,7 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   });
   addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
   addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
+  addAccessTokenRoutes(api, { tokens: service.accessTokens });
   const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, webClientUrl: config.webClientUrl, logger });
   return Object.assign(api, { authLimiter, pages });
 }

@@ -74,8 +74,9 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       operationId: 'getMe',
       summary: 'The signed-in account with all its households',
       description:
-        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two.',
+        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two. Any personal access token reaches it, whatever its scopes: who the token acts as, and the households it may name.',
       auth: true,
+      tokenScope: 'any',
       compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'the account', schema: MeResponseSchema } },
     },

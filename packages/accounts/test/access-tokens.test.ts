@@ -151,7 +151,7 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     for (const [method, path] of [
       ['post', '/api/v1/probe/write'],
       ['get', '/api/v1/probe/closed'],
-      ['get', '/api/v1/me'],
+      ['patch', '/api/v1/me'],
       ['get', '/api/v1/me/tokens'],
       ['post', '/api/v1/me/tokens'],
       ['delete', `/api/v1/me/tokens/${id}`],
@@ -165,8 +165,12 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
       expect(res.status, `${method} ${path}`).to.equal(403);
       expect(res.body.code).to.equal('insufficient_scope');
     }
-    // A cookie beside the bearer changes nothing: still the token's scopes (GET /me refused) …
-    const both = await request(app).get('/api/v1/me').set('Cookie', cookie).set('Authorization', bearer(token));
+    // GET /me answers any token: who it acts as.
+    const me = await request(app).get('/api/v1/me').set('Authorization', bearer(token));
+    expect(me.status).to.equal(200);
+    expect(me.body.user.id).to.equal(userId);
+    // A cookie beside the bearer changes nothing: still the token's scopes (GET /me/tokens refused) …
+    const both = await request(app).get('/api/v1/me/tokens').set('Cookie', cookie).set('Authorization', bearer(token));
     expect(both.status).to.equal(403);
     // … and a state change with a cookie and a foreign Origin is not refused as CSRF but judged by the token.
     const foreign = await request(app)

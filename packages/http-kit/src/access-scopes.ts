@@ -11,6 +11,13 @@ export const TOKEN_SCOPES = ['households:read', 'events:read', 'events:write', '
 /** One of TOKEN_SCOPES. */
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
+/**
+ * What an operation says of tokens: the scope that opens it, or `any` for an operation every
+ * valid token reaches whatever its scopes (GET /api/v1/me: who the token acts as, and the
+ * households it may name).
+ */
+export type TokenAccess = TokenScope | 'any';
+
 /** What each scope lets a token do, for the OpenAPI document. */
 export const TOKEN_SCOPE_DESCRIPTIONS: Record<TokenScope, string> = {
   'households:read': 'GET of the household, its members, its changes and its calendar-feed URL',
@@ -25,10 +32,10 @@ export const TOKEN_SCOPE_DESCRIPTIONS: Record<TokenScope, string> = {
  * reaches it only when the token holds `scope`; 403 `insufficient_scope` otherwise, whatever the
  * person's role. A cookie session (no `scopes`) passes.
  */
-export function tokenScopeGate(scope: TokenScope | undefined): RequestHandler {
+export function tokenScopeGate(scope: TokenAccess | undefined): RequestHandler {
   return (req, _res, next) => {
     const scopes = req.principal?.scopes;
-    if (scopes !== undefined && (scope === undefined || !scopes.includes(scope))) {
+    if (scopes !== undefined && scope !== 'any' && (scope === undefined || !scopes.includes(scope))) {
       throw new NotAllowedError(
         'insufficient_scope',
         scope === undefined ? 'This operation is not open to access tokens; sign in' : `This operation needs a token with the ${scope} scope`,

@@ -318,7 +318,7 @@ export function buildOpenApi(info: { title: string; version: string; description
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(op.tags ? { tags: op.tags } : {}),
-      security: [...(op.auth ? [{ sessionCookie: [] }] : []), ...(op.tokenScope ? [{ accessToken: [op.tokenScope] }] : [])],
+      security: [...(op.auth ? [{ sessionCookie: [] }] : []), ...(op.tokenScope ? [{ accessToken: op.tokenScope === 'any' ? [] : [op.tokenScope] }] : [])],
       parameters: [
         ...parameters(op.params, 'path', namer),
         ...parameters(op.query, 'query', namer),
@@ -367,7 +367,7 @@ export function buildOpenApi(info: { title: string; version: string; description
           type: 'http',
           scheme: 'bearer',
           description: [
-            "A personal access token (`Authorization: Bearer mp_pat_…`, made with `POST /api/v1/me/tokens`): acts as its person, with the person's roles, within its scopes. Each operation lists the one scope that opens it; an operation listing none answers 403 `insufficient_scope` to a token. A request with a bearer is judged by it alone (a cookie beside it is not read); an unknown, revoked, expired or malformed token answers 401 `unauthenticated`. Rate-limited per token (429 `rate_limited`, `RateLimit` headers).",
+            "A personal access token (`Authorization: Bearer mp_pat_…`, made with `POST /api/v1/me/tokens`): acts as its person, with the person's roles, within its scopes. Each operation lists the one scope that opens it (an empty list: any token); an operation without this scheme answers 403 `insufficient_scope` to a token. A request with a bearer is judged by it alone (a cookie beside it is not read); an unknown, revoked, expired or malformed token answers 401 `unauthenticated`. Rate-limited per token (429 `rate_limited`, `RateLimit` headers).",
             '',
             ...TOKEN_SCOPES.map((s) => `- \`${s}\`: ${TOKEN_SCOPE_DESCRIPTIONS[s]}`),
           ].join('\n'),

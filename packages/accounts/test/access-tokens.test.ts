@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import type { AccountService } from '../src/index.js';
-import { createWorld, dbQueries, mailsTo, PASSWORD, PUBLIC_BASE_URL, sessionCookie, signedUp, type World } from './helpers.js';
+import { createWorld, dbQueries, linkIn, mailsTo, PASSWORD, PUBLIC_BASE_URL, sessionCookie, signedUp, type World } from './helpers.js';
 
 const TOKEN = /^mp_pat_[A-Za-z0-9_-]{43}$/;
 
@@ -300,6 +300,17 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     expect(gone.status).to.equal(204);
     expect((await request(app).get('/api/v1/probe/read').set('Authorization', bearer(kept))).status).to.equal(401);
     expect(await w.db.knex('personal_access_tokens').count('* as n').first()).to.deep.equal({ n: '0' });
+  });
+
+  it('a password reset by a mailed link ends every token', async () => {
+    const { agent } = await signedUp(w, 'ada@example.test');
+    const { token } = (await make(agent)).body;
+    await request(app).post('/api/v1/auth/forgot-password').send({ email: 'ada@example.test' }).expect(204);
+    await w.deliver();
+    const { params } = linkIn(mailsTo(w, 'ada@example.test', /reset/i)[0]!);
+    expect((await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token))).status).to.equal(200);
+    await request(app).post('/api/v1/auth/reset-password').send({ email: params.email, token: params.token, newPassword: 'a brand new password' }).expect(204);
+    expect((await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token))).status).to.equal(401);
   });
 
   it('rate-limits per token (429 rate_limited with Retry-After), each token on its own budget', async () => {

@@ -114,12 +114,16 @@ export async function journey(baseUrl: string, hooks: JourneyHooks): Promise<Jou
   if (!made.data) throw new Error(`token: ${made.error.code}`);
   const token: components['schemas']['CreatedAccessTokenResponse'] = made.data;
   const script = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token.token}` } });
-  const seen = await script.GET('/api/v1/households/{householdId}/events', { params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } } });
+  const seen = await script.GET('/api/v1/households/{householdId}/events', {
+    params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } },
+  });
   if (!seen.data) throw new Error(`events with a token: ${seen.error.code}`);
   const outOfScope = await script.POST('/api/v1/households/{householdId}/rules', { params, body: ruleBody(rule.data) });
   const deleted = await api.DELETE('/api/v1/me/tokens/{tokenId}', { params: { path: { tokenId: token.id } } });
   if (deleted.error) throw new Error(`delete token: ${deleted.error.code}`);
-  const revoked = await script.GET('/api/v1/households/{householdId}/events', { params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } } });
+  const revoked = await script.GET('/api/v1/households/{householdId}/events', {
+    params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } },
+  });
 
   await api.POST('/api/v1/auth/logout');
   const after = await api.GET('/api/v1/me');

@@ -58,14 +58,18 @@ export interface ReadAheadRequest {
  * Who is asking, as the part of the principal statement that finds the credential's row and its
  * account: `join` joins the batch `q` (`q.sid` is the credential: a session id, or a token's keyed
  * hash; `$2` the statement's `now`) to the credential's row and to `accounts a`; `columns` are the
- * credential's own columns; `with` an optional data-modifying CTE (a token's lastUsedAt).
+ * credential's own columns, `seen_recently` among them when it keeps a time of last use; `touch`
+ * writes that time (in the background, when `seen_recently` is not true).
  */
 export interface PrincipalSource {
   /** Names the prepared statements (`[a-z_]`). */
   name: string;
+  /** An optional CTE before the statement (`with … `). */
   with?: string;
   columns: string;
   join: string;
+  /** Records a use of the credential `id` at `now` (a conditional write: instances that race write once). */
+  touch?(knex: Knex, id: string, now: Date): PromiseLike<unknown>;
 }
 
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
@@ -298,6 +302,13 @@ export class AccountSessionStore extends PGStore {
     if (!first) return null;
     const row = await (batch ? batch.load({ sid: hash, id: ahead.id, arg: ahead.arg, known: ahead.known }) : first.load({ sid: hash }));
     if (!row?.id || !row.token_id) return null;
+    // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
+    const touch = this.o.tokens?.touch;
+    if (row.seen_recently !== true && touch) {
+      const id = row.token_id;
+      const now = this.o.clock.now();
+      this.inBackground(`t:${id}`, () => touch(this.o.knex, id, now));
+    }
     return {
       tokenId: row.token_id,
       scopes: row.token_scopes ?? [],
@@ -338,35 +349,43 @@ export class AccountSessionStore extends PGStore {
    */
   private touchLater(sid: string): void {
     const now = this.o.clock.now();
-    // A write for this session is already under way (requests that read the row before it landed).
-    if (this.touchPending.has(sid)) return;
-    this.touchPending.add(sid);
     const due = new Date(now.getTime() - LAST_SEEN_GRANULARITY_MS + 1);
+    this.inBackground(`s:${sid}`, () =>
+      this.o
+        .knex(SESSION_TABLE)
+        .where({ sid })
+        .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
+        .update({ lastSeenAt: now }),
+    );
+  }
+
+  /**
+   * Runs `write` after the request's read and without the request waiting, unless a write for
+   * `key` is already under way (requests that read the row before it landed skip theirs).
+   */
+  private inBackground(key: string, write: () => PromiseLike<unknown>): void {
+    if (this.touchPending.has(key)) return;
+    this.touchPending.add(key);
     // knex runs a query when it is awaited: that happens on the next turn and inside the background
     // scope, after the request has gone on with its own work.
     const done = this.background.runInAsyncScope(
       () =>
         new Promise<void>((resolve) =>
           setImmediate(() =>
-            this.o
-              .knex(SESSION_TABLE)
-              .where({ sid })
-              .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
-              .update({ lastSeenAt: now })
-              .then(
-                () => resolve(),
-                (err: unknown) => {
-                  this.o.onTouchError?.(err);
-                  resolve();
-                },
-              ),
+            write().then(
+              () => resolve(),
+              (err: unknown) => {
+                this.o.onTouchError?.(err);
+                resolve();
+              },
+            ),
           ),
         ),
     );
     this.touching.add(done);
     void done.finally(() => {
       this.touching.delete(done);
-      this.touchPending.delete(sid);
+      this.touchPending.delete(key);
     });
   }
 

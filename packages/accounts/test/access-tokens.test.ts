@@ -3,6 +3,7 @@ import { ApiRouter, principalOf } from '@svc/http-kit';
 import { buildTestApp } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
+import { Redis } from 'ioredis';
 import request from 'supertest';
 import type { AccountService } from '../src/index.js';
 import { createWorld, dbQueries, linkIn, mailsTo, PASSWORD, PUBLIC_BASE_URL, sessionCookie, signedUp, type World } from './helpers.js';
@@ -207,34 +208,51 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     expect((await request(app).get('/api/v1/probe/read').set('Authorization', `bEaReR ${token}`)).status).to.equal(200);
   });
 
-  it('costs one statement per request, and writes lastUsedAt to the minute at most once a minute (in that same statement)', async () => {
+  it('costs one statement per request (a read), and writes lastUsedAt to the minute at most once a minute, after the answer', async () => {
     const { agent } = await signedUp(w, 'ada@example.test');
     const { token, id } = (await make(agent)).body;
     const version = async () =>
       (await w.db.knex.raw('select xmin::text as v, last_used_at as "lastUsedAt" from personal_access_tokens where id = ?', [id])).rows[0];
-    const before = await version();
-    expect(before.lastUsedAt).to.equal(null);
-    w.clock.set('2026-11-22T09:05:17.250Z');
-    for (let i = 0; i < 5; i++) {
-      const res = await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token));
-      expect(res.status).to.equal(200);
-      expect(dbQueries(res)).to.equal(1);
-      w.clock.advance(7_000);
+    // Every statement that writes the token table, whoever sends it (the background write too).
+    const writes: string[] = [];
+    const onQuery = (q: { sql: string }) => {
+      if (/^update\s+"?personal_access_tokens/i.test(q.sql.trim())) writes.push(q.sql);
+    };
+    w.db.knex.on('query', onQuery);
+    const idle = () => w.accounts.service.sessionsIdle();
+    try {
+      const before = await version();
+      expect(before.lastUsedAt).to.equal(null);
+      w.clock.set('2026-11-22T09:05:17.250Z');
+      for (let i = 0; i < 5; i++) {
+        const res = await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token));
+        expect(res.status).to.equal(200);
+        expect(dbQueries(res)).to.equal(1);
+        w.clock.advance(7_000);
+        await idle();
+      }
+      expect(writes).to.have.length(1);
+      const first = await version();
+      expect(first.lastUsedAt.toISOString()).to.equal('2026-11-22T09:05:00.000Z');
+      expect(first.v).to.not.equal(before.v);
+      // Twenty parallel uses within the same minute: no write, the same row version.
+      w.clock.set('2026-11-22T09:05:59.999Z');
+      await Promise.all(Array.from({ length: 20 }, () => request(app).get('/api/v1/probe/read').set('Authorization', bearer(token)).expect(200)));
+      await idle();
+      expect(writes).to.have.length(1);
+      expect((await version()).v).to.equal(first.v);
+      // The next minute: twenty parallel uses, one write.
+      w.clock.set('2026-11-22T09:06:00.000Z');
+      await Promise.all(Array.from({ length: 20 }, () => request(app).get('/api/v1/probe/read').set('Authorization', bearer(token)).expect(200)));
+      await idle();
+      expect(writes).to.have.length(2);
+      const later = await version();
+      expect(later.lastUsedAt.toISOString()).to.equal('2026-11-22T09:06:00.000Z');
+      expect(later.v).to.not.equal(first.v);
+      expect((await agent.get('/api/v1/me/tokens')).body.items[0].lastUsedAt).to.equal('2026-11-22T09:06:00.000Z');
+    } finally {
+      w.db.knex.off('query', onQuery);
     }
-    const first = await version();
-    expect(first.lastUsedAt.toISOString()).to.equal('2026-11-22T09:05:00.000Z');
-    expect(first.v).to.not.equal(before.v);
-    // Four more uses within the same minute: the row is not written again (same row version).
-    w.clock.set('2026-11-22T09:05:59.999Z');
-    await Promise.all([1, 2, 3, 4].map(() => request(app).get('/api/v1/probe/read').set('Authorization', bearer(token)).expect(200)));
-    expect((await version()).v).to.equal(first.v);
-    w.clock.set('2026-11-22T09:06:00.000Z');
-    await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token)).expect(200);
-    const later = await version();
-    expect(later.lastUsedAt.toISOString()).to.equal('2026-11-22T09:06:00.000Z');
-    expect(later.v).to.not.equal(first.v);
-    expect((await agent.get('/api/v1/me/tokens')).body.items[0].lastUsedAt).to.equal('2026-11-22T09:06:00.000Z');
-    // A refused request (out of scope) still used the token; an unknown one writes nothing.
   });
 
   it('stops working once expired (injected clock)', async () => {
@@ -311,6 +329,35 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     expect((await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token))).status).to.equal(200);
     await request(app).post('/api/v1/auth/reset-password').send({ email: params.email, token: params.token, newPassword: 'a brand new password' }).expect(204);
     expect((await request(app).get('/api/v1/probe/read').set('Authorization', bearer(token))).status).to.equal(401);
+  });
+
+  it('shares a token’s rate limit between instances through Redis (parallel, split over two instances)', async function () {
+    const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    try {
+      await redis.connect();
+    } catch {
+      redis.disconnect();
+      if (process.env.CI) throw new Error('Redis at 127.0.0.1:6379 is needed with CI set');
+      this.skip();
+    }
+    try {
+      const one = w.another({ tokenRateLimit: 4 }, { redis });
+      const two = w.another({ tokenRateLimit: 4 }, { redis });
+      const apps = [one, two].map((i) => appWithProbes(i.accounts.service, i.accounts.router));
+      const { agent } = await signedUp(w, 'ada@example.test');
+      const { token } = (await make(agent)).body;
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          request(apps[i % 2]!)
+            .get('/api/v1/probe/read')
+            .set('Authorization', bearer(token)),
+        ),
+      );
+      expect(burst.filter((r) => r.status === 200)).to.have.length(4);
+      expect(burst.filter((r) => r.status === 429)).to.have.length(8);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('rate-limits per token (429 rate_limited with Retry-After), each token on its own budget', async () => {

@@ -168,7 +168,7 @@ describe('personal access tokens in the composed service', function () {
       const { serverNow: _b, ...cookieBody } = byCookie.body;
       expect(tokenBody).to.deep.equal(cookieBody);
     }
-    // Another minute: lastUsedAt is written inside that same statement.
+    // Another minute: still one statement (lastUsedAt is written after the answer, outside the request).
     h.clock.advance(60_000);
     expect(queries(await request(h.app).get(base()).set('Authorization', `Bearer ${token}`).set('X-Diagnostics', '1').expect(200))).to.equal(1);
   });

@@ -57,7 +57,6 @@ const scope = { type: 'string', enum: TOKEN_SCOPES } as const;
 export const CreateAccessTokenRequest = {
   type: 'object',
   required: ['name', 'scopes'],
-  additionalProperties: false,
   properties: {
     name: {
       type: 'string',

@@ -177,6 +177,12 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     // A cookie beside the bearer changes nothing: still the token's scopes (GET /me/tokens refused) …
     const both = await request(app).get('/api/v1/me/tokens').set('Cookie', cookie).set('Authorization', bearer(token));
     expect(both.status).to.equal(403);
+    // … and the session beside it is not read, renewed or re-sent, even when due for its daily renewal.
+    w.clock.advance(25 * 3600_000);
+    const due = await request(app).get('/api/v1/probe/read').set('Cookie', cookie).set('Authorization', bearer(token));
+    expect(due.status).to.equal(200);
+    expect(due.headers['set-cookie']).to.equal(undefined);
+    expect((await request(app).get('/api/v1/me').set('Cookie', cookie)).headers['set-cookie']).to.be.an('array');
     // … and a state change with a cookie and a foreign Origin is not refused as CSRF but judged by the token.
     const foreign = await request(app)
       .post('/api/v1/probe/write')

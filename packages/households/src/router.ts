@@ -62,6 +62,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}',
+      tokenScope: 'households:read',
       operationId: 'getHousehold',
       auth: true,
       summary: 'A household the caller is a member of',
@@ -215,6 +216,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/members',
+      tokenScope: 'households:read',
       operationId: 'listMembers',
       auth: true,
       summary: 'The members (any member may ask)',

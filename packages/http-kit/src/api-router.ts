@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { type TokenAccess, tokenScopeGate } from './access-scopes.js';
 import { InputError } from './errors.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
@@ -26,6 +27,13 @@ export interface OperationSpec {
   tags?: string[];
   /** True: a signed-in session is required (401 otherwise). */
   auth?: boolean;
+  /**
+   * The scope a personal access token needs to reach this operation (decisions.md §8). Without
+   * one, a request carrying a token answers 403 `insufficient_scope` (the default for everything
+   * not listed there: /api/v1/me/*, /api/v1/auth/*, settings, members' changes, invitations …).
+   * `any`: every valid token, whatever its scopes.
+   */
+  tokenScope?: TokenAccess;
   /**
    * Checks that run before the input is validated, such as a credential other than the session
    * that must answer 401 before a malformed body could answer 400 (the internal route's bearer).
@@ -158,6 +166,8 @@ export class ApiRouter {
     };
     const chain: RequestHandler[] = [
       mark,
+      // Before anything else of the route: a token outside its scopes learns nothing more (not even 401 or 400).
+      tokenScopeGate(full.tokenScope),
       ...(full.auth ? [requireAuth] : []),
       ...(full.guard ? [full.guard] : []),
       validate,

@@ -1,3 +1,4 @@
+export * from './access-scopes.js';
 export * from './api-router.js';
 export * from './app.js';
 export * from './clock.js';

@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SESSION_COOKIE } from '@svc/contracts';
+import { TOKEN_SCOPE_DESCRIPTIONS, TOKEN_SCOPES } from './access-scopes.js';
 import type { OperationSpec } from './api-router.js';
 import { escapeDescriptions } from './markdown.js';
 import { PROBLEM_TITLES } from './problem.js';
@@ -255,7 +256,7 @@ export function buildOpenApi(info: { title: string; version: string; description
     const declared429 = op.errorCodes?.[429] ?? [];
     const traits: OperationTraits = {
       // Every /api/v1/auth/* operation shares the per-IP limit; other limited routes declare 429 rate_limited.
-      rateLimited: underAuth || declared429.includes('rate_limited'),
+      rateLimited: underAuth || declared429.includes('rate_limited') || op.tokenScope !== undefined,
       setsCookie: underAuth || Boolean(op.auth),
     };
     // What the pipeline may answer for this operation, besides what it declares itself.
@@ -266,7 +267,10 @@ export function buildOpenApi(info: { title: string; version: string; description
     // Any request can be refused before routing (a NUL or a malformed escape in the URL).
     add(400, 'validation_failed');
     if (op.body || op.query || op.params) add(400, 'value_too_long');
-    if (op.auth) add(401, 'unauthenticated');
+    // Under /api a request carrying `Authorization: Bearer` is judged by the token alone: an
+    // unknown, revoked, expired or malformed one answers 401, one without this operation's scope 403.
+    if (op.auth || op.path.startsWith('/api/')) add(401, 'unauthenticated');
+    if (op.path.startsWith('/api/')) add(403, 'insufficient_scope');
     if (STATE_CHANGING.has(op.method) && (op.auth || underAuth)) add(403, 'forbidden');
     if (op.body) add(413, 'payload_too_large');
     // A Content-Encoding other than gzip, deflate or br (identity: none); corrupt compressed data is a 400.
@@ -314,7 +318,7 @@ export function buildOpenApi(info: { title: string; version: string; description
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(op.tags ? { tags: op.tags } : {}),
-      security: op.auth ? [{ sessionCookie: [] }] : [],
+      security: [...(op.auth ? [{ sessionCookie: [] }] : []), ...(op.tokenScope ? [{ accessToken: op.tokenScope === 'any' ? [] : [op.tokenScope] }] : [])],
       parameters: [
         ...parameters(op.params, 'path', namer),
         ...parameters(op.query, 'query', namer),
@@ -359,6 +363,15 @@ export function buildOpenApi(info: { title: string; version: string; description
       headers: HEADERS,
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by register, login and the social sign-in operations' },
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: [
+            "A personal access token (`Authorization: Bearer mp_pat_…`, made with `POST /api/v1/me/tokens`): acts as its person, with the person's roles, within its scopes. Each operation lists the one scope that opens it (an empty list: any token); an operation without this scheme answers 403 `insufficient_scope` to a token. A request with a bearer is judged by it alone (a cookie beside it is not read); an unknown, revoked, expired or malformed token answers 401 `unauthenticated`. Rate-limited per token (429 `rate_limited`, `RateLimit` headers).",
+            '',
+            ...TOKEN_SCOPES.map((s) => `- \`${s}\`: ${TOKEN_SCOPE_DESCRIPTIONS[s]}`),
+          ].join('\n'),
+        },
       },
     },
   };

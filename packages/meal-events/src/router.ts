@@ -74,6 +74,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:read',
       operationId: 'listMealEvents',
       summary: "A page of the household's meal events, earliest first",
       description:
@@ -96,6 +97,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:write',
       operationId: 'createMealEvent',
       summary: 'Adds a meal event (Owner or Adult)',
       description:
@@ -116,6 +118,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEvent',
       summary: 'One meal event (any member)',
       auth: true,
@@ -134,6 +137,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'put',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'replaceMealEvent',
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
@@ -156,6 +160,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'delete',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'deleteMealEvent',
       summary: 'Removes a meal event (Owner or Adult)',
       auth: true,
@@ -175,6 +180,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/series/{seriesId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEventSeries',
       summary: 'A series of repeating meal events: its rule, template and exceptions (any member)',
       description:
@@ -214,6 +220,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/calendar-feed',
+      tokenScope: 'households:read',
       operationId: 'getCalendarFeed',
       summary: "The household's current calendar URL (any member but a Junior)",
       description:

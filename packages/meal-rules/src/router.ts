@@ -32,6 +32,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: RULES,
+      tokenScope: 'rules:read',
       operationId: 'listMealRules',
       summary: "The household's meal rules",
       description: 'Any member. Oldest first (createdAt, then id).',
@@ -50,6 +51,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: RULES,
+      tokenScope: 'rules:write',
       operationId: 'createMealRule',
       summary: 'Declares a meal rule',
       description: `Adults only (Owner or Adult; a Junior gets 403). \`payload.kind\` selects the type. The rule is stored with source UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
@@ -68,6 +70,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: `${RULES}/defaults`,
+      tokenScope: 'rules:read',
       operationId: 'getDefaultMealRules',
       summary: "The national guideline rules for the household's country",
       description:
@@ -88,6 +91,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: `${RULES}/parse`,
+      tokenScope: 'rules:write',
       operationId: 'parseMealRules',
       summary: 'Suggests rules from a sentence',
       description:
@@ -111,6 +115,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'patch',
       path: `${RULES}/{ruleId}`,
+      tokenScope: 'rules:write',
       operationId: 'replaceMealRule',
       summary: 'Replaces a meal rule',
       description: `Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
@@ -130,6 +135,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'delete',
       path: `${RULES}/{ruleId}`,
+      tokenScope: 'rules:write',
       operationId: 'deleteMealRule',
       summary: 'Removes a meal rule',
       description: 'Adults only.',

@@ -28,7 +28,7 @@
  *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
- * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
+ * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household, me-bearer, household-bearer,
  * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
@@ -206,10 +206,10 @@ class App {
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
 
-async function call(base: string, method: string, url: string, body?: unknown, cookie?: string) {
+async function call(base: string, method: string, url: string, body?: unknown, cookie?: string, headers?: Record<string, string>) {
   const res = await fetch(base + url, {
     method,
-    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -430,15 +430,40 @@ try {
     paths?: string[];
     /** The sessions to send (the connections share them); default: the bench account's, one per connection. */
     cookies?: string[];
+    /** Sent with every request (a personal access token beside the cookie, which the service then does not read). */
+    headers?: Record<string, string>;
     authenticatedGet: boolean;
   }
   const hh = `/api/v1/households/${householdId}`;
+  // One personal access token of the bench account (households:read), made with its session.
+  const madeToken = await call(service.base, 'POST', '/api/v1/me/tokens', { name: 'bench', scopes: ['households:read'] }, cookies[0]);
+  must(madeToken, 201, 'create token');
+  const bearer = { authorization: `Bearer ${String(madeToken.body.token)}` };
   const scenarios: Scenario[] = (
     [
       { id: 'me-ceiling', label: 'GET /me — ceiling (Express + helmet, constant)', app: 'ceiling', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'me-naive', label: 'GET /me — naive (express-session + pg)', app: 'naive', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'me', label: 'GET /me — service', app: 'service', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'household', label: 'GET household', app: 'service', method: 'GET', path: hh, authenticatedGet: true },
+      // A personal access token beside the session cookie: the service judges the bearer alone (issue 34: ≥ 90 % of the cookie path).
+      {
+        id: 'me-bearer',
+        label: 'GET /me — bearer token (cookie beside it)',
+        app: 'service',
+        method: 'GET',
+        path: '/api/v1/me',
+        headers: bearer,
+        authenticatedGet: false,
+      },
+      {
+        id: 'household-bearer',
+        label: 'GET household — bearer token (cookie beside it)',
+        app: 'service',
+        method: 'GET',
+        path: hh,
+        headers: bearer,
+        authenticatedGet: true,
+      },
       { id: 'rules', label: 'GET rules (5)', app: 'service', method: 'GET', path: `${hh}/rules`, authenticatedGet: true },
       { id: 'rules-defaults', label: 'GET rules/defaults', app: 'service', method: 'GET', path: `${hh}/rules/defaults`, authenticatedGet: true },
       { id: 'time-zones', label: 'GET time-zones', app: 'service', method: 'GET', path: '/api/v1/time-zones', authenticatedGet: true },
@@ -530,7 +555,7 @@ try {
   async function sampleQueries(s: Scenario, app: App): Promise<number | null> {
     const cookie = s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies[0] : (s.cookies ?? cookies)[0];
     const before = await app.stats();
-    const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie);
+    const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie, s.headers);
     if (res.status >= 300) throw new Error(`${s.id}: sample request answered ${res.status} ${JSON.stringify(res.body)}`);
     if (s.app === 'service') {
       const m = /desc="(\d+) queries"/.exec(res.headers.get('server-timing') ?? '');
@@ -550,6 +575,7 @@ try {
         ? s.paths.map((p) => ({ method: s.method, path: p }))
         : (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
       cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : (s.cookies ?? cookies),
+      headers: s.headers,
       connections: opts.connections,
       seconds,
     });
@@ -829,6 +855,19 @@ try {
     verdict(`${r.label} within 20 % of GET /me req/s (≥ 80 %)`, measured, me ? r.rps >= 0.8 * me.rps : undefined);
   }
   verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${f1(me.p99)} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
+  // Issue 34: the bearer path as fast as the cookie path, in the same run.
+  for (const [withToken, withCookie] of [
+    ['me-bearer', 'me'],
+    ['household-bearer', 'household'],
+  ] as const) {
+    const t = byId(withToken);
+    const c = byId(withCookie);
+    verdict(
+      `${t?.label ?? withToken} ≥ 90 % of the cookie path's req/s`,
+      t && c ? `${pct(t.rps / c.rps)} (${Math.round(t.rps)} vs ${Math.round(c.rps)} req/s)` : '—',
+      t && c ? t.rps >= 0.9 * c.rps : undefined,
+    );
+  }
   const deep = byId('events-deep');
   verdict(
     `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,

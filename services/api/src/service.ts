@@ -225,6 +225,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     personalData,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
+    redis,
     tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -246,6 +247,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       apple: config.apple,
       appRedirectUris: config.appRedirectUris,
       webClientUrl: config.webClientUrl,
+      accessTokenSecret: config.accessTokenSecret,
+      tokenRateLimit: config.tokenRateLimit,
+      tokenRateWindowSeconds: config.tokenRateWindowSeconds,
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });

@@ -23,6 +23,10 @@ export interface JourneyResult {
   total: number | null;
   refusedCode: string;
   unauthenticatedCode: string;
+  /** What a personal access token (events:read) read, and the code it got for a rule write (outside its scope). */
+  tokenEvents: number;
+  tokenRefusedCode: string;
+  tokenRevokedCode: string;
 }
 
 /** The session cookie, carried by hand: fetch in Node keeps no cookie jar. */
@@ -104,6 +108,23 @@ export async function journey(baseUrl: string, hooks: JourneyHooks): Promise<Jou
   });
   const refusedCode: string = refused.error?.code ?? 'none';
 
+  // A personal access token, made with the session and used by a client of its own (no cookie):
+  // it reads events (its scope), is refused a rule write (not its scope), and stops once deleted.
+  const made = await api.POST('/api/v1/me/tokens', { body: { name: 'Journey script', scopes: ['events:read'] } });
+  if (!made.data) throw new Error(`token: ${made.error.code}`);
+  const token: components['schemas']['CreatedAccessTokenResponse'] = made.data;
+  const script = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token.token}` } });
+  const seen = await script.GET('/api/v1/households/{householdId}/events', {
+    params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } },
+  });
+  if (!seen.data) throw new Error(`events with a token: ${seen.error.code}`);
+  const outOfScope = await script.POST('/api/v1/households/{householdId}/rules', { params, body: ruleBody(rule.data) });
+  const deleted = await api.DELETE('/api/v1/me/tokens/{tokenId}', { params: { path: { tokenId: token.id } } });
+  if (deleted.error) throw new Error(`delete token: ${deleted.error.code}`);
+  const revoked = await script.GET('/api/v1/households/{householdId}/events', {
+    params: { ...params, query: { from: '2026-12-01', to: '2026-12-31', limit: 10 } },
+  });
+
   await api.POST('/api/v1/auth/logout');
   const after = await api.GET('/api/v1/me');
   const total: number | null = page.data.total;
@@ -115,5 +136,13 @@ export async function journey(baseUrl: string, hooks: JourneyHooks): Promise<Jou
     total,
     refusedCode,
     unauthenticatedCode: after.error?.code ?? 'none',
+    tokenEvents: seen.data.items.length,
+    tokenRefusedCode: outOfScope.error?.code ?? 'none',
+    tokenRevokedCode: revoked.error?.code ?? 'none',
   };
+}
+
+/** The body that made `rule`, to send again. */
+function ruleBody(rule: components['schemas']['MealRuleResponse']) {
+  return { payload: rule.payload, strength: rule.strength, scope: rule.scope, startDate: rule.startDate, endDate: rule.endDate };
 }

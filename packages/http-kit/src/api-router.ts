@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { InputError } from './errors.js';
+import { checkIfMatch, tagAnswer } from './etag.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
 
@@ -55,6 +56,17 @@ export interface OperationSpec {
    * schema's, so use it only where the schema is the answer's contract.
    */
   compiledResponse?: boolean;
+  /**
+   * True when the success answer holds one household, member, rule or event: it carries an `ETag`
+   * made from its JSON (see `etagOf`), the same tag its GET answers and an If-Match is checked against.
+   */
+  etag?: boolean;
+  /**
+   * For a PUT, PATCH or DELETE of one resource: reads it now, as its GET answers it (throwing its
+   * 404 when it is gone or the caller may not see it). With it the route honours `If-Match`: a
+   * stale tag answers 412 `precondition_failed` before the handler runs; `*` matches any existing one.
+   */
+  current?: (req: TypedRequest<unknown, unknown, Record<string, string>>) => Promise<unknown>;
 }
 
 export interface ValidInput<B, Q, P> {
@@ -124,8 +136,10 @@ export class ApiRouter {
     };
     const routeName = `${full.method.toUpperCase()} ${full.path}`;
     const serializers = full.compiledResponse ? compileSerializers(full.responses) : undefined;
+    const etag = full.etag === true;
     const mark: RequestHandler = (_req, res, next) => {
       res.locals.route = routeName;
+      if (etag) tagAnswer(res);
       if (serializers) {
         res.locals.serializers = serializers;
         res.json = compiledJson;
@@ -161,6 +175,7 @@ export class ApiRouter {
       ...(full.auth ? [requireAuth] : []),
       ...(full.guard ? [full.guard] : []),
       validate,
+      ...(full.current ? [ifMatch(full.current)] : []),
       ...(handlers as unknown as RequestHandler[]),
     ];
     this.router[full.method](toExpressPath(full.path), ...chain);
@@ -180,6 +195,16 @@ export class ApiRouter {
     this.router.use(handler);
     return this;
   }
+}
+
+/** The If-Match step of a route with `current`: nothing to do without the header. */
+function ifMatch(current: NonNullable<OperationSpec['current']>): RequestHandler {
+  return async (req, _res, next) => {
+    const header = req.headers['if-match'];
+    if (header === undefined) return next();
+    checkIfMatch(header, await current(req as TypedRequest<unknown, unknown, Record<string, string>>));
+    next();
+  };
 }
 
 // fast-json-stringify is CommonJS with a default export; under NodeNext it may arrive wrapped.

@@ -46,6 +46,8 @@ export interface HttpAppOptions {
    * would meet a closing socket.
    */
   draining?: () => boolean;
+  /** After the session step, under /api (`idempotency`: Idempotency-Key on a person's writes). */
+  idempotency?: RequestHandler;
   /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
   authLimiter?: RequestHandler;
   routers: ApiRouter[];
@@ -109,6 +111,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   if (options.authenticate) steps.push(underApi(options.authenticate));
   if (options.authLimiter) steps.push(under(AUTH_PATH, [options.authLimiter]));
+  if (options.idempotency) steps.push(underApi([options.idempotency]));
   for (const r of options.routers) steps.push(onlyFor(r));
 
   const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);

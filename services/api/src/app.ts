@@ -48,6 +48,8 @@ export interface AppDeps {
   pages?: { paths: readonly string[]; router: Router };
   /** WEB_CLIENT_URL: linked from GET /. */
   webClientUrl?: string;
+  /** Idempotency-Key on a person's writes (http-kit `idempotency`). */
+  idempotency?: RequestHandler;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -126,6 +128,7 @@ export function createApp(deps: AppDeps): Express {
     open: [service, html],
     authenticate: deps.authenticate,
     authLimiter: deps.authLimiter,
+    idempotency: deps.idempotency,
     routers: deps.routers,
     metrics: deps.metrics,
     draining: deps.draining,

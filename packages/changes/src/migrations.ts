@@ -14,7 +14,8 @@ export const migrations: MigrationSet = {
           create table household_change_counters (
             household_id uuid primary key,
             last bigint not null,
-            purged_through bigint not null default 0
+            purged_through bigint not null default 0,
+            deleted boolean not null default false
           )`);
         await knex.raw(
           `comment on table household_change_counters is 'One row per household with changes: the last position given (moved under this row''s lock, so positions follow commit order) and the position up to which deletions were purged (older cursors answer 410)'`,
@@ -51,9 +52,12 @@ export const migrations: MigrationSet = {
             for h, n in
               select hh, count(distinct id) from unnest(p_households, p_ids) as t(hh, id) where hh is not null group by hh order by hh
             loop
+              top := null;
               insert into household_change_counters as c (household_id, last) values (h, n)
-                on conflict (household_id) do update set last = c.last + excluded.last
+                on conflict (household_id) do update set last = c.last + excluded.last where not c.deleted
                 returning c.last into top;
+              -- The household is being deleted (its rows go by cascade): nothing to tell anyone.
+              continue when top is null;
               insert into household_changes as x (household_id, resource, resource_id, change, at, position)
                 select h, p_resource, d.id, p_change, clock_timestamp(), top - n + row_number() over (order by d.id)
                   from (select distinct t.id from unnest(p_households, p_ids) as t(hh, id) where t.hh = h) d
@@ -78,12 +82,14 @@ function sourceMigration(source: ChangeSource): Migration {
     if (!IDENT.test(name)) throw new Error(`changes: ${JSON.stringify(name)} is not a plain SQL name`);
   const { resource, table, idColumn: id, householdColumn: household } = source;
   const fn = `household_changes_of_${table}`;
-  // The households table itself: its deletion takes its feed with it (after the cascades to its
-  // members, whose own triggers run first and record into what is then removed).
+  // The households table itself: its deletion takes its feed with it. The cascades to its rows may
+  // run after this trigger, so the counter stays as a tombstone that refuses their records (the
+  // purge removes it).
   const isHousehold = resource === 'household';
   const onDelete = isHousehold
     ? `delete from household_changes where household_id in (select ${id} from old_rows);
-       delete from household_change_counters where household_id in (select ${id} from old_rows);`
+       insert into household_change_counters (household_id, last, deleted) select ${id}, 0, true from old_rows
+         on conflict (household_id) do update set deleted = true;`
     : `perform household_changes_record('${resource}', array(select ${household} from old_rows), array(select ${id} from old_rows), 'delete');`;
   return {
     name: `20261127200100_changes_${table}`,

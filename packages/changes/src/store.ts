@@ -22,6 +22,7 @@ export class HouseholdChangeCounterModel extends BaseModel {
   declare householdId: string;
   declare last: string;
   declare purgedThrough: string;
+  declare deleted: boolean;
 }
 
 export interface ChangeRow {
@@ -56,7 +57,7 @@ export class ChangesStore {
       `select (select json_agg(json_build_object('resource', c.resource, 'id', c.resource_id, 'change', c.change,
                  'at', to_char(c.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'position', c.position::text) order by c.position)
                  from (select * from household_changes where household_id = :h and position > :since order by position limit :limit) c) as page,
-              (select purged_through::text from household_change_counters where household_id = :h) as purged_through,
+              (select purged_through::text from household_change_counters where household_id = :h and not deleted) as purged_through,
               (select last::text from household_change_counters where household_id = :h) as last`,
       { h: householdId, since, limit },
     );
@@ -75,7 +76,9 @@ export class ChangesStore {
        ), moved as (
          update household_change_counters c set purged_through = greatest(c.purged_through, g.top)
            from (select household_id, max(position) as top from gone group by household_id) g
-          where c.household_id = g.household_id
+          where c.household_id = g.household_id and not c.deleted
+       ), tombstones as (
+         delete from household_change_counters where deleted
        )
        select count(*)::text as n from gone`,
       [before],

@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { InputError } from './errors.js';
-import { checkIfMatch, tagAnswer } from './etag.js';
+import { type ConditionalWriteLocks, checkIfMatch, tagAnswer } from './etag.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
 
@@ -199,9 +199,22 @@ export class ApiRouter {
 
 /** The If-Match step of a route with `current`: nothing to do without the header. */
 function ifMatch(current: NonNullable<OperationSpec['current']>): RequestHandler {
-  return async (req, _res, next) => {
+  return async (req, res, next) => {
     const header = req.headers['if-match'];
     if (header === undefined) return next();
+    // Held from the check until the answer has gone (the write committed before it was sent).
+    const locks = res.locals.conditionalWriteLocks as ConditionalWriteLocks | undefined;
+    if (locks) {
+      const release = await locks.acquire(req.path.toLowerCase().replace(/\/+$/, ''));
+      let released = false;
+      const done = () => {
+        if (released) return;
+        released = true;
+        release().catch(() => {}); // the lease frees it within 30 s
+      };
+      res.once('finish', done);
+      res.once('close', done);
+    }
     checkIfMatch(header, await current(req as TypedRequest<unknown, unknown, Record<string, string>>));
     next();
   };

@@ -1,6 +1,7 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Response } from 'express';
-import { PreconditionFailedError } from './errors.js';
+import type { Knex } from 'knex';
+import { PreconditionFailedError, ServiceUnavailableError } from './errors.js';
 
 /** JSON text with every object's members in code-point order: the same for any two equal JSON values, whoever wrote them. */
 export function canonicalJson(value: unknown): string {
@@ -58,4 +59,45 @@ export function checkIfMatch(header: string, current: unknown): void {
   const now = etagOf(current);
   const tags = wanted.split(',').map((t) => t.trim());
   if (!tags.includes(now)) throw new PreconditionFailedError();
+}
+
+/**
+ * Serialises the If-Match writes of one resource across instances: the check and the write of one
+ * request run while it holds the resource's lock, so of two writers holding the same tag exactly
+ * one passes (the other then sees the new tag: 412). Writes without If-Match do not take it.
+ */
+export interface ConditionalWriteLocks {
+  /** Waits for the lock of `key`; answers its release. */
+  acquire(key: string): Promise<() => Promise<void>>;
+}
+
+/** How long a waiting If-Match write looks for the lock (then 503 with Retry-After). */
+const LOCK_WAITS_MS = [2, 5, 10, 20, 40, 80, 160, 320, 500, 500, 1000, 1000, 1000, 1000];
+
+/**
+ * Locks as rows of `conditional_write_locks` with a 30 s lease (an instance that dies holding one
+ * frees it by the lease), taken with one `INSERT … ON CONFLICT … WHERE expired` and given back
+ * with one DELETE after the answer: no connection is held while the handler runs.
+ */
+export class PgConditionalWriteLocks implements ConditionalWriteLocks {
+  constructor(private readonly knex: Knex) {}
+
+  async acquire(key: string): Promise<() => Promise<void>> {
+    const holder = randomUUID();
+    for (let i = 0; ; i++) {
+      const { rows } = await this.knex.raw<{ rows: unknown[] }>(
+        `insert into conditional_write_locks as l (key, holder, until) values (?, ?, now() + interval '30 seconds')
+         on conflict (key) do update set holder = excluded.holder, until = excluded.until where l.until <= now()
+         returning 1`,
+        [key, holder],
+      );
+      if (rows.length) break;
+      const wait = LOCK_WAITS_MS[i];
+      if (wait === undefined) throw new ServiceUnavailableError('Another conditional write of this resource is still running');
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+    return async () => {
+      await this.knex.raw('delete from conditional_write_locks where key = ? and holder = ?', [key, holder]);
+    };
+  }
 }

@@ -249,7 +249,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 }
 
-/** The keys' table, as a migration set for the host's runner (history `knex_migrations_idempotency`). */
+/** The keys' table and the If-Match writes' locks (`PgConditionalWriteLocks`), as a migration set for the host's runner (history `knex_migrations_idempotency`). */
 export const idempotencyMigrations = {
   name: 'idempotency',
   migrations: [
@@ -278,6 +278,18 @@ export const idempotencyMigrations = {
       },
       down: async (knex: Knex) => {
         await knex.raw('drop table if exists idempotency_keys');
+      },
+    },
+    {
+      name: '20261127200400_create_conditional_write_locks',
+      up: async (knex: Knex) => {
+        await knex.raw('create table conditional_write_locks (key text primary key, holder uuid not null, until timestamptz not null)');
+        await knex.raw(
+          `comment on table conditional_write_locks is 'The resource (its path) an If-Match write is checking and writing, by which request (holder), until when at most (a lease of 30 s)'`,
+        );
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('drop table if exists conditional_write_locks');
       },
     },
   ],

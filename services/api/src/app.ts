@@ -8,6 +8,7 @@ import {
   buildOpenApiDocument,
   CORS_EXPOSED_HEADERS,
   CORS_MAX_AGE_SECONDS,
+  type ConditionalWriteLocks,
   createHttpApp,
   type Logger,
   type Metrics,
@@ -50,6 +51,8 @@ export interface AppDeps {
   webClientUrl?: string;
   /** Idempotency-Key on a person's writes (http-kit `idempotency`). */
   idempotency?: RequestHandler;
+  /** Locks serialising If-Match writes of one resource across instances. */
+  conditionalWriteLocks?: ConditionalWriteLocks;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -129,6 +132,7 @@ export function createApp(deps: AppDeps): Express {
     authenticate: deps.authenticate,
     authLimiter: deps.authLimiter,
     idempotency: deps.idempotency,
+    conditionalWriteLocks: deps.conditionalWriteLocks,
     routers: deps.routers,
     metrics: deps.metrics,
     draining: deps.draining,

@@ -5,7 +5,16 @@ import * as changes from '@svc/changes';
 import type { ChangeValueSources, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { idempotency, idempotencyMigrations, type Logger, type Metrics, PgIdempotencyStore, systemClock, systemRandom } from '@svc/http-kit';
+import {
+  idempotency,
+  idempotencyMigrations,
+  type Logger,
+  type Metrics,
+  PgConditionalWriteLocks,
+  PgIdempotencyStore,
+  systemClock,
+  systemRandom,
+} from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -282,6 +291,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
     idempotency: idempotency({ store: idempotencyStore, clock, logger }),
+    conditionalWriteLocks: new PgConditionalWriteLocks(knex),
     routers: [
       accountsRouter,
       households.createRouter({ service: householdsApi }),

@@ -287,6 +287,24 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
     });
   });
 
+  describe('If-Match under parallel writers', () => {
+    it('lets exactly one of 8 parallel PATCHes with the same If-Match through, on two instances; the rest answer 412', async () => {
+      const tag = (await request(a).get(hh).set('Cookie', owner)).headers.etag as string;
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, n) =>
+          request(n % 2 ? a : b)
+            .patch(hh)
+            .set('Cookie', owner)
+            .set('If-Match', tag)
+            .send({ name: `Racer ${n}` }),
+        ),
+      );
+      expect(answers.map((r) => r.status).sort()).to.deep.equal([200, 412, 412, 412, 412, 412, 412, 412]);
+      const winner = answers.find((r) => r.status === 200)!;
+      expect((await request(a).get(hh).set('Cookie', owner)).body.name).to.equal(winner.body.name);
+    });
+  });
+
   // Last: it moves the clock 400 days on (the sessions above end with it).
   describe('changes feed, 90 days later', () => {
     it('forgets deletions after 90 days: an older cursor answers 410 cursor_expired, a fresh read works', async () => {

@@ -55,6 +55,8 @@ describe('a client generated from the served OpenAPI document', function () {
       total: null,
       refusedCode: 'validation_failed',
       unauthenticatedCode: 'unauthenticated',
+      retriesAnsweredTheSameEvent: true,
+      changedResources: ['household', 'member', 'rule', 'event', 'event'],
     });
   });
 });

@@ -20,17 +20,34 @@ export function canonicalJson(value: unknown): string {
  */
 export function etagOf(value: unknown): string {
   // Through JSON first: a Date becomes its ISO text, as in any answer.
-  const plain = JSON.parse(JSON.stringify(value ?? null)) as unknown;
+  return tagOfPlain(JSON.parse(JSON.stringify(value ?? null)) as unknown);
+}
+
+function tagOfPlain(plain: unknown): string {
   return `"${createHash('sha256').update(canonicalJson(plain)).digest('base64url').slice(0, 27)}"`;
 }
 
+/** Tags of answer texts seen lately: a hot GET sends the same text again and again (kept by the session read or a page cache). */
+const recentTags = new Map<string, string>();
+const RECENT_TAGS_MAX = 1000;
+const RECENT_TEXT_MAX = 4096; // at most ~4 MB of texts held
+
 /** The ETag of an answer's JSON body (text or UTF-8 bytes); undefined when it is not JSON. */
 export function etagOfJsonText(body: string | Buffer): string | undefined {
+  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const known = recentTags.get(text);
+  if (known) return known;
+  let tag: string;
   try {
-    return etagOf(JSON.parse(typeof body === 'string' ? body : body.toString('utf8')));
+    tag = tagOfPlain(JSON.parse(text));
   } catch {
     return undefined;
   }
+  if (text.length <= RECENT_TEXT_MAX) {
+    if (recentTags.size >= RECENT_TAGS_MAX) recentTags.delete(recentTags.keys().next().value as string);
+    recentTags.set(text, tag);
+  }
+  return tag;
 }
 
 /**

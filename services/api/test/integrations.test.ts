@@ -287,6 +287,29 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
     });
   });
 
+  describe('the OpenAPI document', () => {
+    it('names Idempotency-Key, If-Match, ETag and the new codes per operation', async () => {
+      const doc = (await request(a).get('/api/v1/openapi.json')).body;
+      type Op = { parameters: { name: string }[]; responses: Record<string, { description: string; headers?: Record<string, unknown> }> };
+      const op = (path: string, method: string) => doc.paths[path][method] as Op;
+      const params = (o: Op) => o.parameters.map((p) => p.name);
+      const events = '/api/v1/households/{householdId}/events';
+      const event = `${events}/{eventId}`;
+      expect(params(op(events, 'post'))).to.include('Idempotency-Key');
+      expect(op(events, 'post').responses['409']!.description).to.contain('idempotency_key_in_flight');
+      expect(op(events, 'post').responses['422']!.description).to.contain('idempotency_key_reused');
+      expect(op(events, 'post').responses['201']!.headers).to.have.property('ETag');
+      expect(params(op('/api/v1/auth/login', 'post'))).to.not.include('Idempotency-Key');
+      expect(params(op(event, 'put'))).to.include.members(['Idempotency-Key', 'If-Match']);
+      expect(op(event, 'delete').responses['412']!.description).to.contain('precondition_failed');
+      expect(op(event, 'get').responses['200']!.headers).to.have.property('ETag');
+      expect(op('/api/v1/households/{householdId}', 'patch').responses['412']!.description).to.contain('precondition_failed');
+      expect(op('/api/v1/households/{householdId}/members/{memberId}', 'patch').responses['200']!.headers).to.have.property('ETag');
+      expect(op('/api/v1/households/{householdId}/rules/{ruleId}', 'delete').responses['412']!.description).to.contain('precondition_failed');
+      expect(op('/api/v1/households/{householdId}/changes', 'get').responses['410']!.description).to.contain('cursor_expired');
+    });
+  });
+
   describe('If-Match under parallel writers', () => {
     it('lets exactly one of 8 parallel PATCHes with the same If-Match through, on two instances; the rest answer 412', async () => {
       const tag = (await request(a).get(hh).set('Cookie', owner)).headers.etag as string;

@@ -107,6 +107,11 @@ function sourceMigration(source: ChangeSource): Migration {
       await knex.raw(`create trigger ${fn}_insert after insert on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
       await knex.raw(`create trigger ${fn}_update after update on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
       await knex.raw(`create trigger ${fn}_delete after delete on ${table} referencing old table as old_rows for each statement execute function ${fn}()`);
+      // What exists already is in the feed from the start (as upserts), so a client that reads
+      // from the beginning gets every resource, not only those written after this migration.
+      await knex.raw(
+        `select household_changes_record('${resource}', array(select ${household} from ${table} order by ${id}), array(select ${id} from ${table} order by ${id}), 'upsert')`,
+      );
     },
     down: async (knex: Knex) => {
       for (const op of ['insert', 'update', 'delete']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${table}`);

@@ -15,15 +15,26 @@ describe('changes store and triggers', () => {
   let db: TestDatabase;
   let store: ChangesStore;
   const sources = sourceMigrations(SOURCES);
+  const early = randomUUID();
+  const earlyItem = randomUUID();
 
   before(async () => {
     db = await createTestDatabase();
     await db.knex.raw('create table test_households (id uuid primary key, name text)');
     await db.knex.raw('create table test_items (id uuid primary key, household_id uuid not null references test_households on delete cascade, note text)');
+    await db.knex('test_households').insert({ id: early, name: 'Before the feed' });
+    await db.knex('test_items').insert({ id: earlyItem, household_id: early });
     await runMigrations(db.knex, [migrations, sources]);
     store = new ChangesStore(db.knex);
   });
   after(async () => db?.destroy());
+
+  it('starts with what existed before its migration, as upserts', async () => {
+    expect((await store.page(early, '0', 10)).rows.map((r) => [r.resource, r.id, r.change, r.position])).to.deep.equal([
+      ['household', early, 'upsert', '1'],
+      ['event', earlyItem, 'upsert', '2'],
+    ]);
+  });
 
   it('records every statement in its transaction: one row per resource at its latest position; a rollback leaves nothing', async () => {
     const h = randomUUID();
@@ -90,5 +101,6 @@ describe('changes store and triggers', () => {
   it('migrates down and up again', async () => {
     await rollbackMigrations(db.knex, [migrations, sources]);
     await runMigrations(db.knex, [migrations, sources]);
+    expect((await store.page(early, '0', 10)).rows).to.have.length(2);
   });
 });

@@ -83,8 +83,8 @@ function sourceMigration(source: ChangeSource): Migration {
   const { resource, table, idColumn: id, householdColumn: household } = source;
   const fn = `household_changes_of_${table}`;
   // The households table itself: its deletion takes its feed with it. The cascades to its rows may
-  // run after this trigger, so the counter stays as a tombstone that refuses their records (the
-  // purge removes it).
+  // run after this trigger, so the counter stays as a tombstone that refuses their records until
+  // the transaction commits, when a deferred trigger removes it (nothing of the household is left).
   const isHousehold = resource === 'household';
   const onDelete = isHousehold
     ? `delete from household_changes where household_id in (select ${id} from old_rows);
@@ -107,6 +107,18 @@ function sourceMigration(source: ChangeSource): Migration {
       await knex.raw(`create trigger ${fn}_insert after insert on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
       await knex.raw(`create trigger ${fn}_update after update on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
       await knex.raw(`create trigger ${fn}_delete after delete on ${table} referencing old table as old_rows for each statement execute function ${fn}()`);
+      if (isHousehold) {
+        await knex.raw(`
+          create function ${fn}_gone() returns trigger language plpgsql as $$
+          begin
+            delete from household_changes where household_id = old.${id};
+            delete from household_change_counters where household_id = old.${id} and deleted;
+            return null;
+          end $$`);
+        await knex.raw(
+          `create constraint trigger ${fn}_gone after delete on ${table} deferrable initially deferred for each row execute function ${fn}_gone()`,
+        );
+      }
       // What exists already is in the feed from the start (as upserts), so a client that reads
       // from the beginning gets every resource, not only those written after this migration.
       await knex.raw(
@@ -114,7 +126,8 @@ function sourceMigration(source: ChangeSource): Migration {
       );
     },
     down: async (knex: Knex) => {
-      for (const op of ['insert', 'update', 'delete']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${table}`);
+      for (const op of ['insert', 'update', 'delete', 'gone']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${table}`);
+      await knex.raw(`drop function if exists ${fn}_gone()`);
       await knex.raw(`drop function if exists ${fn}()`);
     },
   };

@@ -243,6 +243,11 @@ export class PgIdempotencyStore implements IdempotencyStore {
     await this.knex.raw('delete from idempotency_keys where user_id = ? and key = ? and status is null', [userId, key]);
   }
 
+  /** Forgets every key of a person (their account's deletion): the kept answers hold their data. */
+  async forgetPerson(userId: string, trx?: Knex.Transaction): Promise<void> {
+    await (trx ?? this.knex).raw('delete from idempotency_keys where user_id = ?', [userId]);
+  }
+
   async purge(now: Date): Promise<number> {
     const { rowCount } = await this.knex.raw<{ rowCount: number }>('delete from idempotency_keys where expires_at <= ?', [now]);
     return rowCount ?? 0;

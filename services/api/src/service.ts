@@ -223,7 +223,13 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).
-  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep, notifications.deletionStep];
+  const deletionSteps = [
+    householdsApi.deletionStep,
+    pushService.deletionStep,
+    notifications.deletionStep,
+    // The answers kept for the person's Idempotency-Keys hold what they sent and got.
+    { deleteAccountData: (userId: string, trx: unknown) => idempotencyStore.forgetPerson(userId, trx as Knex.Transaction) },
+  ];
   const personalData: PersonalDataSources = {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),

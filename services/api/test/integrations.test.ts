@@ -163,6 +163,83 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
     });
   });
 
+  describe('changes feed under a mix of writers', () => {
+    it('serialises every kind of write of one household at its counter without a deadlock or a 5xx (two instances)', async () => {
+      const event = (await request(a).post(`${hh}/events`).set('Cookie', owner).send(EVENT)).body;
+      const rule = (await request(a).post(`${hh}/rules`).set('Cookie', owner).send(RULE)).body;
+      const writes: (() => request.Test)[] = [];
+      for (let n = 0; n < 6; n++) {
+        const app = n % 2 ? a : b;
+        writes.push(
+          () =>
+            request(app)
+              .post(`${hh}/events`)
+              .set('Cookie', owner)
+              .send({ ...EVENT, notes: `mix ${n}` }),
+          () =>
+            request(app)
+              .put(`${hh}/events/${event.id}`)
+              .set('Cookie', owner)
+              .send({ ...EVENT, notes: `put ${n}` }),
+          () =>
+            request(app)
+              .patch(hh)
+              .set('Cookie', owner)
+              .send({ name: `Mix ${n}` }),
+          () =>
+            request(app)
+              .patch(`${hh}/members/${adultMemberId}`)
+              .set('Cookie', owner)
+              .send({ role: n % 2 ? 'Adult' : 'Junior' }),
+          () =>
+            request(app)
+              .patch(`${hh}/rules/${rule.id}`)
+              .set('Cookie', owner)
+              .send({ ...RULE, strength: n % 2 ? 'Soft' : 'Hard' }),
+          () =>
+            request(app)
+              .post(`${hh}/events`)
+              .set('Cookie', owner)
+              .send({ ...EVENT, date: '2026-12-07', notes: `series ${n}`, repeat: { frequency: 'weekly', count: 5 } }),
+        );
+      }
+      const answers = await Promise.all(writes.map((w) => w()));
+      const failed = answers.filter((r) => r.status >= 500).map((r) => `${r.status} ${r.text}`);
+      expect(failed).to.deep.equal([]);
+      await request(a).patch(`${hh}/members/${adultMemberId}`).set('Cookie', owner).send({ role: 'Adult' });
+      const positions = (await h.db.knex('household_changes').where({ household_id: householdId }).orderBy('position')).map((r) => Number(r.position));
+      const counter = await h.db.knex('household_change_counters').where({ household_id: householdId }).first();
+      expect(Math.max(...positions)).to.equal(Number(counter.last));
+    });
+  });
+
+  describe('changes feed while a member leaves', () => {
+    it('a member removed while events naming them are written: no deadlock or 5xx, and the feed tells both', async () => {
+      for (let round = 0; round < 3; round++) {
+        const guest = await cookieOf(a, `leaver${round}@example.com`);
+        const code = (await request(a).post(`${hh}/invitations`).set('Cookie', owner).send({ role: 'Adult' })).body.code;
+        expect((await request(b).post('/api/v1/invitations/accept').set('Cookie', guest).send({ code })).status).to.equal(200);
+        const members = (await request(a).get(`${hh}/members`).set('Cookie', owner)).body as { memberId: string; userId: string | null; displayName: string }[];
+        const leaver = members.find((m) => m.displayName === `leaver${round}`)!;
+        const named = { ...EVENT, participants: [{ memberId: leaver.memberId, name: leaver.displayName }] };
+        const since = (await feed(a)).body.nextCursor as string;
+        const answers = await Promise.all([
+          request(a).delete(`${hh}/members/${leaver.memberId}`).set('Cookie', owner),
+          request(b).post(`${hh}/events`).set('Cookie', owner).send(named),
+          request(a)
+            .post(`${hh}/events`)
+            .set('Cookie', owner)
+            .send({ ...named, repeat: { frequency: 'weekly', count: 4 } }),
+          request(b).post(`${hh}/events`).set('Cookie', owner).send(named),
+        ]);
+        expect(answers.filter((r) => r.status >= 500).map((r) => r.text)).to.deep.equal([]);
+        expect(answers[0]!.status).to.equal(204);
+        const changes = (await feed(a, since, 500)).body.items as { resource: string; id: string; change: string }[];
+        expect(changes.filter((c) => c.resource === 'member')).to.deep.include({ ...changes.find((c) => c.id === leaver.memberId)!, change: 'delete' });
+      }
+    });
+  });
+
   describe('Idempotency-Key', () => {
     it('replays the first answer byte for byte (status, body, Location/ETag/Content-Type) and creates once', async () => {
       const body = { ...EVENT, notes: 'once' };

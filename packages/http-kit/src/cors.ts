@@ -29,6 +29,7 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'X-App-Version',
   'If-None-Match',
   'If-Match',
+  'Idempotency-Key',
   'traceparent',
   'tracestate',
   'X-Diagnostics',

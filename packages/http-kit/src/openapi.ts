@@ -82,6 +82,10 @@ const HEADERS: Record<string, Record<string, unknown>> = {
     description: 'Seconds to wait (a rate limit, a resend cooldown, a lock, a dependency outage), or an HTTP date (the household AI is paused until then)',
     schema: { type: 'string', examples: ['30', 'Sat, 28 Nov 2026 09:00:00 GMT'] },
   },
+  ETag: {
+    description: 'The resource’s entity tag (strong): send it in `If-Match` to change or delete it only while it is unchanged',
+    schema: { type: 'string', examples: ['"q2b3Vn1o9yQ0cA1oFz7oJkq3bXw"'] },
+  },
   'Accept-Encoding': {
     description: 'On a 415: the content codings a request body may be sent in',
     schema: { type: 'string', examples: ['gzip, deflate, br'] },
@@ -104,8 +108,11 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed (a role refusal, or a cookie-carrying state change from a foreign origin)',
   404: 'Not found (a household you are not a member of is not found either)',
   409: 'Conflict',
+  410: 'Gone for good',
+  412: 'If-Match named a tag that is no longer the resource’s ETag: it changed meanwhile (read it again)',
   413: 'Body larger than the limit (64 kB), also once a compressed body is inflated',
   415: "The body's Content-Encoding is not one the service decodes (gzip, deflate, br); see Accept-Encoding",
+  422: 'Understood, but refused as it stands',
   423: 'Locked; see Retry-After',
   426: 'App build below its platform floor (type `app-version-unsupported`)',
   429: 'Rate limited, throttled or out of quota; see Retry-After where a wait can be named',
@@ -242,6 +249,30 @@ function problem(op: OperationSpec, status: number, codes: string[], traits: Ope
 
 const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
 
+/** A person's write under /api/v1 (not /api/v1/auth/*): it takes `Idempotency-Key` (see `idempotency`). */
+export function idempotent(op: Pick<OperationSpec, 'method' | 'path' | 'auth'>): boolean {
+  return STATE_CHANGING.has(op.method) && Boolean(op.auth) && op.path.startsWith('/api/v1/') && !op.path.startsWith('/api/v1/auth/');
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description:
+    'Makes a retry safe (1–255 characters, e.g. a UUID per intended change): the same key with the same JSON body on the same method and path from the same person within 24 h answers what the first answered (status, body, Location, ETag) without doing it again; answers of 500 and above are not kept. ' +
+    'The same key with another body or path answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_flight`. An empty or longer key answers 400 `validation_failed`.',
+};
+
+const IF_MATCH_PARAMETER = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    'The `ETag` of the resource as you last saw it (its GET, or the answer of your last write): the change is made only while it is still that, else 412 `precondition_failed`. `*` matches any existing resource; on a deleted one the answer is 404.',
+};
+
 /** The OpenAPI 3.1 document of every operation declared through ApiRouter, with its named schemas. */
 export function buildOpenApi(info: { title: string; version: string; description?: string }, operations: OperationSpec[]): OpenApiBuild {
   const namer = new SchemaNamer();
@@ -280,6 +311,11 @@ export function buildOpenApi(info: { title: string; version: string; description
     add(500, 'internal_error');
     // Under /api the session is read from the database for every cookie-carrying request.
     if (op.path.startsWith('/api/') || op.responses[503]) add(503, 'service_unavailable');
+    if (idempotent(op)) {
+      add(409, 'idempotency_key_in_flight');
+      add(422, 'idempotency_key_reused');
+    }
+    if (op.current) add(412, 'precondition_failed');
     for (const [status, c] of Object.entries(op.errorCodes ?? {})) add(Number(status), ...c);
 
     const responses: Record<string, unknown> = {};
@@ -295,6 +331,7 @@ export function buildOpenApi(info: { title: string; version: string; description
         'X-Diagnostics': ref('X-Diagnostics'),
         ...(traits.setsCookie ? { 'Set-Cookie': ref('Set-Cookie') } : {}),
         ...(traits.rateLimited ? { RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') } : {}),
+        ...(op.etag ? { ETag: ref('ETag') } : {}),
         ...r.headers,
       };
       const name = status === successes[0] ? `${id}Response` : `${id}Response${status}`;
@@ -333,6 +370,8 @@ export function buildOpenApi(info: { title: string; version: string; description
               },
             ]
           : []),
+        ...(idempotent(op) ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+        ...(op.current ? [IF_MATCH_PARAMETER] : []),
       ],
       ...(op.body
         ? { requestBody: { required: true, content: { [op.bodyContentType ?? 'application/json']: { schema: namer.name(op.body, `${id}Request`, true) } } } }

@@ -43,7 +43,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the answer's text is kept per household under the rules' version (see listJson).
-      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -53,6 +53,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: RULES,
       tokenScope: 'rules:write',
       operationId: 'createMealRule',
+      etag: true,
       summary: 'Declares a meal rule',
       description: `Adults only (Owner or Adult; a Junior gets 403). \`payload.kind\` selects the type. The rule is stored with source UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
@@ -62,7 +63,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -83,7 +84,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -107,7 +108,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'ai_paused'] },
     },
     async (req, res) => {
-      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId, req.input.body.text));
+      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId!, req.input.body.text));
     },
   );
 
@@ -117,6 +118,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: `${RULES}/{ruleId}`,
       tokenScope: 'rules:write',
       operationId: 'replaceMealRule',
+      etag: true,
+      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Replaces a meal rule',
       description: `Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
@@ -137,6 +140,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: `${RULES}/{ruleId}`,
       tokenScope: 'rules:write',
       operationId: 'deleteMealRule',
+      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Removes a meal rule',
       description: 'Adults only.',
       auth: true,

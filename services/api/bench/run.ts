@@ -29,7 +29,7 @@
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
  * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household, me-bearer, household-bearer,
- * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep,
+ * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep, changes, changes-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
@@ -363,6 +363,18 @@ try {
     deepPath = `${eventsPath}&cursor=${encodeURIComponent(next)}`;
   }
   const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as { id: string }[];
+  // Page N of the household's changes feed (issue 34): every event above is a change; the cursor of
+  // page N is the position its page starts after (keyset), read once from the feed's own table.
+  const changesPage = Math.max(2, Math.min(1000, Math.floor(opts.events / PAGE_LIMIT)));
+  const changesSince = (
+    await db
+      .knex('household_changes')
+      .where({ household_id: householdId })
+      .orderBy('position')
+      .offset((changesPage - 1) * 100 - 1)
+      .first('position')
+  )?.position as string;
+
   const eventId = deepItems[0]!.id;
 
   // A phone per session (a device belongs to the login that registered it): GET /me/devices/{token}
@@ -469,6 +481,15 @@ try {
       { id: 'time-zones', label: 'GET time-zones', app: 'service', method: 'GET', path: '/api/v1/time-zones', authenticatedGet: true },
       { id: 'members', label: 'GET household members', app: 'service', method: 'GET', path: `${hh}/members`, authenticatedGet: true },
       { id: 'event', label: 'GET one event', app: 'service', method: 'GET', path: `${hh}/events/${eventId}`, authenticatedGet: true },
+      { id: 'changes', label: 'GET changes (page 1 of 100)', app: 'service', method: 'GET', path: `${hh}/changes?limit=100`, authenticatedGet: true },
+      {
+        id: 'changes-deep',
+        label: `GET changes (page ${changesPage} of 100)`,
+        app: 'service',
+        method: 'GET',
+        path: `${hh}/changes?limit=100&since=${changesSince}`,
+        authenticatedGet: true,
+      },
       {
         id: 'device',
         label: 'GET /me/devices/{token} (one per session)',
@@ -845,7 +866,8 @@ try {
         },
       }
     : undefined;
-  for (const r of rows.filter((x) => x.authenticatedGet)) {
+  // The changes feed's pages (100 resources, each as its GET) have a target of their own: page N as fast as page 1.
+  for (const r of rows.filter((x) => x.authenticatedGet && !x.id.startsWith('changes'))) {
     let measured = me ? `${pct(r.rps / me.rps)} of GET /me (${Math.round(r.rps)} req/s)` : '—';
     if (r.id === 'events-first' && floor) {
       measured += `; floor: ceiling events page = ${pct(floor.ceilingEventsOfCeilingMe)} of ceiling /me (${Math.round(floor.ceilingEventsRps)} vs ${Math.round(floor.ceilingMeRps)} req/s); service events page = ${pct(floor.serviceEventsFirstOfCeilingEvents)} of the ceiling's events page; 80 % of GET /me (${Math.round(floor.targetRps)} req/s) = ${pct(floor.targetOfCeilingEvents)} of it`;
@@ -875,6 +897,15 @@ try {
       ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${f1(deep.p99)} vs ${f1(first.p99)} ms`
       : '—',
     first && deep ? deep.rps >= 0.9 * first.rps : undefined,
+  );
+  const changesFirst = byId('changes');
+  const changesDeep = byId('changes-deep');
+  verdict(
+    `changes page ${changesPage.toLocaleString('en')} within 10 % of page 1`,
+    changesFirst && changesDeep
+      ? `${pct(changesDeep.rps / changesFirst.rps)} of page 1 req/s (${Math.round(changesDeep.rps)} vs ${Math.round(changesFirst.rps)}); p99 ${f1(changesDeep.p99)} vs ${f1(changesFirst.p99)} ms`
+      : '—',
+    changesFirst && changesDeep ? changesDeep.rps >= 0.9 * changesFirst.rps : undefined,
   );
   verdict(
     'storm: GET /me p99 during ≤ 1.5× before',

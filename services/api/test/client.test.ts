@@ -58,6 +58,8 @@ describe('a client generated from the served OpenAPI document', function () {
       tokenEvents: 2,
       tokenRefusedCode: 'insufficient_scope',
       tokenRevokedCode: 'unauthenticated',
+      retriesAnsweredTheSameEvent: true,
+      changedResources: ['household', 'member', 'rule', 'event', 'event'],
     });
   });
 });

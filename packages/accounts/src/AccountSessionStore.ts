@@ -34,6 +34,17 @@ export interface LoadedSessionRow {
   read?: unknown;
 }
 
+/** What `loadToken` answers: the token's account, id and scopes. */
+export interface LoadedTokenRow {
+  tokenId: string;
+  scopes: string[];
+  account: AccountSummary;
+  memberships?: Membership[];
+  readAhead?: unknown;
+  /** The declared read's value (null: none), when one was asked for. */
+  read?: unknown;
+}
+
 /** Which read-ahead to add to the session statement, and for which resource. */
 export interface ReadAheadRequest {
   /** Index into the store's `readAheads`. */
@@ -48,9 +59,30 @@ export interface ReadAheadRequest {
   known?: string;
 }
 
+/**
+ * Who is asking, as the part of the principal statement that finds the credential's row and its
+ * account: `join` joins the batch `q` (`q.sid` is the credential: a session id, or a token's keyed
+ * hash; `$2` the statement's `now`) to the credential's row and to `accounts a`; `columns` are the
+ * credential's own columns, `seen_recently` among them when it keeps a time of last use; `touch`
+ * writes that time (in the background, when `seen_recently` is not true).
+ */
+export interface PrincipalSource {
+  /** Names the prepared statements (`[a-z_]`). */
+  name: string;
+  /** An optional CTE before the statement (`with … `). */
+  with?: string;
+  columns: string;
+  join: string;
+  /** Records a use of the credential `id` at `now` (a conditional write: instances that race write once). */
+  touch?(knex: Knex, id: string, now: Date): PromiseLike<unknown>;
+}
+
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
 interface SessionRow {
-  sess: unknown;
+  sess?: unknown;
+  /** A token's row (`loadToken`): its id and scopes. */
+  token_id?: string;
+  token_scopes?: string[];
   /** True when lastSeenAt is less than LAST_SEEN_GRANULARITY_MS before the statement's `now` (PostgreSQL compares: no Date made per read). */
   seen_recently: boolean | null;
   id: string | null;
@@ -105,6 +137,11 @@ export interface AccountSessionStoreOptions {
    * statement reads no memberships and GET /me asks MembershipsProvider.
    */
   reads?: DeclaredReads;
+  /**
+   * Personal access tokens as a second kind of principal: their part of the statement (see
+   * PrincipalSource), used by `loadToken` in place of the session's. Without it `loadToken` finds nothing.
+   */
+  tokens?: PrincipalSource;
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
   onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
   /** Failures of the background lastSeenAt write (nothing waits for it). */
@@ -112,8 +149,8 @@ export interface AccountSessionStoreOptions {
 }
 
 /** The name follows the text: pg refuses one name for two different texts on a connection. */
-function statementName(text: string): string {
-  return `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+function statementName(source: string, text: string): string {
+  return `accounts_${source}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
 }
 
 /** A session's absolute lifetime when the store is given none (SESSION_MAX_AGE_DAYS' default). */
@@ -169,29 +206,29 @@ export class AccountSessionStore extends PGStore {
    * `[i + 1]` the same with read-ahead `i` as one more column.
    */
   private readonly batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
-  /** The session statement alone, as the kernel composes it with a declared read. */
-  private readonly principalText: string;
-  /** One batch per declared read, made on its first use. */
+  /** Each principal's statement alone (by its source's name), as the kernel composes it with a declared read. */
+  private readonly principalTexts = new Map<string, string>();
+  /** One batch per principal source and declared read, made on its first use. */
   private readonly readBatches = new Map<string, PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>>();
+  /** The same, for a personal access token (`options.tokens`): `loadToken`. */
+  private readonly tokenBatches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
-    // `q` holds the batch: the session ids (and the read-ahead's ids and what is known of each), numbered from 1.
-    const statement = (extra: string, ids: boolean) => {
-      const text = `select q.batch_index::int as batch_index, s.sess,
-              s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently, a.id, a.email, a.email_normalized, a.display_name,
+    // `q` holds the batch: the credentials (a session id, or a token's hash) and the read-ahead's
+    // ids and what is known of each, numbered from 1. The credential's own part (`source`) joins
+    // its row and the account `a`; the rest of the statement is the same for either.
+    const statement = (source: PrincipalSource, extra: string, ids: boolean) => {
+      const text = `${source.with ?? ''}select q.batch_index::int as batch_index, ${source.columns}, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${extra}
          from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
-         join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
-              -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
-              and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
-         left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
+         ${source.join}`;
       // The kernel adds the principal reads (the memberships) to every variant.
       const composed = options.reads?.compose({ text, accountColumn: 'id' }) ?? text;
-      const name = statementName(composed);
+      const name = statementName(source.name, composed);
       return Object.assign(
         new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
           statement: (keys) => ({
@@ -205,14 +242,27 @@ export class AccountSessionStore extends PGStore {
         { text },
       );
     };
-    const alone = statement('', false);
-    this.principalText = alone.text;
-    this.batches = [
-      alone,
-      ...(options.readAheads ?? []).map((r) =>
-        statement(`, ${r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' })} as read_ahead`, true),
-      ),
-    ];
+    const session: PrincipalSource = {
+      name: 'session',
+      columns: `s.sess, s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently`,
+      join: `join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
+              -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
+              and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
+         left join accounts a on a.id = (s.sess->>'accountId')::uuid`,
+    };
+    const batches = (source: PrincipalSource) => {
+      const alone = statement(source, '', false);
+      this.principalTexts.set(source.name, alone.text);
+      return [
+        alone,
+        ...(options.readAheads ?? []).map((r) =>
+          statement(source, `, ${r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' })} as read_ahead`, true),
+        ),
+      ];
+    };
+    this.batches = batches(session);
+    // The same statements with a personal access token in place of the session (one round trip either way).
+    this.tokenBatches = options.tokens ? batches(options.tokens) : [];
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
@@ -236,7 +286,7 @@ export class AccountSessionStore extends PGStore {
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
     const batch = ahead && this.batches[ahead.index + 1];
-    const declared = !batch && read ? this.readBatch(read) : undefined;
+    const declared = !batch && read ? this.readBatch('session', read) : undefined;
     const row = await (batch
       ? batch.load({ sid, id: ahead.id, arg: ahead.arg, known: ahead.known })
       : declared
@@ -265,19 +315,62 @@ export class AccountSessionStore extends PGStore {
   }
 
   /** The session statement with a declared read, as the kernel composes it (one prepared statement per read). */
-  private readBatch(read: DeclaredReadRequest): PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow> | undefined {
+  private readBatch(source: string, read: DeclaredReadRequest): PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow> | undefined {
     const kernel = this.o.reads;
     if (!kernel) return undefined;
-    let batch = this.readBatches.get(read.read.name);
+    const key = `${source}:${read.read.name}`;
+    let batch = this.readBatches.get(key);
+    const principal = this.principalTexts.get(source);
+    if (!principal) return undefined;
     if (!batch) {
-      const text = kernel.compose({ text: this.principalText, accountColumn: 'id' }, read);
-      const name = statementName(text);
+      const text = kernel.compose({ text: principal, accountColumn: 'id' }, read);
+      const name = statementName(source, text);
       batch = new PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>(this.o.knex, {
         statement: (keys) => ({ name, text, values: [keys.map((k) => k.sid), this.o.clock.now(), ...kernel.values(keys.map((k) => k.read))] }),
       });
-      this.readBatches.set(read.read.name, batch);
+      this.readBatches.set(key, batch);
     }
     return batch;
+  }
+
+  /**
+   * The principal of a personal access token (by its keyed hash) in the same ONE statement as a
+   * session's, with the same memberships and read-ahead: its account, id and scopes; null when
+   * no live token has that hash (unknown, revoked, expired, or its account is gone).
+   */
+  async loadToken(hash: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedTokenRow | null> {
+    const batch = ahead && this.tokenBatches[ahead.index + 1];
+    const first = this.tokenBatches[0];
+    if (!first || !this.o.tokens) return null;
+    const declared = !batch && read ? this.readBatch(this.o.tokens.name, read) : undefined;
+    const row = await (batch
+      ? batch.load({ sid: hash, id: ahead.id, arg: ahead.arg, known: ahead.known })
+      : declared
+        ? declared.load({ sid: hash, read: read! })
+        : first.load({ sid: hash }));
+    if (!row?.id || !row.token_id) return null;
+    // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
+    const touch = this.o.tokens?.touch;
+    if (row.seen_recently !== true && touch) {
+      const id = row.token_id;
+      const now = this.o.clock.now();
+      this.inBackground(`t:${id}`, () => touch(this.o.knex, id, now));
+    }
+    return {
+      tokenId: row.token_id,
+      scopes: row.token_scopes ?? [],
+      account: {
+        id: row.id,
+        email: row.email,
+        emailNormalized: row.email_normalized,
+        displayName: row.display_name,
+        emailConfirmed: row.email_confirmed,
+        hasPassword: row.has_password,
+      },
+      memberships: row.memberships ?? undefined,
+      ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
+      ...(declared ? { read: row.read_value ?? null } : {}),
+    };
   }
 
   /** express-session builds req.session here, right after `get`: the request learns its account. */
@@ -304,35 +397,43 @@ export class AccountSessionStore extends PGStore {
    */
   private touchLater(sid: string): void {
     const now = this.o.clock.now();
-    // A write for this session is already under way (requests that read the row before it landed).
-    if (this.touchPending.has(sid)) return;
-    this.touchPending.add(sid);
     const due = new Date(now.getTime() - LAST_SEEN_GRANULARITY_MS + 1);
+    this.inBackground(`s:${sid}`, () =>
+      this.o
+        .knex(SESSION_TABLE)
+        .where({ sid })
+        .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
+        .update({ lastSeenAt: now }),
+    );
+  }
+
+  /**
+   * Runs `write` after the request's read and without the request waiting, unless a write for
+   * `key` is already under way (requests that read the row before it landed skip theirs).
+   */
+  private inBackground(key: string, write: () => PromiseLike<unknown>): void {
+    if (this.touchPending.has(key)) return;
+    this.touchPending.add(key);
     // knex runs a query when it is awaited: that happens on the next turn and inside the background
     // scope, after the request has gone on with its own work.
     const done = this.background.runInAsyncScope(
       () =>
         new Promise<void>((resolve) =>
           setImmediate(() =>
-            this.o
-              .knex(SESSION_TABLE)
-              .where({ sid })
-              .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
-              .update({ lastSeenAt: now })
-              .then(
-                () => resolve(),
-                (err: unknown) => {
-                  this.o.onTouchError?.(err);
-                  resolve();
-                },
-              ),
+            write().then(
+              () => resolve(),
+              (err: unknown) => {
+                this.o.onTouchError?.(err);
+                resolve();
+              },
+            ),
           ),
         ),
     );
     this.touching.add(done);
     void done.finally(() => {
       this.touching.delete(done);
-      this.touchPending.delete(sid);
+      this.touchPending.delete(key);
     });
   }
 

@@ -42,6 +42,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'post',
       path: '/api/v1/households',
       operationId: 'createHousehold',
+      etag: true,
       auth: true,
       summary: 'Create a household; the caller becomes its Owner',
       description:
@@ -63,7 +64,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}',
+      tokenScope: 'households:read',
       operationId: 'getHousehold',
+      etag: true,
       auth: true,
       summary: 'A household the caller is a member of',
       params: s.HouseholdIdParams,
@@ -73,7 +76,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: householdRead,
     },
     async (req, res) => {
-      res.json(await service.get(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
+      res.json(await service.get(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
     },
   );
 
@@ -82,6 +85,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'patch',
       path: '/api/v1/households/{householdId}',
       operationId: 'updateHousehold',
+      etag: true,
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
       auth: true,
       summary: 'Change settings (Owner only); a member left out or null is left as it is',
       params: s.HouseholdIdParams,
@@ -90,7 +95,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.json(await service.update(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.json(await service.update(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -99,6 +104,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}',
       operationId: 'deleteHousehold',
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
       auth: true,
       summary: 'Delete the household with everything in it (Owner only); confirmName must be its name',
       description:
@@ -110,7 +116,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'confirmation_mismatch'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      await service.deleteHousehold(principalOf(req).userId, req.input.params.householdId, req.input.body.confirmName);
+      await service.deleteHousehold(principalOf(req).userId, req.input.params.householdId!, req.input.body.confirmName);
       res.status(204).end();
     },
   );
@@ -132,7 +138,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], ...notMember, 409: ['onboarding_in_progress'] },
     },
     async (req, res) => {
-      res.json(await service.completeOnboarding(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.json(await service.completeOnboarding(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -149,7 +155,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.status(201).json(await service.invite(principalOf(req).userId, req.input.params.householdId, req.input.body.role));
+      res.status(201).json(await service.invite(principalOf(req).userId, req.input.params.householdId!, req.input.body.role));
     },
   );
 
@@ -169,7 +175,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.json(await service.listInvitations(principalOf(req).userId, req.input.params.householdId));
+      res.json(await service.listInvitations(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -188,7 +194,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found', 'invitation_not_found'] },
     },
     async (req, res) => {
-      await service.revokeInvitation(principalOf(req).userId, req.input.params.householdId, req.input.params.code);
+      await service.revokeInvitation(principalOf(req).userId, req.input.params.householdId!, req.input.params.code);
       res.status(204).end();
     },
   );
@@ -217,6 +223,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/members',
+      tokenScope: 'households:read',
       operationId: 'listMembers',
       auth: true,
       summary: 'The members (any member may ask)',
@@ -227,7 +234,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: service.membersRead,
     },
     async (req, res) => {
-      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
+      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
     },
   );
 
@@ -236,6 +243,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'patch',
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'changeMemberRole',
+      etag: true,
+      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: "Change a member's role to Adult or Junior (Owner only)",
       description:
@@ -258,6 +267,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'removeMember',
+      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: 'Remove a member (Owner), or leave (the member themself)',
       description:
@@ -281,6 +291,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'post',
       path: '/api/v1/households/{householdId}/owner',
       operationId: 'transferOwnership',
+      etag: true,
       auth: true,
       summary: 'Hand the household over to an Adult who has an account (Owner only); the old Owner becomes an Adult',
       description:
@@ -291,7 +302,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], ...memberErrors, 409: ['invalid_role'] },
     },
     async (req, res) => {
-      res.json(await service.transferOwnership(principalOf(req).userId, req.input.params.householdId, req.input.body.memberId));
+      res.json(await service.transferOwnership(principalOf(req).userId, req.input.params.householdId!, req.input.body.memberId));
     },
   );
 

@@ -75,6 +75,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:read',
       operationId: 'listMealEvents',
       summary: "A page of the household's meal events, earliest first",
       description:
@@ -89,7 +90,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see list).
-      const answer = await service.list(principalOf(req).userId, req.input.params.householdId, req.input.query, req.loadedRead);
+      const answer = await service.list(principalOf(req).userId, req.input.params.householdId!, req.input.query, req.loadedRead);
       sendJsonText(res, answer.body, answer.bytes);
     },
   );
@@ -98,7 +99,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:write',
       operationId: 'createMealEvent',
+      etag: true,
       summary: 'Adds a meal event (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
@@ -110,7 +113,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -118,7 +121,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEvent',
+      etag: true,
       summary: 'One meal event (any member)',
       auth: true,
       params: EventParams,
@@ -137,7 +142,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'put',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'replaceMealEvent',
+      etag: true,
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
@@ -159,7 +167,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'delete',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'deleteMealEvent',
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Removes a meal event (Owner or Adult)',
       auth: true,
       params: EventParams,
@@ -178,6 +188,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/series/{seriesId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEventSeries',
       summary: 'A series of repeating meal events: its rule, template and exceptions (any member)',
       description:
@@ -209,7 +220,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId));
+      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -217,6 +228,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/calendar-feed',
+      tokenScope: 'households:read',
       operationId: 'getCalendarFeed',
       summary: "The household's current calendar URL (any member but a Junior)",
       description:
@@ -230,7 +242,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: calendarFeedRead,
     },
     async (req, res) => {
-      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId, req.loadedRead));
+      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
     },
   );
 
@@ -248,7 +260,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      await calendar.remove(principalOf(req).userId, req.input.params.householdId);
+      await calendar.remove(principalOf(req).userId, req.input.params.householdId!);
       res.status(204).end();
     },
   );

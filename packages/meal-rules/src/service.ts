@@ -102,6 +102,17 @@ export class MealRulesService {
     return this.store.heldVersion?.(householdId);
   }
 
+  /** Rules by id as their item of GET …/rules answers each (the changes feed's values, an If-Match's current state); any member. */
+  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    const wanted = new Set(ids);
+    return new Map((await this.list(userId, householdId)).filter((r) => wanted.has(r.id)).map((r) => [r.id, r]));
+  }
+
+  /** One rule as its list item answers it (an If-Match's current state); 404 `not_found` when there is none. */
+  async currentRule(userId: string, householdId: string, ruleId: string): Promise<unknown> {
+    return (await this.values(userId, householdId, [ruleId])).get(ruleId) ?? Promise.reject(notFoundRule());
+  }
+
   /** Files a rule (source UserDeclared); adults only; 400 naming the field when a rule between fields is broken. */
   async create(userId: string, householdId: string, request: MealRuleRequest): Promise<MealRule> {
     await this.assertAdult(userId, householdId);

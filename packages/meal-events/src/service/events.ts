@@ -128,6 +128,12 @@ export class MealEventsService {
     return (await this.store.get(householdId, eventId, loaded)) ?? Promise.reject(notFoundEvent());
   }
 
+  /** Events by id as GET …/events/{eventId} answers each (the changes feed's values, an If-Match's current state); any member. */
+  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    await this.access.roleOf(userId, householdId);
+    return new Map((await this.store.getMany(householdId, ids)).map((e) => [e.id, e]));
+  }
+
   async create(userId: string, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);

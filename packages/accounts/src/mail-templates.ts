@@ -1,5 +1,7 @@
 /** The mails of the spec's Events table. Links are built on PUBLIC_BASE_URL only, never on a request's Host. */
+
 import { toSingleLine } from '@svc/http-kit';
+import escapeHtmlText from 'escape-html';
 
 export type MailKind =
   | 'confirm_email'
@@ -29,9 +31,8 @@ export interface MailContent {
 
 const enc = encodeURIComponent;
 
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
+/** HTML escaping of text in the mails' HTML part (`escape-html`). */
+const escapeHtml = escapeHtmlText;
 
 function trimBase(base: string): string {
   return base.replace(/\/+$/, '');

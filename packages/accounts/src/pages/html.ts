@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
+import escapeHtmlText from 'escape-html';
 
-/** Escapes text for HTML element content and double-quoted attribute values. */
+/** Escapes text for HTML element content and quoted attribute values (`escape-html`: & < > " '). */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+  return escapeHtmlText(value);
 }
 
 /** Raw HTML that `html` inserts as is (already escaped or written here). */

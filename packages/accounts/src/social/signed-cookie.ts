@@ -1,23 +1,13 @@
 import { hkdfSync } from 'node:crypto';
 import type { Clock } from '@svc/contracts';
+import * as cookieModule from 'cookie';
 import type { CookieOptions, Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 
-/** The value of cookie `name` in the request's Cookie header (percent-decoded), if any. */
+/** The value of cookie `name` in the request's Cookie header (percent-decoded by `cookie`), if any. */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1).trim());
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return undefined;
+  return header ? cookieModule.parse(header)[name] : undefined;
 }
 
 export interface SignedCookieOptions {

@@ -1,0 +1,150 @@
+import { expect } from 'chai';
+import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
+import { BaseModel, declareLink, declareMembership, declareRead } from '../src/index.js';
+import { compileValue, ReadKernel } from '../src/kernel.js';
+
+/** Tables of three "packages": people (the principal's), members (the guard), notes (a domain's). */
+class Person extends BaseModel {
+  static override tableName = 'k_people';
+}
+class Member extends BaseModel {
+  static override tableName = 'k_members';
+}
+class Note extends BaseModel {
+  static override tableName = 'k_notes';
+  static override timestamps = ['createdAt'];
+  static override binaries = ['blob'];
+  declare blob: Buffer;
+}
+class NoteVersion extends BaseModel {
+  static override tableName = 'k_note_versions';
+}
+
+const H1 = '00000000-0000-4000-8000-000000000001';
+const H2 = '00000000-0000-4000-8000-000000000002';
+const ALICE = '00000000-0000-4000-8000-00000000000a';
+const BOB = '00000000-0000-4000-8000-00000000000b';
+const N1 = '00000000-0000-4000-8000-0000000000f1';
+
+const membership = declareMembership({ model: Member, account: 'personId', household: 'householdId' });
+const personName = declareLink({ model: Person, key: 'id', field: 'name' });
+const noteRead = declareRead({
+  name: 'k_note',
+  model: Note,
+  scope: { household: 'householdId' },
+  arg: { column: 'id', format: 'uuid' },
+  fields: ['id', 'title', 'createdAt', 'blob', { name: 'author', link: personName, by: 'authorId' }],
+  absentIsAnswer: true,
+});
+const notesRead = declareRead({
+  name: 'k_notes',
+  model: Note,
+  scope: { household: 'householdId' },
+  fields: [{ name: 'noteId', column: 'id' }, 'title'],
+  list: {
+    orderBy: [
+      { column: 'title', first: 'Pinned' },
+      { column: 'title', order: 'desc' },
+    ],
+    limit: 2,
+  },
+  version: { model: NoteVersion, household: 'householdId', column: 'version' },
+});
+const myNotesRead = declareRead({
+  name: 'k_my_notes',
+  model: Note,
+  scope: { account: 'authorId' },
+  fields: ['title'],
+  list: { orderBy: [{ column: 'title' }] },
+});
+
+describe('the read kernel (@svc/db/kernel)', () => {
+  let db: TestDatabase;
+  let kernel: ReadKernel;
+  /** A principal query of the test's own: `$1` person ids, `$2` now (unused). */
+  const principal = {
+    text: 'select q.batch_index::int as batch_index, p.id as person_id from unnest($1::text[]) with ordinality as q(pid, batch_index) join k_people p on p.id = q.pid::uuid where $2::timestamptz is not null',
+    accountColumn: 'person_id',
+  };
+  const load = async (person: string, path: string): Promise<Record<string, unknown> | undefined> => {
+    const request = kernel.match(path);
+    const text = request ? kernel.compose(principal, request) : kernel.compose(principal);
+    const values = [[person], new Date(), ...(request ? kernel.values([request]) : [])];
+    const { rows } = await db.knex.raw(text.replace(/\$\d+/g, '?'), values as never);
+    return rows[0];
+  };
+
+  before(async () => {
+    db = await createTestDatabase();
+    await db.knex.raw(`create table k_people (id uuid primary key, name text);
+      create table k_members (person_id uuid, household_id uuid);
+      create table k_notes (id uuid primary key, household_id uuid, author_id uuid, title text, blob bytea, created_at timestamptz);
+      create table k_note_versions (household_id uuid primary key, version bigint)`);
+    await db.knex('k_people').insert([
+      { id: ALICE, name: 'Alice' },
+      { id: BOB, name: 'Bob' },
+    ]);
+    await db.knex('k_members').insert([{ personId: ALICE, householdId: H1 }]);
+    await db.knex('k_notes').insert([
+      { id: N1, householdId: H1, authorId: ALICE, title: 'Pinned', blob: Buffer.from([0, 255]), createdAt: '2026-01-02T03:04:05.678Z' },
+      { id: '00000000-0000-4000-8000-0000000000f2', householdId: H1, authorId: BOB, title: 'b', createdAt: '2026-01-02T03:04:05Z' },
+      { id: '00000000-0000-4000-8000-0000000000f3', householdId: H1, authorId: ALICE, title: 'c', createdAt: '2026-01-02T03:04:05Z' },
+      { id: '00000000-0000-4000-8000-0000000000f4', householdId: H2, authorId: BOB, title: 'other', createdAt: '2026-01-02T03:04:05Z' },
+    ]);
+    await db.knex('k_note_versions').insert({ householdId: H1, version: 7 });
+    kernel = new ReadKernel({
+      membership,
+      matcher: (path) => {
+        const re = new RegExp(`^${path.replace(/\{[A-Za-z]+\}/g, '([^/]+)')}$`);
+        return (p) => {
+          const m = re.exec(p);
+          return m ? Object.fromEntries(m.slice(1).map((v, i) => [`p${i}`, v])) : undefined;
+        };
+      },
+      principalReads: [{ column: 'mine', read: myNotesRead }],
+    });
+    kernel.add(noteRead, '/h/{householdId}/notes/{noteId}');
+    kernel.add(notesRead, '/h/{householdId}/notes', (h) => (h === H1 ? '7' : undefined));
+  });
+  after(() => db.destroy());
+
+  it('loads a household read for a member only, with its own aliases, timestamps as ISO, bytea as hex and a linked field', async () => {
+    const row = await load(ALICE, `/h/${H1}/notes/${N1.toUpperCase()}`);
+    expect(row?.read_value).to.deep.equal({ id: N1, title: 'Pinned', createdAt: '2026-01-02T03:04:05.678Z', blob: '00ff', author: 'Alice' });
+    expect(Note.fromDatabaseJson(row?.read_value as never).blob).to.deep.equal(Buffer.from([0, 255]));
+    // Bob is no member of H1: nothing is loaded (the route reads itself and answers 404).
+    expect((await load(BOB, `/h/${H1}/notes/${N1}`))?.read_value).to.equal(null);
+    // A note of another household, for a member: its absence is the answer.
+    expect((await load(ALICE, `/h/${H1}/notes/00000000-0000-4000-8000-0000000000f4`))?.read_value).to.equal(false);
+  });
+
+  it("loads the principal reads with every statement: the account's own rows only", async () => {
+    expect((await load(BOB, '/nothing'))?.mine).to.deep.equal([{ title: 'b' }, { title: 'other' }]);
+    const alice = (await load(ALICE, `/h/${H1}/notes/${N1}`))?.mine as { title: string }[];
+    expect(alice.map((n) => n.title).sort()).to.deep.equal(['Pinned', 'c']);
+  });
+
+  it('lists in the declared order and limit, with the version, and the version alone while the instance holds it', async () => {
+    // The route says this instance holds H1's answer at version 7.
+    expect((await load(ALICE, `/h/${H1}/notes`))?.read_value).to.deep.equal({ version: '7' });
+    const b = { account: 'null', household: `'${H1}'::uuid`, arg: 'null', known: 'null' };
+    const { rows } = await db.knex.raw(`select ${compileValue(notesRead, b)} as v`);
+    expect(rows[0].v).to.deep.equal({
+      version: '7',
+      value: [
+        { noteId: N1, title: 'Pinned' },
+        { noteId: '00000000-0000-4000-8000-0000000000f3', title: 'c' },
+      ],
+    });
+  });
+
+  it('matches only keys of the declared formats, and refuses declarations it cannot compile safely', () => {
+    expect(kernel.match(`/h/not-a-uuid/notes/${N1}`)).to.equal(undefined);
+    expect(kernel.match(`/h/${H1}/notes/nope`)).to.equal(undefined);
+    expect(() => declareRead({ name: 'Bad-Name', model: Note, scope: { account: 'authorId' }, fields: ['title'] })).to.throw();
+    expect(() => declareRead({ name: 'k_bad', model: Note, scope: { account: 'authorId' }, fields: ['title; drop table x'] })).to.throw();
+    expect(() => declareRead({ name: 'k_bad', model: Note, scope: { account: 'authorId' }, fields: ['title'], filter: { title: "x' or '1" } })).to.throw();
+    expect(() => kernel.add(noteRead, '/h/{householdId}/notes')).to.throw();
+    expect(() => new ReadKernel({ matcher: () => () => undefined }).add(notesRead, '/h/{householdId}/notes')).to.throw(/membership/);
+  });
+});

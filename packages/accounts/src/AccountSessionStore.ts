@@ -1,6 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import type { Clock, Membership, SessionReadAhead } from '@svc/contracts';
+import type { Clock, Membership } from '@svc/contracts';
 import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { PreparedBatch } from '@svc/http-kit';
 import connectPgSimple from 'connect-pg-simple';
@@ -8,6 +8,7 @@ import type { Request } from 'express';
 import session, { type SessionData } from 'express-session';
 import type { Knex } from 'knex';
 import type { AccountSummary } from './me.js';
+import type { OwnRead } from './own-reads.js';
 import { sameSecret } from './tokens.js';
 
 const PGStore = connectPgSimple(session);
@@ -55,7 +56,7 @@ export interface ReadAheadRequest {
   arg?: string;
   /** Where the value is found: `readAheadKey(id, arg)`. */
   key: string;
-  /** What the read-ahead's package already holds for `id` (SessionReadAhead.known), bound as its `known`. */
+  /** What the read-ahead's package already holds for `id` (OwnRead.known), bound as its `known`. */
   known?: string;
 }
 
@@ -129,7 +130,7 @@ export interface AccountSessionStoreOptions {
    * This package's own reads of its own tables lent to the session statement (GET /me/sessions):
    * each makes one more named variant of the statement, with its value as one more column.
    */
-  readAheads?: readonly SessionReadAhead[];
+  readAheads?: readonly OwnRead[];
   /**
    * The host's read kernel: every statement of this store is its principal query, composed by the
    * kernel with the principal reads (the caller's memberships, in the `memberships` column) and the

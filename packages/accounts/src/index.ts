@@ -39,7 +39,7 @@ export {
   type PersonServiceOptions,
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
-export { ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
+export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
 export { accountNameLink, identitiesRead } from './reads.js';
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
 export {

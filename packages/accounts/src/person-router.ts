@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
+import { SESSIONS_READ_AHEAD } from './person-store.js';
 import { identitiesRead } from './reads.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
@@ -37,7 +38,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
-      sendJsonText(res, await person.sessionsJson(callerOf(req, sessions)));
+      sendJsonText(res, await person.sessionsJson(callerOf(req, sessions), sessions.ownReadOf(req, SESSIONS_READ_AHEAD)));
     },
   );
 

@@ -75,8 +75,8 @@ export class PersonService {
   }
 
   /** GET /me/sessions' answer, `{"items": [the caller's live sessions]}`, as JSON text (lent by the session read when it can be). */
-  async sessionsJson(caller: Caller): Promise<string> {
-    return this.o.store.liveSessionsJson(caller.userId, caller.sessionId, this.now());
+  async sessionsJson(caller: Caller, loaded?: unknown): Promise<string> {
+    return this.o.store.liveSessionsJson(caller.userId, caller.sessionId, this.now(), loaded);
   }
 
   /** Ends one of the caller's sessions; answers whether it was the caller's own (then the caller is signed out). */

@@ -1,6 +1,5 @@
-import { readAheadKey, type SessionReadAhead } from '@svc/contracts';
 import { isoTimestampSql } from '@svc/db';
-import { isUuid, readAhead } from '@svc/http-kit';
+import { isUuid } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
 import {
@@ -14,10 +13,11 @@ import {
   MailOutboxModel,
   WaitlistModel,
 } from './models/index.js';
+import type { OwnRead } from './own-reads.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
 
 /** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */
-const SESSIONS_READ_AHEAD = 'account_sessions_list';
+export const SESSIONS_READ_AHEAD = 'account_sessions_list';
 
 /**
  * The caller's sessions as an account read the session statement loads in its own round trip (GET
@@ -31,7 +31,7 @@ const SESSIONS_READ_AHEAD = 'account_sessions_list';
  * or a boolean, but the User-Agent, which `to_json` quotes as JSON does. The account's stamp is read
  * once (a subquery) rather than joined to every session row.
  */
-export const sessionsReadAhead: SessionReadAhead = {
+export const sessionsReadAhead: OwnRead = {
   name: SESSIONS_READ_AHEAD,
   path: '/api/v1/me/sessions',
   scope: 'account',
@@ -78,7 +78,7 @@ export interface PersonStore {
    * loaded ahead for this request when there is one (sent as it comes), else written from
    * `liveSessions`.
    */
-  liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date): Promise<string>;
+  liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<string>;
   /** Deletes the account's session with this handle; answers its session id, or undefined when there is none. */
   deleteSession(accountId: string, publicId: string): Promise<string | undefined>;
   /** Deletes every session of the account but `keepSid`; answers how many. */
@@ -143,10 +143,9 @@ export class ObjectionPersonStore implements PersonStore {
     return (await this.Account.query().findById(accountId))?.toExport();
   }
 
-  async liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date): Promise<string> {
-    // GET /me/sessions: the session read loaded the answer ahead (no statement of its own).
-    const lent = readAhead(SESSIONS_READ_AHEAD, readAheadKey(undefined));
-    if (typeof lent === 'string') return lent;
+  async liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<string> {
+    // GET /me/sessions: the session read loaded the answer (`sessionsReadAhead`; no statement of its own).
+    if (typeof loaded === 'string') return loaded;
     return JSON.stringify({ items: await this.liveSessions(accountId, currentSid, now) });
   }
 

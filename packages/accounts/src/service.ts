@@ -1,4 +1,4 @@
-import type { AccountDeletionStep, Clock, MembershipsProvider, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
+import type { AccountDeletionStep, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
 import { InputError, LockedError, type Logger, RateLimit, type RateLimitOptions, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
@@ -155,11 +155,6 @@ export interface AccountServiceOptions {
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
   /**
-   * From other packages: reads of their GET routes (a household, its rules) that the session
-   * statement loads in the same round trip when a request is for one of them (SessionReadAhead).
-   */
-  readAheads?: readonly SessionReadAhead[];
-  /**
    * The host's read kernel (`@svc/db/kernel`): the declared reads of the routes, composed with the
    * session statement by the kernel (this package never sees their tables).
    */
@@ -289,7 +284,7 @@ export class AccountService {
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [...(options.readAheads ?? []), sessionsReadAhead],
+      readAheads: [sessionsReadAhead],
       reads: options.reads,
       tokenKey,
       tokenLimit: new RateLimit({

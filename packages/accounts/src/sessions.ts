@@ -1,7 +1,7 @@
-import { type Clock, type Membership, type RandomBytes, READ_AHEAD_ARG_MAX, readAheadKey, SESSION_COOKIE, type SessionReadAhead } from '@svc/contracts';
+import { type Clock, type Membership, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, type RateLimit, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
+import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, type RateLimit, rememberMemberships } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
@@ -11,6 +11,7 @@ import { accessTokenPrincipal } from './AccessTokenStore.js';
 import { AccountSessionStore, cookieOnClock, type ReadAheadRequest } from './AccountSessionStore.js';
 import { accessTokenHash, bearerToken } from './access-tokens.js';
 import type { AccountSummary } from './me.js';
+import { type OwnRead, READ_AHEAD_ARG_MAX, readAheadKey } from './own-reads.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -59,8 +60,8 @@ export interface SessionsOptions {
   maxAgeMs: number;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
-  /** Reads of other packages' GET routes, loaded with the session in the same statement (SessionReadAhead). */
-  readAheads?: readonly SessionReadAhead[];
+  /** This package's own reads (GET /me/sessions), loaded with the session in the same statement (OwnRead). */
+  readAheads?: readonly OwnRead[];
   /** The host's read kernel: a GET of a route that serves a declared read loads it with the session, in the same statement. */
   reads?: DeclaredReads;
   /**
@@ -86,6 +87,8 @@ export interface Sessions {
   restamp(req: Request, stamp: string): Promise<void>;
   /** Deletes this session and clears the cookie. */
   signOut(req: Request, res: Response): Promise<void>;
+  /** The value of own read `name` the session statement loaded for this request, once (undefined: none). */
+  ownReadOf(req: Request, name: string): unknown;
   /** The account the session of this request belongs to (loaded with the session, no extra query). */
   accountOf(req: Request): AccountSummary | undefined;
   /** When this request's session signed in (ISO), on either path; undefined without a session. */
@@ -106,6 +109,8 @@ const VERIFIED_MAX = 10_000;
 
 export function createSessions(o: SessionsOptions): Sessions {
   const loaded = new WeakMap<Request, { account: AccountSummary; memberships?: Membership[]; signedInAt?: string }>();
+  /** The own read the session statement loaded for a request (see `ownReadOf`). */
+  const ownReads = new WeakMap<Request, { name: string; value: unknown }>();
   const store = new AccountSessionStore({
     knex: o.knex,
     clock: o.clock,
@@ -242,7 +247,8 @@ export function createSessions(o: SessionsOptions): Sessions {
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
       // Lent only by a session that held: the route's own read finds it instead of asking again.
-      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
+      if (ahead && found.readAhead !== undefined && found.readAhead !== null)
+        ownReads.set(req, { name: readAheads[ahead.index]!.name, value: found.readAhead });
       // The declared read's value goes to the route that names it (ApiRouter hands it on as `req.read`).
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
@@ -281,7 +287,8 @@ export function createSessions(o: SessionsOptions): Sessions {
       loaded.set(req, { account: found.account, memberships: found.memberships });
       req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
       if (found.memberships) rememberMemberships(found.account.id, found.memberships);
-      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
+      if (ahead && found.readAhead !== undefined && found.readAhead !== null)
+        ownReads.set(req, { name: readAheads[ahead.index]!.name, value: found.readAhead });
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);
@@ -291,6 +298,12 @@ export function createSessions(o: SessionsOptions): Sessions {
     authenticate: [fast],
     store,
     accountOf: (req) => loaded.get(req)?.account,
+    ownReadOf: (req, name) => {
+      const found = ownReads.get(req);
+      if (found?.name !== name) return undefined;
+      ownReads.delete(req);
+      return found.value;
+    },
     signedInAtOf: (req) => req.session?.signedInAt ?? loaded.get(req)?.signedInAt,
 
     async signIn(req, accountId, stamp, method) {

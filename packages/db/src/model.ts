@@ -96,7 +96,7 @@ export function apiColumnsSql(alias: string, names: readonly string[], timestamp
 /**
  * SQL of one `json` value: the row of `from` (a table and its alias) where `where`, as the object
  * of the select list `columns` (apiColumnsSql's, say), or null when there is none. The shape of a
- * read lent to the session statement (SessionReadAhead) for one resource.
+ * read of one resource as JSON.
  */
 export function jsonRowSql(from: string, columns: string, where: string): string {
   return `(select row_to_json(r) from (select ${columns} from ${from} where ${where}) r)`;

@@ -16,7 +16,7 @@ import type {
   SpendTurn,
 } from '@svc/contracts';
 import type { ReadDeclaration, ReadLink } from '@svc/db';
-import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, readAhead, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { InvitationCodeSealer } from './code-sealer.js';

@@ -1,6 +1,6 @@
-import type { HouseholdProfile, HouseholdRole, Membership, SessionReadAhead } from '@svc/contracts';
+import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
 import { apiColumnsSql, isPgError, jsonRowsSql, jsonRowTextSql, objection, PG } from '@svc/db';
-import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery, readAhead } from '@svc/http-kit';
+import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import { calendarDateIn, type DryGoodsMeasure, type MeasurementSystem, type PantryWeight } from './formats.js';
@@ -54,7 +54,7 @@ const HOUSEHOLD_API_COLUMNS = Object.keys(HouseholdSchema.properties);
  * The answer's columns by name (never `*`: a migration that adds a column must not break a
  * prepared statement on live connections), aliased to the model's camelCase names, timestamps
  * formatted by PostgreSQL as the API writes them: the same text in the statement below and in the
- * session read's read-ahead, so both give the model the same values.
+ * declared read, so both give the model the same values.
  */
 const HOUSEHOLD_READ_COLUMNS = apiColumnsSql('h', HOUSEHOLD_API_COLUMNS, HouseholdModel.timestamps);
 

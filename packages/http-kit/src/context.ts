@@ -12,8 +12,6 @@ export interface RequestContext {
   inFlight: Map<string, number>;
   /** The caller's roles by household, as this request's session read loaded them (see rememberMemberships). */
   roles?: { userId: string; byHousehold: Map<string, HouseholdRole> };
-  /** A value the session read loaded ahead for this request's route (see rememberReadAhead). */
-  readAhead?: { name: string; id: string; value: unknown };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -50,30 +48,6 @@ export function knownRole(userId: string, householdId: string): HouseholdRole | 
   const roles = storage.getStore()?.roles;
   if (!roles || roles.userId !== userId) return undefined;
   return roles.byHousehold.get(householdId) ?? null;
-}
-
-/**
- * Records, for the rest of this request only, a value the session statement read ahead for this
- * request's route (a SessionReadAhead of @svc/contracts): `name` says which read, `id` for which
- * resource. Only the session loader calls it, and only for a valid session.
- */
-export function rememberReadAhead(name: string, id: string, value: unknown): void {
-  const ctx = storage.getStore();
-  if (ctx) ctx.readAhead = { name, id, value };
-}
-
-/**
- * The value read ahead for `name` and `id` in this request, once: the first call takes it (a later
- * read in the same request, after a write, must go to the database). `undefined` when there is
- * none (outside a request, another route, another id, or the session read found nothing to lend):
- * the caller then reads as it would without it.
- */
-export function readAhead(name: string, id: string): unknown {
-  const ctx = storage.getStore();
-  const found = ctx?.readAhead;
-  if (!found || found.name !== name || found.id !== id) return undefined;
-  ctx.readAhead = undefined;
-  return found.value;
 }
 
 /** Names a step of a handler; it shows as `<name>;dur=<ms>` in Server-Timing. Outside a request it just runs. */

@@ -40,7 +40,7 @@ function writable(request: MealRuleRequest) {
 /**
  * The columns `apiColumns` selects, by name and aliased to the model's camelCase names, timestamps
  * formatted by PostgreSQL as the API writes them: the same text in LIST_RULES_VERSIONED and in the session
- * read's read-ahead, so both give the model the same values.
+ * read's declared read, so both give the model the same values.
  */
 const LIST_COLUMNS = `r.id, r.household_id as "householdId", r.kind, r.strength, r.scope, r.start_date::text as "startDate", r.end_date::text as "endDate",
                 r.source, r.payload, ${isoTimestampSql('r.created_at')} as "createdAt", ${isoTimestampSql('r.updated_at')} as "updatedAt"`;

@@ -1,5 +1,5 @@
 import { objection, type Pojo, VersionedAnswers } from '@svc/db';
-import { type PreparedStatement, preparedQuery, readAhead } from '@svc/http-kit';
+import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';

@@ -46,3 +46,34 @@ export function dataExportedMail(base: string, m: { to: string; displayName: str
     ['If this was not you, sign in, change your password and end the sessions you do not recognise.'],
   );
 }
+
+const FACTOR_NOTICES = {
+  totp_enabled: {
+    subject: 'Two-step sign-in was turned on',
+    body: 'Signing in to your account now also asks for a code from your authenticator app. Keep your recovery codes somewhere safe.',
+  },
+  totp_disabled: {
+    subject: 'Two-step sign-in was turned off',
+    body: 'Signing in to your account no longer asks for a code from an authenticator app, and your recovery codes no longer work.',
+  },
+  recovery_code_used: {
+    subject: 'A recovery code was used',
+    body: 'One of your recovery codes was used to sign in or confirm it was you. It will not work again.',
+  },
+  passkey_added: { subject: 'A passkey was added to your account', body: 'A new passkey can now sign in to your account.' },
+  passkey_removed: { subject: 'A passkey was removed from your account', body: 'One of your passkeys can no longer sign in to your account.' },
+} as const;
+
+/** The notice of a change of a person's second factors or passkeys (no secret in it). */
+export function signInFactorNoticeMail(base: string, m: { to: string; displayName: string; notice: keyof typeof FACTOR_NOTICES }): MailContent {
+  const text = FACTOR_NOTICES[m.notice];
+  return compose(
+    `factor_${m.notice}` as MailContent['kind'],
+    m.to,
+    text.subject,
+    hello(m.displayName),
+    [text.body],
+    { url: links.login(base), label: 'Sign in' },
+    ['If this was not you, sign in, change your password and end the sessions you do not recognise.'],
+  );
+}

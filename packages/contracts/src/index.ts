@@ -317,3 +317,62 @@ export interface HouseholdNewsEvent {
  * a change that rolled back).
  */
 export type HouseholdNews = (event: HouseholdNewsEvent, trx: Transaction) => Promise<void>;
+
+/** How a session was first signed in (GET /me/sessions' `method`); a second step keeps the first factor's. */
+export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
+
+/** A fresh second factor sent where an operation asks for the password (step-up): a TOTP code, a recovery code, or a passkey assertion. */
+export interface StepUpProof {
+  code?: string;
+  recoveryCode?: string;
+  /** A WebAuthn assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options. */
+  passkey?: Record<string, unknown>;
+}
+
+/**
+ * What @svc/accounts asks of the second factors (implemented by @svc/sign-in-factors): after a
+ * right first factor whether a second step is due, what a person has on (GET /me/logins, the last
+ * way to sign in), and a step-up proof's verdict.
+ */
+export interface SecondFactorGate {
+  /**
+   * Called after a right first factor. Undefined: sign in now. Otherwise the single-use `mfaToken`
+   * (five minutes) that `POST /api/v1/auth/mfa` takes with the code; no session is made.
+   */
+  demand(accountId: string, method: Exclude<SignInMethod, 'passkey'>, options?: { returnUrl?: string }): Promise<string | undefined>;
+  /** Whether TOTP is on and how many passkeys the account has (inside `trx` when given). */
+  summary(accountId: string, trx?: Transaction): Promise<{ totp: boolean; passkeys: number }>;
+  /**
+   * Checks a step-up proof: `none` when the proof names no factor the account has on, `wrong`
+   * when it did not verify (a wrong code counts toward the lockout), `ok` when it did (a code is
+   * spent).
+   */
+  stepUp(accountId: string, proof: StepUpProof): Promise<'ok' | 'wrong' | 'none'>;
+}
+
+/** A change of a person's sign-in factors, mailed to them as a notice. */
+export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed';
+
+/**
+ * What @svc/sign-in-factors needs from @svc/accounts (wired by the host): finishing a sign-in, the
+ * login lockout, the account's name, its password check, and the notice mail.
+ */
+export interface SignInCompletion<Req = unknown> {
+  /** Signs the account in on `req` (a new session id and cookie, `method` recorded); answers what a login answers (GET /me's body). */
+  complete(req: Req, accountId: string, method: SignInMethod): Promise<unknown>;
+  /**
+   * Runs a second-factor check under the login lockout of the account (the same count as its
+   * passwords, shared by every instance): throws 423 `account_locked` while locked; a failed
+   * check keeps its failure counted; a passed one resets the count.
+   */
+  underLockout(accountId: string, check: () => Promise<boolean>): Promise<boolean>;
+  /**
+   * The account's address and display name, and how many ways to sign in it has besides passkeys
+   * (a password with an address, each linked identity); undefined: gone.
+   */
+  profile(accountId: string): Promise<{ email: string | null; displayName: string; otherSignInMethods: number } | undefined>;
+  /** The account's password, checked like a login's (lockout included; 423 while locked). */
+  checkPassword(accountId: string, password: string): Promise<boolean>;
+  /** Writes the notice mail to the account's holder in `trx` (nothing when the account has no address). */
+  notify(accountId: string, notice: SignInFactorNotice, trx: Transaction): Promise<void>;
+}

@@ -22,6 +22,8 @@ export interface Config {
    * check accepts them too). Empty (the default): same-origin only, no CORS header is ever sent.
    */
   corsOrigins: string[];
+  /** WEBAUTHN_RP_ID (default: PUBLIC_BASE_URL's host, without port) and the origins passkey ceremonies may come from: PUBLIC_BASE_URL's origin plus WEBAUTHN_ORIGINS (apps' origins, e.g. `android:apk-key-hash:…`). */
+  webauthn: { rpId: string; origins: string[] };
   sessionSecret: string;
   cookieSecure: boolean;
   trustProxy: boolean | number | string | undefined;
@@ -316,6 +318,21 @@ export function loadConfig(env: Env = process.env): Config {
     }
   });
   const publicHttps = publicBaseUrl.startsWith('https:');
+  const rpId = (str(env, 'WEBAUTHN_RP_ID') ?? new URL(publicBaseUrl).hostname).toLowerCase();
+  if (!/^[a-z0-9.-]+$/.test(rpId) || rpId.startsWith('.') || rpId.endsWith('.'))
+    throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name without scheme or port (e.g. example.com)');
+  const webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS').map((o) => {
+    if (/^https?:/i.test(o)) {
+      try {
+        return parseOrigin(o);
+      } catch (err) {
+        throw new ConfigError('WEBAUTHN_ORIGINS', (err as Error).message);
+      }
+    }
+    // An app's origin (android:apk-key-hash:…, ios:bundle-id:…) is compared as written.
+    if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(o)) throw new ConfigError('WEBAUTHN_ORIGINS', `"${o}" is not an origin`);
+    return o;
+  });
   const ruleParserUrl = str(env, 'RULE_PARSER_URL');
   const webClientUrl = str(env, 'WEB_CLIENT_URL');
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
@@ -328,6 +345,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     publicBaseUrl,
     corsOrigins: [...new Set(corsOrigins)],
+    webauthn: { rpId, origins: [...new Set([new URL(publicBaseUrl).origin, ...webauthnOrigins])] },
     sessionSecret: sessionSecret(env, nodeEnv, dataDir),
     cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
     trustProxy: trustProxy(env),

@@ -9,6 +9,7 @@ import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
+import * as signInFactors from '@svc/sign-in-factors';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -24,6 +25,7 @@ export const allMigrations = [
   mealRules.migrations,
   mealEvents.migrations,
   push.migrations,
+  signInFactors.migrations,
   // Queues in the job queue's tables, once those exist.
   mealEvents.queues,
   // Foreign keys across packages, once every package's tables exist.
@@ -31,6 +33,7 @@ export const allMigrations = [
   push.relations,
   mealRules.relations,
   mealEvents.relations,
+  signInFactors.relations,
 ];
 
 export interface ServiceDeps {
@@ -249,6 +252,22 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
+  // TOTP and passkeys: accounts asks them after every right first factor; they finish sign-ins through accounts.
+  const factorsService = new signInFactors.SignInFactorsService({
+    store: new signInFactors.SignInFactorStore(knex),
+    clock,
+    random,
+    logger: logger.child({ component: 'sign-in-factors' }),
+    secret: derivedKey(config.sessionSecret, 'sign-in-factors'),
+    webauthn: config.webauthn,
+    accounts: accountsService.signInCompletion(),
+  });
+  accountsService.useSecondFactors(factorsService);
+  const factorsPrune = setInterval(
+    () => void factorsService.prune().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'sign-in factors housekeeping failed')),
+    3_600_000,
+  );
+  factorsPrune.unref();
 
   const app = createApp({
     knex,
@@ -265,6 +284,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     webClientUrl: config.webClientUrl,
     routers: [
       accountsRouter,
+      signInFactors.createRouter({ service: factorsService, signInResponseSchema: accounts.MeResponseSchema }),
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
@@ -284,6 +304,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     jobs: jobQueue,
     async close() {
       seriesScheduler.stop();
+      clearInterval(factorsPrune);
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads

@@ -348,6 +348,12 @@ export interface SecondFactorGate {
    * spent).
    */
   stepUp(accountId: string, proof: StepUpProof): Promise<'ok' | 'wrong' | 'none'>;
+  /**
+   * The second step from accounts' `/sign-in/verify` page (a browser social sign-in): as POST
+   * /api/v1/auth/mfa, signing `req` in; answers where the sign-in was going (its returnUrl). Throws
+   * what that operation answers (400 `invalid_code`, 401 `invalid_credentials`, 423).
+   */
+  finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }>;
 }
 
 /** A change of a person's sign-in factors, mailed to them as a notice. */

@@ -210,6 +210,10 @@ export class SignInFactorsService implements SecondFactorGate {
     return { answer, returnUrl: pending.returnUrl };
   }
 
+  async finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }> {
+    return { returnUrl: (await this.completeSignIn(req as Request, body)).returnUrl };
+  }
+
   /** Whether the token is live (the verify page asks before it shows the form). */
   async pendingSignIn(mfaToken: string): Promise<boolean> {
     return (await this.store.liveSignInToken(tokenHash(mfaToken), this.now())) !== undefined;

@@ -272,4 +272,30 @@ describe('TOTP and recovery codes', function () {
     // The account's factors went with it (foreign keys cascade).
     expect(await h.db.knex('mfa_totp').count('* as n').first()).to.deep.equal({ n: '0' });
   });
+
+  it('the /sign-in/verify page (a browser social sign-in with TOTP on) asks for the code, signs the browser in and lands on returnUrl', async () => {
+    const { agent, secret } = await enrol('jo@example.test');
+    const userId = (await agent.get('/api/v1/me')).body.user.id as string;
+    h.clock.advance(60_000);
+    // What the social callback does for an account with TOTP on (its own test drives a provider).
+    const mfaToken = (await h.service.accounts.secondFactors!.demand(userId, 'google', { returnUrl: '/households' }))!;
+    const browser = request.agent(h.app);
+    const shown = await browser.get(`/sign-in/verify?mfaToken=${encodeURIComponent(mfaToken)}`).set('Host', 'localhost:8080');
+    expect(shown.status).to.equal(200);
+    expect(shown.text).to.include('name="code"');
+    expect(shown.headers['referrer-policy']).to.equal('no-referrer');
+    const wrong = await browser.post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, new Date(h.clock.now().getTime() + 3600_000)) });
+    expect(wrong.status).to.equal(400);
+    expect(wrong.text).to.include('That code did not work');
+    const right = await browser.post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, h.clock.now()) });
+    expect(right.status, right.text).to.equal(303);
+    expect(right.headers.location).to.equal('/households');
+    const me = await browser.get('/api/v1/me');
+    expect(me.status).to.equal(200);
+    const sessions = await browser.get('/api/v1/me/sessions');
+    expect(sessions.body.items.find((x: { current: boolean }) => x.current).method).to.equal('google');
+    // Spent.
+    const again = await request(h.app).post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, h.clock.now()) });
+    expect(again.status).to.equal(401);
+  });
 });

@@ -97,12 +97,12 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
 
   type Answer = { status: number; body: Record<string, unknown> & { code?: string } };
   const call = (method: string, p: string, body?: unknown) =>
-    page.evaluate(([m, u, b]) => (window as unknown as { client: { api: (...a: unknown[]) => Promise<Answer> } }).client.api(m, u, b), [method, p, body] as const);
+    page.evaluate(([m, u, b]) => (globalThis as unknown as { client: { api: (...a: unknown[]) => Promise<Answer> } }).client.api(m, u, b), [method, p, body] as const);
 
   it('registers a passkey, signs out, and signs in with it (a discoverable credential; the session says passkey)', async () => {
     const signUp = await call('POST', '/api/v1/auth/register', { email: 'pia@example.test', password: 'correct horse battery', displayName: 'Pia' });
     expect(signUp.status).to.equal(200);
-    const added = await page.evaluate(() => (window as unknown as { client: { register(n: string): Promise<Answer> } }).client.register('Laptop'));
+    const added = await page.evaluate(() => (globalThis as unknown as { client: { register(n: string): Promise<Answer> } }).client.register('Laptop'));
     expect(added.status, JSON.stringify(added.body)).to.equal(201);
     expect(added.body).to.include({ name: 'Laptop', lastUsedAt: null });
     const list = await call('GET', '/api/v1/me/passkeys');
@@ -114,7 +114,7 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     expect((await call('POST', '/api/v1/auth/logout', {})).status).to.equal(204);
     expect((await call('GET', '/api/v1/me')).status).to.equal(401);
 
-    const signedIn = await page.evaluate(() => (window as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
+    const signedIn = await page.evaluate(() => (globalThis as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
     expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
     expect((signedIn.body.user as { email: string }).email).to.equal('pia@example.test');
     const sessions = await call('GET', '/api/v1/me/sessions');
@@ -123,17 +123,17 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
   });
 
   it('a challenge is used once on every instance: an assertion replayed on a second instance is refused; a fresh one signs in there', async () => {
-    const assertion = await page.evaluate(() => (window as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion());
+    const assertion = await page.evaluate(() => (globalThis as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion());
     const first = await request(live.service.app).post('/api/v1/auth/passkey').send({ response: assertion });
     expect(first.status).to.equal(200);
     const replay = await request(other.app).post('/api/v1/auth/passkey').send({ response: assertion });
     expect(replay.status).to.equal(401);
     expect(replay.body.code).to.equal('invalid_credentials');
-    const fresh = await page.evaluate(() => (window as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion());
+    const fresh = await page.evaluate(() => (globalThis as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion());
     const there = await request(other.app).post('/api/v1/auth/passkey').send({ response: fresh });
     expect(there.status, JSON.stringify(there.body)).to.equal(200);
     // An assertion whose signature was tampered with does not verify.
-    const bad = (await page.evaluate(() => (window as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion())) as {
+    const bad = (await page.evaluate(() => (globalThis as unknown as { client: { assertion(): Promise<unknown> } }).client.assertion())) as {
       response: { signature: string };
     };
     bad.response.signature = `${bad.response.signature.slice(0, -4)}AAAA`;
@@ -145,7 +145,7 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     for (let i = 0; i < 6; i++) await request(live.service.app).post('/api/v1/auth/login').send({ email: 'pia@example.test', password: 'wrong password!' });
     const locked = await request(live.service.app).post('/api/v1/auth/login').send({ email: 'pia@example.test', password: 'correct horse battery' });
     expect(locked.status).to.equal(423);
-    const signedIn = await page.evaluate(() => (window as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
+    const signedIn = await page.evaluate(() => (globalThis as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
     expect(signedIn.status).to.equal(200);
   });
 
@@ -155,7 +155,7 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     expect((await call('DELETE', `/api/v1/me/passkeys/${id}`)).status).to.equal(204);
     await live.smtp.waitFor((m) => m.subject === 'A passkey was removed from your account');
     expect((await call('GET', '/api/v1/me/logins')).body.passkeys).to.equal(0);
-    const refused = await page.evaluate(() => (window as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
+    const refused = await page.evaluate(() => (globalThis as unknown as { client: { signIn(): Promise<Answer> } }).client.signIn());
     expect(refused.status).to.equal(401);
     expect(refused.body.code).to.equal('invalid_credentials');
   });

@@ -318,9 +318,12 @@ export function loadConfig(env: Env = process.env): Config {
     }
   });
   const publicHttps = publicBaseUrl.startsWith('https:');
-  const rpId = (str(env, 'WEBAUTHN_RP_ID') ?? new URL(publicBaseUrl).hostname).toLowerCase();
-  if (!/^[a-z0-9.-]+$/.test(rpId) || rpId.startsWith('.') || rpId.endsWith('.'))
+  // The default is PUBLIC_BASE_URL's host as it is (an address works for the API, though browsers
+  // refuse an IP address as RP ID); a value set by hand must be a host name.
+  const rpIdSet = str(env, 'WEBAUTHN_RP_ID')?.toLowerCase();
+  if (rpIdSet !== undefined && (!/^[a-z0-9.-]+$/.test(rpIdSet) || rpIdSet.startsWith('.') || rpIdSet.endsWith('.')))
     throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name without scheme or port (e.g. example.com)');
+  const rpId = rpIdSet ?? new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, '');
   const webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS').map((o) => {
     if (/^https?:/i.test(o)) {
       try {

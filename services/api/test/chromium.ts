@@ -36,4 +36,3 @@ export const FLAGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-

@@ -284,10 +284,18 @@ describe('TOTP and recovery codes', function () {
     expect(shown.status).to.equal(200);
     expect(shown.text).to.include('name="code"');
     expect(shown.headers['referrer-policy']).to.equal('no-referrer');
-    const wrong = await browser.post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, new Date(h.clock.now().getTime() + 3600_000)) });
+    const wrong = await browser
+      .post('/sign-in/verify')
+      .set('Host', 'localhost:8080')
+      .type('form')
+      .send({ mfaToken, code: totpCode(secret, new Date(h.clock.now().getTime() + 3600_000)) });
     expect(wrong.status).to.equal(400);
     expect(wrong.text).to.include('That code did not work');
-    const right = await browser.post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, h.clock.now()) });
+    const right = await browser
+      .post('/sign-in/verify')
+      .set('Host', 'localhost:8080')
+      .type('form')
+      .send({ mfaToken, code: totpCode(secret, h.clock.now()) });
     expect(right.status, right.text).to.equal(303);
     expect(right.headers.location).to.equal('/households');
     const me = await browser.get('/api/v1/me');
@@ -295,7 +303,11 @@ describe('TOTP and recovery codes', function () {
     const sessions = await browser.get('/api/v1/me/sessions');
     expect(sessions.body.items.find((x: { current: boolean }) => x.current).method).to.equal('google');
     // Spent.
-    const again = await request(h.app).post('/sign-in/verify').set('Host', 'localhost:8080').type('form').send({ mfaToken, code: totpCode(secret, h.clock.now()) });
+    const again = await request(h.app)
+      .post('/sign-in/verify')
+      .set('Host', 'localhost:8080')
+      .type('form')
+      .send({ mfaToken, code: totpCode(secret, h.clock.now()) });
     expect(again.status).to.equal(401);
   });
 });

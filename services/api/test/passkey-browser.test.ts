@@ -73,7 +73,13 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     }
     // localhost, not 127.0.0.1: an IP address cannot be an RP ID.
     live = await startLiveServer({ SESSION_SECRET: SECRET, AUTH_RATE_LIMIT: '1000000' }, { hostName: 'localhost' });
-    const config = loadConfig({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-2-')), SESSION_SECRET: SECRET, PUBLIC_BASE_URL: live.url, PASSWORD_BREACH_API: 'off', SMTP_URL: live.smtp.url });
+    const config = loadConfig({
+      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'svc-live-2-')),
+      SESSION_SECRET: SECRET,
+      PUBLIC_BASE_URL: live.url,
+      PASSWORD_BREACH_API: 'off',
+      SMTP_URL: live.smtp.url,
+    });
     other = await buildService({ config, knex: live.db.knex, logger: createLogger({ level: 'silent' }), startMailer: false });
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-chromium-'));
     context = await chromium.launchPersistentContext(profile, { executablePath: chromiumPath.path, headless: true, args: FLAGS });
@@ -83,7 +89,14 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
     await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
     });
     await page.goto(`${live.url}/passkey-client.html`);
   });
@@ -97,7 +110,11 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
 
   type Answer = { status: number; body: Record<string, unknown> & { code?: string } };
   const call = (method: string, p: string, body?: unknown) =>
-    page.evaluate(([m, u, b]) => (globalThis as unknown as { client: { api: (...a: unknown[]) => Promise<Answer> } }).client.api(m, u, b), [method, p, body] as const);
+    page.evaluate(([m, u, b]) => (globalThis as unknown as { client: { api: (...a: unknown[]) => Promise<Answer> } }).client.api(m, u, b), [
+      method,
+      p,
+      body,
+    ] as const);
 
   it('registers a passkey, signs out, and signs in with it (a discoverable credential; the session says passkey)', async () => {
     const signUp = await call('POST', '/api/v1/auth/register', { email: 'pia@example.test', password: 'correct horse battery', displayName: 'Pia' });

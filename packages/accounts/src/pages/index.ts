@@ -403,12 +403,7 @@ ${hidden('email', email)}${hidden('token', token)}
 <button type="submit">Continue</button>
 </form>`;
   const expired = (res: Response) =>
-    send(
-      res,
-      401,
-      'Sign in again',
-      html`<p class="bad" role="alert">This sign-in expired or was already completed. Start again from the sign-in page.</p>`,
-    );
+    send(res, 401, 'Sign in again', html`<p class="bad" role="alert">This sign-in expired or was already completed. Start again from the sign-in page.</p>`);
   router.get(
     '/sign-in/verify',
     get((_req, res, f) => {

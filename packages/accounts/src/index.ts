@@ -29,7 +29,7 @@ export {
   type PersonServiceOptions,
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
-export { identitiesReadAhead, ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
+export { identitiesReadAhead, loginsReadAhead, ObjectionPersonStore, type PersonAccount, type PersonStore, sessionsReadAhead } from './person-store.js';
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
 export {
   AuthProviderResponseSchema,

@@ -109,6 +109,8 @@ export class PersonService {
    */
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
+    const lent = this.o.store.lentLogins?.();
+    if (lent) return { hasPassword, identities: lent.identities, ...lent.factors };
     const factors = (await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 };
     return { hasPassword, identities: await this.o.store.identities(userId), ...factors };
   }

@@ -6,6 +6,7 @@ import type {
   PersonalDataSources,
   RandomBytes,
   SecondFactorGate,
+  SecondFactorsSql,
   SessionReadAhead,
   SignInCompletion,
   SignInFactorNotice,
@@ -36,7 +37,7 @@ import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { signInFactorNoticeMail } from './person-mails.js';
 import { PersonService } from './person-service.js';
-import { identitiesReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
+import { loginsReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -166,6 +167,8 @@ export interface AccountServiceOptions {
    * statement loads in the same round trip when a request is for one of them (SessionReadAhead).
    */
   readAheads?: readonly SessionReadAhead[];
+  /** From @svc/sign-in-factors: its summary as SQL, loaded with GET /me/logins' session read (one statement). */
+  secondFactorsSql?: SecondFactorsSql;
   /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
@@ -281,7 +284,7 @@ export class AccountService {
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
+      readAheads: [...(options.readAheads ?? []), loginsReadAhead(options.secondFactorsSql), sessionsReadAhead],
     });
     this.identities = new KnexIdentityStore(knex);
     this.social = new SocialSignIn({
@@ -388,10 +391,10 @@ export class AccountService {
         return this.meResponse(account);
       },
       underLockout: (accountId, check) => this.underLockout(accountId, check),
-      profile: async (accountId) => {
-        const account = await this.o.store.findById(accountId);
+      profile: async (accountId, trx) => {
+        const account = trx ? await this.o.store.lockById(accountId, trx as Knex.Transaction) : await this.o.store.findById(accountId);
         if (!account) return undefined;
-        const identities = await this.personStore.identities(accountId);
+        const identities = await this.personStore.identities(accountId, trx as Knex.Transaction | undefined);
         const password = account.passwordHash !== null && account.emailNormalized !== null ? 1 : 0;
         return { email: account.email, displayName: account.displayName, otherSignInMethods: password + identities.length };
       },

@@ -356,6 +356,17 @@ export interface SecondFactorGate {
   finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }>;
 }
 
+/**
+ * The second factors' summary as SQL (implemented by @svc/sign-in-factors, which owns the tables
+ * it names): `select(accountId)` answers a scalar subquery of type `json`, `{"totp": bool,
+ * "passkeys": int}`, for the account whose id is the SQL expression `accountId` (a column of the
+ * caller's statement, never user input). Accounts composes it into the session read of GET
+ * /me/logins, so that answer stays one statement.
+ */
+export interface SecondFactorsSql {
+  select(accountId: string): string;
+}
+
 /** A change of a person's sign-in factors, mailed to them as a notice. */
 export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed';
 
@@ -374,9 +385,11 @@ export interface SignInCompletion<Req = unknown> {
   underLockout(accountId: string, check: () => Promise<boolean>): Promise<boolean>;
   /**
    * The account's address and display name, and how many ways to sign in it has besides passkeys
-   * (a password with an address, each linked identity); undefined: gone.
+   * (a password with an address, each linked identity); undefined: gone. With `trx` the account
+   * row is locked in it (FOR UPDATE), so a removal of a way to sign in is ordered with accounts'
+   * own (unlinking a provider locks the same row).
    */
-  profile(accountId: string): Promise<{ email: string | null; displayName: string; otherSignInMethods: number } | undefined>;
+  profile(accountId: string, trx?: Transaction): Promise<{ email: string | null; displayName: string; otherSignInMethods: number } | undefined>;
   /** The account's password, checked like a login's (lockout included; 423 while locked). */
   checkPassword(accountId: string, password: string): Promise<boolean>;
   /** Writes the notice mail to the account's holder in `trx` (nothing when the account has no address). */

@@ -184,9 +184,13 @@ export class SignInFactorsService implements SecondFactorGate {
   private async checkSecondFactor(accountId: string, proof: { code?: string; recoveryCode?: string }): Promise<boolean> {
     const now = this.now();
     if (proof.recoveryCode !== undefined) {
-      const spent = await this.store.spendRecoveryCode(accountId, this.secrets.recoveryCodeHash(proof.recoveryCode), now);
-      if (spent) await this.notify(accountId, 'recovery_code_used');
-      return spent;
+      const hash = this.secrets.recoveryCodeHash(proof.recoveryCode);
+      // Spent and noticed in one transaction: no code is used without its mail.
+      return this.store.transaction(async (trx) => {
+        const spent = await this.store.spendRecoveryCode(accountId, hash, now, trx);
+        if (spent) await this.o.accounts.notify(accountId, 'recovery_code_used', trx);
+        return spent;
+      });
     }
     const totp = await this.store.totp(accountId);
     const secret = totp?.confirmed ? this.secrets.open(accountId, totp.secretSealed) : null;
@@ -296,9 +300,11 @@ export class SignInFactorsService implements SecondFactorGate {
 
   /** DELETE /me/passkeys/{id}: 404 when not the caller's; 409 last_sign_in_method when it is the last way in. Mails a notice. */
   async remove(accountId: string, passkeyId: string): Promise<void> {
-    const profile = await this.o.accounts.profile(accountId);
-    if (!profile) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
     await this.notify(accountId, 'passkey_removed', async (trx) => {
+      // The account row locked first: a provider unlinked at the same moment (which locks it too
+      // and counts passkeys) cannot take the other last way in.
+      const profile = await this.o.accounts.profile(accountId, trx);
+      if (!profile) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
       if (!(await this.store.deletePasskey(accountId, passkeyId, trx))) throw new NotFoundError('not_found', 'You have no passkey with this id');
       const { passkeys } = await this.store.summary(accountId, trx);
       if (passkeys + profile.otherSignInMethods < 1)

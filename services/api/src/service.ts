@@ -226,6 +226,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     ],
     deletionSteps,
     personalData,
+    secondFactorsSql: signInFactors.secondFactorsSql,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
     tuning: { hashWorkers: config.passwordHashWorkers },

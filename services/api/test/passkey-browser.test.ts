@@ -166,9 +166,16 @@ describe('passkeys in a real browser (virtual authenticator)', function () {
     expect(signedIn.status).to.equal(200);
   });
 
-  it('removes the passkey (with a notice), after which it signs in no more', async () => {
+  it('removes the passkey (409 last_sign_in_method while it is the only way in; a notice), after which it signs in no more', async () => {
     const list = await call('GET', '/api/v1/me/passkeys');
     const id = (list.body.items as { id: string }[])[0]!.id;
+    // Without a password (an account made by social sign-in, say) the passkey is the last way in.
+    const { passwordHash } = await live.db.knex('accounts').where({ email: 'pia@example.test' }).first();
+    await live.db.knex('accounts').where({ email: 'pia@example.test' }).update({ passwordHash: null });
+    const last = await call('DELETE', `/api/v1/me/passkeys/${id}`);
+    expect(last.status).to.equal(409);
+    expect(last.body.code).to.equal('last_sign_in_method');
+    await live.db.knex('accounts').where({ email: 'pia@example.test' }).update({ passwordHash });
     expect((await call('DELETE', `/api/v1/me/passkeys/${id}`)).status).to.equal(204);
     await live.smtp.waitFor((m) => m.subject === 'A passkey was removed from your account');
     expect((await call('GET', '/api/v1/me/logins')).body.passkeys).to.equal(0);

@@ -1,4 +1,4 @@
-import type { TypedSchema } from '@svc/http-kit';
+import { singleLine, type TypedSchema } from '@svc/http-kit';
 
 const code = { type: 'string', maxLength: 20, description: 'the 6-digit code the authenticator app shows now' } as const;
 const recoveryCode = { type: 'string', maxLength: 40, description: 'one of the recovery codes (single use; case, spaces and dashes ignored)' } as const;
@@ -79,8 +79,8 @@ export const PasskeyRegisterRequest = {
       type: 'string',
       minLength: 1,
       maxLength: 80,
-      pattern: '^[^\\u0000-\\u001f\\u007f]*$',
-      description: 'a name the person gives it (1–80 characters, one line)',
+      ...singleLine,
+      description: 'a name the person gives it (1–80 characters, one line without control or bidirectional characters)',
     },
     response: { ...webauthnJson, description: 'the registration response (navigator.credentials.create), JSON form' },
   },

@@ -309,5 +309,16 @@ describe('TOTP and recovery codes', function () {
       .type('form')
       .send({ mfaToken, code: totpCode(secret, h.clock.now()) });
     expect(again.status).to.equal(401);
+    // Locked (five wrong codes through the API): the page says so, with 423.
+    const locked = (await h.service.accounts.secondFactors!.demand(userId, 'google', { returnUrl: '/households' }))!;
+    const wrongCode = totpCode(secret, h.clock.now()) === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 5; i++) await request(h.app).post('/api/v1/auth/mfa').send({ mfaToken: locked, code: wrongCode });
+    const lockedPage = await request(h.app)
+      .post('/sign-in/verify')
+      .set('Host', 'localhost:8080')
+      .type('form')
+      .send({ mfaToken: locked, code: totpCode(secret, h.clock.now()) });
+    expect(lockedPage.status).to.equal(423);
+    expect(lockedPage.text).to.include('Too many wrong codes');
   });
 });

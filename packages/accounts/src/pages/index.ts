@@ -429,7 +429,17 @@ ${hidden('email', email)}${hidden('token', token)}
       try {
         ({ returnUrl } = await gate.finish(req, { mfaToken: f.mfaToken, code, recoveryCode }));
       } catch (err) {
-        const refused = refusal(res, err, ['invalid_code', 'invalid_credentials']);
+        const refused = refusal(res, err, ['invalid_code', 'invalid_credentials', 'account_locked']);
+        if (refused === 'account_locked') {
+          const retryAfter = (err as HttpError).headers?.['Retry-After'];
+          if (retryAfter) res.setHeader('Retry-After', retryAfter);
+          return send(
+            res,
+            423,
+            'Too many wrong codes',
+            html`<p class="bad" role="alert">Too many wrong codes or passwords: sign-in is locked for a few minutes. Try again later, or reset your password to lift the lock.</p>`,
+          );
+        }
         if (refused === 'invalid_code')
           return send(res, 400, 'Two-step sign-in', verifyForm(f.mfaToken, 'That code did not work. Codes change every 30 seconds; try the current one.'));
         return expired(res);

@@ -3,6 +3,7 @@ import { ApiRouter, AuthenticationError, principalOf, RateLimit, type RateLimitO
 import type { Request, RequestHandler, Response, Router } from 'express';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
+import { addAccessTokenRoutes } from './access-token-router.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { mfaRequired } from './mfa-required.js';
 import { createPages } from './pages/index.js';
@@ -80,8 +81,9 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       operationId: 'getMe',
       summary: 'The signed-in account with all its households',
       description:
-        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two.',
+        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two. Any personal access token reaches it, whatever its scopes: who the token acts as, and the households it may name.',
       auth: true,
+      tokenScope: 'any',
       compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'the account', schema: MeResponseSchema } },
     },
@@ -152,7 +154,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
     },
     async (req, res) => {
       const { newEmail, code, recoveryCode, passkey } = req.input.body;
-      await service.requireStepUp(principalOf(req).userId, { code, recoveryCode, passkey });
+      await service.requireStepUp(principalOf(req).userId, { code, recoveryCode, passkey }, req.get('accept-language'));
       await service.requestEmailChange(principalOf(req).userId, newEmail, { ip: req.ip });
       res.status(204).end();
     },
@@ -361,6 +363,7 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   });
   addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
   addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
+  addAccessTokenRoutes(api, { tokens: service.accessTokens });
   const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, webClientUrl: config.webClientUrl, logger });
   return Object.assign(api, { authLimiter, pages });
 }

@@ -347,7 +347,7 @@ export interface SecondFactorGate {
    * when it did not verify (a wrong code counts toward the lockout), `ok` when it did (a code is
    * spent).
    */
-  stepUp(accountId: string, proof: StepUpProof): Promise<'ok' | 'wrong' | 'none'>;
+  stepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string): Promise<'ok' | 'wrong' | 'none'>;
   /**
    * The second step from accounts' `/sign-in/verify` page (a browser social sign-in): as POST
    * /api/v1/auth/mfa, signing `req` in; answers where the sign-in was going (its returnUrl). Throws
@@ -392,6 +392,38 @@ export interface SignInCompletion<Req = unknown> {
   profile(accountId: string, trx?: Transaction): Promise<{ email: string | null; displayName: string; otherSignInMethods: number } | undefined>;
   /** The account's password, checked like a login's (lockout included; 423 while locked). */
   checkPassword(accountId: string, password: string): Promise<boolean>;
-  /** Writes the notice mail to the account's holder in `trx` (nothing when the account has no address). */
-  notify(accountId: string, notice: SignInFactorNotice, trx: Transaction): Promise<void>;
+  /**
+   * Writes the notice mail to the account's holder in `trx` (nothing when the account has no
+   * address), in the language the request's `Accept-Language` prefers (Norwegian Bokmål or English).
+   */
+  notify(accountId: string, notice: SignInFactorNotice, trx: Transaction, acceptLanguage?: string): Promise<void>;
 }
+
+/** The kinds of resource a household's changes feed reports (@svc/changes). */
+export type ChangeResource = 'household' | 'member' | 'rule' | 'event';
+
+/**
+ * A table whose rows are one kind of resource of the changes feed, declared by the package that
+ * owns the table (next to its models). @svc/changes turns each declaration into statement-level
+ * triggers, so every write of those rows (the service, a cascade, a script) is recorded in the
+ * writing transaction itself; the declaring package writes no SQL of the feed's.
+ */
+export interface ChangeSource {
+  resource: ChangeResource;
+  /** The table (`meal_events`). */
+  table: string;
+  /** Its uuid primary key column (`id`). */
+  idColumn: string;
+  /** The column holding the household's id (`household_id`; `id` for the households table itself). */
+  householdColumn: string;
+}
+
+/**
+ * The resources as their own GET (or their list's item) answers them to `userId`, by id; an id
+ * that no longer exists is absent from the map. Implemented by the owning package, handed to
+ * @svc/changes (the feed's `value`) and to the routes' If-Match checks.
+ */
+export type ChangeValues = (userId: string, householdId: string, ids: readonly string[]) => Promise<Map<string, unknown>>;
+
+/** One ChangeValues per kind of resource. */
+export type ChangeValueSources = Record<ChangeResource, ChangeValues>;

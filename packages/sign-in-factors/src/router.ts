@@ -58,7 +58,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
-      res.json(await service.confirmTotp(principalOf(req).userId, req.input.body.code));
+      res.json(await service.confirmTotp(principalOf(req).userId, req.input.body.code, req.get('accept-language')));
     },
   );
 
@@ -76,7 +76,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['invalid_code', 'wrong_current_password', 'validation_failed', 'value_too_long'], 404: ['not_found'], 423: ['account_locked'] },
     },
     async (req, res) => {
-      await service.disableTotp(principalOf(req).userId, req.input.body);
+      await service.disableTotp(principalOf(req).userId, req.input.body, req.get('accept-language'));
       res.status(204).end();
     },
   );
@@ -131,7 +131,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { name, response } = req.input.body;
-      res.status(201).json(await service.register(principalOf(req).userId, name, response as unknown as RegistrationResponseJSON));
+      res.status(201).json(await service.register(principalOf(req).userId, name, response as unknown as RegistrationResponseJSON, req.get('accept-language')));
     },
   );
 
@@ -162,7 +162,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 404: ['not_found'], 409: ['last_sign_in_method'] },
     },
     async (req, res) => {
-      await service.remove(principalOf(req).userId, req.input.params.passkeyId);
+      await service.remove(principalOf(req).userId, req.input.params.passkeyId, req.get('accept-language'));
       res.status(204).end();
     },
   );

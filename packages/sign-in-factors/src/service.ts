@@ -72,14 +72,16 @@ export class SignInFactorsService implements SecondFactorGate {
     return this.o.clock.now();
   }
 
+  /** Runs `fn` and writes the notice in one transaction (the mail exists exactly when the change committed). */
   private async notify(
     accountId: string,
     notice: SignInFactorNotice,
-    fn: (trx: import('knex').Knex.Transaction) => Promise<void> = async () => {},
+    language: string | undefined,
+    fn: (trx: import('knex').Knex.Transaction) => Promise<void>,
   ): Promise<void> {
     await this.store.transaction(async (trx) => {
       await fn(trx);
-      await this.o.accounts.notify(accountId, notice, trx);
+      await this.o.accounts.notify(accountId, notice, trx, language);
     });
   }
 
@@ -103,7 +105,7 @@ export class SignInFactorsService implements SecondFactorGate {
     return this.store.summary(accountId, trx as import('knex').Knex.Transaction | undefined);
   }
 
-  async stepUp(accountId: string, proof: StepUpProof): Promise<'ok' | 'wrong' | 'none'> {
+  async stepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string): Promise<'ok' | 'wrong' | 'none'> {
     if (proof.passkey !== undefined) {
       const { passkeys } = await this.store.summary(accountId);
       if (passkeys === 0) return 'none';
@@ -118,7 +120,7 @@ export class SignInFactorsService implements SecondFactorGate {
     if (proof.code === undefined && proof.recoveryCode === undefined) return 'none';
     const totp = await this.store.totp(accountId);
     if (!totp?.confirmed) return 'none';
-    return (await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof))) ? 'ok' : 'wrong';
+    return (await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof, acceptLanguage))) ? 'ok' : 'wrong';
   }
 
   // ---- TOTP ----
@@ -135,7 +137,7 @@ export class SignInFactorsService implements SecondFactorGate {
   }
 
   /** POST /me/mfa/totp/confirm: the first right code turns TOTP on and answers ten recovery codes; mails a notice. */
-  async confirmTotp(accountId: string, code: string): Promise<{ recoveryCodes: string[] }> {
+  async confirmTotp(accountId: string, code: string, acceptLanguage?: string): Promise<{ recoveryCodes: string[] }> {
     const pending = await this.store.totp(accountId);
     if (!pending) throw invalidCode();
     if (pending.confirmed) throw new ConflictError('mfa_already_enabled', 'TOTP is already on');
@@ -144,7 +146,7 @@ export class SignInFactorsService implements SecondFactorGate {
     const step = secret === null ? null : matchingStep(secret, code, now);
     if (step === null) throw invalidCode();
     const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, () => newRecoveryCode(this.o.random));
-    await this.notify(accountId, 'totp_enabled', async (trx) => {
+    await this.notify(accountId, 'totp_enabled', acceptLanguage, async (trx) => {
       if (!(await this.store.useStep(accountId, step, { at: now }, trx))) throw invalidCode();
       await this.store.replaceRecoveryCodes(
         accountId,
@@ -159,20 +161,20 @@ export class SignInFactorsService implements SecondFactorGate {
    * DELETE /me/mfa/totp with `{ code }`, `{ recoveryCode }` or `{ password }`: every check counts
    * toward the login lockout (423 while locked). Mails a notice.
    */
-  async disableTotp(accountId: string, proof: { code?: string; recoveryCode?: string; password?: string }): Promise<void> {
+  async disableTotp(accountId: string, proof: { code?: string; recoveryCode?: string; password?: string }, acceptLanguage?: string): Promise<void> {
     const totp = await this.store.totp(accountId);
     if (!totp?.confirmed) throw new NotFoundError('not_found', 'TOTP is not on');
     if (proof.password !== undefined) {
       if (!(await this.o.accounts.checkPassword(accountId, proof.password)))
         throw new InputError('wrong_current_password', 'The password did not match', [{ field: 'password', message: 'did not match', in: 'body' }]);
     } else if (proof.code !== undefined || proof.recoveryCode !== undefined) {
-      if (!(await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof)))) throw invalidCode();
+      if (!(await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof, acceptLanguage)))) throw invalidCode();
     } else {
       throw new InputError('validation_failed', 'Send code, recoveryCode or password', [
         { field: 'code', message: 'code, recoveryCode or password is required', in: 'body' },
       ]);
     }
-    await this.notify(accountId, 'totp_disabled', async (trx) => {
+    await this.notify(accountId, 'totp_disabled', acceptLanguage, async (trx) => {
       if (!(await this.store.deleteTotp(accountId, trx))) throw new NotFoundError('not_found', 'TOTP is not on');
     });
   }
@@ -181,14 +183,14 @@ export class SignInFactorsService implements SecondFactorGate {
    * A code (its step not used before: replay refused on every instance) or a recovery code (spent
    * by one conditional UPDATE; mails a notice). True when it was right.
    */
-  private async checkSecondFactor(accountId: string, proof: { code?: string; recoveryCode?: string }): Promise<boolean> {
+  private async checkSecondFactor(accountId: string, proof: { code?: string; recoveryCode?: string }, acceptLanguage: string | undefined): Promise<boolean> {
     const now = this.now();
     if (proof.recoveryCode !== undefined) {
       const hash = this.secrets.recoveryCodeHash(proof.recoveryCode);
       // Spent and noticed in one transaction: no code is used without its mail.
       return this.store.transaction(async (trx) => {
         const spent = await this.store.spendRecoveryCode(accountId, hash, now, trx);
-        if (spent) await this.o.accounts.notify(accountId, 'recovery_code_used', trx);
+        if (spent) await this.o.accounts.notify(accountId, 'recovery_code_used', trx, acceptLanguage);
         return spent;
       });
     }
@@ -207,7 +209,9 @@ export class SignInFactorsService implements SecondFactorGate {
     const hash = tokenHash(body.mfaToken);
     const pending = await this.store.liveSignInToken(hash, this.now());
     if (!pending) throw invalidCredentials('The sign-in expired or was already completed; sign in again');
-    const ok = await timing.step('second-factor', () => this.o.accounts.underLockout(pending.accountId, () => this.checkSecondFactor(pending.accountId, body)));
+    const ok = await timing.step('second-factor', () =>
+      this.o.accounts.underLockout(pending.accountId, () => this.checkSecondFactor(pending.accountId, body, req.get('accept-language'))),
+    );
     if (!ok) throw invalidCode();
     if (!(await this.store.spendSignInToken(hash, this.now()))) throw invalidCredentials('The sign-in expired or was already completed; sign in again');
     const answer = await this.o.accounts.complete(req, pending.accountId, pending.method);
@@ -252,7 +256,7 @@ export class SignInFactorsService implements SecondFactorGate {
   }
 
   /** POST /me/passkeys: verifies the registration (400 validation_failed when it does not) and stores the passkey; mails a notice. */
-  async register(accountId: string, name: string, response: RegistrationResponseJSON): Promise<PasskeyResponse> {
+  async register(accountId: string, name: string, response: RegistrationResponseJSON, acceptLanguage?: string): Promise<PasskeyResponse> {
     const refused = (why: string) =>
       new InputError('validation_failed', `The passkey registration did not verify: ${why}`, [{ field: 'response', message: why, in: 'body' }]);
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -272,7 +276,7 @@ export class SignInFactorsService implements SecondFactorGate {
     const { credential } = verified.registrationInfo;
     let created: PasskeyResponse | undefined;
     try {
-      await this.notify(accountId, 'passkey_added', async (trx) => {
+      await this.notify(accountId, 'passkey_added', acceptLanguage, async (trx) => {
         created = await this.store.insertPasskey(
           {
             id: randomUUID(),
@@ -299,8 +303,8 @@ export class SignInFactorsService implements SecondFactorGate {
   }
 
   /** DELETE /me/passkeys/{id}: 404 when not the caller's; 409 last_sign_in_method when it is the last way in. Mails a notice. */
-  async remove(accountId: string, passkeyId: string): Promise<void> {
-    await this.notify(accountId, 'passkey_removed', async (trx) => {
+  async remove(accountId: string, passkeyId: string, acceptLanguage?: string): Promise<void> {
+    await this.notify(accountId, 'passkey_removed', acceptLanguage, async (trx) => {
       // The account row locked first: a provider unlinked at the same moment (which locks it too
       // and counts passkeys) cannot take the other last way in.
       const profile = await this.o.accounts.profile(accountId, trx);

@@ -1,10 +1,20 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import * as accounts from '@svc/accounts';
-import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import * as changes from '@svc/changes';
+import type { ChangeValueSources, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
+import {
+  idempotency,
+  idempotencyMigrations,
+  type Logger,
+  type Metrics,
+  PgConditionalWriteLocks,
+  PgIdempotencyStore,
+  systemClock,
+  systemRandom,
+} from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -26,14 +36,19 @@ export const allMigrations = [
   mealEvents.migrations,
   push.migrations,
   signInFactors.migrations,
+  changes.migrations,
+  idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
   mealEvents.queues,
+  changes.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
   mealRules.relations,
   mealEvents.relations,
   signInFactors.relations,
+  // The changes feed's triggers on the tables each owning package declares (they must exist).
+  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
 ];
 
 export interface ServiceDeps {
@@ -195,11 +210,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
+  // The changes feed: values read from the owning packages, as each resource's own GET answers it.
+  const changeValues: ChangeValueSources = {
+    household: (userId, householdId, ids) => householdsApi.householdValues(userId, householdId, ids),
+    member: (userId, householdId, ids) => householdsApi.memberValues(userId, householdId, ids),
+    rule: (userId, householdId, ids) => rulesService.values(userId, householdId, ids),
+    event: (userId, householdId, ids) => eventsService.values(userId, householdId, ids),
+  };
+  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex), access: householdsApi.access, values: changeValues, clock });
+  // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
+  const idempotencyStore = new PgIdempotencyStore(knex);
+  const changesPurge = new changes.ChangesPurgeScheduler(jobQueue, changesService, [() => idempotencyStore.purge(clock.now())]);
+  changesPurge.define();
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).
-  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep, notifications.deletionStep];
+  const deletionSteps = [
+    householdsApi.deletionStep,
+    pushService.deletionStep,
+    notifications.deletionStep,
+    // The answers kept for the person's Idempotency-Keys hold what they sent and got.
+    { deleteAccountData: (userId: string, trx: unknown) => idempotencyStore.forgetPerson(userId, trx as Knex.Transaction) },
+  ];
   const personalData: PersonalDataSources = {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),
@@ -229,6 +262,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     secondFactorsSql: signInFactors.secondFactorsSql,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
+    redis,
     tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -250,6 +284,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       apple: config.apple,
       appRedirectUris: config.appRedirectUris,
       webClientUrl: config.webClientUrl,
+      accessTokenSecret: config.accessTokenSecret,
+      tokenRateLimit: config.tokenRateLimit,
+      tokenRateWindowSeconds: config.tokenRateWindowSeconds,
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
@@ -283,6 +320,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     draining: deps.draining,
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
+    idempotency: idempotency({ store: idempotencyStore, clock, logger }),
+    conditionalWriteLocks: new PgConditionalWriteLocks(knex),
     routers: [
       accountsRouter,
       signInFactors.createRouter({ service: factorsService, signInResponseSchema: accounts.MeResponseSchema }),
@@ -290,12 +329,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
       push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
+      changes.createRouter({ service: changesService }),
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
   if (deps.startJobs ?? deps.startMailer !== false) {
     await jobQueue.start();
     seriesScheduler.start(3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'series extension could not be scheduled'));
+    changesPurge.start(6 * 3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'the purge of old changes could not be scheduled'));
   }
   return {
     app,
@@ -306,6 +347,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     async close() {
       seriesScheduler.stop();
       clearInterval(factorsPrune);
+      changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads

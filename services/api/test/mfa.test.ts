@@ -326,4 +326,22 @@ describe('TOTP and recovery codes', function () {
     expect(lockedPage.status).to.equal(423);
     expect(lockedPage.text).to.include('Too many wrong codes');
   });
+
+  it('a personal access token reaches none of it (403 insufficient_scope)', async () => {
+    const { agent } = await enrol('ka@example.test');
+    const made = await agent.post('/api/v1/me/tokens').send({ name: 'script', scopes: ['events:read', 'households:read'] });
+    expect(made.status, JSON.stringify(made.body)).to.equal(201);
+    const bearer = `Bearer ${made.body.token}`;
+    for (const [method, path] of [
+      ['get', '/api/v1/me/passkeys'],
+      ['post', '/api/v1/me/passkeys/options'],
+      ['post', '/api/v1/me/mfa/totp'],
+      ['delete', '/api/v1/me/mfa/totp'],
+      ['post', '/api/v1/auth/passkey/options'],
+    ] as const) {
+      const res = await request(h.app)[method](path).set('Authorization', bearer).send({});
+      expect(res.status, `${method} ${path}`).to.equal(403);
+      expect(res.body.code).to.equal('insufficient_scope');
+    }
+  });
 });

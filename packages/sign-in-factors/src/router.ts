@@ -40,6 +40,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
+      // A secret: never kept for an Idempotency-Key replay (http-kit releases the key instead).
+      res.locals.unkeptAnswer = true;
       res.status(201).json(await service.startTotp(principalOf(req).userId));
     },
   );
@@ -58,6 +60,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
+      res.locals.unkeptAnswer = true; // the recovery codes are stored only hashed, nowhere else
       res.json(await service.confirmTotp(principalOf(req).userId, req.input.body.code, req.get('accept-language')));
     },
   );

@@ -344,4 +344,28 @@ describe('TOTP and recovery codes', function () {
       expect(res.body.code).to.equal('insufficient_scope');
     }
   });
+
+  it('with an Idempotency-Key the TOTP secret and the recovery codes are never kept (a retry runs again)', async () => {
+    const agent = await signUp(h.app, 'li@example.test');
+    const first = await agent.post('/api/v1/me/mfa/totp').set('Idempotency-Key', 'enrol-1').send({});
+    const retry = await agent.post('/api/v1/me/mfa/totp').set('Idempotency-Key', 'enrol-1').send({});
+    expect(first.status).to.equal(201);
+    expect(retry.status).to.equal(201);
+    expect(retry.body.secret).to.not.equal(first.body.secret);
+    const confirm = await agent
+      .post('/api/v1/me/mfa/totp/confirm')
+      .set('Idempotency-Key', 'confirm-1')
+      .send({ code: totpCode(retry.body.secret, h.clock.now()) });
+    expect(confirm.status).to.equal(200);
+    // Kept answers' bodies as text (bytea in the table): neither the secret nor a code is among them.
+    const kept = JSON.stringify((await h.db.knex.raw("select convert_from(coalesce(body, ''::bytea), 'UTF8') as body from idempotency_keys")).rows);
+    expect(kept).to.not.include(retry.body.secret);
+    for (const code of confirm.body.recoveryCodes as string[]) expect(kept).to.not.include(code);
+    // A retry of the confirmation runs again: the code was used, so it is refused (nothing replayed).
+    const again = await agent
+      .post('/api/v1/me/mfa/totp/confirm')
+      .set('Idempotency-Key', 'confirm-1')
+      .send({ code: totpCode(retry.body.secret, h.clock.now()) });
+    expect(again.status).to.equal(409);
+  });
 });

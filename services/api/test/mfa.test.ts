@@ -368,4 +368,30 @@ describe('TOTP and recovery codes', function () {
       .send({ code: totpCode(retry.body.secret, h.clock.now()) });
     expect(again.status).to.equal(409);
   });
+
+  it('a passkey counts as a way to sign in when a provider is unlinked (last_sign_in_method)', async () => {
+    const agent = await signUp(h.app, 'mo@example.test');
+    const userId = (await agent.get('/api/v1/me')).body.user.id as string;
+    // A social-only account (no password) with Google linked.
+    await h.db.knex('accounts').where({ id: userId }).update({ passwordHash: null });
+    await h.db
+      .knex('account_identities')
+      .insert({ accountId: userId, provider: 'google', subject: 'g-mo', email: 'mo@example.test', emailVerified: true, createdAt: h.clock.now() });
+    const refused = await agent.delete('/api/v1/me/logins/google');
+    expect(refused.status).to.equal(409);
+    expect(refused.body.code).to.equal('last_sign_in_method');
+    // With a passkey (its row as a registration writes it), Google may go.
+    await h.db.knex('passkeys').insert({
+      id: '00000000-0000-4000-8000-000000000001',
+      accountId: userId,
+      credentialId: 'cred-mo',
+      publicKey: Buffer.from('key'),
+      counter: 0,
+      transports: null,
+      name: 'Phone',
+      createdAt: h.clock.now(),
+    });
+    expect((await agent.get('/api/v1/me/logins')).body).to.include({ passkeys: 1 });
+    expect((await agent.delete('/api/v1/me/logins/google')).status).to.equal(204);
+  });
 });

@@ -221,6 +221,31 @@ export class JobQueue {
     return ids;
   }
 
+  /**
+   * Jobs of one queue each due at its own instant, in one INSERT (inside `trx` when given): a job
+   * whose instant is past is due at once. The day's limit counts from each job's instant.
+   */
+  async enqueueAt<T>(queue: string, items: readonly { data: T; at: Date }[], options: { trx?: Knex.Transaction } = {}): Promise<string[]> {
+    if (items.length === 0) return [];
+    const now = this.clock.now().getTime();
+    const db = knexDb(options.trx ?? this.knex);
+    const ids = items.map(() => randomUUID());
+    // Due relative to the database's clock (pg-boss's fetch compares with it), as `enqueue` does.
+    await this.boss.insert(
+      items.map(({ data, at }, i) => {
+        const delayMs = Math.max(0, at.getTime() - now);
+        return {
+          id: ids[i],
+          name: queue,
+          data: { p: data, a: 1, f: at.toISOString() } satisfies Envelope<T>,
+          ...(delayMs > 0 ? { startAfter: `${delayMs / 1000} seconds` } : {}),
+        };
+      }),
+      { db },
+    );
+    return ids;
+  }
+
   /** Starts this instance's runner and pg-boss's maintenance (expiry of abandoned jobs, archiving). */
   async start(): Promise<void> {
     if (this.started) return;

@@ -227,6 +227,8 @@ export interface PersonalDataSources {
   events(householdId: string): AsyncIterable<ExportRecord[]>;
   /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
   devices(userId: string): Promise<ExportRecord[]>;
+  /** @svc/push: the person's inbox (items as GET /me/notifications answers them, newest first), yielded page by page; none: not exported. */
+  notifications?(userId: string): AsyncIterable<ExportRecord[]>;
 }
 
 /**

@@ -95,14 +95,30 @@ interface QueueRecord {
   expireInSeconds: number;
 }
 
-/** pg-boss's database interface on a knex (or a knex transaction: then every statement runs in it). */
+/**
+ * pg-boss's database interface on a knex (or a knex transaction: then every statement runs in it).
+ * Each statement is announced as knex announces its own (`query`, then `query-response` or
+ * `query-error`), so whatever counts a request's statements (http-kit's Server-Timing and
+ * X-Diagnostics) counts an enqueue inside a request too.
+ */
 export function knexDb(knex: Knex): PgBoss.Db {
   return {
     async executeSql(text: string, values?: unknown[]) {
-      const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+      const client = knex.client as {
+        acquireConnection(): Promise<PgConnection>;
+        releaseConnection(c: PgConnection): Promise<void>;
+        emit(event: string, ...args: unknown[]): boolean;
+      };
+      const query = { sql: text, bindings: values ?? [], method: 'raw', __knexQueryUid: randomUUID() };
       const conn = await client.acquireConnection();
+      client.emit('query', query);
       try {
-        return await conn.query(text, values);
+        const result = await conn.query(text, values);
+        client.emit('query-response', result, query);
+        return result;
+      } catch (err) {
+        client.emit('query-error', err, query);
+        throw err;
       } finally {
         await client.releaseConnection(conn);
       }

@@ -457,6 +457,20 @@ export class NotificationService {
     return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
   }
 
+  /**
+   * The `notifications` part of the data export (PersonalDataSources in @svc/contracts): the
+   * person's inbox as GET /me/notifications answers it, newest first, a page of 100 at a time.
+   */
+  async *exportInbox(userId: string): AsyncIterable<InboxItem[]> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.inbox(userId, { cursor, limit: 100 });
+      if (page.items.length) yield page.items;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
+  }
+
   /** Marks `upTo` and every older item of the caller's inbox read. 404 when `upTo` is no item of the caller's. */
   async markRead(userId: string, upTo: string): Promise<void> {
     if (!isUuid(upTo)) throw new NotFoundError('not_found', 'No such notification in your inbox');

@@ -213,6 +213,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     rules: (householdId) => rulesService.exportRules(householdId),
     events: (householdId) => eventsService.exportEvents(householdId),
     devices: (userId) => pushService.list(userId),
+    notifications: (userId) => notifications.exportInbox(userId) as AsyncIterable<Record<string, unknown>[]>,
   };
   const accountsService = new accounts.AccountService({
     store: accountsStore,

@@ -74,6 +74,9 @@ export class SeriesExtender {
         const households = new Map<string, string>();
         const windows: { id: string; writtenThrough: string }[] = [];
         for (const s of rows) {
+          // The dates of a series are computed synchronously (rrule): one series per turn of the
+          // event loop, so requests on this instance are not held behind a whole batch.
+          await new Promise<void>((resolve) => setImmediate(resolve));
           let zone = zones.get(s.householdId);
           if (zone === undefined) {
             zone = (await profiles(s.householdId).catch(() => ({ timeZoneId: 'UTC' }))).timeZoneId;

@@ -16,6 +16,12 @@ import { renderNginxConfig } from '../src/nginx.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN = path.join(ROOT, 'services/api/dist/src/main.js');
+/**
+ * How every deployment starts the service's node: the Dockerfile's CMD and ENV, `npm start` and the
+ * bench (services/api/src/heap.ts) carry the same; infra/test/runtime-flags.test.ts holds them equal.
+ */
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
 /** Polls `check` until it answers something truthy; fails with `what` (and `detail()`) at the deadline. */
 export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000, detail: () => string = () => ''): Promise<NonNullable<T>> {
@@ -183,9 +189,10 @@ export class Instance {
 
   start(extra: Record<string, string> = {}): void {
     this.starts += 1;
-    const child = spawn(process.execPath, [MAIN], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, MAIN], {
       cwd: ROOT,
       env: {
+        ...SERVICE_ENV,
         PATH: process.env.PATH ?? '',
         HOME: process.env.HOME ?? '',
         ...this.env(),

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../ops/cluster.js';
 import { buildContext, DockerIgnore, type Instruction, parseDockerfile, type Stage, stageChain } from '../src/docker.js';
 
 const INFRA = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -98,8 +99,10 @@ describe('Dockerfile', () => {
       all(finalChain, 'RUN').some((r) => /apt-get install[^&]*\btini\b/.test(r.args)),
       'tini installed',
     ).to.equal(true);
-    expect(execForm(final.instructions.filter((i) => i.keyword === 'CMD').at(-1)!.args)).to.deep.equal(['node', 'services/api/dist/src/main.js']);
+    const cmd = execForm(final.instructions.filter((i) => i.keyword === 'CMD').at(-1)!.args);
+    expect(cmd).to.deep.equal(['node', ...SERVICE_NODE_FLAGS, 'services/api/dist/src/main.js']);
     const env = envOf(finalChain);
+    for (const [name, value] of Object.entries(SERVICE_ENV)) expect(env[name], name).to.equal(value);
     expect(env.NODE_ENV).to.equal('production');
     expect(env.METRICS_PORT).to.equal('9464');
     const exposed = all([final], 'EXPOSE').flatMap((i) => i.args.split(/\s+/));

@@ -31,6 +31,15 @@ export interface LoadedSessionRow {
   readAhead?: unknown;
 }
 
+/** What `loadToken` answers: the token's account, id and scopes. */
+export interface LoadedTokenRow {
+  tokenId: string;
+  scopes: string[];
+  account: AccountSummary;
+  memberships?: Membership[];
+  readAhead?: unknown;
+}
+
 /** Which read-ahead to add to the session statement, and for which resource. */
 export interface ReadAheadRequest {
   /** Index into the store's `readAheads`. */
@@ -45,9 +54,30 @@ export interface ReadAheadRequest {
   known?: string;
 }
 
+/**
+ * Who is asking, as the part of the principal statement that finds the credential's row and its
+ * account: `join` joins the batch `q` (`q.sid` is the credential: a session id, or a token's keyed
+ * hash; `$2` the statement's `now`) to the credential's row and to `accounts a`; `columns` are the
+ * credential's own columns, `seen_recently` among them when it keeps a time of last use; `touch`
+ * writes that time (in the background, when `seen_recently` is not true).
+ */
+export interface PrincipalSource {
+  /** Names the prepared statements (`[a-z_]`). */
+  name: string;
+  /** An optional CTE before the statement (`with … `). */
+  with?: string;
+  columns: string;
+  join: string;
+  /** Records a use of the credential `id` at `now` (a conditional write: instances that race write once). */
+  touch?(knex: Knex, id: string, now: Date): PromiseLike<unknown>;
+}
+
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
 interface SessionRow {
-  sess: unknown;
+  sess?: unknown;
+  /** A token's row (`loadToken`): its id and scopes. */
+  token_id?: string;
+  token_scopes?: string[];
   /** True when lastSeenAt is less than LAST_SEEN_GRANULARITY_MS before the statement's `now` (PostgreSQL compares: no Date made per read). */
   seen_recently: boolean | null;
   id: string | null;
@@ -101,6 +131,11 @@ export interface AccountSessionStoreOptions {
    * member of the household (`membershipsSql.isMember`; without `membershipsSql` none is used).
    */
   readAheads?: readonly SessionReadAhead[];
+  /**
+   * Personal access tokens as a second kind of principal: their part of the statement (see
+   * PrincipalSource), used by `loadToken` in place of the session's. Without it `loadToken` finds nothing.
+   */
+  tokens?: PrincipalSource;
   /** Receives the account (and memberships) loaded with the session, for the request that asked. */
   onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
   /** Failures of the background lastSeenAt write (nothing waits for it). */
@@ -160,6 +195,8 @@ export class AccountSessionStore extends PGStore {
    * `[i + 1]` the same with read-ahead `i` as one more column.
    */
   private readonly batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
+  /** The same, for a personal access token (`options.tokens`): `loadToken`. */
+  private readonly tokenBatches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
@@ -167,18 +204,16 @@ export class AccountSessionStore extends PGStore {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
     const memberships = options.membershipsSql ? `, ${options.membershipsSql.select('a.id')} as memberships` : '';
-    // `q` holds the batch: the session ids (and the read-ahead's ids and what is known of each), numbered from 1.
-    const statement = (extra: string, ids: boolean) => {
-      const text = `select q.batch_index::int as batch_index, s.sess,
-              s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently, a.id, a.email, a.email_normalized, a.display_name,
+    // `q` holds the batch: the credentials (a session id, or a token's hash) and the read-ahead's
+    // ids and what is known of each, numbered from 1. The credential's own part (`source`) joins
+    // its row and the account `a`; the rest of the statement is the same for either.
+    const statement = (source: PrincipalSource, extra: string, ids: boolean) => {
+      const text = `${source.with ?? ''}select q.batch_index::int as batch_index, ${source.columns}, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${memberships}${extra}
          from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
-         join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
-              -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
-              and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
-         left join accounts a on a.id = (s.sess->>'accountId')::uuid`;
+         ${source.join}`;
       // The name follows the text: pg refuses one name for two different texts on a connection.
-      const name = `accounts_session_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+      const name = `accounts_${source.name}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
       return new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
         statement: (keys) => ({
           name,
@@ -189,17 +224,28 @@ export class AccountSessionStore extends PGStore {
         }),
       });
     };
+    const session: PrincipalSource = {
+      name: 'session',
+      columns: `s.sess, s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently`,
+      join: `join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
+              -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
+              and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
+         left join accounts a on a.id = (s.sess->>'accountId')::uuid`,
+    };
     // A household's read is evaluated only for a member of the household (households' own test of
     // it), and lends nothing without that test; an account's read names the account itself.
     const guard = options.membershipsSql;
-    this.batches = [
-      statement('', false),
+    const batches = (source: PrincipalSource) => [
+      statement(source, '', false),
       ...(options.readAheads ?? []).map((r) => {
         const read = r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' });
-        if (r.scope === 'account') return statement(`, ${read} as read_ahead`, true);
-        return statement(guard ? `, case when ${guard.isMember('a.id', 'q.rid')} then ${read} end as read_ahead` : ', null::json as read_ahead', true);
+        if (r.scope === 'account') return statement(source, `, ${read} as read_ahead`, true);
+        return statement(source, guard ? `, case when ${guard.isMember('a.id', 'q.rid')} then ${read} end as read_ahead` : ', null::json as read_ahead', true);
       }),
     ];
+    this.batches = batches(session);
+    // The same statements with a personal access token in place of the session (one round trip either way).
+    this.tokenBatches = options.tokens ? batches(options.tokens) : [];
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
@@ -245,6 +291,40 @@ export class AccountSessionStore extends PGStore {
     };
   }
 
+  /**
+   * The principal of a personal access token (by its keyed hash) in the same ONE statement as a
+   * session's, with the same memberships and read-ahead: its account, id and scopes; null when
+   * no live token has that hash (unknown, revoked, expired, or its account is gone).
+   */
+  async loadToken(hash: string, ahead?: ReadAheadRequest): Promise<LoadedTokenRow | null> {
+    const batch = ahead && this.tokenBatches[ahead.index + 1];
+    const first = this.tokenBatches[0];
+    if (!first) return null;
+    const row = await (batch ? batch.load({ sid: hash, id: ahead.id, arg: ahead.arg, known: ahead.known }) : first.load({ sid: hash }));
+    if (!row?.id || !row.token_id) return null;
+    // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
+    const touch = this.o.tokens?.touch;
+    if (row.seen_recently !== true && touch) {
+      const id = row.token_id;
+      const now = this.o.clock.now();
+      this.inBackground(`t:${id}`, () => touch(this.o.knex, id, now));
+    }
+    return {
+      tokenId: row.token_id,
+      scopes: row.token_scopes ?? [],
+      account: {
+        id: row.id,
+        email: row.email,
+        emailNormalized: row.email_normalized,
+        displayName: row.display_name,
+        emailConfirmed: row.email_confirmed,
+        hasPassword: row.has_password,
+      },
+      memberships: row.memberships ?? undefined,
+      ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
+    };
+  }
+
   /** express-session builds req.session here, right after `get`: the request learns its account. */
   override createSession(req: Request, sess: SessionData): session.Session & SessionData {
     const loaded = sess as SessionData & LoadedSession;
@@ -269,35 +349,43 @@ export class AccountSessionStore extends PGStore {
    */
   private touchLater(sid: string): void {
     const now = this.o.clock.now();
-    // A write for this session is already under way (requests that read the row before it landed).
-    if (this.touchPending.has(sid)) return;
-    this.touchPending.add(sid);
     const due = new Date(now.getTime() - LAST_SEEN_GRANULARITY_MS + 1);
+    this.inBackground(`s:${sid}`, () =>
+      this.o
+        .knex(SESSION_TABLE)
+        .where({ sid })
+        .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
+        .update({ lastSeenAt: now }),
+    );
+  }
+
+  /**
+   * Runs `write` after the request's read and without the request waiting, unless a write for
+   * `key` is already under way (requests that read the row before it landed skip theirs).
+   */
+  private inBackground(key: string, write: () => PromiseLike<unknown>): void {
+    if (this.touchPending.has(key)) return;
+    this.touchPending.add(key);
     // knex runs a query when it is awaited: that happens on the next turn and inside the background
     // scope, after the request has gone on with its own work.
     const done = this.background.runInAsyncScope(
       () =>
         new Promise<void>((resolve) =>
           setImmediate(() =>
-            this.o
-              .knex(SESSION_TABLE)
-              .where({ sid })
-              .where((q) => q.whereNull('lastSeenAt').orWhere('lastSeenAt', '<', due))
-              .update({ lastSeenAt: now })
-              .then(
-                () => resolve(),
-                (err: unknown) => {
-                  this.o.onTouchError?.(err);
-                  resolve();
-                },
-              ),
+            write().then(
+              () => resolve(),
+              (err: unknown) => {
+                this.o.onTouchError?.(err);
+                resolve();
+              },
+            ),
           ),
         ),
     );
     this.touching.add(done);
     void done.finally(() => {
       this.touching.delete(done);
-      this.touchPending.delete(sid);
+      this.touchPending.delete(key);
     });
   }
 

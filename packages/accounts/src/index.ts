@@ -9,7 +9,17 @@
  * `pages`, and `service.sessions.authenticate` as the session middleware.
  */
 
+export { type AccessTokenStore, ObjectionAccessTokenStore } from './AccessTokenStore.js';
 export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
+export { AccessTokenService } from './access-token-service.js';
+export {
+  ACCESS_TOKEN_PREFIX,
+  type AccessTokenResponse,
+  AccessTokenResponseSchema,
+  CreateAccessTokenRequest,
+  type CreatedAccessTokenResponse,
+  CreatedAccessTokenResponseSchema,
+} from './access-tokens.js';
 export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory.js';
 export { looksLikeAddress, normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
@@ -58,6 +68,7 @@ export {
   type AccountsTuning,
   lockoutKey,
   SESSION_MAX_AGE_DAYS,
+  TOKEN_RATE_LIMIT,
   UNASKED_MAIL_LIMITS,
   type UnaskedMailLimits,
 } from './service.js';

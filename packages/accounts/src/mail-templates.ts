@@ -11,6 +11,8 @@ export type MailKind =
   | 'login_unlinked'
   | 'account_deleted'
   | 'data_exported'
+  // A personal access token was made (access-token-mails.ts).
+  | 'access_token_created'
   // Security notices (ASVS V6.3.7).
   | 'password_reset_notice'
   | 'password_changed_notice'

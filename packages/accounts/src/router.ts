@@ -3,6 +3,7 @@ import { ApiRouter, AuthenticationError, principalOf, RateLimit, type RateLimitO
 import type { Request, RequestHandler, Response, Router } from 'express';
 import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
+import { addAccessTokenRoutes } from './access-token-router.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
 import { createPages } from './pages/index.js';
 import { addPersonRoutes } from './person-router.js';
@@ -73,8 +74,9 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       operationId: 'getMe',
       summary: 'The signed-in account with all its households',
       description:
-        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two.',
+        'Costs one query when the host composes the memberships into the session read (the session with its account, stamp and memberships), else two. Any personal access token reaches it, whatever its scopes: who the token acts as, and the households it may name.',
       auth: true,
+      tokenScope: 'any',
       compiledResponse: true, // a hot read: its answer is written by a serializer compiled from the schema
       responses: { 200: { description: 'the account', schema: MeResponseSchema } },
     },
@@ -348,6 +350,7 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   });
   addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
   addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
+  addAccessTokenRoutes(api, { tokens: service.accessTokens });
   const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, webClientUrl: config.webClientUrl, logger });
   return Object.assign(api, { authLimiter, pages });
 }

@@ -1,9 +1,12 @@
 import type { AccountDeletionStep, Clock, MembershipsProvider, MembershipsSql, PersonalDataSources, RandomBytes, SessionReadAhead } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { InputError, LockedError, type Logger, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
+import { InputError, LockedError, type Logger, RateLimit, type RateLimitOptions, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
+import { ObjectionAccessTokenStore } from './AccessTokenStore.js';
+import { AccessTokenService } from './access-token-service.js';
+import { defaultAccessTokenKey } from './access-tokens.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from './email.js';
 import { Mailer, outboxRow } from './Mailer.js';
 import {
@@ -113,7 +116,15 @@ export interface AccountsConfig {
   appRedirectUris?: string[];
   /** WEB_CLIENT_URL: the web client's sign-in, where `/login` (the link of every notice mail) redirects; undefined: `/login` is a page of the service. */
   webClientUrl?: string;
+  /** ACCESS_TOKEN_SECRET: the key of personal access tokens' keyed hash; undefined: one derived from `sessionSecret`. */
+  accessTokenSecret?: string;
+  /** TOKEN_RATE_LIMIT / TOKEN_RATE_WINDOW_SECONDS: requests per personal access token per window (default 600 per 60 s). */
+  tokenRateLimit?: number;
+  tokenRateWindowSeconds?: number;
 }
+
+/** Requests one personal access token may make per window, unless configured (TOKEN_RATE_LIMIT / TOKEN_RATE_WINDOW_SECONDS). */
+export const TOKEN_RATE_LIMIT = { points: 600, windowSeconds: 60 } as const;
 
 /** Tuning for tests and measurements; the host passes `hashWorkers` only. */
 export interface AccountsTuning extends SocialTuning {
@@ -167,6 +178,8 @@ export interface AccountServiceOptions {
   /** Counters of dropped unasked mail (http-kit's `Metrics` has them); none: only logged. */
   metrics?: AccountsMetrics;
   tuning?: AccountsTuning;
+  /** When given, the per-token rate limit is shared by every instance through it (else counted per instance). */
+  redis?: RateLimitOptions['redis'];
 }
 
 /** What the account rules use (built by the constructor from AccountServiceOptions). */
@@ -216,6 +229,8 @@ export class AccountService {
   readonly social: SocialSignIn;
   /** A person's own account: sessions, sign-in methods, the export, deletion. */
   readonly person: PersonService;
+  /** A person's personal access tokens (POST, GET, DELETE /me/tokens); the bearer itself is read by `sessions.authenticate`. */
+  readonly accessTokens: AccessTokenService;
   private readonly identities: IdentityStore;
   private housekeepingTimer: NodeJS.Timeout | undefined;
 
@@ -255,6 +270,16 @@ export class AccountService {
       },
       metrics: options.metrics,
     };
+    const tokenKey = config.accessTokenSecret ?? defaultAccessTokenKey(config.sessionSecret);
+    this.accessTokens = new AccessTokenService({
+      tokens: new ObjectionAccessTokenStore(knex),
+      accounts: store,
+      mailer,
+      clock,
+      random,
+      key: tokenKey,
+      publicBaseUrl: config.publicBaseUrl,
+    });
     this.sessions = createSessions({
       knex,
       clock,
@@ -266,6 +291,14 @@ export class AccountService {
       membershipsSql: options.membershipsSql,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
       readAheads: [...(options.readAheads ?? []), identitiesReadAhead, sessionsReadAhead],
+      tokenKey,
+      tokenLimit: new RateLimit({
+        keyPrefix: 'token',
+        points: config.tokenRateLimit ?? TOKEN_RATE_LIMIT.points,
+        durationSeconds: config.tokenRateWindowSeconds ?? TOKEN_RATE_LIMIT.windowSeconds,
+        redis: options.redis,
+        code: 'rate_limited',
+      }),
     });
     this.identities = new KnexIdentityStore(knex);
     this.social = new SocialSignIn({
@@ -582,6 +615,8 @@ export class AccountService {
       if (!locked) return undefined;
       const updated = await this.o.store.update(accountId, { passwordHash, securityStamp }, now, trx);
       await this.retireAllLinks(trx, accountId, now);
+      // A new password ends every personal access token (decisions.md §8).
+      await this.accessTokens.endAll(accountId, trx);
       const to = locked.email ?? '';
       await this.writeMail(trx, locked.email !== null, passwordChangedNoticeMail(this.o.publicBaseUrl, { to, displayName: locked.displayName }));
       return updated?.securityStamp;
@@ -645,8 +680,9 @@ export class AccountService {
       if (!account.emailConfirmed) {
         const now = this.now();
         adopted = await this.o.store.update(accountId, { emailConfirmed: true, passwordHash: null, securityStamp: newStamp(this.o.random) }, now, trx);
-        // Links the squatter asked for (a change of address to one of theirs) must not outlive them.
+        // Links the squatter asked for (a change of address to one of theirs) must not outlive them, nor tokens they made.
         await this.retireAllLinks(trx, accountId, now);
+        await this.accessTokens.endAll(accountId, trx);
       }
       if (!adopted) return undefined;
       await link(trx, adopted);
@@ -833,6 +869,7 @@ export class AccountService {
       const spent = await this.o.store.spendToken({ ...query, now }, trx);
       if (!spent || !locked) throw invalidToken();
       await this.retireAllLinks(trx, account.id, now);
+      await this.accessTokens.endAll(account.id, trx);
       await this.o.store.update(account.id, { passwordHash, emailConfirmed: true, securityStamp: newStamp(this.o.random) }, now, trx);
       await this.o.store.clearLoginFailures(key, trx);
       await this.writeMail(trx, true, passwordResetNoticeMail(this.o.publicBaseUrl, { to: locked.email ?? spent.email, displayName: locked.displayName }));

@@ -9,13 +9,15 @@ import {
   type SessionReadAhead,
 } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
+import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, type RateLimit, rememberMemberships, rememberReadAhead } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
+import { accessTokenPrincipal } from './AccessTokenStore.js';
 import { AccountSessionStore, cookieOnClock, type ReadAheadRequest } from './AccountSessionStore.js';
+import { accessTokenHash, bearerToken } from './access-tokens.js';
 import type { AccountSummary } from './me.js';
 
 declare module 'express-session' {
@@ -69,6 +71,14 @@ export interface SessionsOptions {
   membershipsSql?: MembershipsSql;
   /** Reads of other packages' GET routes, loaded with the session in the same statement (SessionReadAhead). */
   readAheads?: readonly SessionReadAhead[];
+  /**
+   * The key of personal access tokens' keyed hash. With it, a request carrying `Authorization:
+   * Bearer` is judged by that token alone (the cookie is not read): its principal comes from the
+   * same statement as a session's, with the token's scopes. Without it every bearer answers 401.
+   */
+  tokenKey?: string;
+  /** The per-token rate limit (429 `rate_limited`), taken while the token is looked up. */
+  tokenLimit?: RateLimit;
 }
 
 export interface Sessions {
@@ -111,6 +121,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     maxAgeMs: o.maxAgeMs,
     membershipsSql: o.membershipsSql,
     readAheads: o.readAheads,
+    tokens: o.tokenKey ? accessTokenPrincipal : undefined,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
@@ -220,6 +231,8 @@ export function createSessions(o: SessionsOptions): Sessions {
    * authenticated GET is one round trip; the value is handed to the route only once the session held.
    */
   const fast: RequestHandler = (req, res, next) => {
+    const bearer = bearerToken(req.headers.authorization);
+    if (bearer !== undefined) return byToken(req, res, next, bearer);
     if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
     const header = req.headers.cookie;
     if (!header) return next(); // no session: express-session would make an empty one and save nothing
@@ -236,6 +249,41 @@ export function createSessions(o: SessionsOptions): Sessions {
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
       // Lent only by a session that held: the route's own read finds it instead of asking again.
+      if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
+      next();
+    }, next);
+  };
+
+  const refused = () => new AuthenticationError('unauthenticated', 'The access token is unknown, revoked, expired or malformed');
+  /**
+   * A request with `Authorization: Bearer`, whatever its method and path under /api: judged by the
+   * token alone. A bearer not of the token shape answers 401 without a lookup; otherwise the
+   * token's principal is read by the session's one statement in its token form (with the GET's
+   * read-ahead, as for a session) while the token's rate limit is taken, so neither waits for the
+   * other. No session is read or made: `req.session` stays unset, and routes a token may not reach
+   * answer 403 `insufficient_scope` (ApiRouter's scope gate) before their handlers.
+   */
+  const byToken = (req: Request, res: Response, next: (err?: unknown) => void, token: string | false) => {
+    if (token === false || !o.tokenKey) throw refused();
+    const hash = accessTokenHash(o.tokenKey, token);
+    let ahead = SAFE_METHODS.has(req.method) && readAheads.length ? readAheadFor(req.path) : undefined;
+    // An account read serves /api/v1/me/*, which no token reaches.
+    if (ahead && readAheads[ahead.index]!.account) ahead = undefined;
+    const limit = o.tokenLimit;
+    const limited = limit?.consume(hash).then(
+      (state) => ({ state }),
+      (err: unknown) => ({ err }),
+    );
+    Promise.all([store.loadToken(hash, ahead), limited]).then(([found, taken]) => {
+      if (!found) return next(refused());
+      if (limit && taken) {
+        if ('err' in taken) return next(taken.err);
+        res.setHeader('RateLimit-Policy', limit.policy);
+        res.setHeader('RateLimit', taken.state);
+      }
+      loaded.set(req, { account: found.account, memberships: found.memberships });
+      req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
+      if (found.memberships) rememberMemberships(found.account.id, found.memberships);
       if (ahead && found.readAhead !== undefined && found.readAhead !== null) rememberReadAhead(readAheads[ahead.index]!.name, ahead.key, found.readAhead);
       next();
     }, next);

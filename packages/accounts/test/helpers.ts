@@ -106,6 +106,8 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
       deletionSteps: [personal.deletionStep],
       personalData: personal.sources,
       ...serviceOptions,
+      // The same Redis for the service's own limits (per token) as for the router's (per IP).
+      redis,
     });
     instances.push(service);
     const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }) };

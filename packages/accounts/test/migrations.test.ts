@@ -17,6 +17,7 @@ const TABLES = [
   'unasked_mail_counts',
   'spent_identity_tokens',
   'account_unlinked_identities',
+  'personal_access_tokens',
 ];
 
 async function tables(db: TestDatabase): Promise<string[]> {

@@ -24,6 +24,7 @@ describe('models', () => {
     pkg.SpentIdentityTokenModel,
     pkg.SpentExternalCookieModel,
     pkg.AccountUnlinkedIdentityModel,
+    pkg.PersonalAccessTokenModel,
   ];
 
   it('has one exported model per table of the package, each naming a real table', async () => {

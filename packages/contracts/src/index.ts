@@ -349,3 +349,32 @@ export interface MealReminder {
  * phones that want reminders, quiet hours or not; from @svc/push, called by @svc/meal-events' reminder job.
  */
 export type SendReminder = (reminder: MealReminder) => Promise<void>;
+
+/** The kinds of resource a household's changes feed reports (@svc/changes). */
+export type ChangeResource = 'household' | 'member' | 'rule' | 'event';
+
+/**
+ * A table whose rows are one kind of resource of the changes feed, declared by the package that
+ * owns the table (next to its models). @svc/changes turns each declaration into statement-level
+ * triggers, so every write of those rows (the service, a cascade, a script) is recorded in the
+ * writing transaction itself; the declaring package writes no SQL of the feed's.
+ */
+export interface ChangeSource {
+  resource: ChangeResource;
+  /** The table (`meal_events`). */
+  table: string;
+  /** Its uuid primary key column (`id`). */
+  idColumn: string;
+  /** The column holding the household's id (`household_id`; `id` for the households table itself). */
+  householdColumn: string;
+}
+
+/**
+ * The resources as their own GET (or their list's item) answers them to `userId`, by id; an id
+ * that no longer exists is absent from the map. Implemented by the owning package, handed to
+ * @svc/changes (the feed's `value`) and to the routes' If-Match checks.
+ */
+export type ChangeValues = (userId: string, householdId: string, ids: readonly string[]) => Promise<Map<string, unknown>>;
+
+/** One ChangeValues per kind of resource. */
+export type ChangeValueSources = Record<ChangeResource, ChangeValues>;

@@ -6,7 +6,7 @@
 export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
 export { TIME_ZONE_IDS } from './formats.js';
 export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';
-export { migrate, migrations, relations } from './migrations.js';
+export { changeSources, migrate, migrations, relations } from './migrations.js';
 export * from './models/index.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';

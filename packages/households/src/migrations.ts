@@ -1,3 +1,4 @@
+import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createHouseholds from '../migrations/20261122100000_create_households.js';
@@ -41,3 +42,9 @@ export const relations: MigrationSet = {
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }
+
+/** The households' rows as resources of the changes feed (@svc/changes records their writes). */
+export const changeSources: readonly ChangeSource[] = [
+  { resource: 'household', table: 'households', idColumn: 'id', householdColumn: 'id' },
+  { resource: 'member', table: 'household_members', idColumn: 'id', householdColumn: 'household_id' },
+];

@@ -41,6 +41,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'post',
       path: '/api/v1/households',
       operationId: 'createHousehold',
+      etag: true,
       auth: true,
       summary: 'Create a household; the caller becomes its Owner',
       description:
@@ -62,7 +63,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}',
+      tokenScope: 'households:read',
       operationId: 'getHousehold',
+      etag: true,
       auth: true,
       summary: 'A household the caller is a member of',
       params: s.HouseholdIdParams,
@@ -71,7 +74,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the answer's JSON text as the session statement lent it (no object made and written again).
-      sendJsonText(res, await service.getJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.getJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -80,6 +83,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'patch',
       path: '/api/v1/households/{householdId}',
       operationId: 'updateHousehold',
+      etag: true,
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
       auth: true,
       summary: 'Change settings (Owner only); a member left out or null is left as it is',
       params: s.HouseholdIdParams,
@@ -88,7 +93,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.json(await service.update(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.json(await service.update(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -97,6 +102,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}',
       operationId: 'deleteHousehold',
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
       auth: true,
       summary: 'Delete the household with everything in it (Owner only); confirmName must be its name',
       description:
@@ -108,7 +114,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'confirmation_mismatch'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      await service.deleteHousehold(principalOf(req).userId, req.input.params.householdId, req.input.body.confirmName);
+      await service.deleteHousehold(principalOf(req).userId, req.input.params.householdId!, req.input.body.confirmName);
       res.status(204).end();
     },
   );
@@ -130,7 +136,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], ...notMember, 409: ['onboarding_in_progress'] },
     },
     async (req, res) => {
-      res.json(await service.completeOnboarding(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.json(await service.completeOnboarding(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -147,7 +153,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.status(201).json(await service.invite(principalOf(req).userId, req.input.params.householdId, req.input.body.role));
+      res.status(201).json(await service.invite(principalOf(req).userId, req.input.params.householdId!, req.input.body.role));
     },
   );
 
@@ -167,7 +173,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], ...notMember },
     },
     async (req, res) => {
-      res.json(await service.listInvitations(principalOf(req).userId, req.input.params.householdId));
+      res.json(await service.listInvitations(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -186,7 +192,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], 403: ['forbidden'], 404: ['not_found', 'invitation_not_found'] },
     },
     async (req, res) => {
-      await service.revokeInvitation(principalOf(req).userId, req.input.params.householdId, req.input.params.code);
+      await service.revokeInvitation(principalOf(req).userId, req.input.params.householdId!, req.input.params.code);
       res.status(204).end();
     },
   );
@@ -215,6 +221,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/members',
+      tokenScope: 'households:read',
       operationId: 'listMembers',
       auth: true,
       summary: 'The members (any member may ask)',
@@ -224,7 +231,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the list's JSON text as the session statement lent it.
-      sendJsonText(res, await service.listMembersJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.listMembersJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -233,6 +240,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'patch',
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'changeMemberRole',
+      etag: true,
+      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: "Change a member's role to Adult or Junior (Owner only)",
       description:
@@ -255,6 +264,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'removeMember',
+      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: 'Remove a member (Owner), or leave (the member themself)',
       description:
@@ -278,6 +288,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'post',
       path: '/api/v1/households/{householdId}/owner',
       operationId: 'transferOwnership',
+      etag: true,
       auth: true,
       summary: 'Hand the household over to an Adult who has an account (Owner only); the old Owner becomes an Adult',
       description:
@@ -288,7 +299,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], ...memberErrors, 409: ['invalid_role'] },
     },
     async (req, res) => {
-      res.json(await service.transferOwnership(principalOf(req).userId, req.input.params.householdId, req.input.body.memberId));
+      res.json(await service.transferOwnership(principalOf(req).userId, req.input.params.householdId!, req.input.body.memberId));
     },
   );
 

@@ -347,6 +347,23 @@ export class HouseholdsService {
     return this.named(await this.store.members(householdId));
   }
 
+  /** Members by id as their item of GET …/members answers each (the changes feed's values, an If-Match's current state); any member. */
+  async memberValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    const wanted = new Set(ids);
+    return new Map((await this.listMembers(userId, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
+  }
+
+  /** The household as GET /households/{id} answers it, under its id, when `ids` names it (the changes feed's value, an If-Match's current state). */
+  async householdValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    if (!ids.includes(householdId)) return new Map();
+    return new Map([[householdId, await this.get(userId, householdId)]]);
+  }
+
+  /** One member as its list item answers it (an If-Match's current state); 404 `member_not_found` when there is none. */
+  async currentMember(userId: string, householdId: string, memberId: string): Promise<unknown> {
+    return (await this.memberValues(userId, householdId, [memberId])).get(memberId) ?? Promise.reject(memberNotFound());
+  }
+
   /** The same list as the JSON text GET …/members sends (lent by the session statement, as PostgreSQL wrote it). */
   async listMembersJson(userId: string, householdId: string): Promise<string> {
     await this.access.roleOf(userId, householdId);

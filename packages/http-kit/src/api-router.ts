@@ -1,7 +1,9 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { type TokenAccess, tokenScopeGate } from './access-scopes.js';
 import { InputError } from './errors.js';
+import { type ConditionalWriteLocks, checkIfMatch, tagAnswer } from './etag.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
 
@@ -26,6 +28,13 @@ export interface OperationSpec {
   tags?: string[];
   /** True: a signed-in session is required (401 otherwise). */
   auth?: boolean;
+  /**
+   * The scope a personal access token needs to reach this operation (decisions.md §8). Without
+   * one, a request carrying a token answers 403 `insufficient_scope` (the default for everything
+   * not listed there: /api/v1/me/*, /api/v1/auth/*, settings, members' changes, invitations …).
+   * `any`: every valid token, whatever its scopes.
+   */
+  tokenScope?: TokenAccess;
   /**
    * Checks that run before the input is validated, such as a credential other than the session
    * that must answer 401 before a malformed body could answer 400 (the internal route's bearer).
@@ -55,6 +64,17 @@ export interface OperationSpec {
    * schema's, so use it only where the schema is the answer's contract.
    */
   compiledResponse?: boolean;
+  /**
+   * True when the success answer holds one household, member, rule or event: it carries an `ETag`
+   * made from its JSON (see `etagOf`), the same tag its GET answers and an If-Match is checked against.
+   */
+  etag?: boolean;
+  /**
+   * For a PUT, PATCH or DELETE of one resource: reads it now, as its GET answers it (throwing its
+   * 404 when it is gone or the caller may not see it). With it the route honours `If-Match`: a
+   * stale tag answers 412 `precondition_failed` before the handler runs; `*` matches any existing one.
+   */
+  current?: (req: TypedRequest<unknown, unknown, Record<string, string>>) => Promise<unknown>;
 }
 
 export interface ValidInput<B, Q, P> {
@@ -124,8 +144,10 @@ export class ApiRouter {
     };
     const routeName = `${full.method.toUpperCase()} ${full.path}`;
     const serializers = full.compiledResponse ? compileSerializers(full.responses) : undefined;
+    const etag = full.etag === true;
     const mark: RequestHandler = (_req, res, next) => {
       res.locals.route = routeName;
+      if (etag) tagAnswer(res);
       if (serializers) {
         res.locals.serializers = serializers;
         res.json = compiledJson;
@@ -158,9 +180,12 @@ export class ApiRouter {
     };
     const chain: RequestHandler[] = [
       mark,
+      // Before anything else of the route: a token outside its scopes learns nothing more (not even 401 or 400).
+      tokenScopeGate(full.tokenScope),
       ...(full.auth ? [requireAuth] : []),
       ...(full.guard ? [full.guard] : []),
       validate,
+      ...(full.current ? [ifMatch(full.current)] : []),
       ...(handlers as unknown as RequestHandler[]),
     ];
     this.router[full.method](toExpressPath(full.path), ...chain);
@@ -180,6 +205,29 @@ export class ApiRouter {
     this.router.use(handler);
     return this;
   }
+}
+
+/** The If-Match step of a route with `current`: nothing to do without the header. */
+function ifMatch(current: NonNullable<OperationSpec['current']>): RequestHandler {
+  return async (req, res, next) => {
+    const header = req.headers['if-match'];
+    if (header === undefined) return next();
+    // Held from the check until the answer has gone (the write committed before it was sent).
+    const locks = res.locals.conditionalWriteLocks as ConditionalWriteLocks | undefined;
+    if (locks) {
+      const release = await locks.acquire(req.path.toLowerCase().replace(/\/+$/, ''));
+      let released = false;
+      const done = () => {
+        if (released) return;
+        released = true;
+        release().catch(() => {}); // the lease frees it within 30 s
+      };
+      res.once('finish', done);
+      res.once('close', done);
+    }
+    checkIfMatch(header, await current(req as TypedRequest<unknown, unknown, Record<string, string>>));
+    next();
+  };
 }
 
 // fast-json-stringify is CommonJS with a default export; under NodeNext it may arrive wrapped.

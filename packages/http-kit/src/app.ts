@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { match } from 'path-to-regexp';
 import type { ApiRouter, OperationSpec } from './api-router.js';
 import { corsPolicy } from './cors.js';
+import type { ConditionalWriteLocks } from './etag.js';
 import { notFound } from './fallback.js';
 import type { Logger } from './logger.js';
 import type { Metrics } from './metrics.js';
@@ -46,6 +47,10 @@ export interface HttpAppOptions {
    * would meet a closing socket.
    */
   draining?: () => boolean;
+  /** Serialise If-Match writes of one resource across instances (see `ConditionalWriteLocks`); none: checked without a lock. */
+  conditionalWriteLocks?: ConditionalWriteLocks;
+  /** After the session step, under /api (`idempotency`: Idempotency-Key on a person's writes). */
+  idempotency?: RequestHandler;
   /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
   authLimiter?: RequestHandler;
   routers: ApiRouter[];
@@ -109,6 +114,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   if (options.authenticate) steps.push(underApi(options.authenticate));
   if (options.authLimiter) steps.push(under(AUTH_PATH, [options.authLimiter]));
+  if (options.idempotency) steps.push(underApi([options.idempotency]));
+  const locks = options.conditionalWriteLocks;
+  if (locks) {
+    steps.push((req, res, next) => {
+      if (req.headers['if-match'] !== undefined) res.locals.conditionalWriteLocks = locks;
+      next();
+    });
+  }
   for (const r of options.routers) steps.push(onlyFor(r));
 
   const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);

@@ -24,10 +24,12 @@ export const CORS_EXPOSED_HEADERS: readonly string[] = [
 /** Request headers a web client on an allowed origin may send (preflight), beyond the safelisted ones. */
 export const CORS_ALLOWED_HEADERS: readonly string[] = [
   'Content-Type',
+  'Authorization',
   'Content-Encoding',
   'X-App-Version',
   'If-None-Match',
   'If-Match',
+  'Idempotency-Key',
   'traceparent',
   'tracestate',
   'X-Diagnostics',

@@ -92,6 +92,27 @@ export class ConflictError extends HttpError {
   }
 }
 
+/** 410: what the request points at is gone for good (an expired changes cursor). */
+export class GoneError extends HttpError {
+  constructor(code = 'gone', message = 'Gone', options: HttpErrorOptions = {}) {
+    super(410, code, message, options);
+  }
+}
+
+/** 412: an `If-Match` precondition did not hold (the resource changed meanwhile). */
+export class PreconditionFailedError extends HttpError {
+  constructor(code = 'precondition_failed', message = 'The resource changed since the ETag given in If-Match', options: HttpErrorOptions = {}) {
+    super(412, code, message, options);
+  }
+}
+
+/** 422: understood and well-formed, but refused as it stands (an Idempotency-Key reused for another request). */
+export class UnprocessableError extends HttpError {
+  constructor(code = 'unprocessable', message = 'Unprocessable', options: HttpErrorOptions = {}) {
+    super(422, code, message, options);
+  }
+}
+
 /** 413: the body is larger than the service accepts. */
 export class PayloadTooLargeError extends HttpError {
   constructor(message = 'Request body too large') {

@@ -348,7 +348,9 @@ export function originGuard(options: {
   return (req, _res, next) => {
     const from = req.headers.origin;
     if (from !== undefined && (cors.has(from) || allowed.has(from))) FROM_ALLOWED_ORIGIN.add(req);
-    if (STATE_CHANGING.has(req.method)) {
+    // A request with `Authorization: Bearer` is judged by the bearer alone (a cookie beside it is not
+    // read), and a page on another site cannot make a browser send one: nothing to forge.
+    if (STATE_CHANGING.has(req.method) && !hasBearer(req)) {
       const signingIn = signIn.has(req.path) && !exempt.has(`${req.method} ${req.path}`);
       const guarded = signingIn || cookiePattern.test(req.get('cookie') ?? '');
       if (guarded) {
@@ -362,6 +364,14 @@ export function originGuard(options: {
     }
     next();
   };
+}
+
+const BEARER = /^bearer(?:[ \t]|$)/i;
+
+/** True when the request carries `Authorization: Bearer …` (any token: whoever reads it judges it). */
+export function hasBearer(req: Request): boolean {
+  const h = req.headers.authorization;
+  return h !== undefined && BEARER.test(h);
 }
 
 /**
@@ -453,6 +463,13 @@ export interface Principal {
    * this request): GET /me answers them and household routes take the caller's role from them.
    */
   memberships?: readonly Membership[];
+  /** The personal access token the caller presented (`Authorization: Bearer mp_pat_…`), by id. */
+  tokenId?: string;
+  /**
+   * The token's scopes: present exactly when the caller came with a token. Operations check them
+   * (ApiRouter's scope gate); a cookie session has none and is not limited by them.
+   */
+  scopes?: readonly string[];
 }
 
 declare global {

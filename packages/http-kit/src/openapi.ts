@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SESSION_COOKIE } from '@svc/contracts';
+import { TOKEN_SCOPE_DESCRIPTIONS, TOKEN_SCOPES } from './access-scopes.js';
 import type { OperationSpec } from './api-router.js';
 import { escapeDescriptions } from './markdown.js';
 import { PROBLEM_TITLES } from './problem.js';
@@ -81,6 +82,10 @@ const HEADERS: Record<string, Record<string, unknown>> = {
     description: 'Seconds to wait (a rate limit, a resend cooldown, a lock, a dependency outage), or an HTTP date (the household AI is paused until then)',
     schema: { type: 'string', examples: ['30', 'Sat, 28 Nov 2026 09:00:00 GMT'] },
   },
+  ETag: {
+    description: 'The resource’s entity tag (strong): send it in `If-Match` to change or delete it only while it is unchanged',
+    schema: { type: 'string', examples: ['"q2b3Vn1o9yQ0cA1oFz7oJkq3bXw"'] },
+  },
   'Accept-Encoding': {
     description: 'On a 415: the content codings a request body may be sent in',
     schema: { type: 'string', examples: ['gzip, deflate, br'] },
@@ -103,8 +108,11 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not allowed (a role refusal, or a cookie-carrying state change from a foreign origin)',
   404: 'Not found (a household you are not a member of is not found either)',
   409: 'Conflict',
+  410: 'Gone for good',
+  412: 'If-Match named a tag that is no longer the resource’s ETag: it changed meanwhile (read it again)',
   413: 'Body larger than the limit (64 kB), also once a compressed body is inflated',
   415: "The body's Content-Encoding is not one the service decodes (gzip, deflate, br); see Accept-Encoding",
+  422: 'Understood, but refused as it stands',
   423: 'Locked; see Retry-After',
   426: 'App build below its platform floor (type `app-version-unsupported`)',
   429: 'Rate limited, throttled or out of quota; see Retry-After where a wait can be named',
@@ -241,6 +249,30 @@ function problem(op: OperationSpec, status: number, codes: string[], traits: Ope
 
 const STATE_CHANGING = new Set(['post', 'put', 'patch', 'delete']);
 
+/** A person's write under /api/v1 (not /api/v1/auth/*): it takes `Idempotency-Key` (see `idempotency`). */
+export function idempotent(op: Pick<OperationSpec, 'method' | 'path' | 'auth'>): boolean {
+  return STATE_CHANGING.has(op.method) && Boolean(op.auth) && op.path.startsWith('/api/v1/') && !op.path.startsWith('/api/v1/auth/');
+}
+
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description:
+    'Makes a retry safe (1–255 characters, e.g. a UUID per intended change): the same key with the same JSON body on the same method and path from the same person within 24 h answers what the first answered (status, body, Location, ETag) without doing it again; answers of 500 and above are not kept. ' +
+    'The same key with another body or path answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_flight`. An empty or longer key answers 400 `validation_failed`.',
+};
+
+const IF_MATCH_PARAMETER = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  schema: { type: 'string' },
+  description:
+    'The `ETag` of the resource as you last saw it (its GET, or the answer of your last write): the change is made only while it is still that, else 412 `precondition_failed`. `*` matches any existing resource; on a deleted one the answer is 404.',
+};
+
 /** The OpenAPI 3.1 document of every operation declared through ApiRouter, with its named schemas. */
 export function buildOpenApi(info: { title: string; version: string; description?: string }, operations: OperationSpec[]): OpenApiBuild {
   const namer = new SchemaNamer();
@@ -255,7 +287,7 @@ export function buildOpenApi(info: { title: string; version: string; description
     const declared429 = op.errorCodes?.[429] ?? [];
     const traits: OperationTraits = {
       // Every /api/v1/auth/* operation shares the per-IP limit; other limited routes declare 429 rate_limited.
-      rateLimited: underAuth || declared429.includes('rate_limited'),
+      rateLimited: underAuth || declared429.includes('rate_limited') || op.tokenScope !== undefined,
       setsCookie: underAuth || Boolean(op.auth),
     };
     // What the pipeline may answer for this operation, besides what it declares itself.
@@ -266,7 +298,10 @@ export function buildOpenApi(info: { title: string; version: string; description
     // Any request can be refused before routing (a NUL or a malformed escape in the URL).
     add(400, 'validation_failed');
     if (op.body || op.query || op.params) add(400, 'value_too_long');
-    if (op.auth) add(401, 'unauthenticated');
+    // Under /api a request carrying `Authorization: Bearer` is judged by the token alone: an
+    // unknown, revoked, expired or malformed one answers 401, one without this operation's scope 403.
+    if (op.auth || op.path.startsWith('/api/')) add(401, 'unauthenticated');
+    if (op.path.startsWith('/api/')) add(403, 'insufficient_scope');
     if (STATE_CHANGING.has(op.method) && (op.auth || underAuth)) add(403, 'forbidden');
     if (op.body) add(413, 'payload_too_large');
     // A Content-Encoding other than gzip, deflate or br (identity: none); corrupt compressed data is a 400.
@@ -276,6 +311,11 @@ export function buildOpenApi(info: { title: string; version: string; description
     add(500, 'internal_error');
     // Under /api the session is read from the database for every cookie-carrying request.
     if (op.path.startsWith('/api/') || op.responses[503]) add(503, 'service_unavailable');
+    if (idempotent(op)) {
+      add(409, 'idempotency_key_in_flight');
+      add(422, 'idempotency_key_reused');
+    }
+    if (op.current) add(412, 'precondition_failed');
     for (const [status, c] of Object.entries(op.errorCodes ?? {})) add(Number(status), ...c);
 
     const responses: Record<string, unknown> = {};
@@ -291,6 +331,7 @@ export function buildOpenApi(info: { title: string; version: string; description
         'X-Diagnostics': ref('X-Diagnostics'),
         ...(traits.setsCookie ? { 'Set-Cookie': ref('Set-Cookie') } : {}),
         ...(traits.rateLimited ? { RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') } : {}),
+        ...(op.etag ? { ETag: ref('ETag') } : {}),
         ...r.headers,
       };
       const name = status === successes[0] ? `${id}Response` : `${id}Response${status}`;
@@ -314,7 +355,7 @@ export function buildOpenApi(info: { title: string; version: string; description
       summary: op.summary,
       ...(op.description ? { description: op.description } : {}),
       ...(op.tags ? { tags: op.tags } : {}),
-      security: op.auth ? [{ sessionCookie: [] }] : [],
+      security: [...(op.auth ? [{ sessionCookie: [] }] : []), ...(op.tokenScope ? [{ accessToken: op.tokenScope === 'any' ? [] : [op.tokenScope] }] : [])],
       parameters: [
         ...parameters(op.params, 'path', namer),
         ...parameters(op.query, 'query', namer),
@@ -329,6 +370,8 @@ export function buildOpenApi(info: { title: string; version: string; description
               },
             ]
           : []),
+        ...(idempotent(op) ? [IDEMPOTENCY_KEY_PARAMETER] : []),
+        ...(op.current ? [IF_MATCH_PARAMETER] : []),
       ],
       ...(op.body
         ? { requestBody: { required: true, content: { [op.bodyContentType ?? 'application/json']: { schema: namer.name(op.body, `${id}Request`, true) } } } }
@@ -359,6 +402,15 @@ export function buildOpenApi(info: { title: string; version: string; description
       headers: HEADERS,
       securitySchemes: {
         sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by register, login and the social sign-in operations' },
+        accessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: [
+            "A personal access token (`Authorization: Bearer mp_pat_…`, made with `POST /api/v1/me/tokens`): acts as its person, with the person's roles, within its scopes. Each operation lists the one scope that opens it (an empty list: any token); an operation without this scheme answers 403 `insufficient_scope` to a token. A request with a bearer is judged by it alone (a cookie beside it is not read); an unknown, revoked, expired or malformed token answers 401 `unauthenticated`. Rate-limited per token (429 `rate_limited`, `RateLimit` headers).",
+            '',
+            ...TOKEN_SCOPES.map((s) => `- \`${s}\`: ${TOKEN_SCOPE_DESCRIPTIONS[s]}`),
+          ].join('\n'),
+        },
       },
     },
   };

@@ -6,7 +6,7 @@
 
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
-export { migrate, migrations, queues, relations } from './migrations.js';
+export { changeSources, migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';

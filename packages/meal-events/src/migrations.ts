@@ -1,3 +1,4 @@
+import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
 import { createQueueMigration } from '@svc/jobs';
 import type { Knex } from 'knex';
@@ -57,3 +58,6 @@ export const queues: MigrationSet = {
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }
+
+/** The events as resources of the changes feed (@svc/changes records their writes). */
+export const changeSources: readonly ChangeSource[] = [{ resource: 'event', table: 'meal_events', idColumn: 'id', householdColumn: 'household_id' }];

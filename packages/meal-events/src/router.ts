@@ -74,6 +74,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:read',
       operationId: 'listMealEvents',
       summary: "A page of the household's meal events, earliest first",
       description:
@@ -87,7 +88,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see listJson).
-      const answer = await service.listJson(principalOf(req).userId, req.input.params.householdId, req.input.query);
+      const answer = await service.listJson(principalOf(req).userId, req.input.params.householdId!, req.input.query);
       sendJsonText(res, answer.body, answer.bytes);
     },
   );
@@ -96,7 +97,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: '/api/v1/households/{householdId}/events',
+      tokenScope: 'events:write',
       operationId: 'createMealEvent',
+      etag: true,
       summary: 'Adds a meal event (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
@@ -108,7 +111,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -116,7 +119,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEvent',
+      etag: true,
       summary: 'One meal event (any member)',
       auth: true,
       params: EventParams,
@@ -134,7 +139,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'put',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'replaceMealEvent',
+      etag: true,
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
@@ -156,7 +164,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'delete',
       path: '/api/v1/households/{householdId}/events/{eventId}',
+      tokenScope: 'events:write',
       operationId: 'deleteMealEvent',
+      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Removes a meal event (Owner or Adult)',
       auth: true,
       params: EventParams,
@@ -175,6 +185,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/series/{seriesId}',
+      tokenScope: 'events:read',
       operationId: 'getMealEventSeries',
       summary: 'A series of repeating meal events: its rule, template and exceptions (any member)',
       description:
@@ -206,7 +217,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId));
+      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -214,6 +225,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: '/api/v1/households/{householdId}/calendar-feed',
+      tokenScope: 'households:read',
       operationId: 'getCalendarFeed',
       summary: "The household's current calendar URL (any member but a Junior)",
       description:
@@ -226,7 +238,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId));
+      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -244,7 +256,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      await calendar.remove(principalOf(req).userId, req.input.params.householdId);
+      await calendar.remove(principalOf(req).userId, req.input.params.householdId!);
       res.status(204).end();
     },
   );

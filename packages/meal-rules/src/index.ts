@@ -3,7 +3,7 @@
  * sentence parser behind POST .../rules/parse (offline, optionally helped by a language model).
  */
 
-export { migrate, migrations, relations } from './migrations.js';
+export { changeSources, migrate, migrations, relations } from './migrations.js';
 export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
 export { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';

@@ -1,3 +1,4 @@
+import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createMealRules from '../migrations/20261122100000_create_meal_rules.js';
@@ -28,3 +29,6 @@ export const relations: MigrationSet = {
 export async function migrate(knex: Knex): Promise<string[]> {
   return runMigrations(knex, [migrations]);
 }
+
+/** The rules as resources of the changes feed (@svc/changes records their writes). */
+export const changeSources: readonly ChangeSource[] = [{ resource: 'rule', table: 'meal_rules', idColumn: 'id', householdColumn: 'household_id' }];

@@ -32,6 +32,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: RULES,
+      tokenScope: 'rules:read',
       operationId: 'listMealRules',
       summary: "The household's meal rules",
       description: 'Any member. Oldest first (createdAt, then id).',
@@ -42,7 +43,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the answer's text is kept per household under the rules' version (see listJson).
-      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.listJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -50,7 +51,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: RULES,
+      tokenScope: 'rules:write',
       operationId: 'createMealRule',
+      etag: true,
       summary: 'Declares a meal rule',
       description: `Adults only (Owner or Adult; a Junior gets 403). \`payload.kind\` selects the type. The rule is stored with source UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
@@ -60,7 +63,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId, req.input.body));
+      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -68,6 +71,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'get',
       path: `${RULES}/defaults`,
+      tokenScope: 'rules:read',
       operationId: 'getDefaultMealRules',
       summary: "The national guideline rules for the household's country",
       description:
@@ -80,7 +84,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId));
+      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId!));
     },
   );
 
@@ -88,6 +92,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'post',
       path: `${RULES}/parse`,
+      tokenScope: 'rules:write',
       operationId: 'parseMealRules',
       summary: 'Suggests rules from a sentence',
       description:
@@ -103,7 +108,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'ai_paused'] },
     },
     async (req, res) => {
-      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId, req.input.body.text));
+      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId!, req.input.body.text));
     },
   );
 
@@ -111,7 +116,10 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'patch',
       path: `${RULES}/{ruleId}`,
+      tokenScope: 'rules:write',
       operationId: 'replaceMealRule',
+      etag: true,
+      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Replaces a meal rule',
       description: `Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
@@ -130,7 +138,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
     {
       method: 'delete',
       path: `${RULES}/{ruleId}`,
+      tokenScope: 'rules:write',
       operationId: 'deleteMealRule',
+      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Removes a meal rule',
       description: 'Adults only.',
       auth: true,

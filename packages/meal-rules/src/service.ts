@@ -106,6 +106,17 @@ export class MealRulesService {
     return this.store.list(householdId);
   }
 
+  /** Rules by id as their item of GET …/rules answers each (the changes feed's values, an If-Match's current state); any member. */
+  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    const wanted = new Set(ids);
+    return new Map((await this.list(userId, householdId)).filter((r) => wanted.has(r.id)).map((r) => [r.id, r]));
+  }
+
+  /** One rule as its list item answers it (an If-Match's current state); 404 `not_found` when there is none. */
+  async currentRule(userId: string, householdId: string, ruleId: string): Promise<unknown> {
+    return (await this.values(userId, householdId, [ruleId])).get(ruleId) ?? Promise.reject(notFoundRule());
+  }
+
   /** The same list as the JSON text GET …/rules answers (the hot read: a repeated read sends the text made the first time); any member. */
   async listJson(userId: string, householdId: string): Promise<string> {
     await this.access.roleOf(userId, householdId);

@@ -33,6 +33,8 @@ export interface LoadSpec {
    * with session i.
    */
   cookies: string[];
+  /** Headers sent with every request besides the cookie (a scenario's `Authorization: Bearer`). */
+  headers?: Record<string, string>;
   connections: number;
   seconds: number;
 }
@@ -89,6 +91,9 @@ function wrkScript(spec: LoadSpec): string {
     .map((r) => `{ method = ${luaString(r.method)}, path = ${luaString(r.path)}, body = ${r.body === undefined ? 'nil' : luaString(JSON.stringify(r.body))} }`)
     .join(',\n  ');
   const cookies = spec.cookies.map(luaString).join(', ');
+  const extra = Object.entries(spec.headers ?? {})
+    .map(([k, v]) => `headers[${luaString(k)}] = ${luaString(v)}`)
+    .join('\n  ');
   return `local requests = {
   ${requests}
 }
@@ -97,6 +102,7 @@ local turn = 0
 request = function()
   local r = requests[(turn % #requests) + 1]
   local headers = { ["Content-Type"] = "application/json" }
+  ${extra}
   if #cookies > 0 then headers["Cookie"] = cookies[(turn % #cookies) + 1] end
   turn = turn + 1
   return wrk.format(r.method, r.path, headers, r.body)
@@ -151,7 +157,7 @@ async function wrkLoad(spec: LoadSpec): Promise<LoadResult> {
 // autocannon
 
 async function autocannonLoad(spec: LoadSpec): Promise<LoadResult> {
-  const headers = { 'content-type': 'application/json' };
+  const headers = { 'content-type': 'application/json', ...spec.headers };
   let turn = 0;
   const cookies = spec.cookies;
   const nextCookie = () => cookies[turn++ % cookies.length]!;

@@ -28,8 +28,8 @@
  *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
- * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household,
- * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep,
+ * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household, me-bearer, household-bearer,
+ * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep, changes, changes-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
@@ -43,6 +43,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createTestDatabase } from '@svc/test-support';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/heap.js';
 import { type ChildStats, type HarnessRequest, postgresCpuMs, rssKb } from './harness.js';
 import { generatorCpuMs, type LoadSpec, load as loadWith, pickDriver } from './load.js';
 import { report as profileReport } from './profile-top.js';
@@ -136,11 +137,19 @@ class App {
 
   static async start(name: string, file: string, databaseUrl: string, cpuProfile?: string): Promise<App> {
     const execArgv = [...process.execArgv];
+    // The service runs as `npm start` runs it; BENCH_SERVICE_FLAGS come after, so they can override.
+    if (file === 'serve-service') execArgv.push(...SERVICE_NODE_FLAGS);
     if (file === 'serve-service' && process.env.BENCH_SERVICE_FLAGS) execArgv.push(...process.env.BENCH_SERVICE_FLAGS.split(' '));
     if (cpuProfile && opts.profile) execArgv.push('--cpu-prof', `--cpu-prof-dir=${opts.profile}`, `--cpu-prof-name=${cpuProfile}.cpuprofile`);
     const proc = fork(path.join(here, `${file}${ext}`), [], {
       execArgv,
-      env: { ...process.env, NODE_ENV: 'production', BENCH_DATABASE_URL: databaseUrl, SESSION_SECRET: sessionSecret },
+      env: {
+        ...(file === 'serve-service' ? SERVICE_ENV : {}),
+        ...process.env,
+        NODE_ENV: 'production',
+        BENCH_DATABASE_URL: databaseUrl,
+        SESSION_SECRET: sessionSecret,
+      },
       stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
     });
     const port = await new Promise<number>((resolve, reject) => {
@@ -197,10 +206,10 @@ class App {
 // ---------------------------------------------------------------------------------------------
 // HTTP helpers
 
-async function call(base: string, method: string, url: string, body?: unknown, cookie?: string) {
+async function call(base: string, method: string, url: string, body?: unknown, cookie?: string, headers?: Record<string, string>) {
   const res = await fetch(base + url, {
     method,
-    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+    headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
@@ -354,6 +363,18 @@ try {
     deepPath = `${eventsPath}&cursor=${encodeURIComponent(next)}`;
   }
   const deepItems = (await call(service.base, 'GET', deepPath, undefined, cookies[0])).body.items as { id: string }[];
+  // Page N of the household's changes feed (issue 34): every event above is a change; the cursor of
+  // page N is the position its page starts after (keyset), read once from the feed's own table.
+  const changesPage = Math.max(2, Math.min(1000, Math.floor(opts.events / PAGE_LIMIT)));
+  const changesSince = (
+    await db
+      .knex('household_changes')
+      .where({ household_id: householdId })
+      .orderBy('position')
+      .offset((changesPage - 1) * 100 - 1)
+      .first('position')
+  )?.position as string;
+
   const eventId = deepItems[0]!.id;
 
   // A phone per session (a device belongs to the login that registered it): GET /me/devices/{token}
@@ -421,20 +442,54 @@ try {
     paths?: string[];
     /** The sessions to send (the connections share them); default: the bench account's, one per connection. */
     cookies?: string[];
+    /** Sent with every request (a personal access token beside the cookie, which the service then does not read). */
+    headers?: Record<string, string>;
     authenticatedGet: boolean;
   }
   const hh = `/api/v1/households/${householdId}`;
+  // One personal access token of the bench account (households:read), made with its session.
+  const madeToken = await call(service.base, 'POST', '/api/v1/me/tokens', { name: 'bench', scopes: ['households:read'] }, cookies[0]);
+  must(madeToken, 201, 'create token');
+  const bearer = { authorization: `Bearer ${String(madeToken.body.token)}` };
   const scenarios: Scenario[] = (
     [
       { id: 'me-ceiling', label: 'GET /me — ceiling (Express + helmet, constant)', app: 'ceiling', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'me-naive', label: 'GET /me — naive (express-session + pg)', app: 'naive', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'me', label: 'GET /me — service', app: 'service', method: 'GET', path: '/api/v1/me', authenticatedGet: false },
       { id: 'household', label: 'GET household', app: 'service', method: 'GET', path: hh, authenticatedGet: true },
+      // A personal access token beside the session cookie: the service judges the bearer alone (issue 34: ≥ 90 % of the cookie path).
+      {
+        id: 'me-bearer',
+        label: 'GET /me — bearer token (cookie beside it)',
+        app: 'service',
+        method: 'GET',
+        path: '/api/v1/me',
+        headers: bearer,
+        authenticatedGet: false,
+      },
+      {
+        id: 'household-bearer',
+        label: 'GET household — bearer token (cookie beside it)',
+        app: 'service',
+        method: 'GET',
+        path: hh,
+        headers: bearer,
+        authenticatedGet: true,
+      },
       { id: 'rules', label: 'GET rules (5)', app: 'service', method: 'GET', path: `${hh}/rules`, authenticatedGet: true },
       { id: 'rules-defaults', label: 'GET rules/defaults', app: 'service', method: 'GET', path: `${hh}/rules/defaults`, authenticatedGet: true },
       { id: 'time-zones', label: 'GET time-zones', app: 'service', method: 'GET', path: '/api/v1/time-zones', authenticatedGet: true },
       { id: 'members', label: 'GET household members', app: 'service', method: 'GET', path: `${hh}/members`, authenticatedGet: true },
       { id: 'event', label: 'GET one event', app: 'service', method: 'GET', path: `${hh}/events/${eventId}`, authenticatedGet: true },
+      { id: 'changes', label: 'GET changes (page 1 of 100)', app: 'service', method: 'GET', path: `${hh}/changes?limit=100`, authenticatedGet: true },
+      {
+        id: 'changes-deep',
+        label: `GET changes (page ${changesPage} of 100)`,
+        app: 'service',
+        method: 'GET',
+        path: `${hh}/changes?limit=100&since=${changesSince}`,
+        authenticatedGet: true,
+      },
       {
         id: 'device',
         label: 'GET /me/devices/{token} (one per session)',
@@ -521,7 +576,7 @@ try {
   async function sampleQueries(s: Scenario, app: App): Promise<number | null> {
     const cookie = s.app === 'ceiling' ? undefined : s.app === 'naive' ? naiveCookies[0] : (s.cookies ?? cookies)[0];
     const before = await app.stats();
-    const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie);
+    const res = await call(app.base, s.method, s.path, s.bodies?.[0], cookie, s.headers);
     if (res.status >= 300) throw new Error(`${s.id}: sample request answered ${res.status} ${JSON.stringify(res.body)}`);
     if (s.app === 'service') {
       const m = /desc="(\d+) queries"/.exec(res.headers.get('server-timing') ?? '');
@@ -541,6 +596,7 @@ try {
         ? s.paths.map((p) => ({ method: s.method, path: p }))
         : (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
       cookies: s.app === 'ceiling' ? [] : s.app === 'naive' ? naiveCookies : (s.cookies ?? cookies),
+      headers: s.headers,
       connections: opts.connections,
       seconds,
     });
@@ -810,7 +866,8 @@ try {
         },
       }
     : undefined;
-  for (const r of rows.filter((x) => x.authenticatedGet)) {
+  // The changes feed's pages (100 resources, each as its GET) have a target of their own: page N as fast as page 1.
+  for (const r of rows.filter((x) => x.authenticatedGet && !x.id.startsWith('changes'))) {
     let measured = me ? `${pct(r.rps / me.rps)} of GET /me (${Math.round(r.rps)} req/s)` : '—';
     if (r.id === 'events-first' && floor) {
       measured += `; floor: ceiling events page = ${pct(floor.ceilingEventsOfCeilingMe)} of ceiling /me (${Math.round(floor.ceilingEventsRps)} vs ${Math.round(floor.ceilingMeRps)} req/s); service events page = ${pct(floor.serviceEventsFirstOfCeilingEvents)} of the ceiling's events page; 80 % of GET /me (${Math.round(floor.targetRps)} req/s) = ${pct(floor.targetOfCeilingEvents)} of it`;
@@ -820,6 +877,19 @@ try {
     verdict(`${r.label} within 20 % of GET /me req/s (≥ 80 %)`, measured, me ? r.rps >= 0.8 * me.rps : undefined);
   }
   verdict(`GET /me p99 ≤ 25 ms at ${opts.connections} connections`, me ? `${f1(me.p99)} ms` : '—', me ? me.p99 <= 25 && opts.connections >= 50 : undefined);
+  // Issue 34: the bearer path as fast as the cookie path, in the same run.
+  for (const [withToken, withCookie] of [
+    ['me-bearer', 'me'],
+    ['household-bearer', 'household'],
+  ] as const) {
+    const t = byId(withToken);
+    const c = byId(withCookie);
+    verdict(
+      `${t?.label ?? withToken} ≥ 90 % of the cookie path's req/s`,
+      t && c ? `${pct(t.rps / c.rps)} (${Math.round(t.rps)} vs ${Math.round(c.rps)} req/s)` : '—',
+      t && c ? t.rps >= 0.9 * c.rps : undefined,
+    );
+  }
   const deep = byId('events-deep');
   verdict(
     `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,
@@ -827,6 +897,15 @@ try {
       ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${f1(deep.p99)} vs ${f1(first.p99)} ms`
       : '—',
     first && deep ? deep.rps >= 0.9 * first.rps : undefined,
+  );
+  const changesFirst = byId('changes');
+  const changesDeep = byId('changes-deep');
+  verdict(
+    `changes page ${changesPage.toLocaleString('en')} within 10 % of page 1`,
+    changesFirst && changesDeep
+      ? `${pct(changesDeep.rps / changesFirst.rps)} of page 1 req/s (${Math.round(changesDeep.rps)} vs ${Math.round(changesFirst.rps)}); p99 ${f1(changesDeep.p99)} vs ${f1(changesFirst.p99)} ms`
+      : '—',
+    changesFirst && changesDeep ? changesDeep.rps >= 0.9 * changesFirst.rps : undefined,
   );
   verdict(
     'storm: GET /me p99 during ≤ 1.5× before',

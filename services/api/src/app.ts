@@ -8,6 +8,7 @@ import {
   buildOpenApiDocument,
   CORS_EXPOSED_HEADERS,
   CORS_MAX_AGE_SECONDS,
+  type ConditionalWriteLocks,
   createHttpApp,
   type Logger,
   type Metrics,
@@ -48,6 +49,10 @@ export interface AppDeps {
   pages?: { paths: readonly string[]; router: Router };
   /** WEB_CLIENT_URL: linked from GET /. */
   webClientUrl?: string;
+  /** Idempotency-Key on a person's writes (http-kit `idempotency`). */
+  idempotency?: RequestHandler;
+  /** Locks serialising If-Match writes of one resource across instances. */
+  conditionalWriteLocks?: ConditionalWriteLocks;
 }
 
 /** Health, readiness and the OpenAPI document, then every package's routes through the shared pipeline. */
@@ -101,6 +106,8 @@ export function createApp(deps: AppDeps): Express {
             'Accounts, households, meal rules, meal events and push devices. Errors are application/problem+json; branch on `code`.',
             '',
             `A web client on another origin may call the API only from an origin listed in the service's \`CORS_ORIGINS\` (exact origins; empty by default: same-origin only): CORS with credentials (the session cookie), preflights cached ${CORS_MAX_AGE_SECONDS} s, and it may read ${CORS_EXPOSED_HEADERS.map((h) => `\`${h}\``).join(', ')}. Such an origin also passes the CSRF origin check; any other origin gets no CORS header and its cookie-carrying state changes answer 403 \`forbidden\`. The session cookie is SameSite=Lax: a web client on another port or subdomain of the same site works, one on another site needs the API served on its own site.`,
+            '',
+            'Apps that sync and retry: `GET /api/v1/households/{householdId}/changes` lists what changed (households, members, rules, events) in the order the changes committed, each resource once with its value now; keep `nextCursor` and ask again with `since`. Every write of a signed-in person under `/api/v1` (not `/api/v1/auth/*`) takes an `Idempotency-Key`: a retry with the same key and body answers the first answer again. Answers holding one household, member, rule or event carry an `ETag`; send it as `If-Match` on its PUT, PATCH or DELETE to change it only while it is unchanged (else 412 `precondition_failed`).',
           ].join('\n'),
         },
         [service, ...deps.routers].flatMap((r) => r.operations),
@@ -126,6 +133,8 @@ export function createApp(deps: AppDeps): Express {
     open: [service, html],
     authenticate: deps.authenticate,
     authLimiter: deps.authLimiter,
+    idempotency: deps.idempotency,
+    conditionalWriteLocks: deps.conditionalWriteLocks,
     routers: deps.routers,
     metrics: deps.metrics,
     draining: deps.draining,

@@ -23,6 +23,11 @@ export interface Config {
    */
   corsOrigins: string[];
   sessionSecret: string;
+  /** ACCESS_TOKEN_SECRET: the key of personal access tokens' keyed hash; undefined: derived from SESSION_SECRET. */
+  accessTokenSecret: string | undefined;
+  /** TOKEN_RATE_LIMIT / TOKEN_RATE_WINDOW_SECONDS: requests per personal access token per window (default 600 / 60). */
+  tokenRateLimit: number;
+  tokenRateWindowSeconds: number;
   cookieSecure: boolean;
   trustProxy: boolean | number | string | undefined;
   redisUrl: string | undefined;
@@ -174,6 +179,13 @@ function trustProxy(env: Env): Config['trustProxy'] {
   if (raw === 'false') return false;
   if (/^\d+$/.test(raw)) return Number(raw);
   return raw; // Express accepts subnets and names such as "loopback, 10.0.0.0/8"
+}
+
+/** ACCESS_TOKEN_SECRET when set (32+ characters); else the tokens' key is derived from SESSION_SECRET. */
+function accessTokenSecret(env: Env): string | undefined {
+  const given = str(env, 'ACCESS_TOKEN_SECRET');
+  if (given !== undefined && given.length < 32) throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be at least 32 characters');
+  return given;
 }
 
 /** The session secret: given, or in development made once and kept in DATA_DIR. */
@@ -334,6 +346,9 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl,
     smtpUrl,
     mailFrom: str(env, 'MAIL_FROM') ?? 'Meal Planner <no-reply@localhost>',
+    accessTokenSecret: accessTokenSecret(env),
+    tokenRateLimit: int(env, 'TOKEN_RATE_LIMIT', 600, 1, 1_000_000_000),
+    tokenRateWindowSeconds: int(env, 'TOKEN_RATE_WINDOW_SECONDS', 60, 1, 86_400),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 100, 1, 1_000_000),
     authRateWindowSeconds: int(env, 'AUTH_RATE_WINDOW_SECONDS', 60, 1, 86_400),
     lockoutMaxFailures: int(env, 'LOCKOUT_MAX_FAILURES', 5, 1, 1000),

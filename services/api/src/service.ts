@@ -1,10 +1,20 @@
 import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import * as accounts from '@svc/accounts';
-import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import * as changes from '@svc/changes';
+import type { ChangeValueSources, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import * as households from '@svc/households';
-import { type Logger, type Metrics, systemClock, systemRandom } from '@svc/http-kit';
+import {
+  idempotency,
+  idempotencyMigrations,
+  type Logger,
+  type Metrics,
+  PgConditionalWriteLocks,
+  PgIdempotencyStore,
+  systemClock,
+  systemRandom,
+} from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
@@ -24,13 +34,18 @@ export const allMigrations = [
   mealRules.migrations,
   mealEvents.migrations,
   push.migrations,
+  changes.migrations,
+  idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
   mealEvents.queues,
+  changes.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
   mealRules.relations,
   mealEvents.relations,
+  // The changes feed's triggers on the tables each owning package declares (they must exist).
+  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
 ];
 
 export interface ServiceDeps {
@@ -203,11 +218,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
+  // The changes feed: values read from the owning packages, as each resource's own GET answers it.
+  const changeValues: ChangeValueSources = {
+    household: (userId, householdId, ids) => householdsApi.householdValues(userId, householdId, ids),
+    member: (userId, householdId, ids) => householdsApi.memberValues(userId, householdId, ids),
+    rule: (userId, householdId, ids) => rulesService.values(userId, householdId, ids),
+    event: (userId, householdId, ids) => eventsService.values(userId, householdId, ids),
+  };
+  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex), access: householdsApi.access, values: changeValues, clock });
+  // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
+  const idempotencyStore = new PgIdempotencyStore(knex);
+  const changesPurge = new changes.ChangesPurgeScheduler(jobQueue, changesService, [() => idempotencyStore.purge(clock.now())]);
+  changesPurge.define();
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
 
   // A person's erasure and data export: each package deletes or reads only its own rows, inside
   // accounts' one transaction (households first: it may refuse with owner_must_transfer).
-  const deletionSteps = [householdsApi.deletionStep, pushService.deletionStep, notifications.deletionStep];
+  const deletionSteps = [
+    householdsApi.deletionStep,
+    pushService.deletionStep,
+    notifications.deletionStep,
+    // The answers kept for the person's Idempotency-Keys hold what they sent and got.
+    { deleteAccountData: (userId: string, trx: unknown) => idempotencyStore.forgetPerson(userId, trx as Knex.Transaction) },
+  ];
   const personalData: PersonalDataSources = {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),
@@ -237,6 +270,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     personalData,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
+    redis,
     tuning: { hashWorkers: config.passwordHashWorkers },
     config: {
       publicBaseUrl: config.publicBaseUrl,
@@ -258,6 +292,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       apple: config.apple,
       appRedirectUris: config.appRedirectUris,
       webClientUrl: config.webClientUrl,
+      accessTokenSecret: config.accessTokenSecret,
+      tokenRateLimit: config.tokenRateLimit,
+      tokenRateWindowSeconds: config.tokenRateWindowSeconds,
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
@@ -275,18 +312,22 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     draining: deps.draining,
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
+    idempotency: idempotency({ store: idempotencyStore, clock, logger }),
+    conditionalWriteLocks: new PgConditionalWriteLocks(knex),
     routers: [
       accountsRouter,
       households.createRouter({ service: householdsApi }),
       mealRules.createRouter({ service: rulesService }),
       mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
       push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
+      changes.createRouter({ service: changesService }),
     ],
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();
   if (deps.startJobs ?? deps.startMailer !== false) {
     await jobQueue.start();
     seriesScheduler.start(3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'series extension could not be scheduled'));
+    changesPurge.start(6 * 3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'the purge of old changes could not be scheduled'));
   }
   return {
     app,
@@ -296,6 +337,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     jobs: jobQueue,
     async close() {
       seriesScheduler.stop();
+      changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads

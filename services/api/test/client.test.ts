@@ -25,7 +25,7 @@ describe('a client generated from the served OpenAPI document', function () {
     fs.mkdirSync(out, { recursive: true });
     fs.writeFileSync(path.join(out, 'schema.d.ts'), types);
     // Named components became named types.
-    for (const name of ['MeResponse', 'HouseholdResponse', 'MealRuleResponse', 'PagedMealEventResponse', 'Problem'])
+    for (const name of ['MeResponse', 'HouseholdResponse', 'MealRuleResponse', 'PagedMealEventResponse', 'Problem', 'CreatedAccessTokenResponse'])
       expect(types).to.match(new RegExp(`\\b${name}: \\{`));
 
     // The journey compiles against the generated types: every body, parameter and answer it uses is typed.
@@ -55,6 +55,11 @@ describe('a client generated from the served OpenAPI document', function () {
       total: null,
       refusedCode: 'validation_failed',
       unauthenticatedCode: 'unauthenticated',
+      tokenEvents: 2,
+      tokenRefusedCode: 'insufficient_scope',
+      tokenRevokedCode: 'unauthenticated',
+      retriesAnsweredTheSameEvent: true,
+      changedResources: ['household', 'member', 'rule', 'event', 'event'],
     });
   });
 });

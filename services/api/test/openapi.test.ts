@@ -110,7 +110,8 @@ describe('the served OpenAPI document', () => {
     expect(codesOf(parse.responses['429'])).to.include.members(['quota_exceeded', 'ai_paused']);
     expect(parse.responses['429']!.headers!['Retry-After']).to.deep.equal({ $ref: '#/components/headers/Retry-After' });
     const login = doc.paths['/api/v1/auth/login']!.post!;
-    expect(codesOf(login.responses['401'])).to.deep.equal(['invalid_credentials']);
+    // 401 unauthenticated: a bearer token that is not valid, judged before the route.
+    expect(codesOf(login.responses['401'])).to.have.members(['invalid_credentials', 'unauthenticated']);
     expect(codesOf(login.responses['423'])).to.deep.equal(['account_locked']);
     expect(login.responses['423']!.headers).to.have.property('Retry-After');
     expect(codesOf(doc.paths['/api/v1/auth/confirm-email']!.post!.responses['400'])).to.include('invalid_token');
@@ -127,11 +128,17 @@ describe('the served OpenAPI document', () => {
     const login = doc.paths['/api/v1/auth/login']!.post!;
     expect(Object.keys(login.responses['200']!.headers!)).to.include.members(['Set-Cookie', 'RateLimit', 'RateLimit-Policy', 'X-Trace-Id', 'Server-Timing']);
     expect(Object.keys(login.responses)).to.include.members(['400', '401', '403', '413', '423', '426', '429', '500', '503']);
+    // Personal access tokens: a bearer scheme; each operation names the scope that opens it (GET /me: any token).
+    expect(doc.components.securitySchemes.accessToken).to.include({ type: 'http', scheme: 'bearer' });
     const getMe = doc.paths['/api/v1/me']!.get!;
-    expect(getMe.security).to.deep.equal([{ sessionCookie: [] }]);
-    expect(Object.keys(getMe.responses)).to.include.members(['401', '500', '503']);
+    expect(getMe.security).to.deep.equal([{ sessionCookie: [] }, { accessToken: [] }]);
+    expect(Object.keys(getMe.responses)).to.include.members(['401', '403', '500', '503']);
     expect(Object.keys(getMe.responses)).to.not.include('413'); // no body, no 413
-    expect(Object.keys(getMe.responses)).to.not.include('429'); // not rate-limited
+    expect(codesOf(getMe.responses['429'])).to.deep.equal(['rate_limited']); // a token's rate limit
+    expect(doc.paths['/api/v1/households/{householdId}/events']!.post!.security).to.deep.equal([{ sessionCookie: [] }, { accessToken: ['events:write'] }]);
+    expect(doc.paths['/api/v1/me/tokens']!.post!.security).to.deep.equal([{ sessionCookie: [] }]);
+    expect(codesOf(doc.paths['/api/v1/me/tokens']!.post!.responses['403'])).to.include('insufficient_scope');
+    expect(doc.paths['/api/v1/households/{householdId}']!.patch!.security).to.deep.equal([{ sessionCookie: [] }]);
     for (const [name, op] of ops) {
       expect(Object.keys(op.responses), name).to.include('500');
       for (const r of Object.values(op.responses)) expect(Object.keys(r.headers ?? {}), name).to.include.members(['X-Trace-Id', 'Server-Timing']);

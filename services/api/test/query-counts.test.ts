@@ -31,6 +31,12 @@ const BUDGET: Record<string, number> = {
   'POST /api/v1/households/{id}/events': 2,
   // A reminder: the household's zone, and the event with its reminder job in one transaction (BEGIN, INSERT, INSERT, COMMIT).
   'POST /api/v1/households/{id}/events (with reminderMinutes)': 6,
+  // Issue 34: the key's claim is one statement; the answer is kept after it was sent.
+  'POST /api/v1/households/{id}/events (Idempotency-Key)': 3,
+  // The session, the page with the household's counter (one statement), then the values: the owning
+  // packages' reads for each kind of resource on the page (household, members, rules, events), the
+  // same at any depth.
+  'GET /api/v1/households/{id}/changes': 7,
   // A series (issue 33): at most 2 round trips more than a single event (the household's zone; the series and its year of occurrences are one INSERT).
   'POST /api/v1/households/{id}/events (weekly series of a year)': 4,
   'PUT /api/v1/me/devices': 2,
@@ -122,6 +128,16 @@ describe('SQL statements per operation', function () {
         }),
       201,
     );
+    await measure(
+      'POST /api/v1/households/{id}/events (Idempotency-Key)',
+      () =>
+        agent
+          .post(`${hh}/events`)
+          .set('Idempotency-Key', 'count-key')
+          .send({ date: '2026-12-02', eventType: 'Guests', servingTime: '18:00', availableCookingMinutes: 30, notes: '', participants: [] }),
+      201,
+    );
+    await measure('GET /api/v1/households/{id}/changes', () => agent.get(`${hh}/changes`), 200);
     const series = await measure(
       'POST /api/v1/households/{id}/events (weekly series of a year)',
       () =>

@@ -7,6 +7,7 @@ export { AccountUnlinkedIdentityModel } from './AccountUnlinkedIdentityModel.js'
 export { AppSigninCodeModel } from './AppSigninCodeModel.js';
 export { LoginFailureModel } from './LoginFailureModel.js';
 export { MailOutboxModel } from './MailOutboxModel.js';
+export { PersonalAccessTokenModel } from './PersonalAccessTokenModel.js';
 export { SpentExternalCookieModel } from './SpentExternalCookieModel.js';
 export { SpentIdentityTokenModel } from './SpentIdentityTokenModel.js';
 export { UnaskedMailCountModel } from './UnaskedMailCountModel.js';

@@ -157,6 +157,12 @@ export class MealEventsService {
     return (await this.store.get(householdId, eventId)) ?? Promise.reject(notFoundEvent());
   }
 
+  /** Events by id as GET …/events/{eventId} answers each (the changes feed's values, an If-Match's current state); any member. */
+  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+    await this.access.roleOf(userId, householdId);
+    return new Map((await this.store.getMany(householdId, ids)).map((e) => [e.id, e]));
+  }
+
   /** The same event as the JSON text GET …/events/{eventId} sends (lent by the session statement, it is sent as PostgreSQL wrote it); any member. */
   async getJson(userId: string, householdId: string, eventId: string): Promise<string> {
     await this.access.roleOf(userId, householdId);

@@ -108,6 +108,8 @@ export interface MealEventStore {
    */
   pageAnswer(householdId: string, request: PageRequest, render: (page: EventPageJson) => string): Promise<PageAnswer>;
   get(householdId: string, id: string): Promise<MealEvent | undefined>;
+  /** Several events by id, in the answer's shape; ids not found are absent. */
+  getMany(householdId: string, ids: readonly string[]): Promise<MealEvent[]>;
   /** The same event as the JSON text of MealEventResponse (a member's GET sends it as it comes); undefined when the household has no such event. */
   getJson(householdId: string, id: string): Promise<string | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
@@ -431,6 +433,16 @@ export class ObjectionMealEventStore implements MealEventStore {
     const lent = readAhead(EVENT_READ_AHEAD, readAheadKey(householdId, id));
     if (typeof lent === 'string') return JSON.parse(lent) as MealEvent;
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
+  }
+
+  /** Several events of the household by id, in the answer's shape (the changes feed's values); ids not found are absent. */
+  async getMany(householdId: string, ids: readonly string[]): Promise<MealEvent[]> {
+    if (!ids.length) return [];
+    const rows = await this.Event.query()
+      .where({ householdId })
+      .whereIn('id', [...ids])
+      .modify('apiColumns');
+    return rows.map((r) => r.toApi());
   }
 
   /** The event's JSON text: as the session statement lent it, else written from this read. */

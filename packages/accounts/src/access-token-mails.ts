@@ -1,0 +1,61 @@
+import { compose, hello, links, type MailContent } from './mail-templates.js';
+
+/** The languages of the token notice: Norwegian Bokmål for a request that prefers it, else English. */
+export type NoticeLanguage = 'en' | 'nb';
+
+/**
+ * The language a notice caused by this request is written in, from its `Accept-Language`: `nb`
+ * (or `no`, `nn`: Norwegian readers read Bokmål) when it is preferred over English, else `en`.
+ * Accounts keep no language of their own; the person asking is the person mailed.
+ */
+export function noticeLanguage(acceptLanguage: string | undefined): NoticeLanguage {
+  if (!acceptLanguage) return 'en';
+  let best: { lang: NoticeLanguage; q: number } | undefined;
+  for (const part of acceptLanguage.split(',')) {
+    const [tag, ...params] = part.trim().toLowerCase().split(';');
+    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const q = qParam ? Number(qParam.slice(2)) : 1;
+    if (!tag || !Number.isFinite(q) || q <= 0) continue;
+    const primary = tag.split('-')[0];
+    const lang: NoticeLanguage | undefined = primary === 'nb' || primary === 'no' || primary === 'nn' ? 'nb' : primary === 'en' ? 'en' : undefined;
+    if (lang && (!best || q > best.q)) best = { lang, q };
+  }
+  return best?.lang ?? 'en';
+}
+
+/**
+ * The notice of a new personal access token: its name, scopes and expiry, never the token. Someone
+ * who made one with a stolen session is noticed, and the holder learns where to delete it.
+ */
+export function accessTokenCreatedMail(
+  base: string,
+  m: { to: string; displayName: string; name: string; scopes: readonly string[]; expiresAt: string | null; language: NoticeLanguage },
+): MailContent {
+  const scopes = m.scopes.join(', ');
+  if (m.language === 'nb') {
+    return compose(
+      'access_token_created',
+      m.to,
+      'Et nytt tilgangstoken ble laget for kontoen din',
+      `Hei ${m.displayName},`,
+      [
+        `Et personlig tilgangstoken med navnet «${m.name}» ble nettopp laget for Meal Planner-kontoen din. Det kan ${scopes} på dine vegne${m.expiresAt ? ` til ${m.expiresAt} (UTC)` : ', uten utløpsdato'}.`,
+        'Du finner tokenene dine i appen, under kontoen din, og kan slette dem der.',
+      ],
+      { url: links.login(base), label: 'Logg inn' },
+      ['Var det ikke deg? Logg inn, slett tokenet og bytt passord: et nytt passord avslutter alle tokenene og alle andre økter.'],
+    );
+  }
+  return compose(
+    'access_token_created',
+    m.to,
+    'A new access token was made for your account',
+    hello(m.displayName),
+    [
+      `A personal access token named "${m.name}" was just made for your Meal Planner account. It may ${scopes} on your behalf${m.expiresAt ? ` until ${m.expiresAt} (UTC)` : ' and does not expire'}.`,
+      'Your tokens are listed in the app, under your account, where you can delete them.',
+    ],
+    { url: links.login(base), label: 'Sign in' },
+    ['If this was not you, sign in, delete the token and change your password: a new password ends every token and every other session.'],
+  );
+}

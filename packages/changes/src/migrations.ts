@@ -1,0 +1,149 @@
+import type { ChangeSource } from '@svc/contracts';
+import type { Migration, MigrationSet } from '@svc/db';
+import { createQueueMigration } from '@svc/jobs';
+import type { Knex } from 'knex';
+
+/** The feed's tables and the one function every source's triggers call. */
+export const migrations: MigrationSet = {
+  name: 'changes',
+  migrations: [
+    {
+      name: '20261127200000_create_household_changes',
+      up: async (knex: Knex) => {
+        await knex.raw(`
+          create table household_change_counters (
+            household_id uuid primary key,
+            last bigint not null,
+            purged_through bigint not null default 0,
+            deleted boolean not null default false
+          )`);
+        await knex.raw(
+          `comment on table household_change_counters is 'One row per household with changes: the last position given (moved under this row''s lock, so positions follow commit order) and the position up to which deletions were purged (older cursors answer 410)'`,
+        );
+        await knex.raw(`
+          create table household_changes (
+            household_id uuid not null,
+            resource text not null check (resource in ('household', 'member', 'rule', 'event')),
+            resource_id uuid not null,
+            change text not null check (change in ('upsert', 'delete')),
+            at timestamptz not null,
+            position bigint not null,
+            primary key (household_id, resource, resource_id)
+          )`);
+        await knex.raw(
+          `comment on table household_changes is 'The latest change of each resource of a household (one row per resource: a later change moves it to a later position)'`,
+        );
+        await knex.raw('create unique index household_changes_position_idx on household_changes (household_id, position)');
+        await knex.raw(`create index household_changes_deleted_idx on household_changes (at) where change = 'delete'`);
+        // Records the changes of one statement: per household (in id order, so two statements never
+        // wait on each other's counters in opposite orders) the counter row is moved under its row
+        // lock, held to the end of the writing transaction. The next writer of the household waits
+        // for that commit before taking its own positions, so a position is visible only once every
+        // smaller one of the household is: a reader never sees 5 before 4 commits, and a rolled-back
+        // transaction gives its positions back (no gaps).
+        await knex.raw(`
+          create function household_changes_record(p_resource text, p_households uuid[], p_ids uuid[], p_change text) returns void
+          language plpgsql as $$
+          declare
+            h uuid;
+            n bigint;
+            top bigint;
+          begin
+            for h, n in
+              select hh, count(distinct id) from unnest(p_households, p_ids) as t(hh, id) where hh is not null group by hh order by hh
+            loop
+              top := null;
+              insert into household_change_counters as c (household_id, last) values (h, n)
+                on conflict (household_id) do update set last = c.last + excluded.last where not c.deleted
+                returning c.last into top;
+              -- The household is being deleted (its rows go by cascade): nothing to tell anyone.
+              continue when top is null;
+              insert into household_changes as x (household_id, resource, resource_id, change, at, position)
+                select h, p_resource, d.id, p_change, clock_timestamp(), top - n + row_number() over (order by d.id)
+                  from (select distinct t.id from unnest(p_households, p_ids) as t(hh, id) where t.hh = h) d
+                on conflict (household_id, resource, resource_id)
+                do update set change = excluded.change, at = excluded.at, position = excluded.position;
+            end loop;
+          end $$`);
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('drop function if exists household_changes_record(text, uuid[], uuid[], text)');
+        await knex.raw('drop table if exists household_changes');
+        await knex.raw('drop table if exists household_change_counters');
+      },
+    },
+  ],
+};
+
+const IDENT = /^[a-z_][a-z0-9_]*$/;
+
+function sourceMigration(source: ChangeSource): Migration {
+  for (const name of [source.table, source.idColumn, source.householdColumn])
+    if (!IDENT.test(name)) throw new Error(`changes: ${JSON.stringify(name)} is not a plain SQL name`);
+  const { resource, table, idColumn: id, householdColumn: household } = source;
+  const fn = `household_changes_of_${table}`;
+  // The households table itself: its deletion takes its feed with it. The cascades to its rows may
+  // run after this trigger, so the counter stays as a tombstone that refuses their records until
+  // the transaction commits, when a deferred trigger removes it (nothing of the household is left).
+  const isHousehold = resource === 'household';
+  const onDelete = isHousehold
+    ? `delete from household_changes where household_id in (select ${id} from old_rows);
+       insert into household_change_counters (household_id, last, deleted) select ${id}, 0, true from old_rows
+         on conflict (household_id) do update set deleted = true;`
+    : `perform household_changes_record('${resource}', array(select ${household} from old_rows), array(select ${id} from old_rows), 'delete');`;
+  return {
+    name: `20261127200100_changes_${table}`,
+    up: async (knex: Knex) => {
+      await knex.raw(`
+        create function ${fn}() returns trigger language plpgsql as $$
+        begin
+          if tg_op = 'DELETE' then
+            ${onDelete}
+          else
+            perform household_changes_record('${resource}', array(select ${household} from new_rows), array(select ${id} from new_rows), 'upsert');
+          end if;
+          return null;
+        end $$`);
+      await knex.raw(`create trigger ${fn}_insert after insert on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
+      await knex.raw(`create trigger ${fn}_update after update on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
+      await knex.raw(`create trigger ${fn}_delete after delete on ${table} referencing old table as old_rows for each statement execute function ${fn}()`);
+      if (isHousehold) {
+        await knex.raw(`
+          create function ${fn}_gone() returns trigger language plpgsql as $$
+          begin
+            delete from household_changes where household_id = old.${id};
+            delete from household_change_counters where household_id = old.${id} and deleted;
+            return null;
+          end $$`);
+        await knex.raw(
+          `create constraint trigger ${fn}_gone after delete on ${table} deferrable initially deferred for each row execute function ${fn}_gone()`,
+        );
+      }
+      // What exists already is in the feed from the start (as upserts), so a client that reads
+      // from the beginning gets every resource, not only those written after this migration.
+      await knex.raw(
+        `select household_changes_record('${resource}', array(select ${household} from ${table} order by ${id}), array(select ${id} from ${table} order by ${id}), 'upsert')`,
+      );
+    },
+    down: async (knex: Knex) => {
+      for (const op of ['insert', 'update', 'delete', 'gone']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${table}`);
+      await knex.raw(`drop function if exists ${fn}_gone()`);
+      await knex.raw(`drop function if exists ${fn}()`);
+    },
+  };
+}
+
+/**
+ * The triggers that record every write of the declared tables (each owning package declares its
+ * `changeSources`), as a migration set run after every package's own migrations (the tables must
+ * exist) and after `migrations`. Its own history (`knex_migrations_changes_sources`).
+ */
+export function sourceMigrations(sources: readonly ChangeSource[]): MigrationSet {
+  return { name: 'changes_sources', migrations: sources.map(sourceMigration) };
+}
+
+/** This package's queue in @svc/jobs (the purge of old deletions): run after @svc/jobs' own migrations. */
+export const queues: MigrationSet = {
+  name: 'changes_queues',
+  migrations: [createQueueMigration('20261127200200_changes_purge_queue', 'changes-purge', { expireInSeconds: 600 })],
+};

@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import type { ChangeSource } from '@svc/contracts';
+import { rollbackMigrations, runMigrations } from '@svc/db';
+import { createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import { ChangesStore, migrations, sourceMigrations } from '../src/index.js';
+
+/** Stand-ins for the owning packages' tables: a household table and a table of its items. */
+const SOURCES: ChangeSource[] = [
+  { resource: 'household', table: 'test_households', idColumn: 'id', householdColumn: 'id' },
+  { resource: 'event', table: 'test_items', idColumn: 'id', householdColumn: 'household_id' },
+];
+
+describe('changes store and triggers', () => {
+  let db: TestDatabase;
+  let store: ChangesStore;
+  const sources = sourceMigrations(SOURCES);
+  const early = randomUUID();
+  const earlyItem = randomUUID();
+
+  before(async () => {
+    db = await createTestDatabase();
+    await db.knex.raw('create table test_households (id uuid primary key, name text)');
+    await db.knex.raw('create table test_items (id uuid primary key, household_id uuid not null references test_households on delete cascade, note text)');
+    await db.knex('test_households').insert({ id: early, name: 'Before the feed' });
+    await db.knex('test_items').insert({ id: earlyItem, household_id: early });
+    await runMigrations(db.knex, [migrations, sources]);
+    store = new ChangesStore(db.knex);
+  });
+  after(async () => db?.destroy());
+
+  it('starts with what existed before its migration, as upserts', async () => {
+    expect((await store.page(early, '0', 10)).rows.map((r) => [r.resource, r.id, r.change, r.position])).to.deep.equal([
+      ['household', early, 'upsert', '1'],
+      ['event', earlyItem, 'upsert', '2'],
+    ]);
+  });
+
+  it('records every statement in its transaction: one row per resource at its latest position; a rollback leaves nothing', async () => {
+    const h = randomUUID();
+    const [x, y] = [randomUUID(), randomUUID()];
+    await db.knex('test_households').insert({ id: h, name: 'H' });
+    await db.knex('test_items').insert([
+      { id: x, household_id: h },
+      { id: y, household_id: h },
+    ]);
+    await db.knex('test_items').where({ id: x }).update({ note: 'changed' });
+    await db.knex
+      .transaction(async (trx) => {
+        await trx('test_items').where({ id: y }).delete();
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
+    const page = await store.page(h, '0', 10);
+    expect(page.rows.map((r) => [r.resource, r.id, r.change, r.position])).to.deep.equal([
+      ['household', h, 'upsert', '1'],
+      // y kept its first position (2 or 3, by id order); x moved to 4.
+      ['event', y, 'upsert', page.rows[1]!.position],
+      ['event', x, 'upsert', '4'],
+    ]);
+    expect((await store.counter(h))?.last).to.equal('4');
+    await db.knex('test_items').where({ id: y }).delete();
+    expect((await store.page(h, '4', 10)).rows.map((r) => [r.id, r.change, r.position])).to.deep.equal([[y, 'delete', '5']]);
+  });
+
+  it('gives parallel writers of one household positions in commit order, without gaps', async () => {
+    const h = randomUUID();
+    await db.knex('test_households').insert({ id: h, name: 'P' });
+    // A writer that holds its transaction open: the next one waits for its commit before taking a position.
+    const trx = await db.knex.transaction();
+    await trx('test_items').insert({ id: randomUUID(), household_id: h });
+    const later = db.knex('test_items').insert({ id: randomUUID(), household_id: h });
+    const waiting = later.then(() => 'committed');
+    expect(await Promise.race([waiting, new Promise((r) => setTimeout(r, 200, 'waiting'))])).to.equal('waiting');
+    expect((await store.page(h, '1', 10)).rows, 'nothing visible before the first commits').to.deep.equal([]);
+    await trx.commit();
+    await waiting;
+    expect((await store.page(h, '0', 10)).rows.map((r) => r.position)).to.deep.equal(['1', '2', '3']);
+    await Promise.all(Array.from({ length: 20 }, () => db.knex('test_items').insert({ id: randomUUID(), household_id: h })));
+    expect((await store.page(h, '0', 100)).rows.map((r) => Number(r.position))).to.deep.equal(Array.from({ length: 23 }, (_, i) => i + 1));
+  });
+
+  it('purges deletions older than the cutoff and moves purgedThrough; a household deleted takes its feed with it', async () => {
+    const h = randomUUID();
+    const x = randomUUID();
+    await db.knex('test_households').insert({ id: h, name: 'D' });
+    await db.knex('test_items').insert({ id: x, household_id: h });
+    await db.knex('test_items').where({ id: x }).delete();
+    expect(await store.purgeDeletions(new Date(Date.now() + 60_000))).to.be.greaterThan(0);
+    const page = await store.page(h, '0', 10);
+    expect(page.purgedThrough).to.equal('3');
+    expect(page.rows.map((r) => r.resource)).to.deep.equal(['household']);
+    await db.knex('test_items').insert({ id: randomUUID(), household_id: h });
+    await db.knex('test_households').where({ id: h }).delete();
+    expect(await store.all(h)).to.deep.equal([]);
+    // Gone at commit, cascades included (they ran after the household's own trigger).
+    expect(await store.counter(h)).to.equal(undefined);
+  });
+
+  it('migrates down and up again', async () => {
+    await rollbackMigrations(db.knex, [migrations, sources]);
+    await runMigrations(db.knex, [migrations, sources]);
+    expect((await store.page(early, '0', 10)).rows).to.have.length(2);
+  });
+});

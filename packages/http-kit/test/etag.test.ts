@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import { canonicalJson, checkIfMatch, etagOf, etagOfJsonText, PreconditionFailedError } from '../src/index.js';
+
+describe('ETag', () => {
+  const value = { id: 'a', when: new Date('2026-11-22T09:00:00.000Z'), list: [{ b: 1, a: null }], nested: { z: true, y: 'ü' } };
+
+  it('is the same for equal JSON whoever wrote it (member order, whitespace, a Date as its ISO text)', () => {
+    const text = '{ "nested": {"y":"ü", "z": true}, "list": [{"a": null, "b": 1}], "when": "2026-11-22T09:00:00.000Z", "id": "a" }';
+    expect(etagOfJsonText(text)).to.equal(etagOf(value));
+    expect(etagOfJsonText(Buffer.from(text, 'utf8'))).to.equal(etagOf(value));
+    expect(canonicalJson({ b: 1, a: [2, { d: 1, c: 0 }] })).to.equal('{"a":[2,{"c":0,"d":1}],"b":1}');
+  });
+
+  it('changes with any member, and is a strong quoted tag', () => {
+    expect(etagOf({ ...value, id: 'b' })).to.not.equal(etagOf(value));
+    expect(etagOf(value)).to.match(/^"[A-Za-z0-9_-]{27}"$/);
+    expect(etagOfJsonText('not json')).to.equal(undefined);
+  });
+
+  it('If-Match: * and any listed current tag pass; a stale or weak one answers 412 precondition_failed', () => {
+    const tag = etagOf(value);
+    checkIfMatch('*', value);
+    checkIfMatch(tag, value);
+    checkIfMatch(`"other", ${tag}`, value);
+    for (const header of ['"stale"', `W/${tag}`]) {
+      expect(() => checkIfMatch(header, value))
+        .to.throw(PreconditionFailedError)
+        .with.property('code', 'precondition_failed');
+    }
+  });
+});

@@ -70,7 +70,11 @@ describe('personal access tokens in the composed service', function () {
     { name: 'GET members', scope: 'households:read', send: (c) => c.get(`${base()}/members`) },
     { name: 'GET calendar-feed', scope: 'households:read', send: (c) => c.get(`${base()}/calendar-feed`) },
     { name: 'GET changes', scope: 'households:read', send: (c) => c.get(`${base()}/changes?limit=1`) },
-    { name: 'GET series (unknown: 404 for everyone who may look)', scope: 'events:read', send: (c) => c.get(`${base()}/series/00000000-0000-4000-8000-000000000000`) },
+    {
+      name: 'GET series (unknown: 404 for everyone who may look)',
+      scope: 'events:read',
+      send: (c) => c.get(`${base()}/series/00000000-0000-4000-8000-000000000000`),
+    },
     { name: 'GET events', scope: 'events:read', send: (c) => c.get(`${base()}/events?from=2026-12-01&to=2026-12-31`) },
     { name: 'GET event', scope: 'events:read', send: (c) => c.get(`${base()}/events/${eventId}`) },
     { name: 'POST event', scope: 'events:write', send: (c) => c.post(`${base()}/events`).send(event('2026-12-02')) },

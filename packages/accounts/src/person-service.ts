@@ -233,7 +233,15 @@ export class PersonService {
   }): AsyncGenerator<string> {
     const json = (value: unknown) => JSON.stringify(value);
     yield `{"exportedAt":${json(head.exportedAt)},"account":${json(head.account)},"identities":${json(head.identities)}`;
-    yield `,"sessions":${json(head.sessions)},"memberships":${json(head.memberships)},"devices":${json(head.devices)},"households":[`;
+    yield `,"sessions":${json(head.sessions)},"memberships":${json(head.memberships)},"devices":${json(head.devices)},"notifications":[`;
+    // The inbox page by page, as push answers it (accounts never reads push's tables).
+    let firstItem = true;
+    for await (const page of this.o.personalData.notifications?.(head.account.id) ?? []) {
+      if (page.length === 0) continue;
+      yield `${firstItem ? '' : ','}${page.map(json).join(',')}`;
+      firstItem = false;
+    }
+    yield '],"households":[';
     let first = true;
     for (const householdId of new Set(head.memberships.map((m) => m.householdId))) {
       let settings: Awaited<ReturnType<PersonalDataSources['household']>>;

@@ -227,6 +227,8 @@ export interface PersonalDataSources {
   events(householdId: string): AsyncIterable<ExportRecord[]>;
   /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
   devices(userId: string): Promise<ExportRecord[]>;
+  /** @svc/push: the person's inbox (items as GET /me/notifications answers them, newest first), yielded page by page; none: not exported. */
+  notifications?(userId: string): AsyncIterable<ExportRecord[]>;
 }
 
 /**
@@ -398,6 +400,36 @@ export interface SignInCompletion<Req = unknown> {
    */
   notify(accountId: string, notice: SignInFactorNotice, trx: Transaction, acceptLanguage?: string): Promise<void>;
 }
+
+/**
+ * The accounts of a household's members by member id (members without an account are left out);
+ * from @svc/households. No access check. @svc/meal-events finds whom an event's reminder is for.
+ */
+export type HouseholdMemberAccounts = (householdId: string) => Promise<ReadonlyMap<string, string>>;
+
+/** A meal event's reminder, due now, for the accounts in `userIds` (decisions.md §8 "Push delivery"). */
+export interface MealReminder {
+  /** The notification's id, the same for every run of one reminder (a rerun sends nothing twice). */
+  id: string;
+  householdId: string;
+  eventId: string;
+  /** The event's date (YYYY-MM-DD) and serving time (HH:mm) in the household's zone. */
+  date: string;
+  servingTime: string;
+  eventType: string;
+  /** How long before the serving time the reminder comes. */
+  minutes: number;
+  /** The people reminded; those who are no longer members with an account are left out by the sender. */
+  userIds: string[];
+  /** When the reminder was due. */
+  at: Date;
+}
+
+/**
+ * Sends a meal event's reminder (the `reminders` push kind): its inbox items and deliveries to the
+ * phones that want reminders, quiet hours or not; from @svc/push, called by @svc/meal-events' reminder job.
+ */
+export type SendReminder = (reminder: MealReminder) => Promise<void>;
 
 /** The kinds of resource a household's changes feed reports (@svc/changes). */
 export type ChangeResource = 'household' | 'member' | 'rule' | 'event';

@@ -182,6 +182,16 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger: logger.child({ component: 'meal-rules' }),
   });
   const seriesStore = new mealEvents.SeriesStore(knex);
+  // Meal events' reminders: enqueued with each write, sent through push to the participants' accounts.
+  const eventReminders = new mealEvents.EventReminders({
+    knex,
+    jobs: jobQueue,
+    clock,
+    memberAccounts: async (householdId) =>
+      new Map((await householdMembers.members(householdId)).flatMap((m) => (m.userId ? [[m.memberId.toLowerCase(), m.userId] as const] : []))),
+    send: notifications.remind,
+  });
+  eventReminders.define();
   const eventsService = new mealEvents.MealEventsService({
     store: eventsStore,
     clock,
@@ -191,11 +201,12 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
     series: seriesStore,
     profiles: householdsApi.profiles,
+    reminders: eventReminders,
   });
   // Series of repeating events: their window is extended every day by a job of the queue (every instance ticks; one enqueues).
   const seriesScheduler = new mealEvents.SeriesScheduler(
     jobQueue,
-    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random }),
+    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random, reminders: eventReminders }),
     seriesStore,
     clock,
   );
@@ -238,6 +249,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     rules: (householdId) => rulesService.exportRules(householdId),
     events: (householdId) => eventsService.exportEvents(householdId),
     devices: (userId) => pushService.list(userId),
+    notifications: (userId) => notifications.exportInbox(userId) as AsyncIterable<Record<string, unknown>[]>,
   };
   const accountsService = new accounts.AccountService({
     store: accountsStore,

@@ -10,7 +10,8 @@ import { adminDatabaseUrl, connectTestRedis, linksIn, SmtpReceiver, testRedisUrl
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { GOOGLE_CLIENT, TestIdp } from '../../packages/accounts/test/idp.js';
-import { Client, findOrInstall, freePort, Instance, Load, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
+import { Client, findOrInstall, freePort, Instance, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
+import { expectWritesOnce as checkWritesOnce, eventsLoad } from './workload.js';
 
 const AUTH_RATE_LIMIT = 40;
 const LOCKOUT_MAX_FAILURES = 3;
@@ -108,46 +109,9 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   });
 
   /** Every acknowledged write (201) is in the database exactly once; no write is there twice. */
-  async function expectWritesOnce(outcomes: Outcome[]): Promise<number> {
-    const acked = outcomes.filter((o) => o.kind === 'write' && o.status === 201).map((o) => o.marker!);
-    const tried = outcomes.filter((o) => o.kind === 'write').map((o) => o.marker!);
-    const rows: { notes: string; n: number }[] = (
-      await db.raw('select notes, count(*)::int as n from meal_events where notes = any(?) group by notes', [tried])
-    ).rows;
-    const count = new Map(rows.map((r) => [r.notes, r.n]));
-    const missing = acked.filter((m) => count.get(m) !== 1);
-    if (missing.length) console.log(JSON.stringify(outcomes.filter((o) => missing.includes(o.marker!))));
-    expect(missing, 'acknowledged writes not stored exactly once').to.deep.equal([]);
-    expect(
-      rows.filter((r) => r.n > 1),
-      'writes stored twice',
-    ).to.deep.equal([]);
-    return acked.length;
-  }
-
+  const expectWritesOnce = (outcomes: Outcome[]) => checkWritesOnce(db, outcomes);
   /** Load through nginx: a signed-in user's events read and written, half and half. */
-  function load(phase: string, concurrency = 6): Load {
-    return new Load((n) => {
-      const u = users[n % users.length]!;
-      if (n % 2 === 0) return { kind: 'read', method: 'GET', url: `/api/v1/households/${u.householdId}/events?limit=5`, client: u.client };
-      const marker = `ops-${phase}-${n}`;
-      return {
-        kind: 'write',
-        method: 'POST',
-        url: `/api/v1/households/${u.householdId}/events`,
-        body: {
-          date: '2026-12-01',
-          eventType: 'Guests',
-          servingTime: '18:00',
-          availableCookingMinutes: 45,
-          notes: marker,
-          participants: [{ memberId: null, name: 'Guest' }],
-        },
-        marker,
-        client: u.client,
-      };
-    }, concurrency);
-  }
+  const load = (phase: string, concurrency = 6) => eventsLoad(users, `ops-${phase}`, concurrency);
 
   async function signUp(email: string, at: Instance): Promise<Client> {
     const c = new Client(at.url);

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { createKnex, type EmbeddedDatabase, startEmbeddedPostgres } from '@svc/db';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { Client, findOrInstall, freePort, Instance, Load, Nginx, type Outcome, requirePart, summary, until } from './cluster.js';
+import { Client, findOrInstall, freePort, Instance, Nginx, type Outcome, requirePart, summary, until } from './cluster.js';
+import { eventsLoad, expectWritesOnce } from './workload.js';
 
 const FROZEN_MS = 6000;
 const SLOWEST_MS = 2000;
@@ -102,28 +103,7 @@ describe('ops: PostgreSQL frozen (SIGSTOP) under load', function () {
     if (root) fs.rmSync(root, { recursive: true, force: true });
   });
 
-  function load(): Load {
-    return new Load((n) => {
-      const u = users[n % users.length]!;
-      if (n % 2 === 0) return { kind: 'read', method: 'GET', url: `/api/v1/households/${u.householdId}/events?limit=5`, client: u.client };
-      const marker = `frozen-${n}`;
-      return {
-        kind: 'write',
-        method: 'POST',
-        url: `/api/v1/households/${u.householdId}/events`,
-        body: {
-          date: '2026-12-01',
-          eventType: 'Guests',
-          servingTime: '18:00',
-          availableCookingMinutes: 45,
-          notes: marker,
-          participants: [{ memberId: null, name: 'Guest' }],
-        },
-        marker,
-        client: u.client,
-      };
-    }, 6);
-  }
+  const load = () => eventsLoad(users, 'frozen', 6);
 
   it(`stopped ${FROZEN_MS / 1000} s: no answer slower than ${SLOWEST_MS / 1000} s, 503 with Retry-After meanwhile, every acknowledged write stored once, recovery after SIGCONT`, async () => {
     const starts = instances.map((i) => i.starts);
@@ -206,17 +186,7 @@ describe('ops: PostgreSQL frozen (SIGSTOP) under load', function () {
     for (const i of instances) expect(i.child!.exitCode).to.equal(null);
     for (const i of instances) expect((await fetch(`${i.url}/readyz`)).status).to.equal(200);
     // Every acknowledged write is stored exactly once; nothing is stored twice.
-    const acked = outcomes.filter((o) => o.kind === 'write' && o.status === 201).map((o) => o.marker!);
-    const tried = outcomes.filter((o) => o.kind === 'write').map((o) => o.marker!);
-    const rows: { notes: string; n: number }[] = (
-      await db.raw('select notes, count(*)::int as n from meal_events where notes = any(?) group by notes', [tried])
-    ).rows;
-    const count = new Map(rows.map((r) => [r.notes, r.n]));
-    expect(
-      acked.filter((m) => count.get(m) !== 1),
-      'acknowledged writes not stored exactly once',
-    ).to.deep.equal([]);
-    expect(rows.filter((r) => r.n > 1)).to.deep.equal([]);
+    await expectWritesOnce(db, outcomes);
     // Each instance said so in its log, once per freeze, and that it recovered.
     for (const i of instances) {
       expect(i.lines('database not answering').length, `${i.name}: ${i.tail()}`).to.be.greaterThan(0);

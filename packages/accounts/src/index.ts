@@ -40,7 +40,7 @@ export {
   RECENT_SIGN_IN_MS,
 } from './person-service.js';
 export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
-export { accountNameLink, identitiesRead } from './reads.js';
+export { accountNameLink } from './reads.js';
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
 export {
   AuthProviderResponseSchema,

@@ -19,7 +19,13 @@ export type MailKind =
   | 'password_reset_notice'
   | 'password_changed_notice'
   | 'email_changed_notice'
-  | 'identity_linked_notice';
+  | 'identity_linked_notice'
+  // Second factors and passkeys (@svc/sign-in-factors asks for them).
+  | 'factor_totp_enabled'
+  | 'factor_totp_disabled'
+  | 'factor_recovery_code_used'
+  | 'factor_passkey_added'
+  | 'factor_passkey_removed';
 
 export interface MailContent {
   kind: MailKind;

@@ -7,6 +7,7 @@ import * as securityState from '../migrations/20261125090000_security_state.js';
 import * as personSessionsAndExports from '../migrations/20261125120000_person_sessions_and_exports.js';
 import * as unlinkedIdentities from '../migrations/20261127090000_unlinked_identities_and_mail_recipients.js';
 import * as personalAccessTokens from '../migrations/20261127200000_personal_access_tokens.js';
+import * as sessionMethodPasskey from '../migrations/20261127210000_session_method_passkey.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_accounts`. */
 export const migrations: MigrationSet = {
@@ -23,6 +24,7 @@ export const migrations: MigrationSet = {
       down: unlinkedIdentities.down,
     },
     { name: '20261127200000_personal_access_tokens', up: personalAccessTokens.up, down: personalAccessTokens.down },
+    { name: '20261127210000_session_method_passkey', up: sessionMethodPasskey.up, down: sessionMethodPasskey.down },
   ],
 };
 

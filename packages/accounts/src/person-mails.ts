@@ -46,3 +46,60 @@ export function dataExportedMail(base: string, m: { to: string; displayName: str
     ['If this was not you, sign in, change your password and end the sessions you do not recognise.'],
   );
 }
+
+const FACTOR_NOTICES = {
+  en: {
+    totp_enabled: {
+      subject: 'Two-step sign-in was turned on',
+      body: 'Signing in to your account now also asks for a code from your authenticator app. Keep your recovery codes somewhere safe.',
+    },
+    totp_disabled: {
+      subject: 'Two-step sign-in was turned off',
+      body: 'Signing in to your account no longer asks for a code from an authenticator app, and your recovery codes no longer work.',
+    },
+    recovery_code_used: {
+      subject: 'A recovery code was used',
+      body: 'One of your recovery codes was used to sign in or confirm it was you. It will not work again.',
+    },
+    passkey_added: { subject: 'A passkey was added to your account', body: 'A new passkey can now sign in to your account.' },
+    passkey_removed: { subject: 'A passkey was removed from your account', body: 'One of your passkeys can no longer sign in to your account.' },
+  },
+  nb: {
+    totp_enabled: {
+      subject: 'Totrinnsinnlogging ble slått på',
+      body: 'Innlogging på kontoen din ber nå også om en kode fra autentiseringsappen din. Ta vare på gjenopprettingskodene dine på et trygt sted.',
+    },
+    totp_disabled: {
+      subject: 'Totrinnsinnlogging ble slått av',
+      body: 'Innlogging på kontoen din ber ikke lenger om en kode fra en autentiseringsapp, og gjenopprettingskodene dine virker ikke lenger.',
+    },
+    recovery_code_used: {
+      subject: 'En gjenopprettingskode ble brukt',
+      body: 'En av gjenopprettingskodene dine ble brukt til å logge inn eller bekrefte at det var deg. Den virker ikke igjen.',
+    },
+    passkey_added: { subject: 'En tilgangsnøkkel ble lagt til kontoen din', body: 'En ny tilgangsnøkkel (passkey) kan nå logge inn på kontoen din.' },
+    passkey_removed: { subject: 'En tilgangsnøkkel ble fjernet fra kontoen din', body: 'En av tilgangsnøklene dine kan ikke lenger logge inn på kontoen din.' },
+  },
+} as const;
+
+/** The notice of a change of a person's second factors or passkeys (no secret in it), in English or Norwegian Bokmål. */
+export function signInFactorNoticeMail(
+  base: string,
+  m: { to: string; displayName: string; notice: keyof (typeof FACTOR_NOTICES)['en']; language?: 'en' | 'nb' },
+): MailContent {
+  const nb = m.language === 'nb';
+  const text = FACTOR_NOTICES[nb ? 'nb' : 'en'][m.notice];
+  return compose(
+    `factor_${m.notice}` as MailContent['kind'],
+    m.to,
+    text.subject,
+    nb ? `Hei ${m.displayName},` : hello(m.displayName),
+    [text.body],
+    { url: links.login(base), label: nb ? 'Logg inn' : 'Sign in' },
+    [
+      nb
+        ? 'Var det ikke deg? Logg inn, bytt passord og avslutt øktene du ikke kjenner igjen.'
+        : 'If this was not you, sign in, change your password and end the sessions you do not recognise.',
+    ],
+  );
+}

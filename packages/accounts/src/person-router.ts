@@ -3,8 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
-import { SESSIONS_READ_AHEAD } from './person-store.js';
-import { identitiesRead } from './reads.js';
+import { IDENTITIES_READ_AHEAD, LOGINS_READ_AHEAD, SESSIONS_READ_AHEAD } from './person-store.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -84,10 +83,10 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       summary: 'How the caller can sign in: a password, and the linked Google and Apple identities',
       auth: true,
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
-      read: identitiesRead,
     },
     async (req, res) => {
-      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), req.loadedRead));
+      const lent = sessions.ownReadOf(req, LOGINS_READ_AHEAD) ?? sessions.ownReadOf(req, IDENTITIES_READ_AHEAD);
+      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), lent));
     },
   );
 
@@ -157,14 +156,15 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'deleteMe',
       summary: 'Deletes the caller’s account and everything of it',
       description:
-        'Body `{ "password" }`; an account without a password instead needs a sign-in within the last 10 minutes (else 401 reauthentication_required). The password counts toward the login lockout (423 account_locked while locked). Deletes the account, its identities, sessions, devices and tokens, its memberships, and every household where it was the only member, in one transaction; in households it shared or had left, its name leaves their meal events and calendar (the participant stays as "Former member"), the invitation codes it minted are revoked, and a calendar feed it could read is retired. 409 owner_must_transfer while it owns a household with other members. Mails a notice; the address can register again at once.',
+        'Body `{ "password" }`; an account without a password instead needs a sign-in within the last 10 minutes (else 401 reauthentication_required). With TOTP or a passkey on, a fresh second factor stands in for either: `{ "code" }`, `{ "recoveryCode" }` or `{ "passkey": <assertion> }` (a wrong one → 401 reauthentication_required; codes count toward the lockout). The password counts toward the login lockout (423 account_locked while locked). Deletes the account, its identities, sessions, devices and tokens, its memberships, and every household where it was the only member, in one transaction; in households it shared or had left, its name leaves their meal events and calendar (the participant stays as "Former member"), the invitation codes it minted are revoked, and a calendar feed it could read is retired. 409 owner_must_transfer while it owns a household with other members. Mails a notice; the address can register again at once.',
       auth: true,
       body: DeleteMeBody,
       responses: ok204,
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['reauthentication_required'], 409: ['owner_must_transfer'], 423: ['account_locked'] },
     },
     async (req, res) => {
-      await person.deleteAccount(callerOf(req, sessions), req.input.body.password);
+      const { password, code, recoveryCode, passkey } = req.input.body;
+      await person.deleteAccount(callerOf(req, sessions), password, { code, recoveryCode, passkey });
       await sessions.signOut(req, res);
       res.status(204).end();
     },

@@ -1,4 +1,13 @@
-import type { AccountDeletionStep, Clock, ExportRecord, Membership, MembershipsProvider, PersonalDataSources } from '@svc/contracts';
+import type {
+  AccountDeletionStep,
+  Clock,
+  ExportRecord,
+  Membership,
+  MembershipsProvider,
+  PersonalDataSources,
+  SecondFactorGate,
+  StepUpProof,
+} from '@svc/contracts';
 import { AuthenticationError, ConflictError, type Logger, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Mailer } from './Mailer.js';
@@ -26,6 +35,8 @@ export interface PersonServiceOptions {
   publicBaseUrl: string;
   /** The login's password check and lockout (see `loginPasswordCheck` in password-check.ts). */
   checkPassword: PasswordCheck;
+  /** The second factors, when the host wired them (GET /me/logins, the last way to sign in, step-up). */
+  secondFactors?: () => SecondFactorGate | undefined;
   /** From households: the caller's memberships (the export lists them, and its households). */
   memberships: MembershipsProvider;
   /** Every other package's part of deleting an account, called in this order inside one transaction. */
@@ -94,12 +105,15 @@ export class PersonService {
 
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
-   * the identities are read; `identities`: those rows as the read kernel loaded them with the
-   * session (`identitiesRead`), so nothing is.
+   * the identities are read; `lent`: GET /me/logins' own read as the session statement loaded it
+   * (`Sessions.ownReadOf`: the identities, and with the factors' SQL the factors too), so nothing is.
    */
-  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, identities?: unknown): Promise<LoginsResponse> {
+  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: unknown): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    return { hasPassword, identities: await this.o.store.identities(userId, undefined, identities) };
+    const l = this.o.store.lentLogins?.(lent);
+    if (l) return { hasPassword, identities: l.identities, ...l.factors };
+    const factors = (await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 };
+    return { hasPassword, identities: await this.o.store.identities(userId, undefined, Array.isArray(lent) ? lent : undefined), ...factors };
   }
 
   /**
@@ -119,7 +133,9 @@ export class PersonService {
       const identities = await this.o.store.identities(userId, trx);
       if (!identities.some((i) => i.provider === provider)) throw notLinked();
       const passwordSignIn = account.hasPassword && account.emailNormalized !== null ? 1 : 0;
-      if (passwordSignIn + identities.length - 1 < 1) {
+      // Passkeys sign in too (counted in this transaction, under the account row's lock).
+      const passkeys = (await this.o.secondFactors?.()?.summary(userId, trx))?.passkeys ?? 0;
+      if (passwordSignIn + passkeys + identities.length - 1 < 1) {
         throw new ConflictError('last_sign_in_method', 'This is your only way to sign in; set a password or link another provider first');
       }
       const { endedSessions } = await this.o.store.unlink(userId, provider, this.now(), trx);
@@ -138,8 +154,14 @@ export class PersonService {
    * login, lockout included), or, for an account that has no password it can sign in with, a
    * sign-in within the last ten minutes.
    */
-  private async reauthenticate(account: PersonAccount, caller: Caller, password: string | undefined): Promise<void> {
+  private async reauthenticate(account: PersonAccount, caller: Caller, password: string | undefined, proof: StepUpProof = {}): Promise<void> {
     const refuse = () => new AuthenticationError('reauthentication_required', 'Confirm it is you: send your password, or sign in again first');
+    // With a second factor on, a fresh one stands in for the password (step-up).
+    const gate = this.o.secondFactors?.();
+    if (gate && password === undefined && (proof.code !== undefined || proof.recoveryCode !== undefined || proof.passkey !== undefined)) {
+      if ((await gate.stepUp(account.id, proof)) !== 'ok') throw refuse();
+      return;
+    }
     if (account.hasPassword && account.emailNormalized !== null) {
       if (password === undefined || !(await this.o.checkPassword(account.emailNormalized, password))) throw refuse();
       return;
@@ -154,9 +176,9 @@ export class PersonService {
    * package's rows, then the account. The account row is locked first, so parallel deletions, and
    * a sign-in racing the deletion, end in one consistent state. Mails a notice.
    */
-  async deleteAccount(caller: Caller, password: string | undefined): Promise<void> {
+  async deleteAccount(caller: Caller, password: string | undefined, proof: StepUpProof = {}): Promise<void> {
     const found = await this.account(caller.userId);
-    await this.reauthenticate(found, caller, password);
+    await this.reauthenticate(found, caller, password, proof);
     await this.withMail(async (trx) => {
       const account = await this.o.store.lockAccount(caller.userId, trx);
       if (!account) throw gone();
@@ -212,7 +234,15 @@ export class PersonService {
   }): AsyncGenerator<string> {
     const json = (value: unknown) => JSON.stringify(value);
     yield `{"exportedAt":${json(head.exportedAt)},"account":${json(head.account)},"identities":${json(head.identities)}`;
-    yield `,"sessions":${json(head.sessions)},"memberships":${json(head.memberships)},"devices":${json(head.devices)},"households":[`;
+    yield `,"sessions":${json(head.sessions)},"memberships":${json(head.memberships)},"devices":${json(head.devices)},"notifications":[`;
+    // The inbox page by page, as push answers it (accounts never reads push's tables).
+    let firstItem = true;
+    for await (const page of this.o.personalData.notifications?.(head.account.id) ?? []) {
+      if (page.length === 0) continue;
+      yield `${firstItem ? '' : ','}${page.map(json).join(',')}`;
+      firstItem = false;
+    }
+    yield '],"households":[';
     let first = true;
     for (const householdId of new Set(head.memberships.map((m) => m.householdId))) {
       let settings: Awaited<ReturnType<PersonalDataSources['household']>>;

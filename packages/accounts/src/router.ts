@@ -5,6 +5,7 @@ import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { addAccessTokenRoutes } from './access-token-router.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { mfaRequired } from './mfa-required.js';
 import { createPages } from './pages/index.js';
 import { addPersonRoutes } from './person-router.js';
 import {
@@ -38,10 +39,16 @@ interface AccountsRouterDeps {
 
 const ok204 = { 204: { description: 'done' } };
 
+/** What the local strategy answers: the account, and the mfaToken when a second step is due. */
+interface LocalSignIn {
+  account: Account;
+  mfaToken?: string;
+}
+
 /** passport-local, as a promise: the account, or 401 invalid_credentials (423 comes from the verify step). */
-function authenticateLocal(passport: PassportStatic, req: Request, res: Response): Promise<Account> {
+function authenticateLocal(passport: PassportStatic, req: Request, res: Response): Promise<LocalSignIn> {
   return new Promise((resolve, reject) => {
-    passport.authenticate('local', { session: false }, (err: unknown, user: Account | false) => {
+    passport.authenticate('local', { session: false }, (err: unknown, user: LocalSignIn | false) => {
       if (err) reject(err);
       else if (!user) reject(new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password'));
       else resolve(user);
@@ -139,14 +146,16 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       operationId: 'changeEmail',
       summary: 'Starts moving the login to a new address',
       description:
-        'Mails a confirmation link to the new address and a notice with a reset link to the old one. Nothing changes until the link is followed. 204 for every well-formed address.',
+        'Mails a confirmation link to the new address and a notice with a reset link to the old one. Nothing changes until the link is followed. 204 for every well-formed address. With TOTP or a passkey on, a fresh second factor is required: `code`, `recoveryCode` or `passkey` (an assertion over a challenge of POST /api/v1/auth/passkey/options); without one that verifies, 401 `reauthentication_required` (codes count toward the lockout, 423 while locked).',
       auth: true,
       body: ChangeEmailRequest,
       responses: ok204,
-      errorCodes: { 400: ['email_not_an_address', 'validation_failed', 'value_too_long'] },
+      errorCodes: { 400: ['email_not_an_address', 'validation_failed', 'value_too_long'], 401: ['reauthentication_required'], 423: ['account_locked'] },
     },
     async (req, res) => {
-      await service.requestEmailChange(principalOf(req).userId, req.input.body.newEmail, { ip: req.ip });
+      const { newEmail, code, recoveryCode, passkey } = req.input.body;
+      await service.requireStepUp(principalOf(req).userId, { code, recoveryCode, passkey }, req.get('accept-language'));
+      await service.requestEmailChange(principalOf(req).userId, newEmail, { ip: req.ip });
       res.status(204).end();
     },
   );
@@ -177,12 +186,16 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       path: '/api/v1/auth/login',
       operationId: 'login',
       summary: 'Signs in with e-mail and password; sets the session cookie',
+      description:
+        'With TOTP on, a right password answers 401 `mfa_required` with an `mfaToken` member (five minutes, single use) and no session: POST /api/v1/auth/mfa completes the sign-in. That answer does not reset the lockout count; the completed second step does.',
       body: LoginRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['invalid_credentials'], 423: ['account_locked'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['invalid_credentials', 'mfa_required'], 423: ['account_locked'] },
     },
     async (req, res) => {
-      const account = await authenticateLocal(passport, req, res);
+      const { account, mfaToken } = await authenticateLocal(passport, req, res);
+      res.setHeader('Cache-Control', 'no-store');
+      if (mfaToken) throw mfaRequired(mfaToken);
       await sessions.signIn(req, account.id, account.securityStamp, 'password');
       res.setHeader('Cache-Control', 'no-store');
       res.json(await me(summarize(account)));
@@ -328,7 +341,7 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   passport.use(
     'local',
     new LocalStrategy({ usernameField: 'email', passwordField: 'password', session: false }, (email, password, done) => {
-      service.verifyLogin(email, password).then((account) => done(null, account ?? false), done);
+      service.login(email, password).then((signIn) => done(null, signIn ?? false), done);
     }),
   );
   const authLimiter = new RateLimit({

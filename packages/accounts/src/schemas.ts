@@ -73,7 +73,20 @@ export const ChangePasswordRequest = {
 } as const satisfies TypedSchema;
 export type ChangePasswordBody = Infer<typeof ChangePasswordRequest>;
 
-export const ChangeEmailRequest = { type: 'object', required: ['newEmail'], properties: { newEmail: email } } as const satisfies TypedSchema;
+export const ChangeEmailRequest = {
+  type: 'object',
+  required: ['newEmail'],
+  properties: {
+    newEmail: email,
+    code: { type: 'string', maxLength: 20, description: 'with TOTP on (required then, or recoveryCode or passkey): the code the authenticator app shows now' },
+    recoveryCode: { type: 'string', maxLength: 40, description: 'with TOTP on: an unused recovery code (spent)' },
+    passkey: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'with a passkey: an assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options',
+    },
+  },
+} as const satisfies TypedSchema;
 export type ChangeEmailBody = Infer<typeof ChangeEmailRequest>;
 
 export const RegisterRequest = {
@@ -225,7 +238,7 @@ export type IdpNativeBody = Infer<typeof IdpNativeSignInRequest>;
 // A person's own account: sessions, sign-in methods, the data export, deleting the account.
 // Written `as const satisfies TypedSchema`: the same literal validates, documents and types.
 
-export const SIGN_IN_METHODS = ['password', 'google', 'apple'] as const;
+export const SIGN_IN_METHODS = ['password', 'google', 'apple', 'passkey'] as const;
 export const LINKED_PROVIDERS = ['google', 'apple'] as const;
 
 /** One signed-in session of the caller (GET /me/sessions). `id` is a handle, never the session id. */
@@ -277,6 +290,8 @@ export const LoginsResponseSchema = {
   properties: {
     hasPassword: { type: 'boolean' },
     identities: { type: 'array', items: LinkedIdentitySchema, description: 'oldest link first' },
+    totp: { type: 'boolean', description: 'TOTP is on (a second step after a password or a social sign-in)' },
+    passkeys: { type: 'integer', minimum: 0, description: 'how many passkeys the account has' },
   },
 } as const satisfies TypedSchema;
 export type LoginsResponse = Infer<typeof LoginsResponseSchema>;
@@ -295,7 +310,14 @@ export const DeleteMeBody = {
       type: 'string',
       maxLength: MAX.password,
       description:
-        "the account's password (required when it has one; counts toward the login lockout). Without a password: a sign-in within the last 10 minutes",
+        "the account's password (required when it has one, unless a second factor is sent; counts toward the login lockout). Without a password: a sign-in within the last 10 minutes, or a second factor",
+    },
+    code: { type: 'string', maxLength: 20, description: 'step-up with TOTP on: the code the authenticator app shows now (counts toward the login lockout)' },
+    recoveryCode: { type: 'string', maxLength: 40, description: 'step-up with TOTP on: an unused recovery code (spent)' },
+    passkey: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'step-up with a passkey: an assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options',
     },
   },
 } as const satisfies TypedSchema;

@@ -1,11 +1,33 @@
-import type { AccountDeletionStep, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type {
+  AccountDeletionStep,
+  Clock,
+  MembershipsProvider,
+  PersonalDataSources,
+  RandomBytes,
+  SecondFactorGate,
+  SecondFactorsSql,
+  SignInCompletion,
+  SignInFactorNotice,
+  StepUpProof,
+} from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { InputError, LockedError, type Logger, RateLimit, type RateLimitOptions, systemRandom, TooManyRequestsError, timing } from '@svc/http-kit';
+import {
+  AuthenticationError,
+  InputError,
+  LockedError,
+  type Logger,
+  RateLimit,
+  type RateLimitOptions,
+  systemRandom,
+  TooManyRequestsError,
+  timing,
+} from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
 import { ObjectionAccessTokenStore } from './AccessTokenStore.js';
+import { noticeLanguage } from './access-token-mails.js';
 import { AccessTokenService } from './access-token-service.js';
 import { defaultAccessTokenKey } from './access-tokens.js';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from './email.js';
@@ -26,8 +48,9 @@ import { type AccountSummary, type MeResponse, summarize, toMeResponse } from '.
 import { normalizePassword, PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
+import { signInFactorNoticeMail } from './person-mails.js';
 import { PersonService } from './person-service.js';
-import { ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
+import { loginsReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -159,6 +182,8 @@ export interface AccountServiceOptions {
    * session statement by the kernel (this package never sees their tables).
    */
   reads?: DeclaredReads;
+  /** From @svc/sign-in-factors: its summary as SQL, loaded with GET /me/logins' session read (one statement). */
+  secondFactorsSql?: SecondFactorsSql;
   /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
@@ -228,6 +253,9 @@ export class AccountService {
   readonly accessTokens: AccessTokenService;
   private readonly identities: IdentityStore;
   private housekeepingTimer: NodeJS.Timeout | undefined;
+  /** The second factors (@svc/sign-in-factors), set by the host with `useSecondFactors`; none: every right first factor signs in. */
+  private gate: SecondFactorGate | undefined;
+  private readonly personStore: ObjectionPersonStore;
 
   constructor(options: AccountServiceOptions) {
     const { store, knex, clock, logger, config } = options;
@@ -284,7 +312,7 @@ export class AccountService {
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [sessionsReadAhead],
+      readAheads: [loginsReadAhead(options.secondFactorsSql), sessionsReadAhead],
       reads: options.reads,
       tokenKey,
       tokenLimit: new RateLimit({
@@ -311,13 +339,15 @@ export class AccountService {
       fetch: options.fetch ?? globalThis.fetch,
       tuning: options.tuning,
     });
+    this.personStore = new ObjectionPersonStore(knex);
     this.person = new PersonService({
-      store: new ObjectionPersonStore(knex),
+      store: this.personStore,
       mailer,
       clock,
       logger,
       publicBaseUrl: config.publicBaseUrl,
       checkPassword: loginPasswordCheck(this),
+      secondFactors: () => this.gate,
       memberships: options.memberships,
       deletionSteps: options.deletionSteps,
       personalData: options.personalData,
@@ -349,6 +379,97 @@ export class AccountService {
     const account = await this.o.store.findById(accountId);
     if (!account) throw new Error(`no account ${accountId}`);
     await this.sessions.signIn(req, accountId, account.securityStamp, method);
+  }
+
+  /**
+   * Hands in the second factors (the host wires @svc/sign-in-factors here, after building it with
+   * `signInCompletion()`): from then on a right first factor of an account with TOTP on answers
+   * 401 `mfa_required` with an `mfaToken` instead of a session.
+   */
+  useSecondFactors(gate: SecondFactorGate): void {
+    this.gate = gate;
+  }
+
+  /** The second factors' gate, when the host handed one in. */
+  get secondFactors(): SecondFactorGate | undefined {
+    return this.gate;
+  }
+
+  /**
+   * After a right first factor: the mfaToken of a second step when one is due (TOTP on), else
+   * undefined (sign in now).
+   */
+  secondStepFor(accountId: string, method: 'password' | 'google' | 'apple', options: { returnUrl?: string } = {}): Promise<string | undefined> {
+    return this.gate ? timing.step('second-factor-gate', () => this.gate!.demand(accountId, method, options)) : Promise.resolve(undefined);
+  }
+
+  /**
+   * Refuses an operation that asks for a fresh proof (the change of address) while the account has
+   * a second factor on and `proof` names none that verifies: 401 `reauthentication_required`.
+   */
+  async requireStepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string): Promise<void> {
+    if (!this.gate) return;
+    const { totp, passkeys } = await this.gate.summary(accountId);
+    if (!totp && passkeys === 0) return;
+    if ((await this.gate.stepUp(accountId, proof, acceptLanguage)) !== 'ok')
+      throw new AuthenticationError(
+        'reauthentication_required',
+        'Confirm it is you: send a code of your authenticator app, a recovery code or a passkey assertion',
+      );
+  }
+
+  /** What @svc/sign-in-factors needs from this package (the host wires it). */
+  signInCompletion(): SignInCompletion<Request> {
+    return {
+      complete: async (req, accountId, method) => {
+        const account = await this.o.store.findById(accountId);
+        if (!account) throw new AuthenticationError('invalid_credentials', 'The account no longer exists');
+        await this.sessions.signIn(req, accountId, account.securityStamp, method);
+        return this.meResponse(account);
+      },
+      underLockout: (accountId, check) => this.underLockout(accountId, check),
+      profile: async (accountId, trx) => {
+        const account = trx ? await this.o.store.lockById(accountId, trx as Knex.Transaction) : await this.o.store.findById(accountId);
+        if (!account) return undefined;
+        const identities = await this.personStore.identities(accountId, trx as Knex.Transaction | undefined);
+        const password = account.passwordHash !== null && account.emailNormalized !== null ? 1 : 0;
+        return { email: account.email, displayName: account.displayName, otherSignInMethods: password + identities.length };
+      },
+      checkPassword: async (accountId, password) => {
+        const account = await this.o.store.findById(accountId);
+        if (!account) return false;
+        return (await this.verifyPasswordWithLockout(account, password)) !== undefined;
+      },
+      notify: async (accountId, notice: SignInFactorNotice, trx, acceptLanguage) => {
+        const account = await this.o.store.findById(accountId, trx as Knex.Transaction);
+        if (!account?.email) return;
+        await this.writeMail(
+          trx as Knex.Transaction,
+          true,
+          signInFactorNoticeMail(this.o.publicBaseUrl, {
+            to: account.email,
+            displayName: account.displayName,
+            notice,
+            language: noticeLanguage(acceptLanguage),
+          }),
+        );
+      },
+    };
+  }
+
+  /**
+   * A second-factor check under the account's login lockout (the same key and count as its
+   * passwords): a slot is reserved before the check (423 while locked), kept when the check fails,
+   * and a passed check resets the count.
+   */
+  async underLockout(accountId: string, check: () => Promise<boolean>): Promise<boolean> {
+    const account = await this.o.store.findById(accountId);
+    if (!account) return false;
+    const key = lockoutKey(account);
+    const slot = await this.reserveOrLock(key);
+    const ok = await check();
+    if (ok) await this.o.store.releaseLoginAttempt(key, slot.lockedUntil);
+    return ok;
   }
 
   /** Resolves once the background lastSeenAt writes of sessions started so far are done (tests, shutdown). */
@@ -541,7 +662,11 @@ export class AccountService {
    * its id when it has none.
    */
   async verifyPasswordWithLockout(who: Account | string, password: string): Promise<Account | undefined> {
-    const key = typeof who === 'string' ? normalizeEmail(who) : lockoutKey(who);
+    return (await this.checkPasswordUnderLockout(who, password))?.account;
+  }
+
+  /** Reserves a failure slot of `key`, or throws 423 `account_locked` (Retry-After: the seconds left). */
+  private async reserveOrLock(key: string): Promise<{ lockedUntil: Date | null }> {
     const now = this.now();
     const slot = await this.o.store.reserveLoginAttempt(key, this.o.lockoutMaxFailures, new Date(now.getTime() + this.o.lockoutSeconds * 1000), now);
     if (!slot) {
@@ -552,17 +677,42 @@ export class AccountService {
         headers: { 'Retry-After': String(wait) },
       });
     }
+    return slot;
+  }
+
+  /**
+   * verifyPasswordWithLockout, and for a login the second step: `secondStep` is asked once the
+   * password is right; when it answers an mfaToken the attempt gives its failure back without
+   * resetting the count (only the completed second step resets it).
+   */
+  private async checkPasswordUnderLockout(
+    who: Account | string,
+    password: string,
+    secondStep?: (account: Account) => Promise<string | undefined>,
+  ): Promise<{ account: Account; mfaToken?: string } | undefined> {
+    const key = typeof who === 'string' ? normalizeEmail(who) : lockoutKey(who);
+    const slot = await this.reserveOrLock(key);
     const account = typeof who === 'string' ? await this.o.store.findByEmail(key) : who;
     const ok = await timing.step('hash-password', () => this.o.hasher.verifyOrBurn(password, account?.passwordHash));
     if (!ok || !account) return undefined;
-    await this.o.store.releaseLoginAttempt(key, slot.lockedUntil);
+    const mfaToken = secondStep ? await secondStep(account) : undefined;
+    if (mfaToken) await this.o.store.returnLoginAttempt(key, slot.lockedUntil);
+    else await this.o.store.releaseLoginAttempt(key, slot.lockedUntil);
     if (ok === 'legacy') {
       // A hash from before passwords were normalised, of a password NFKC changes: from now on the
       // normalised form is stored (only if the hash is still the one that was checked).
       const passwordHash = await this.hash(password);
       await this.o.store.replacePasswordHash(account.id, account.passwordHash!, passwordHash, this.now());
     }
-    return account;
+    return { account, mfaToken };
+  }
+
+  /**
+   * POST /auth/login: the account, and the mfaToken when TOTP is on (then no session is made and
+   * the lockout count is not reset).
+   */
+  login(emailInput: string, password: string): Promise<{ account: Account; mfaToken?: string } | undefined> {
+    return this.checkPasswordUnderLockout(emailInput, password, (account) => this.secondStepFor(account.id, 'password'));
   }
 
   /** Rule 4 (login): `verifyPasswordWithLockout` by address. */

@@ -31,7 +31,7 @@ declare module 'express-session' {
 }
 
 /** How a session was signed in. */
-export type SignInMethod = 'password' | 'google' | 'apple';
+export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
 
 /** The longest User-Agent a session keeps (a header may be kilobytes; the list only names the device). */
 export const USER_AGENT_MAX = 256;

@@ -144,6 +144,12 @@ export interface AccountStore {
    * stays; a lock this attempt started itself (`ownLock`) is lifted.
    */
   releaseLoginAttempt(key: string, ownLock: Date | null): Promise<void>;
+  /**
+   * The password was right but a second step is due: the attempt gives its failure back without
+   * resetting the count (a lock it started itself is lifted), so only the completed second step
+   * resets it.
+   */
+  returnLoginAttempt(key: string, ownLock: Date | null): Promise<void>;
   /** When the lock of `key` ends (null: none recorded), for the 423's Retry-After. */
   lockEnd(key: string): Promise<Date | null>;
   clearLoginFailures(key: string, trx?: Db): Promise<void>;
@@ -450,6 +456,16 @@ export class ObjectionAccountStore implements AccountStore {
         if (ownLock) q.orWhere('lockedUntil', ownLock);
       })
       .delete();
+  }
+
+  async returnLoginAttempt(key: string, ownLock: Date | null): Promise<void> {
+    // Written out: one conditional UPDATE (the row lock orders it with parallel reservations).
+    await this.LoginFailure.knex().raw(
+      `update login_failures set failures = greatest(failures - 1, 0),
+         locked_until = case when locked_until is not distinct from ?::timestamptz then null else locked_until end
+       where email_normalized = ? and (locked_until is null or locked_until = ?::timestamptz)`,
+      [ownLock, key, ownLock],
+    );
   }
 
   async clearLoginFailures(emailNormalized: string, trx?: Db): Promise<void> {

@@ -27,7 +27,11 @@ export class TestPersonData {
       platform text not null)`);
   }
 
+  /** Inbox pages by person, as @svc/push yields them. */
+  readonly inbox = new Map<string, Record<string, unknown>[][]>();
+
   clear(): void {
+    this.inbox.clear();
     this.owners.clear();
     this.households.clear();
     this.reads.length = 0;
@@ -71,6 +75,12 @@ export class TestPersonData {
     devices: async (userId) => {
       const rows: { token: string; platform: string }[] = await this.knex('test_devices').select('token', 'platform').where({ userId }).orderBy('token');
       return rows;
+    },
+    notifications: (userId) => {
+      const pages = this.inbox.get(userId) ?? [];
+      return (async function* () {
+        for (const page of pages) yield page;
+      })();
     },
   };
 }

@@ -68,6 +68,9 @@ describe('a person’s data: GET /me/export', () => {
 
   it('answers the whole document as an attachment, and it matches what was created', async () => {
     const ada = await world();
+    // The inbox, page by page as push yields it (an empty page in between is skipped).
+    const inboxItems = [1, 2, 3].map((n) => ({ id: `n${n}`, kind: 'reminders', title: `t${n}`, body: 'b', data: {}, readAt: null }));
+    w.personal.inbox.set(ada.userId, [inboxItems.slice(0, 2), [], inboxItems.slice(2)]);
     await w.deliver();
     w.smtp.clear();
     w.clock.advance(1000);
@@ -78,7 +81,7 @@ describe('a person’s data: GET /me/export', () => {
     expect(res.headers['cache-control']).to.equal('no-store');
     const text = asText(res);
     const doc = JSON.parse(text);
-    expect(Object.keys(doc)).to.deep.equal(['exportedAt', 'account', 'identities', 'sessions', 'memberships', 'devices', 'households']);
+    expect(Object.keys(doc)).to.deep.equal(['exportedAt', 'account', 'identities', 'sessions', 'memberships', 'devices', 'notifications', 'households']);
     expect(doc.exportedAt).to.equal('2026-11-22T09:01:01.000Z');
     expect(doc.account).to.deep.equal({
       id: ada.userId,
@@ -96,6 +99,7 @@ describe('a person’s data: GET /me/export', () => {
     ]);
     expect(doc.memberships).to.deep.equal(w.memberships.get(ada.userId));
     expect(doc.devices).to.deep.equal([{ token: 'device-token-1', platform: 'ios' }]);
+    expect(doc.notifications).to.deep.equal(inboxItems);
     const a = w.personal.households.get(HH_A)!;
     const b = w.personal.households.get(HH_B)!;
     expect(doc.households).to.deep.equal([

@@ -25,7 +25,7 @@ describe('a person’s sign-in methods: GET /me/logins, DELETE /me/logins/{provi
 
   it('lists the password and the linked identities, oldest link first', async () => {
     const { agent, userId } = await signedUp(w, 'ada@example.test');
-    expect((await agent.get('/api/v1/me/logins')).body).to.deep.equal({ hasPassword: true, identities: [] });
+    expect((await agent.get('/api/v1/me/logins')).body).to.deep.equal({ hasPassword: true, identities: [], totp: false, passkeys: 0 });
     await link(userId, 'apple', null, '2026-11-22T10:00:00.000Z');
     await link(userId, 'google', 'ada@gmail.test', '2026-11-22T09:30:00.000Z');
     const res = await agent.get('/api/v1/me/logins');
@@ -36,6 +36,8 @@ describe('a person’s sign-in methods: GET /me/logins, DELETE /me/logins/{provi
         { provider: 'google', email: 'ada@gmail.test', linkedAt: '2026-11-22T09:30:00.000Z' },
         { provider: 'apple', email: null, linkedAt: '2026-11-22T10:00:00.000Z' },
       ],
+      totp: false,
+      passkeys: 0,
     });
   });
 

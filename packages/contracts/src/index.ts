@@ -108,6 +108,8 @@ export interface PersonalDataSources {
   events(householdId: string): AsyncIterable<ExportRecord[]>;
   /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
   devices(userId: string): Promise<ExportRecord[]>;
+  /** @svc/push: the person's inbox (items as GET /me/notifications answers them, newest first), yielded page by page; none: not exported. */
+  notifications?(userId: string): AsyncIterable<ExportRecord[]>;
 }
 
 /**
@@ -198,6 +200,117 @@ export interface HouseholdNewsEvent {
  * a change that rolled back).
  */
 export type HouseholdNews = (event: HouseholdNewsEvent, trx: Transaction) => Promise<void>;
+
+/** How a session was first signed in (GET /me/sessions' `method`); a second step keeps the first factor's. */
+export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
+
+/** A fresh second factor sent where an operation asks for the password (step-up): a TOTP code, a recovery code, or a passkey assertion. */
+export interface StepUpProof {
+  code?: string;
+  recoveryCode?: string;
+  /** A WebAuthn assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options. */
+  passkey?: Record<string, unknown>;
+}
+
+/**
+ * What @svc/accounts asks of the second factors (implemented by @svc/sign-in-factors): after a
+ * right first factor whether a second step is due, what a person has on (GET /me/logins, the last
+ * way to sign in), and a step-up proof's verdict.
+ */
+export interface SecondFactorGate {
+  /**
+   * Called after a right first factor. Undefined: sign in now. Otherwise the single-use `mfaToken`
+   * (five minutes) that `POST /api/v1/auth/mfa` takes with the code; no session is made.
+   */
+  demand(accountId: string, method: Exclude<SignInMethod, 'passkey'>, options?: { returnUrl?: string }): Promise<string | undefined>;
+  /** Whether TOTP is on and how many passkeys the account has (inside `trx` when given). */
+  summary(accountId: string, trx?: Transaction): Promise<{ totp: boolean; passkeys: number }>;
+  /**
+   * Checks a step-up proof: `none` when the proof names no factor the account has on, `wrong`
+   * when it did not verify (a wrong code counts toward the lockout), `ok` when it did (a code is
+   * spent).
+   */
+  stepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string): Promise<'ok' | 'wrong' | 'none'>;
+  /**
+   * The second step from accounts' `/sign-in/verify` page (a browser social sign-in): as POST
+   * /api/v1/auth/mfa, signing `req` in; answers where the sign-in was going (its returnUrl). Throws
+   * what that operation answers (400 `invalid_code`, 401 `invalid_credentials`, 423).
+   */
+  finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }>;
+}
+
+/**
+ * The second factors' summary as SQL (implemented by @svc/sign-in-factors, which owns the tables
+ * it names): `select(accountId)` answers a scalar subquery of type `json`, `{"totp": bool,
+ * "passkeys": int}`, for the account whose id is the SQL expression `accountId` (a column of the
+ * caller's statement, never user input). Accounts composes it into the session read of GET
+ * /me/logins, so that answer stays one statement.
+ */
+export interface SecondFactorsSql {
+  select(accountId: string): string;
+}
+
+/** A change of a person's sign-in factors, mailed to them as a notice. */
+export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed';
+
+/**
+ * What @svc/sign-in-factors needs from @svc/accounts (wired by the host): finishing a sign-in, the
+ * login lockout, the account's name, its password check, and the notice mail.
+ */
+export interface SignInCompletion<Req = unknown> {
+  /** Signs the account in on `req` (a new session id and cookie, `method` recorded); answers what a login answers (GET /me's body). */
+  complete(req: Req, accountId: string, method: SignInMethod): Promise<unknown>;
+  /**
+   * Runs a second-factor check under the login lockout of the account (the same count as its
+   * passwords, shared by every instance): throws 423 `account_locked` while locked; a failed
+   * check keeps its failure counted; a passed one resets the count.
+   */
+  underLockout(accountId: string, check: () => Promise<boolean>): Promise<boolean>;
+  /**
+   * The account's address and display name, and how many ways to sign in it has besides passkeys
+   * (a password with an address, each linked identity); undefined: gone. With `trx` the account
+   * row is locked in it (FOR UPDATE), so a removal of a way to sign in is ordered with accounts'
+   * own (unlinking a provider locks the same row).
+   */
+  profile(accountId: string, trx?: Transaction): Promise<{ email: string | null; displayName: string; otherSignInMethods: number } | undefined>;
+  /** The account's password, checked like a login's (lockout included; 423 while locked). */
+  checkPassword(accountId: string, password: string): Promise<boolean>;
+  /**
+   * Writes the notice mail to the account's holder in `trx` (nothing when the account has no
+   * address), in the language the request's `Accept-Language` prefers (Norwegian Bokmål or English).
+   */
+  notify(accountId: string, notice: SignInFactorNotice, trx: Transaction, acceptLanguage?: string): Promise<void>;
+}
+
+/**
+ * The accounts of a household's members by member id (members without an account are left out);
+ * from @svc/households. No access check. @svc/meal-events finds whom an event's reminder is for.
+ */
+export type HouseholdMemberAccounts = (householdId: string) => Promise<ReadonlyMap<string, string>>;
+
+/** A meal event's reminder, due now, for the accounts in `userIds` (decisions.md §8 "Push delivery"). */
+export interface MealReminder {
+  /** The notification's id, the same for every run of one reminder (a rerun sends nothing twice). */
+  id: string;
+  householdId: string;
+  eventId: string;
+  /** The event's date (YYYY-MM-DD) and serving time (HH:mm) in the household's zone. */
+  date: string;
+  servingTime: string;
+  eventType: string;
+  /** How long before the serving time the reminder comes. */
+  minutes: number;
+  /** The people reminded; those who are no longer members with an account are left out by the sender. */
+  userIds: string[];
+  /** When the reminder was due. */
+  at: Date;
+}
+
+/**
+ * Sends a meal event's reminder (the `reminders` push kind): its inbox items and deliveries to the
+ * phones that want reminders, quiet hours or not; from @svc/push, called by @svc/meal-events' reminder job.
+ */
+export type SendReminder = (reminder: MealReminder) => Promise<void>;
 
 /** The kinds of resource a household's changes feed reports (@svc/changes). */
 export type ChangeResource = 'household' | 'member' | 'rule' | 'event';

@@ -230,14 +230,22 @@ export class HouseholdsService {
 
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
-    assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
+    if (body.name == null) {
+      assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
+      return this.store.update(householdId, householdChanges(body), this.clock.now());
+    }
+    // A rename tells the members (householdNews) in its transaction: the Owner check, the old name
+    // and the change are one statement, the news job one INSERT (as many statements as a PATCH
+    // without a name, and the job's). Not the Owner: roleOf says why (404, or 403), rolled back.
     const changes = householdChanges(body);
-    if (changes.name === undefined) return this.store.update(householdId, changes, this.clock.now());
     return this.store.transaction(async (trx) => {
-      const before = await this.store.lockHousehold(householdId, trx);
-      const household = await this.store.updateWithin(householdId, changes, this.clock.now(), trx);
-      if (before && before.name !== household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
-      return household;
+      const done = await this.store.updateAsOwner(userId, householdId, changes, this.clock.now(), trx);
+      if (!done) {
+        assertRole(await this.store.roleOf(userId, householdId, trx), ['Owner']);
+        throw householdNotFound();
+      }
+      if (done.oldName !== done.household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
+      return done.household;
     });
   }
 

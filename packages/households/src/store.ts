@@ -148,6 +148,18 @@ export interface HouseholdStore {
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
   /** `update` inside `trx` (a rename, which tells the members in the same transaction). */
   updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx: Knex.Transaction): Promise<HouseholdResponse>;
+  /**
+   * `update` by the household's Owner, in ONE statement inside `trx`: the Owner check, the row's
+   * lock (FOR NO KEY UPDATE, as lockHousehold takes it) with the name it had, and the change.
+   * Undefined when `userId` is not the Owner of an existing household (the caller asks roleOf why).
+   */
+  updateAsOwner(
+    userId: string,
+    householdId: string,
+    changes: HouseholdChanges,
+    at: Date,
+    trx: Knex.Transaction,
+  ): Promise<{ household: HouseholdResponse; oldName: string } | undefined>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
   /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
@@ -380,6 +392,33 @@ export class ObjectionHouseholdStore implements HouseholdStore {
             .returning('*');
     if (!row) throw householdNotFound();
     return row.toApi();
+  }
+
+  async updateAsOwner(
+    userId: string,
+    householdId: string,
+    changes: HouseholdChanges,
+    at: Date,
+    trx: Knex.Transaction,
+  ): Promise<{ household: HouseholdResponse; oldName: string } | undefined> {
+    if (!isUuid(householdId) || !isUuid(userId)) return undefined;
+    // The model formats the values as a patch does (jsonb columns as JSON text).
+    const values = this.Household.fromJson({ ...changes, updatedAt: at.toISOString() }, { patch: true }).$toDatabaseJson();
+    // The lock in the FROM subquery reads the row's latest committed name (after waiting for a
+    // parallel writer), which the statement's own snapshot might not; the UPDATE then changes the
+    // row it already holds. Objection has no UPDATE … FROM: knex's own builder (updateFrom) on the model's table.
+    const rows = (await trx('households')
+      .update(values)
+      .updateFrom(trx.raw('(select name as old_name from households where id = ? for no key update) as old', [householdId]))
+      .where('households.id', householdId)
+      .whereExists((q) =>
+        q.select(trx.raw('1')).from('household_members as m').whereRaw('m.household_id = households.id').where({ 'm.userId': userId, 'm.role': 'Owner' }),
+      )
+      .returning(['households.*', 'old.old_name'])) as (Record<string, unknown> & { oldName: string })[];
+    const row = rows[0];
+    if (!row) return undefined;
+    const { oldName, ...household } = row;
+    return { household: this.Household.fromDatabaseJson(household).toApi(), oldName };
   }
 
   async members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]> {

@@ -71,7 +71,9 @@ export interface IdempotencyOptions {
  * The key is the person's (`principal.userId`: a cookie session or a token alike) and bound to the
  * method, the path with its query, and the body compared as JSON. The claim is one statement; the
  * answer is kept right after it has been handed to the connection (not on the request's path), and
- * a retry reaching this instance before that write finished waits for it.
+ * a retry reaching this instance before that write finished waits for it. An answer its route marks
+ * `res.locals.unkeptAnswer = true` (a secret shown once) is never kept: the key is released and a
+ * retry runs the operation again.
  */
 export function idempotency(options: IdempotencyOptions): RequestHandler {
   const { store, clock, logger } = options;
@@ -113,7 +115,9 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       return;
     }
     keepAnswer(res, (answer) => {
-      const done = (answer.status >= 500 ? store.release(userId, key) : store.complete(userId, key, answer))
+      // An answer that shows a secret once (a TOTP secret, recovery codes: the route sets
+      // `res.locals.unkeptAnswer`) is never written to the table; the key is let go, so a retry runs again.
+      const done = (answer.status >= 500 || res.locals.unkeptAnswer === true ? store.release(userId, key) : store.complete(userId, key, answer))
         .catch((err: Error) => logger.warn({ err: { message: err.message } }, 'idempotency key: the answer could not be kept'))
         .finally(() => {
           if (writing.get(local) === done) writing.delete(local);

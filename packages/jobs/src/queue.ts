@@ -95,14 +95,30 @@ interface QueueRecord {
   expireInSeconds: number;
 }
 
-/** pg-boss's database interface on a knex (or a knex transaction: then every statement runs in it). */
+/**
+ * pg-boss's database interface on a knex (or a knex transaction: then every statement runs in it).
+ * Each statement is announced as knex announces its own (`query`, then `query-response` or
+ * `query-error`), so whatever counts a request's statements (http-kit's Server-Timing and
+ * X-Diagnostics) counts an enqueue inside a request too.
+ */
 export function knexDb(knex: Knex): PgBoss.Db {
   return {
     async executeSql(text: string, values?: unknown[]) {
-      const client = knex.client as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: PgConnection): Promise<void> };
+      const client = knex.client as {
+        acquireConnection(): Promise<PgConnection>;
+        releaseConnection(c: PgConnection): Promise<void>;
+        emit(event: string, ...args: unknown[]): boolean;
+      };
+      const query = { sql: text, bindings: values ?? [], method: 'raw', __knexQueryUid: randomUUID() };
       const conn = await client.acquireConnection();
+      client.emit('query', query);
       try {
-        return await conn.query(text, values);
+        const result = await conn.query(text, values);
+        client.emit('query-response', result, query);
+        return result;
+      } catch (err) {
+        client.emit('query-error', err, query);
+        throw err;
       } finally {
         await client.releaseConnection(conn);
       }
@@ -216,6 +232,31 @@ export class JobQueue {
     const startAfter = delayMs > 0 ? `${delayMs / 1000} seconds` : undefined;
     await this.boss.insert(
       items.map((p, i) => ({ id: ids[i], name: queue, data: { p, a: 1, f: firstDue } satisfies Envelope<T>, ...(startAfter ? { startAfter } : {}) })),
+      { db },
+    );
+    return ids;
+  }
+
+  /**
+   * Jobs of one queue each due at its own instant, in one INSERT (inside `trx` when given): a job
+   * whose instant is past is due at once. The day's limit counts from each job's instant.
+   */
+  async enqueueAt<T>(queue: string, items: readonly { data: T; at: Date }[], options: { trx?: Knex.Transaction } = {}): Promise<string[]> {
+    if (items.length === 0) return [];
+    const now = this.clock.now().getTime();
+    const db = knexDb(options.trx ?? this.knex);
+    const ids = items.map(() => randomUUID());
+    // Due relative to the database's clock (pg-boss's fetch compares with it), as `enqueue` does.
+    await this.boss.insert(
+      items.map(({ data, at }, i) => {
+        const delayMs = Math.max(0, at.getTime() - now);
+        return {
+          id: ids[i],
+          name: queue,
+          data: { p: data, a: 1, f: at.toISOString() } satisfies Envelope<T>,
+          ...(delayMs > 0 ? { startAfter: `${delayMs / 1000} seconds` } : {}),
+        };
+      }),
       { db },
     );
     return ids;

@@ -29,6 +29,15 @@ export {
   windowOf,
 } from './service/index.js';
 export {
+  type DueReminder,
+  EventReminders,
+  type EventRemindersOptions,
+  REMINDER_EXPIRE_SECONDS,
+  REMINDER_QUEUE,
+  reminderInstant,
+  reminderNotificationId,
+} from './service/reminders.js';
+export {
   apiParticipant,
   apiSeries,
   type CalendarEvent,

@@ -8,6 +8,7 @@ import * as createCalendarFeeds from '../migrations/20261125120100_create_calend
 import * as mealEventListVersions from '../migrations/20261125150000_meal_event_list_versions.js';
 import * as mealEventListTruncate from '../migrations/20261126110100_meal_event_list_truncate.js';
 import * as createMealEventSeries from '../migrations/20261127190000_create_meal_event_series.js';
+import * as mealEventsReminders from '../migrations/20261127210000_meal_events_reminders.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
 import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
@@ -22,6 +23,7 @@ export const migrations: MigrationSet = {
     { name: '20261125150000_meal_event_list_versions', up: mealEventListVersions.up, down: mealEventListVersions.down },
     { name: '20261126110100_meal_event_list_truncate', up: mealEventListTruncate.up, down: mealEventListTruncate.down },
     { name: '20261127190000_create_meal_event_series', up: createMealEventSeries.up, down: createMealEventSeries.down },
+    { name: '20261127210000_meal_events_reminders', up: mealEventsReminders.up, down: mealEventsReminders.down },
   ],
 };
 
@@ -41,12 +43,15 @@ export const relations: MigrationSet = {
 };
 
 /**
- * This package's queues in @svc/jobs (the daily window extension of series): run after @svc/jobs'
+ * This package's queues in @svc/jobs (the daily window extension of series, reminders): run after @svc/jobs'
  * own migrations, which the host runs first. History: `knex_migrations_meal_events_queues`.
  */
 export const queues: MigrationSet = {
   name: 'meal_events_queues',
-  migrations: [createQueueMigration('20261127190200_series_extend_queue', 'meal-events-series-extend', { expireInSeconds: 900 })],
+  migrations: [
+    createQueueMigration('20261127190200_series_extend_queue', 'meal-events-series-extend', { expireInSeconds: 900 }),
+    createQueueMigration('20261127210100_reminders_queue', 'meal-events-reminders', { expireInSeconds: 120 }),
+  ],
 };
 
 /** Brings this package's own tables up to date. */

@@ -91,6 +91,17 @@ export const ParticipantSchema = {
 /** One person at (or away from) the table; `memberId` links a household member when there is one. */
 export type Participant = Infer<typeof ParticipantSchema>;
 
+/** Most minutes a reminder may come before the serving time (a week). */
+export const REMINDER_MINUTES_MAX = 10080;
+
+const ReminderMinutesSchema = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  maximum: REMINDER_MINUTES_MAX,
+  description:
+    "Remind the participants who have accounts (every member with an account when none has) this many minutes before the serving time, in the household's time zone (0–10080); null or left out: no reminder. A reminder whose time has passed when the event is written is not sent.",
+} as const satisfies TypedSchema;
+
 /** POST and PUT body: every member required (PUT replaces them all); `notes` may be "" but not null. */
 export const MealEventBody = {
   title: 'MealEventRequest',
@@ -125,6 +136,7 @@ export const MealEventBody = {
         'Up to 2000 characters; "" for none (null is refused). Line breaks and tabs may stay; other control characters and bidirectional controls are refused',
     },
     participants: { type: 'array', maxItems: LIMITS.participants, items: ParticipantSchema, description: 'At most 50' },
+    reminderMinutes: ReminderMinutesSchema,
   },
 } as const satisfies TypedSchema;
 /** What a client writes: every member required, a PUT replaces them all. */
@@ -220,6 +232,7 @@ export const SeriesTemplateSchema = {
     availableCookingMinutes: { type: 'integer' },
     notes: { type: 'string' },
     participants: { type: 'array', items: ParticipantSchema },
+    reminderMinutes: { type: ['integer', 'null'], description: 'Minutes before the serving time each occurrence reminds; null: none' },
   },
 } as const satisfies TypedSchema;
 
@@ -267,6 +280,10 @@ export const MealEventSchema = {
       type: ['string', 'null'],
       format: 'uuid',
       description: 'The series this event is an occurrence of (GET …/series/{seriesId}); null for a single event',
+    },
+    reminderMinutes: {
+      type: ['integer', 'null'],
+      description: 'Minutes before the serving time the participants are reminded (always sent); null: no reminder',
     },
   },
 } as const satisfies TypedSchema;

@@ -8,6 +8,7 @@ import {
   type CalendarFeedLimits,
   CalendarFeedService,
   createRouter,
+  type EventReminders,
   MealEventsService,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
@@ -119,6 +120,8 @@ export function buildEventsApp(options: {
   random?: RandomBytes;
   calendarLimits?: CalendarFeedLimits;
   trustProxy?: boolean;
+  reminders?: EventReminders;
+  series?: SeriesStore;
 }): EventsApp {
   const store = new ObjectionMealEventStore(options.knex);
   const { access, clock } = options;
@@ -129,8 +132,9 @@ export function buildEventsApp(options: {
     memberIds: access.memberIds,
     cursorSecret: options.cursorSecret ?? 'test secret',
     random: options.random,
-    series: new SeriesStore(options.knex),
+    series: options.series ?? new SeriesStore(options.knex),
     profiles: access.profiles,
+    reminders: options.reminders,
   });
   const calendar = new CalendarFeedService({
     feeds: new ObjectionCalendarFeedStore(options.knex),

@@ -94,6 +94,7 @@ describe('GET /api/v1/households/{householdId}/events', () => {
       'createdAt',
       'updatedAt',
       'seriesId',
+      'reminderMinutes',
     ]);
     expect(e).to.include({
       householdId: household,

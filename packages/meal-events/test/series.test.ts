@@ -84,7 +84,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       expect((await getSeries(res.body.seriesId).expect(200)).body).to.deep.equal({
         id: res.body.seriesId,
         repeat: { frequency: 'weekly', interval: 1, byDay: ['Tue'], until: null, count: null },
-        template: body(),
+        template: { ...body(), reminderMinutes: null },
         exceptions: [],
       });
       // The one-event GET answers the occurrence with its seriesId too.
@@ -192,7 +192,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       const old = (await getSeries(first.seriesId).expect(200)).body;
       expect(old.repeat).to.deep.equal({ frequency: 'weekly', interval: 1, byDay: ['Tue'], until: '2026-12-07', count: null });
       const fresh = (await getSeries(moved.body.seriesId).expect(200)).body;
-      expect(fresh.template).to.deep.equal(body({ servingTime: '18:00', notes: 'Later kick-off', date: '2026-12-08' }));
+      expect(fresh.template).to.deep.equal({ ...body({ servingTime: '18:00', notes: 'Later kick-off', date: '2026-12-08' }), reminderMinutes: null });
       expect(fresh.repeat).to.deep.equal({ frequency: 'weekly', interval: 1, byDay: ['Tue'], until: null, count: null });
       const after = await all();
       expect(after).to.have.length(53);
@@ -238,7 +238,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
         ['2026-11-24', '2026-12-01', '2026-12-15', '2026-12-22', '2026-12-29'].map((d) => [d, 'New coach', '16:30', first.seriesId]),
       );
       const series = (await getSeries(first.seriesId).expect(200)).body;
-      expect(series.template).to.deep.equal(body({ notes: 'New coach', servingTime: '16:30' }));
+      expect(series.template).to.deep.equal({ ...body({ notes: 'New coach', servingTime: '16:30' }), reminderMinutes: null });
       expect(series.exceptions).to.deep.equal(['2026-12-08']);
     });
 

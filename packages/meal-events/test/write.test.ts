@@ -69,6 +69,7 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       createdAt: '2026-11-22T09:00:00.000Z',
       updatedAt: '2026-11-22T09:00:00.000Z',
       seriesId: null,
+      reminderMinutes: null,
     });
     expect(res.body.id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect((await list()).body.items).to.deep.equal([res.body]);
@@ -203,6 +204,7 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
       createdAt: '2026-11-22T09:00:00.000Z',
       updatedAt: '2026-11-22T09:01:00.000Z',
       seriesId: null,
+      reminderMinutes: null,
     });
     expect((await list()).body.items).to.deep.equal([res.body]);
     clock.set('2026-11-22T09:00:00.000Z');

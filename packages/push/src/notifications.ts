@@ -1,5 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { AccountDeletionStep, Clock, HouseholdAccountIds, HouseholdNews, HouseholdNewsEvent, HouseholdProfiles, Transaction } from '@svc/contracts';
+import type {
+  AccountDeletionStep,
+  Clock,
+  HouseholdAccountIds,
+  HouseholdNews,
+  HouseholdNewsEvent,
+  HouseholdProfiles,
+  SendReminder,
+  Transaction,
+} from '@svc/contracts';
 import { type FieldIssue, InputError, isUuid, NotFoundError } from '@svc/http-kit';
 import { type JobContext, type JobQueue, RunLater } from '@svc/jobs';
 import type { Knex } from 'knex';
@@ -8,7 +17,7 @@ import type { PushLogger } from './providers/file.js';
 import type { PushMessage, PushProvider } from './providers/types.js';
 import { type QuietHours, quietWaitMs } from './quiet-hours.js';
 import type { PushKind } from './schemas.js';
-import { fill, newsText, TEXTS, textLanguage } from './texts.js';
+import { fill, newsText, reminderText, TEXTS, textLanguage } from './texts.js';
 
 /** What the inbox keeps, and for how long. */
 export const INBOX_DAYS = 30;
@@ -140,6 +149,36 @@ export class NotificationService {
     await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, { e: event, n: this.newId(), at: this.clock.now().toISOString() }, { trx: trx as Knex.Transaction });
   };
 
+  /**
+   * The SendReminder capability (@svc/contracts) @svc/meal-events' reminder job calls when a meal
+   * event's reminder is due: a `reminders` notification (in the household's language) for those of
+   * `userIds` who are still members with an account, in their inboxes and on its way to their
+   * phones that want reminders (quiet hours do not hold it). The same reminder sent again (its job
+   * run twice) finds its notification stored and sends nothing more. A household gone: nothing.
+   */
+  readonly remind: SendReminder = async (reminder) => {
+    let language: string;
+    try {
+      language = (await this.options.profiles(reminder.householdId)).preferredLanguage;
+    } catch (err) {
+      if (err instanceof NotFoundError) return;
+      throw err;
+    }
+    const text = reminderText(textLanguage(language), reminder);
+    await this.send(
+      reminder.householdId,
+      {
+        kind: 'reminders',
+        ...text,
+        data: { eventId: reminder.eventId, date: reminder.date, servingTime: reminder.servingTime, reminderMinutes: reminder.minutes },
+      },
+      undefined,
+      reminder.id,
+      this.clock.now(),
+      reminder.userIds,
+    );
+  };
+
   /** Writes the news of one change (in the household's language) and sends it like any notification. */
   private async announce(job: NewsJob): Promise<void> {
     const { e } = job;
@@ -188,12 +227,14 @@ export class NotificationService {
     trx?: Transaction,
     id = this.newId(),
     at = this.clock.now(),
+    only?: readonly string[],
   ): Promise<{ id: string; recipients: number }> {
     NotificationService.check(input);
     if (!isUuid(householdId)) throw new NotFoundError('not_found', 'No such household');
     const profile = await this.options.profiles(householdId); // 404 for an unknown household
     const run = async (t: Knex.Transaction) => {
-      const people = (await this.options.accountIds(householdId, t)).filter((p: string) => p !== input.excludeUserId);
+      const wanted = only && new Set(only);
+      const people = (await this.options.accountIds(householdId, t)).filter((p: string) => p !== input.excludeUserId && (!wanted || wanted.has(p)));
       await this.store(t, id, { householdId, timeZoneId: profile.timeZoneId, language: profile.preferredLanguage }, input, people, at);
       return { id, recipients: people.length };
     };
@@ -414,6 +455,20 @@ export class NotificationService {
     );
     const last = page[page.length - 1];
     return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+  }
+
+  /**
+   * The `notifications` part of the data export (PersonalDataSources in @svc/contracts): the
+   * person's inbox as GET /me/notifications answers it, newest first, a page of 100 at a time.
+   */
+  async *exportInbox(userId: string): AsyncIterable<InboxItem[]> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await this.inbox(userId, { cursor, limit: 100 });
+      if (page.items.length) yield page.items;
+      if (!page.nextCursor) return;
+      cursor = page.nextCursor;
+    }
   }
 
   /** Marks `upTo` and every older item of the caller's inbox read. 404 when `upTo` is no item of the caller's. */

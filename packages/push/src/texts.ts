@@ -12,6 +12,10 @@ interface Texts {
   events: Record<HouseholdNewsEvent['type'], string>;
   /** Body of several news merged into one message. */
   merged: string;
+  /** A meal event's reminder: `{type}` the event's kind, `{time}` its serving time, `{date}` its date. */
+  reminder: { title: string; body: string };
+  /** The kinds of meal event as a reminder names them. */
+  eventTypes: Record<string, string>;
 }
 
 /**
@@ -33,6 +37,8 @@ export const TEXTS: Record<TextLanguage, Texts> = {
       householdRenamed: '{actor} renamed the household to {household}',
     },
     merged: '{count} changes in your household',
+    reminder: { title: 'Reminder: {type}', body: '{type} at {time} on {date}' },
+    eventTypes: { Guests: 'Guests', EatingOut: 'Eating out', Away: 'Away', Activity: 'Activity' },
   },
   nb: {
     someone: 'Noen',
@@ -47,6 +53,8 @@ export const TEXTS: Record<TextLanguage, Texts> = {
       householdRenamed: '{actor} ga husstanden nytt navn: {household}',
     },
     merged: '{count} endringer i husstanden',
+    reminder: { title: 'Påminnelse: {type}', body: '{type} kl. {time} {date}' },
+    eventTypes: { Guests: 'Gjester', EatingOut: 'Spise ute', Away: 'Borte', Activity: 'Aktivitet' },
   },
 };
 
@@ -81,4 +89,11 @@ export function newsText(
     household,
   });
   return { title: [...household].slice(0, 100).join(''), body: [...body].slice(0, 500).join('') };
+}
+
+/** Title and body of a meal event's reminder. */
+export function reminderText(language: TextLanguage, event: { eventType: string; date: string; servingTime: string }): { title: string; body: string } {
+  const t = TEXTS[language];
+  const values = { type: t.eventTypes[event.eventType] ?? event.eventType, time: event.servingTime, date: event.date };
+  return { title: fill(t.reminder.title, values), body: fill(t.reminder.body, values) };
 }

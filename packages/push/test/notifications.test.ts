@@ -16,6 +16,7 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
   let apns: FakeApns;
   let fcmProvider: FcmProvider;
   let apnsProvider: ApnsProvider;
+  let notifications: NotificationService;
   const clock = new ManualClock('2026-11-27T12:00:00.000Z');
   const TOKEN = 'internal-token-of-the-planner';
   const home = randomUUID();
@@ -41,7 +42,7 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
     const logger = createLogger({ level: 'silent' });
     queue = new jobs.JobQueue({ knex: db.knex, clock, logger, random: () => 0.5 });
     devices = new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' } });
-    const notifications = new NotificationService({
+    notifications = new NotificationService({
       knex: db.knex,
       clock,
       jobs: queue,
@@ -207,6 +208,60 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       await request(app).delete('/api/v1/me/devices/bo-android').set('X-Test-User', bo).expect(204);
       await queue.runDue();
       expect(fcm.delivered).to.have.length(0);
+    });
+  });
+
+  describe('reminders (SendReminder, called by @svc/meal-events)', () => {
+    const reminder = (over: Record<string, unknown> = {}) => ({
+      id: randomUUID(),
+      householdId: home,
+      eventId: randomUUID(),
+      date: '2026-11-27',
+      servingTime: '18:00',
+      eventType: 'Guests',
+      minutes: 30,
+      userIds: [ada, bo, cy, randomUUID()],
+      at: new Date('2026-11-27T16:30:00.000Z'),
+      ...over,
+    });
+
+    it('goes to the phones of the people named that want reminders, in the household language, through quiet hours; the inbox keeps it for each', async () => {
+      await register(ada, 'ada-android', 'android');
+      await register(bo, 'bo-iphone', 'ios');
+      await register(cy, 'cy-phone', 'android');
+      // Ada sleeps 13:00–15:00 Oslo time; it is 13:00 there now: reminders come all the same.
+      await request(app)
+        .patch('/api/v1/me/devices/ada-android')
+        .set('X-Test-User', ada)
+        .send({ listChanges: true, householdNews: true, runDone: true, quietHours: { start: '13:00', end: '15:00' } })
+        .expect(200);
+      await request(app)
+        .patch('/api/v1/me/devices/cy-phone')
+        .set('X-Test-User', cy)
+        .send({ listChanges: true, householdNews: true, runDone: true, reminders: false })
+        .expect(200);
+      const r = reminder();
+      await notifications.remind(r);
+      await queue.runDue();
+      expect(fcm.delivered.map((d) => d.token)).to.deep.equal(['ada-android']);
+      expect(fcm.delivered[0]!.message.notification).to.deep.equal({ title: 'Påminnelse: Gjester', body: 'Gjester kl. 18:00 2026-11-27' });
+      expect(fcm.delivered[0]!.message.data).to.deep.include({ eventId: r.eventId, kind: 'reminders', reminderMinutes: '30', notificationId: r.id });
+      expect(apns.delivered.map((d) => d.token)).to.deep.equal(['bo-iphone']);
+      for (const user of [ada, bo, cy]) expect((await inbox(user).expect(200)).body.items.map((i: { id: string }) => i.id)).to.deep.equal([r.id]);
+      // The same reminder again (its job ran twice): nothing more is stored or sent.
+      await notifications.remind(r);
+      expect(await queue.runDue()).to.equal(0);
+      expect((await inbox(ada).expect(200)).body.items).to.have.length(1);
+    });
+
+    it('leaves out whoever is no longer a member with an account, and sends nothing for a household that is gone', async () => {
+      await register(ada, 'ada-android', 'android');
+      await register(bo, 'bo-android', 'android');
+      await notifications.remind(reminder({ userIds: [bo] }));
+      await notifications.remind(reminder({ householdId: randomUUID() }));
+      await queue.runDue();
+      expect(fcm.delivered.map((d) => d.token)).to.deep.equal(['bo-android']);
+      expect((await inbox(ada).expect(200)).body.items).to.have.length(0);
     });
   });
 

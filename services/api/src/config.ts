@@ -22,6 +22,8 @@ export interface Config {
    * check accepts them too). Empty (the default): same-origin only, no CORS header is ever sent.
    */
   corsOrigins: string[];
+  /** WEBAUTHN_RP_ID (default: PUBLIC_BASE_URL's host, without port) and the origins passkey ceremonies may come from: PUBLIC_BASE_URL's origin plus WEBAUTHN_ORIGINS (apps' origins, e.g. `android:apk-key-hash:…`). */
+  webauthn: { rpId: string; origins: string[] };
   sessionSecret: string;
   /** ACCESS_TOKEN_SECRET: the key of personal access tokens' keyed hash; undefined: derived from SESSION_SECRET. */
   accessTokenSecret: string | undefined;
@@ -328,6 +330,24 @@ export function loadConfig(env: Env = process.env): Config {
     }
   });
   const publicHttps = publicBaseUrl.startsWith('https:');
+  // The default is PUBLIC_BASE_URL's host as it is (an address works for the API, though browsers
+  // refuse an IP address as RP ID); a value set by hand must be a host name.
+  const rpIdSet = str(env, 'WEBAUTHN_RP_ID')?.toLowerCase();
+  if (rpIdSet !== undefined && (!/^[a-z0-9.-]+$/.test(rpIdSet) || rpIdSet.startsWith('.') || rpIdSet.endsWith('.')))
+    throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name without scheme or port (e.g. example.com)');
+  const rpId = rpIdSet ?? new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, '');
+  const webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS').map((o) => {
+    if (/^https?:/i.test(o)) {
+      try {
+        return parseOrigin(o);
+      } catch (err) {
+        throw new ConfigError('WEBAUTHN_ORIGINS', (err as Error).message);
+      }
+    }
+    // An app's origin (android:apk-key-hash:…, ios:bundle-id:…) is compared as written.
+    if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(o)) throw new ConfigError('WEBAUTHN_ORIGINS', `"${o}" is not an origin`);
+    return o;
+  });
   const ruleParserUrl = str(env, 'RULE_PARSER_URL');
   const webClientUrl = str(env, 'WEB_CLIENT_URL');
   const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
@@ -340,6 +360,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     publicBaseUrl,
     corsOrigins: [...new Set(corsOrigins)],
+    webauthn: { rpId, origins: [...new Set([new URL(publicBaseUrl).origin, ...webauthnOrigins])] },
     sessionSecret: sessionSecret(env, nodeEnv, dataDir),
     cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
     trustProxy: trustProxy(env),

@@ -22,6 +22,7 @@ import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
+import * as signInFactors from '@svc/sign-in-factors';
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { Knex } from 'knex';
@@ -37,6 +38,7 @@ export const allMigrations = [
   mealRules.migrations,
   mealEvents.migrations,
   push.migrations,
+  signInFactors.migrations,
   changes.migrations,
   idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
@@ -47,6 +49,7 @@ export const allMigrations = [
   push.relations,
   mealRules.relations,
   mealEvents.relations,
+  signInFactors.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
   changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
 ];
@@ -189,6 +192,16 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger: logger.child({ component: 'meal-rules' }),
   });
   const seriesStore = new mealEvents.SeriesStore(knex);
+  // Meal events' reminders: enqueued with each write, sent through push to the participants' accounts.
+  const eventReminders = new mealEvents.EventReminders({
+    knex,
+    jobs: jobQueue,
+    clock,
+    memberAccounts: async (householdId) =>
+      new Map((await householdMembers.members(householdId)).flatMap((m) => (m.userId ? [[m.memberId.toLowerCase(), m.userId] as const] : []))),
+    send: notifications.remind,
+  });
+  eventReminders.define();
   const eventsService = new mealEvents.MealEventsService({
     store: eventsStore,
     clock,
@@ -198,11 +211,12 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     cursorSecret: derivedKey(config.sessionSecret, 'meal-events-cursor'),
     series: seriesStore,
     profiles: householdsApi.profiles,
+    reminders: eventReminders,
   });
   // Series of repeating events: their window is extended every day by a job of the queue (every instance ticks; one enqueues).
   const seriesScheduler = new mealEvents.SeriesScheduler(
     jobQueue,
-    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random }),
+    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random, reminders: eventReminders }),
     seriesStore,
     clock,
   );
@@ -245,6 +259,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     rules: (householdId) => rulesService.exportRules(householdId),
     events: (householdId) => eventsService.exportEvents(householdId),
     devices: (userId) => pushService.list(userId),
+    notifications: (userId) => notifications.exportInbox(userId) as AsyncIterable<Record<string, unknown>[]>,
   };
   // The declared reads of the routes (each GET that names one), composed with the session lookup by
   // the kernel: filled in once the routers exist, before the first request.
@@ -264,6 +279,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     reads,
     deletionSteps,
     personalData,
+    secondFactorsSql: signInFactors.secondFactorsSql,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
     redis,
@@ -294,9 +310,26 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     },
   });
   const accountsRouter = accounts.createRouter({ service: accountsService, redis });
+  // TOTP and passkeys: accounts asks them after every right first factor; they finish sign-ins through accounts.
+  const factorsService = new signInFactors.SignInFactorsService({
+    store: new signInFactors.SignInFactorStore(knex),
+    clock,
+    random,
+    logger: logger.child({ component: 'sign-in-factors' }),
+    secret: derivedKey(config.sessionSecret, 'sign-in-factors'),
+    webauthn: config.webauthn,
+    accounts: accountsService.signInCompletion(),
+  });
+  accountsService.useSecondFactors(factorsService);
+  const factorsPrune = setInterval(
+    () => void factorsService.prune().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'sign-in factors housekeeping failed')),
+    3_600_000,
+  );
+  factorsPrune.unref();
 
   const routers: ApiRouter[] = [
     accountsRouter,
+    signInFactors.createRouter({ service: factorsService, signInResponseSchema: accounts.MeResponseSchema }),
     households.createRouter({ service: householdsApi }),
     mealRules.createRouter({ service: rulesService }),
     mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
@@ -342,6 +375,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     readKernel: reads,
     async close() {
       seriesScheduler.stop();
+      clearInterval(factorsPrune);
       changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session

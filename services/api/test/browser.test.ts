@@ -8,7 +8,6 @@
  * missing. Where it cannot be installed the tests are skipped with the reason, except under CI
  * (`CI` set), where that is a failure.
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,38 +16,8 @@ import path from 'node:path';
 import { linksIn } from '@svc/test-support';
 import { expect } from 'chai';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { ensureChromium, FLAGS } from './chromium.js';
 import { ARTIFACTS, type LiveServer, startLiveServer } from './live.js';
-
-const CANDIDATES = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter((p): p is string => Boolean(p));
-
-const findChromium = () => CANDIDATES.find((p) => fs.existsSync(p));
-
-/** The chromium binary, installed with apt-get when missing; or why it cannot be had. */
-function ensureChromium(): { path: string } | { reason: string } {
-  const found = findChromium();
-  if (found) return { path: found };
-  if (process.getuid?.() !== 0) return { reason: 'chromium is not installed and apt-get needs root' };
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const update = spawnSync('apt-get', ['update'], { encoding: 'utf8', env, timeout: 300_000 });
-  if (update.status !== 0) return { reason: `apt-get update failed: ${(update.stderr || update.error?.message || '').trim().split('\n').at(-1)}` };
-  const install = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { encoding: 'utf8', env, timeout: 600_000 });
-  const installed = findChromium();
-  if (install.status !== 0 || !installed)
-    return { reason: `apt-get install chromium failed: ${(install.stderr || install.error?.message || '').trim().split('\n').at(-1)}` };
-  return { path: installed };
-}
-
-/** The launch flags: headless, nothing phoning home, a profile of its own. */
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const SHOTS = path.join(ARTIFACTS, 'browser');
 

@@ -39,6 +39,25 @@ describe('configuration', () => {
     expect(c.inviteCodes).to.deep.equal([]);
   });
 
+  it('takes the WebAuthn RP ID from PUBLIC_BASE_URL (no port) unless WEBAUTHN_RP_ID says, and adds WEBAUTHN_ORIGINS to its origin', () => {
+    expect(loadConfig({ ...base, PUBLIC_BASE_URL: 'https://meals.example:8443' }).webauthn).to.deep.equal({
+      rpId: 'meals.example',
+      origins: ['https://meals.example:8443'],
+    });
+    const set = loadConfig({
+      ...base,
+      PUBLIC_BASE_URL: 'https://app.meals.example',
+      WEBAUTHN_RP_ID: 'meals.example',
+      WEBAUTHN_ORIGINS: 'https://meals.example, android:apk-key-hash:abc123',
+    });
+    expect(set.webauthn).to.deep.equal({
+      rpId: 'meals.example',
+      origins: ['https://app.meals.example', 'https://meals.example', 'android:apk-key-hash:abc123'],
+    });
+    expect(() => loadConfig({ ...base, WEBAUTHN_RP_ID: 'https://meals.example' })).to.throw(/WEBAUTHN_RP_ID/);
+    expect(() => loadConfig({ ...base, WEBAUTHN_ORIGINS: 'not an origin' })).to.throw(/WEBAUTHN_ORIGINS/);
+  });
+
   it('follows PORT into PUBLIC_BASE_URL and https into COOKIE_SECURE', () => {
     expect(loadConfig({ ...base, PORT: '9000' }).publicBaseUrl).to.equal('http://localhost:9000');
     // A specific HOST is kept, so the ready line's URL is the origin the CSRF check accepts.

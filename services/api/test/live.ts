@@ -28,7 +28,7 @@ export interface LiveServer {
  * The composed service listening on a real port, with the real mail worker delivering to a real
  * SMTP receiver and the system clock: what a browser or a generated client talks to.
  */
-export async function startLiveServer(env: Record<string, string> = {}): Promise<LiveServer> {
+export async function startLiveServer(env: Record<string, string> = {}, options: { hostName?: string } = {}): Promise<LiveServer> {
   const db = await createTestDatabase();
   const smtp = new SmtpReceiver();
   await smtp.start();
@@ -37,7 +37,8 @@ export async function startLiveServer(env: Record<string, string> = {}): Promise
   let app: Service['app'] | undefined;
   const server = createHttpServer(((req: http.IncomingMessage, res: http.ServerResponse) => app!(req, res)) as unknown as Service['app']);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // `localhost` where a browser needs a host name (WebAuthn refuses an IP address as RP ID).
+  const url = `http://${options.hostName ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
   const config = loadConfig({ DATA_DIR: dataDir, SMTP_URL: smtp.url, PASSWORD_BREACH_API: 'off', PUBLIC_BASE_URL: url, HOST: '127.0.0.1', ...env });
   const service = await buildService({ config, knex: db.knex, logger: createLogger({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   app = service.app;

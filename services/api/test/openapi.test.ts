@@ -110,8 +110,8 @@ describe('the served OpenAPI document', () => {
     expect(codesOf(parse.responses['429'])).to.include.members(['quota_exceeded', 'ai_paused']);
     expect(parse.responses['429']!.headers!['Retry-After']).to.deep.equal({ $ref: '#/components/headers/Retry-After' });
     const login = doc.paths['/api/v1/auth/login']!.post!;
-    // 401 unauthenticated: a bearer token that is not valid, judged before the route.
-    expect(codesOf(login.responses['401'])).to.have.members(['invalid_credentials', 'unauthenticated']);
+    // 401 unauthenticated: a bearer token that is not valid, judged before the route; mfa_required: TOTP on.
+    expect(codesOf(login.responses['401'])).to.have.members(['invalid_credentials', 'unauthenticated', 'mfa_required']);
     expect(codesOf(login.responses['423'])).to.deep.equal(['account_locked']);
     expect(login.responses['423']!.headers).to.have.property('Retry-After');
     expect(codesOf(doc.paths['/api/v1/auth/confirm-email']!.post!.responses['400'])).to.include('invalid_token');

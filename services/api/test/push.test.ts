@@ -140,6 +140,69 @@ describe('push through the composed service (FCM and APNs fakes)', () => {
     expect(await heard()).to.deep.equal([]);
   });
 
+  it('reminds the participants of a meal event at its time less reminderMinutes (household zone), once, on their phones; a moved event moves it', async () => {
+    for (const d of [fcm.delivered, apns.delivered]) d.length = 0;
+    h.clock.set('2026-11-22T09:00:00.000Z');
+    const ada = await signUp(h.app, 'ada3@example.com', 'Ada');
+    const bo = await signUp(h.app, 'bo3@example.com', 'Bo');
+    const home = (await ada.post('/api/v1/households').send({ name: 'Home', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' }).expect(201)).body;
+    const code = (await ada.post(`/api/v1/households/${home.id}/invitations`).send({ role: 'Adult' })).body.code;
+    await bo.post('/api/v1/invitations/accept').send({ code }).expect(200);
+    await ada.put('/api/v1/me/devices').send({ token: 'ada3-android', platform: 'android', provider: 'fcm' }).expect(200);
+    await bo.put('/api/v1/me/devices').send({ token: 'bo3-iphone', platform: 'ios', provider: 'apns' }).expect(200);
+    // Bo sleeps from 17:00 to 19:00: reminders come all the same.
+    await bo
+      .patch('/api/v1/me/devices/bo3-iphone')
+      .send({ listChanges: true, householdNews: true, runDone: true, quietHours: { start: '17:00', end: '19:00' } })
+      .expect(200);
+    await h.service.jobs.runDue(); // Bo's joining (householdNews) out of the way
+    for (const d of [fcm.delivered, apns.delivered]) d.length = 0;
+    const members = (await ada.get(`/api/v1/households/${home.id}/members`).expect(200)).body as { memberId: string; displayName: string }[];
+    const boMember = members.find((m) => m.displayName === 'Bo')!.memberId;
+    const body = {
+      date: '2026-11-24',
+      eventType: 'Guests',
+      servingTime: '18:00',
+      availableCookingMinutes: 60,
+      notes: '',
+      participants: [{ memberId: boMember, name: 'Bo' }],
+      reminderMinutes: 45,
+    };
+    const event = (await ada.post(`/api/v1/households/${home.id}/events`).send(body).expect(201)).body;
+    expect(event.reminderMinutes).to.equal(45);
+    // Moved to 18:30 by two parallel PUTs: the reminder moves from 16:15Z (18:00 Oslo less 45 minutes) to 16:45Z.
+    await Promise.all(
+      [0, 1].map(() =>
+        ada
+          .put(`/api/v1/households/${home.id}/events/${event.id}`)
+          .send({ ...body, servingTime: '18:30' })
+          .expect(200),
+      ),
+    );
+    /** The clock moves on; jobs due by then are made due in the database's time too, and run. */
+    const runAt = async (at: string) => {
+      h.clock.set(at);
+      await h.db.knex.raw(
+        `update pgboss.job set start_after = now() where name = 'meal-events-reminders' and state = 'created' and (data->>'f')::timestamptz <= ?::timestamptz`,
+        [at],
+      );
+      await h.service.jobs.runDue();
+    };
+    // The job of 16:15Z runs and finds the event moved: nothing.
+    await runAt('2026-11-24T16:40:00.000Z');
+    expect(apns.delivered).to.have.length(0);
+    await runAt('2026-11-24T16:45:30.000Z');
+    await runAt('2026-11-24T17:20:00.000Z');
+    expect(apns.delivered.map((d) => [d.token, (d.payload.aps as { alert: unknown }).alert])).to.deep.equal([
+      ['bo3-iphone', { title: 'Reminder: Guests', body: 'Guests at 18:30 on 2026-11-24' }],
+    ]);
+    expect(JSON.stringify(apns.delivered[0]!.payload)).to.include(event.id);
+    // Ada is no participant: nothing on her phone, nothing in her inbox.
+    expect(fcm.delivered).to.have.length(0);
+    expect((await bo.get('/api/v1/me/notifications').expect(200)).body.items.filter((i: { kind: string }) => i.kind === 'reminders')).to.have.length(1);
+    expect((await ada.get('/api/v1/me/notifications').expect(200)).body.items.filter((i: { kind: string }) => i.kind === 'reminders')).to.have.length(0);
+  });
+
   it('documents the new operations in the OpenAPI document', async () => {
     const doc = (await request(h.app).get('/api/v1/openapi.json').expect(200)).body;
     expect(doc.paths['/internal/v1/households/{householdId}/notifications'].post.operationId).to.equal('sendHouseholdNotification');

@@ -304,7 +304,8 @@ describe('the authenticated read path', () => {
     const none = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(none.status).to.equal(200);
     expect(queries(none)).to.equal(1);
-    expect(none.body).to.deep.equal({ hasPassword: true, identities: [] });
+    // The second factors' summary (sign-in-factors' SQL) comes in the same statement.
+    expect(none.body).to.deep.equal({ hasPassword: true, identities: [], totp: false, passkeys: 0 });
 
     // Two linked identities (the later one first in the table), another account's, and a
     // millisecond that must survive the SQL formatting.
@@ -323,7 +324,9 @@ describe('the authenticated read path', () => {
     const linked = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(linked.status).to.equal(200);
     expect(queries(linked)).to.equal(1);
-    expect(linked.body).to.deep.equal(JSON.parse(JSON.stringify({ hasPassword: true, identities: await personStore.identities(userId) })));
+    expect(linked.body).to.deep.equal(
+      JSON.parse(JSON.stringify({ hasPassword: true, identities: await personStore.identities(userId), totp: false, passkeys: 0 })),
+    );
     expect(linked.body.identities).to.deep.equal([
       { provider: 'apple', email: null, linkedAt: '2026-01-02T03:04:05.123Z' },
       { provider: 'google', email: 'Lent "Person"@gmail.example', linkedAt: '2026-05-06T07:08:09.500Z' },
@@ -337,6 +340,8 @@ describe('the authenticated read path', () => {
     expect(social.body).to.deep.equal({
       hasPassword: false,
       identities: [{ provider: 'google', email: 'other@gmail.example', linkedAt: '2026-01-01T00:00:00.000Z' }],
+      totp: false,
+      passkeys: 0,
     });
 
     // Unlinked: the next read shows it (nothing held between requests).

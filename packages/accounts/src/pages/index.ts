@@ -38,7 +38,7 @@ export interface PagesOptions {
 }
 
 /** The paths of the mailed links (decisions.md: the links in mails; `/login` in every notice). */
-export const PAGE_PATHS = ['/confirm-email', '/confirm-email-change', '/reset-password', '/login'] as const;
+export const PAGE_PATHS = ['/confirm-email', '/confirm-email-change', '/reset-password', '/login', '/sign-in/verify'] as const;
 
 const MAX_TOKEN = 200;
 const MAX_EMAIL = 254;
@@ -384,6 +384,70 @@ ${hidden('email', email)}${hidden('token', token)}
 </form>`,
       ),
     ),
+  );
+
+  // ---- /sign-in/verify -------------------------------------------------------------------------
+
+  // A browser sign-in with Google or Apple of an account with TOTP on lands here (decisions.md §8)
+  // with its mfaToken: the form asks for the code (or a recovery code), and a right one signs the
+  // browser in and lands on the sign-in's returnUrl. The token is useless without the code, lives
+  // five minutes and is single use; the page keeps it out of Referer and caches like every page.
+  const okMfaToken = (v: string | undefined): v is string => v !== undefined && v.length > 0 && v.length <= MAX_TOKEN;
+  const verifyForm = (mfaToken: string, problem?: string) =>
+    html`${problem ? html`<p class="bad" role="alert" id="problem">${problem}</p>` : ''}
+<form method="post" action="/sign-in/verify">${hidden('mfaToken', mfaToken)}
+<label for="code">Code from your authenticator app</label>
+<input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="20"${problem ? html` aria-invalid="true" autofocus` : ''}>
+<label for="recoveryCode">Or a recovery code</label>
+<input type="text" id="recoveryCode" name="recoveryCode" autocomplete="off" maxlength="40">
+<button type="submit">Continue</button>
+</form>`;
+  const expired = (res: Response) =>
+    send(res, 401, 'Sign in again', html`<p class="bad" role="alert">This sign-in expired or was already completed. Start again from the sign-in page.</p>`);
+  router.get(
+    '/sign-in/verify',
+    get((_req, res, f) => {
+      if (!okMfaToken(f.mfaToken)) return incomplete(res);
+      send(res, 200, 'Two-step sign-in', html`<p>Enter the code your authenticator app shows for Meal Planner.</p>${verifyForm(f.mfaToken)}`);
+    }),
+  );
+  router.post(
+    '/sign-in/verify',
+    form,
+    // The session middleware, so that a right code can sign this browser in.
+    ...service.sessions.authenticate,
+    post(async (req, res, f) => {
+      const gate = service.secondFactors;
+      if (!okMfaToken(f.mfaToken) || !gate) return incomplete(res);
+      const code = f.code?.trim() || undefined;
+      const recoveryCode = f.recoveryCode?.trim() || undefined;
+      if (!code && !recoveryCode) {
+        res.locals.problemCode = 'validation_failed';
+        return send(res, 400, 'Two-step sign-in', verifyForm(f.mfaToken, 'Enter the code from your authenticator app, or a recovery code.'));
+      }
+      let returnUrl: string | null;
+      try {
+        ({ returnUrl } = await gate.finish(req, { mfaToken: f.mfaToken, code, recoveryCode }));
+      } catch (err) {
+        const refused = refusal(res, err, ['invalid_code', 'invalid_credentials', 'account_locked']);
+        if (refused === 'account_locked') {
+          const retryAfter = (err as HttpError).headers?.['Retry-After'];
+          if (retryAfter) res.setHeader('Retry-After', retryAfter);
+          return send(
+            res,
+            423,
+            'Too many wrong codes',
+            html`<p class="bad" role="alert">Too many wrong codes or passwords: sign-in is locked for a few minutes. Try again later, or reset your password to lift the lock.</p>`,
+          );
+        }
+        if (refused === 'invalid_code')
+          return send(res, 400, 'Two-step sign-in', verifyForm(f.mfaToken, 'That code did not work. Codes change every 30 seconds; try the current one.'));
+        return expired(res);
+      }
+      res.setHeader('Cache-Control', 'no-store');
+      if (returnUrl) return res.redirect(303, returnUrl);
+      send(res, 200, 'You are signed in', html`<p class="ok" role="status">You are signed in. You can close this page.</p>`);
+    }),
   );
 
   // Any other method on these paths: 405 with the methods there are.

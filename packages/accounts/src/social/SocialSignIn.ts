@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, RandomBytes } from '@svc/contracts';
 import { AuthenticationError, type Logger, NotFoundError, ServiceUnavailableError, timing } from '@svc/http-kit';
 import type { Request, Response } from 'express';
+import { mfaRequired, SIGN_IN_VERIFY_PATH } from '../mfa-required.js';
 import type { IdpNativeBody } from '../schemas.js';
 import type { AccountService } from '../service.js';
 import type { Sessions } from '../sessions.js';
@@ -236,8 +237,14 @@ export class SocialSignIn {
       res.redirect(302, withQueryParam(flow.redirectUri, 'code', code));
       return;
     }
-    await this.o.sessions.signIn(req, account.id, account.securityStamp, identity.provider);
     const target = flow.returnUrl !== undefined ? safeReturnUrl(flow.returnUrl) : safeReturnUrl(queryReturnUrl);
+    // TOTP on: no session yet; the service's page asks for the code, then lands on the returnUrl.
+    const mfaToken = await this.o.service.secondStepFor(account.id, identity.provider, { returnUrl: target });
+    if (mfaToken) {
+      res.redirect(302, withQueryParam(SIGN_IN_VERIFY_PATH, 'mfaToken', mfaToken));
+      return;
+    }
+    await this.o.sessions.signIn(req, account.id, account.securityStamp, identity.provider);
     res.redirect(302, target ?? '/login');
   }
 
@@ -274,6 +281,8 @@ export class SocialSignIn {
     const good = spent.expiresAt.getTime() > now.getTime() && sameSecret(s256(codeVerifier), spent.codeChallenge);
     const account = good ? await this.o.store.findById(spent.accountId) : undefined;
     if (!account) throw refused();
+    const mfaToken = await this.o.service.secondStepFor(account.id, spent.method ?? 'password');
+    if (mfaToken) throw mfaRequired(mfaToken);
     await this.o.sessions.signIn(req, account.id, account.securityStamp, spent?.method ?? undefined);
     // From here on a replay ends this session (it was issued on the code). A replay that came
     // before it existed found nothing issued yet to revoke: it was refused, and the one exchange
@@ -339,6 +348,8 @@ export class SocialSignIn {
         );
       throw err;
     }
+    const mfaToken = await this.o.service.secondStepFor(account.id, 'apple');
+    if (mfaToken) throw mfaRequired(mfaToken);
     await this.o.sessions.signIn(req, account.id, account.securityStamp, 'apple');
     return account;
   }

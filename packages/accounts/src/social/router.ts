@@ -122,7 +122,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
         'Every attempt spends the code, a wrong verifier included; of concurrent attempts exactly one can succeed. 401 `signin_code_spent` for an unknown, used, expired (two minutes) or mismatched code.',
       body: ExchangeAuthCodeRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['signin_code_spent'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['signin_code_spent', 'mfa_required'] },
     },
     async (req, res) => {
       const account = await social.exchange(req, req.input.body.code, req.input.body.codeVerifier);
@@ -146,7 +146,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       },
       errorCodes: {
         400: ['validation_failed', 'value_too_long'],
-        401: ['idp_signin_rejected', 'account_not_created'],
+        401: ['idp_signin_rejected', 'account_not_created', 'mfa_required'],
         404: ['idp_signin_unavailable'],
         503: ['service_unavailable'],
       },

@@ -18,6 +18,7 @@ export class MealEventModel extends BaseModel {
   static override jsonSchema = rowSchema(MealEventSchema, {
     sequence: { type: 'integer', minimum: 0 },
     originalDate: { type: ['string', 'null'] },
+    reminderAt: { type: ['string', 'null'] },
   });
 
   /**
@@ -46,6 +47,7 @@ export class MealEventModel extends BaseModel {
         raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['createdAt', 'createdAt']),
         raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['updatedAt', 'updatedAt']),
         'seriesId',
+        'reminderMinutes',
       );
     },
   };
@@ -65,6 +67,10 @@ export class MealEventModel extends BaseModel {
   declare updatedAt: string;
   /** The series this event is an occurrence of; null for a single event. */
   declare seriesId: string | null;
+  /** Minutes before the serving time the participants are reminded; null: none. */
+  declare reminderMinutes: number | null;
+  /** When the reminder is due (not part of the API shape). */
+  declare reminderAt: string | null;
   /** iCalendar SEQUENCE: 0 when created, one more on every replacement (not part of the API shape). */
   declare sequence: number;
 
@@ -95,6 +101,7 @@ export class MealEventModel extends BaseModel {
       createdAt: this.createdAt,
       updatedAt: this.updatedAt,
       seriesId: this.seriesId ?? null,
+      reminderMinutes: this.reminderMinutes ?? null,
     };
   }
 

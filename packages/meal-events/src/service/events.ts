@@ -15,6 +15,7 @@ import {
   type SeriesStore,
   type StoredSeries,
 } from '../store/index.js';
+import { type DueReminder, type EventReminders, reminderInstant } from './reminders.js';
 import { uuidV4, windowOf } from './series.js';
 
 export interface MealEventsServiceOptions {
@@ -30,8 +31,10 @@ export interface MealEventsServiceOptions {
   random?: RandomBytes;
   /** The series of repeating events. */
   series: SeriesStore;
-  /** The household's time zone (today, for a series' window), from @svc/households. */
+  /** The household's time zone (today, for a series' window; when a reminder is due), from @svc/households. */
   profiles: HouseholdProfiles;
+  /** Reminders of events (`reminderMinutes`): enqueued with each write; none: stored but never sent (tests of other things). */
+  reminders?: EventReminders;
 }
 
 const notFoundEvent = () => new NotFoundError('not_found', 'No such meal event in this household');
@@ -45,6 +48,7 @@ function valuesOf(input: MealEventInput): MealEventValues {
     availableCookingMinutes: input.availableCookingMinutes,
     notes: input.notes,
     participants: input.participants.map((p) => ({ memberId: p.memberId === null ? null : p.memberId.toLowerCase(), name: p.name })),
+    reminderMinutes: input.reminderMinutes ?? null,
   };
 }
 
@@ -63,6 +67,7 @@ export class MealEventsService {
   private readonly random: RandomBytes;
   private readonly series: SeriesStore;
   private readonly profiles: HouseholdProfiles;
+  private readonly reminders: EventReminders | undefined;
 
   constructor(options: MealEventsServiceOptions) {
     this.store = options.store;
@@ -73,6 +78,23 @@ export class MealEventsService {
     this.random = options.random ?? systemRandom;
     this.series = options.series;
     this.profiles = options.profiles;
+    this.reminders = options.reminders;
+  }
+
+  /** The household's zone, asked only when a reminder needs it. */
+  private async zoneOf(householdId: string): Promise<string> {
+    return (await this.profiles(householdId)).timeZoneId;
+  }
+
+  /** When an event with these values reminds (null: it does not); the zone is asked only when it does. */
+  private async reminderOf(householdId: string, values: MealEventValues, zone?: string): Promise<Date | null> {
+    if ((values.reminderMinutes ?? null) === null) return null;
+    return reminderInstant(values.date, values.servingTime, values.reminderMinutes, zone ?? (await this.zoneOf(householdId)));
+  }
+
+  /** Enqueues the reminders still ahead, inside the transaction that wrote them. */
+  private async remind(due: DueReminder[], trx: Knex.Transaction): Promise<void> {
+    await this.reminders?.schedule(due, trx);
   }
 
   /**
@@ -139,12 +161,16 @@ export class MealEventsService {
     const values = valuesOf(input);
     if (input.repeat) return this.createSeries(householdId, values, input.repeat);
     const id = uuidV4(this.random(16));
-    if (!named(values)) return this.store.create(householdId, id, values, this.clock.now());
+    if (!named(values) && (values.reminderMinutes ?? null) === null) return this.store.create(householdId, id, values, this.clock.now());
+    const reminderAt = await this.reminderOf(householdId, values);
     // The members named are locked until the event is written: a removal racing this waits, then
     // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
+    // The reminder is enqueued in the same transaction: it exists exactly when the event does.
     return this.store.transaction(async (trx) => {
-      refuseStrangers(await this.strangers(householdId, values, trx));
-      return this.store.create(householdId, id, values, this.clock.now(), trx);
+      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+      const event = await this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
+      await this.remind([{ householdId, id, at: reminderAt }], trx);
+      return event;
     });
   }
 
@@ -157,22 +183,32 @@ export class MealEventsService {
    */
   private async createSeries(householdId: string, values: MealEventValues, repeat: NonNullable<MealEventCreateInput['repeat']>): Promise<MealEvent> {
     const rule = normalizeRule(repeat, values.date);
-    const { today, horizon } = windowOf(this.clock.now(), (await this.profiles(householdId)).timeZoneId);
+    const zone = await this.zoneOf(householdId);
+    const { today, horizon } = windowOf(this.clock.now(), zone);
     if (values.date > horizon) throw fieldError('date', `is more than ${366} days after today: the series would have no occurrence in the window`);
     const dates = occurrences(rule, values.date, values.date, horizon);
     if (dates.filter((d) => d !== today).length > MAX_AHEAD) {
       throw fieldError('repeat', `makes ${dates.length} occurrences from date to 366 days after today; at most ${MAX_AHEAD} (besides today's) are allowed`);
     }
     const seriesId = uuidV4(this.random(16));
-    const occ = dates.map((date) => ({ id: uuidV4(this.random(16)), date }));
+    const occ = dates.map((date) => ({
+      id: uuidV4(this.random(16)),
+      date,
+      remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
+    }));
     const now = this.clock.now();
     const write = (trx?: Knex.Transaction) =>
       this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx);
-    if (!named(values)) await write();
+    if (!named(values) && (values.reminderMinutes ?? null) === null) await write();
     else
       await this.store.transaction(async (trx) => {
-        refuseStrangers(await this.strangers(householdId, values, trx));
+        if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
         await write(trx);
+        // Every occurrence's reminder still ahead, in one INSERT of the same transaction.
+        await this.remind(
+          occ.map((o) => ({ householdId, id: o.id, at: o.remindAt })),
+          trx,
+        );
       });
     const at = now.toISOString();
     return {
@@ -187,6 +223,7 @@ export class MealEventsService {
       createdAt: at,
       updatedAt: at,
       seriesId,
+      reminderMinutes: values.reminderMinutes ?? null,
     };
   }
 
@@ -208,15 +245,22 @@ export class MealEventsService {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
     if (scope !== 'this') return this.replaceInSeries(householdId, eventId, values, scope);
-    const event = await this.replaceOne(householdId, eventId, values);
-    if (event.seriesId !== null) {
+    return this.replaceThis(householdId, eventId, values);
+  }
+
+  /** PUT of a single event, or of an occurrence with scope=this. */
+  private async replaceThis(householdId: string, eventId: string, values: MealEventValues): Promise<MealEvent> {
+    const reminderAt = await this.reminderOf(householdId, values);
+    // One transaction: the replacement, an occurrence's exception and the reminder are kept together or not at all.
+    return this.series.transaction(async (trx) => {
+      // An occurrence's series row first, then its events (the order every writer of a series takes); 404 for no such event.
+      const locked = await this.lockOccurrence(householdId, eventId, trx);
+      const event = await this.replaceOne(householdId, eventId, values, trx, reminderAt);
       // scope=this: the occurrence stays in its series, listed as an exception by its original date.
-      await this.series.transaction(async (trx) => {
-        const found = await this.series.occurrenceOf(householdId, eventId, trx);
-        if (found?.ref) await this.series.addException(found.ref.seriesId, found.ref.originalDate, this.clock.now(), trx);
-      });
-    }
-    return event;
+      if (locked) await this.series.addException(locked.series.id, locked.originalDate, this.clock.now(), trx);
+      await this.remind([{ householdId, id: eventId, at: reminderAt }], trx);
+      return event;
+    });
   }
 
   /** PUT with scope=following or all; a single event is replaced as with scope=this. */
@@ -230,13 +274,20 @@ export class MealEventsService {
         single = true;
         return undefined;
       }
-      const { series, originalDate } = locked;
+      const { series, originalDate, occurrences: all } = locked;
       const seriesId = series.id;
       if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+      const reminderAt = await this.reminderOf(householdId, values, zone);
       if (scope === 'all') {
         // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
-        await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx);
-        const replaced = (await this.store.replace(householdId, eventId, values, now, trx))!;
+        const reminders = all.map((o) => ({
+          householdId,
+          id: o.id,
+          at: o.id === eventId ? reminderAt : reminderInstant(o.originalDate, values.servingTime, values.reminderMinutes, zone),
+        }));
+        await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx, reminders);
+        const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
+        await this.remind(reminders, trx);
         const deleted = series.exceptions.filter((d) => d !== originalDate);
         const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
         if (values.date !== originalDate) stillExceptions.push(originalDate);
@@ -255,15 +306,24 @@ export class MealEventsService {
       await this.series.moveOccurrence(eventId, newId, values.date, trx);
       await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
       await this.endSeries(series, originalDate, kept, now, trx);
-      const replaced = (await this.store.replace(householdId, eventId, values, now, trx))!;
-      await this.series.writeOccurrences(
-        dates.slice(1).map((date) => ({ seriesId: newId, id: uuidV4(this.random(16)), date })),
+      const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
+      const written = await this.series.writeOccurrences(
+        dates.slice(1).map((date) => ({
+          seriesId: newId,
+          id: uuidV4(this.random(16)),
+          date,
+          remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
+        })),
         now,
+        trx,
+      );
+      await this.remind(
+        [{ id: eventId, at: reminderAt }, ...written.reminders].map((r) => ({ householdId, ...r })),
         trx,
       );
       return { ...replaced, seriesId: newId };
     });
-    if (single) return this.replaceOne(householdId, eventId, values);
+    if (single) return this.replaceThis(householdId, eventId, values);
     return event!;
   }
 
@@ -273,7 +333,11 @@ export class MealEventsService {
    * deadlocking); null for a single event; 404 when the household has no such event. The event
    * is read again under the lock: a parallel `following` may have moved it to a new series.
    */
-  private async lockOccurrence(householdId: string, eventId: string, trx: Knex.Transaction): Promise<{ series: StoredSeries; originalDate: string } | null> {
+  private async lockOccurrence(
+    householdId: string,
+    eventId: string,
+    trx: Knex.Transaction,
+  ): Promise<{ series: StoredSeries; originalDate: string; occurrences: { id: string; originalDate: string }[] } | null> {
     for (;;) {
       const peek = await this.series.occurrenceOf(householdId, eventId, trx);
       if (!peek) throw notFoundEvent();
@@ -284,8 +348,8 @@ export class MealEventsService {
       if (found.ref && series && found.ref.seriesId === series.id) {
         // Every occurrence too, before anything is written (see SeriesStore.transaction): a parallel
         // single-row write then waits for this transaction, never the other way round.
-        await this.series.lockOccurrences(series.id, trx);
-        return { series, originalDate: found.ref.originalDate };
+        const occurrences = await this.series.lockOccurrences(series.id, trx);
+        return { series, originalDate: found.ref.originalDate, occurrences };
       }
       // Moved to another series meanwhile (or made single): look again.
     }
@@ -324,11 +388,10 @@ export class MealEventsService {
     );
   }
 
-  /** Full replacement of one event (the PUT of a single event, and scope=this). */
-  private async replaceOne(householdId: string, eventId: string, values: MealEventValues): Promise<MealEvent> {
-    if (!named(values)) return (await this.store.replace(householdId, eventId, values, this.clock.now())) ?? Promise.reject(notFoundEvent());
-    // As in create: the members named stay members until the event is written.
-    return this.store.transaction(async (trx) => {
+  /** Full replacement of one event (the PUT of a single event, and scope=this), inside `trx`. */
+  private async replaceOne(householdId: string, eventId: string, values: MealEventValues, trx: Knex.Transaction, reminderAt: Date | null): Promise<MealEvent> {
+    if (named(values)) {
+      // As in create: the members named stay members until the event is written.
       const strangers = await this.strangers(householdId, values, trx);
       if (strangers.length) {
         const links = await this.store.participantLinks(householdId, eventId, trx);
@@ -336,8 +399,8 @@ export class MealEventsService {
         refuseStrangers(strangers.filter((p) => !links.has(p.memberId)));
         for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
       }
-      return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx)) ?? Promise.reject(notFoundEvent());
-    });
+    }
+    return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx, reminderAt)) ?? Promise.reject(notFoundEvent());
   }
 
   /**
@@ -349,9 +412,12 @@ export class MealEventsService {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const now = this.clock.now();
     if (scope === 'this') {
-      const removed = await this.store.remove(householdId, eventId);
-      if (!removed) throw notFoundEvent();
-      if (removed.seriesId !== null) await this.series.addException(removed.seriesId, removed.originalDate!, now);
+      // The deletion and an occurrence's exception in one transaction: both or neither.
+      await this.series.transaction(async (trx) => {
+        const locked = await this.lockOccurrence(householdId, eventId, trx);
+        if (!(await this.store.remove(householdId, eventId, trx))) throw notFoundEvent();
+        if (locked) await this.series.addException(locked.series.id, locked.originalDate, now, trx);
+      });
       return;
     }
     await this.series.transaction(async (trx) => {

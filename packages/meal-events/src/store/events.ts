@@ -17,6 +17,7 @@ interface PageRow {
   created_at: string;
   updated_at: string;
   series_id: string | null;
+  reminder_minutes: number | null;
 }
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
@@ -68,6 +69,8 @@ export interface MealEventValues {
   availableCookingMinutes: number;
   notes: string;
   participants: StoredParticipant[];
+  /** Minutes before the serving time the participants are reminded; null or absent: none. */
+  reminderMinutes?: number | null;
 }
 
 /** A participant as the API answers it: its two members only (never `formerMemberId`). */
@@ -114,14 +117,21 @@ export interface MealEventStore {
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Writes a new event with the id the service chose. */
-  create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent>;
+  create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction, reminderAt?: Date | null): Promise<MealEvent>;
   /**
    * Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the
    * household has no such event. A participant written without a member (`memberId` null) keeps
    * the `formerMemberId` of the stored participant of the same name, so editing an event does not
    * lose the link an account deletion needs.
    */
-  replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined>;
+  replace(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    trx?: Knex.Transaction,
+    reminderAt?: Date | null,
+  ): Promise<MealEvent | undefined>;
   /** Every member id the event's participants name, as `memberId` or as `formerMemberId`; undefined when the household has no such event. */
   participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined>;
   /**
@@ -298,7 +308,8 @@ export class ObjectionMealEventStore implements MealEventStore {
           from (${page.text}) q
           cross join lateral (select q.id, q.household_id as "householdId", q.date, q.event_type as "eventType", q.serving_time as "servingTime",
                                      q.available_cooking_minutes as "availableCookingMinutes", q.notes, ${participants} as participants,
-                                     q.created_at as "createdAt", q.updated_at as "updatedAt", q.series_id as "seriesId") r) x`;
+                                     q.created_at as "createdAt", q.updated_at as "updatedAt", q.series_id as "seriesId",
+                                     q.reminder_minutes as "reminderMinutes") r) x`;
     return { name: `${page.name}_json`, text, values: [...page.values, request.limit] };
   }
 
@@ -372,6 +383,7 @@ export class ObjectionMealEventStore implements MealEventStore {
         createdAt: r.created_at,
         updatedAt: r.updated_at,
         seriesId: r.series_id,
+        reminderMinutes: r.reminder_minutes,
       });
     }
     return { items, hasMore };
@@ -392,15 +404,29 @@ export class ObjectionMealEventStore implements MealEventStore {
     return rows.map((r) => r.toApi());
   }
 
-  async create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent> {
+  async create(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    trx?: Knex.Transaction,
+    reminderAt: Date | null = null,
+  ): Promise<MealEvent> {
     const at = now.toISOString();
-    const event = this.Event.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at });
+    const event = this.Event.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at, reminderAt: reminderAt?.toISOString() ?? null });
     // One statement (Objection adds `returning id` on PostgreSQL); the answer is what was written, not read back.
     await this.Event.query(trx).insert(event);
     return event.toApi();
   }
 
-  async replace(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction): Promise<MealEvent | undefined> {
+  async replace(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    trx?: Knex.Transaction,
+    reminderAt: Date | null = null,
+  ): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
     // The sequence grows in the same statement, so parallel replacements each count.
@@ -410,6 +436,7 @@ export class ObjectionMealEventStore implements MealEventStore {
         ...values,
         participants: objection.raw(CARRY_FORMER_MEMBERS, [JSON.stringify(values.participants), 'participants']) as unknown as StoredParticipant[],
         updatedAt,
+        reminderAt: reminderAt?.toISOString() ?? null,
         sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
       })
       .returning(['createdAt', 'seriesId']);

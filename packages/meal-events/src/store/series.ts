@@ -18,6 +18,8 @@ export interface StoredSeries {
 export interface NewOccurrence {
   id: string;
   date: string;
+  /** When it reminds (its series' reminderMinutes before its serving time in the household zone); null or absent: none. */
+  remindAt?: Date | null;
 }
 
 /** Where an occurrence belongs: its series and the date the series gave it. */
@@ -39,6 +41,7 @@ export function apiSeries(s: StoredSeries): MealEventSeries {
       availableCookingMinutes: t.availableCookingMinutes,
       notes: t.notes,
       participants: t.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
+      reminderMinutes: t.reminderMinutes ?? null,
     },
     exceptions: s.exceptions,
   };
@@ -54,12 +57,14 @@ const SERIES_COLUMNS = `s.id, s.household_id as "householdId", s.repeat, s.templ
  * original_date)) is skipped, so parallel extenders write each once.
  */
 const INSERT_OCCURRENCES = `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants,
-                         created_at, updated_at, series_id, original_date)
+                         created_at, updated_at, series_id, original_date, reminder_minutes, reminder_at)
   select o.id, s.household_id, o.date, s.template->>'eventType', (s.template->>'servingTime')::time, (s.template->>'availableCookingMinutes')::int,
-         s.template->>'notes', s.template->'participants', ?::timestamptz, ?::timestamptz, s.id, o.date
-    from jsonb_to_recordset(?::jsonb) as o("seriesId" uuid, id uuid, date date)
+         s.template->>'notes', s.template->'participants', ?::timestamptz, ?::timestamptz, s.id, o.date,
+         (s.template->>'reminderMinutes')::int, o."remindAt"
+    from jsonb_to_recordset(?::jsonb) as o("seriesId" uuid, id uuid, date date, "remindAt" timestamptz)
     join meal_event_series s on s.id = o."seriesId"
-  on conflict (series_id, original_date) do nothing`;
+  on conflict (series_id, original_date) do nothing
+  returning id, reminder_at as "remindAt"`;
 
 /** Series storage: raw SQL on the knex the host hands in (the statements are the design: one per write, batch inserts). */
 export class SeriesStore {
@@ -82,22 +87,26 @@ export class SeriesStore {
   }
 
   /** Holds every occurrence of the series (FOR UPDATE) until `trx` ends: taken right after the series row, before any write moves the list version. */
-  async lockOccurrences(seriesId: string, trx: Knex.Transaction): Promise<void> {
-    await trx.raw('select id from meal_events where series_id = ?::uuid order by id for update', [seriesId]);
+  async lockOccurrences(seriesId: string, trx: Knex.Transaction): Promise<{ id: string; originalDate: string }[]> {
+    const { rows } = await trx.raw(
+      `select id, to_char(original_date, 'YYYY-MM-DD') as "originalDate" from meal_events where series_id = ?::uuid order by id for update`,
+      [seriesId],
+    );
+    return rows;
   }
 
   /** A new series and its first occurrences, in ONE statement (the series row in a CTE, the occurrences from it). */
   async create(series: Omit<StoredSeries, 'exceptions'>, occurrences: NewOccurrence[], now: Date, trx?: Knex.Transaction): Promise<void> {
     const at = now.toISOString();
-    const rows = occurrences.map((o) => ({ id: o.id, date: o.date }));
+    const rows = occurrences.map((o) => ({ id: o.id, date: o.date, remindAt: o.remindAt?.toISOString() ?? null }));
     await (trx ?? this.knex).raw(
       `with s as (insert into meal_event_series (id, household_id, repeat, template, exceptions, written_through, created_at, updated_at)
                   values (?::uuid, ?::uuid, ?::jsonb, ?::jsonb, '{}', ?::date, ?::timestamptz, ?::timestamptz) returning *)
        insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants,
-                                created_at, updated_at, series_id, original_date)
+                                created_at, updated_at, series_id, original_date, reminder_minutes, reminder_at)
        select o.id, s.household_id, o.date, s.template->>'eventType', (s.template->>'servingTime')::time, (s.template->>'availableCookingMinutes')::int,
-              s.template->>'notes', s.template->'participants', s.created_at, s.created_at, s.id, o.date
-         from s, jsonb_to_recordset(?::jsonb) as o(id uuid, date date)`,
+              s.template->>'notes', s.template->'participants', s.created_at, s.created_at, s.id, o.date, (s.template->>'reminderMinutes')::int, o."remindAt"
+         from s, jsonb_to_recordset(?::jsonb) as o(id uuid, date date, "remindAt" timestamptz)`,
       [series.id, series.householdId, JSON.stringify(series.repeat), JSON.stringify(series.template), series.writtenThrough, at, at, JSON.stringify(rows)],
     );
   }
@@ -122,12 +131,21 @@ export class SeriesStore {
     return { ref: row.seriesId === null ? null : { seriesId: row.seriesId, originalDate: row.originalDate! } };
   }
 
-  /** Writes occurrences of existing series (each once: see INSERT_OCCURRENCES); answers how many were new. */
-  async writeOccurrences(occurrences: (NewOccurrence & { seriesId: string })[], now: Date, trx?: Knex.Transaction): Promise<number> {
-    if (!occurrences.length) return 0;
+  /**
+   * Writes occurrences of existing series (each once: see INSERT_OCCURRENCES); answers how many
+   * were new, and the reminders of those that were (their ids and instants).
+   */
+  async writeOccurrences(
+    occurrences: (NewOccurrence & { seriesId: string })[],
+    now: Date,
+    trx?: Knex.Transaction,
+  ): Promise<{ written: number; reminders: { id: string; at: Date | null }[] }> {
+    if (!occurrences.length) return { written: 0, reminders: [] };
     const at = now.toISOString();
-    const result = await (trx ?? this.knex).raw(INSERT_OCCURRENCES, [at, at, JSON.stringify(occurrences)]);
-    return result.rowCount ?? 0;
+    const rows = occurrences.map((o) => ({ seriesId: o.seriesId, id: o.id, date: o.date, remindAt: o.remindAt?.toISOString() ?? null }));
+    const result = await (trx ?? this.knex).raw(INSERT_OCCURRENCES, [at, at, JSON.stringify(rows)]);
+    const written = result.rows as { id: string; remindAt: Date | null }[];
+    return { written: result.rowCount ?? 0, reminders: written.filter((r) => r.remindAt !== null).map((r) => ({ id: r.id, at: r.remindAt })) };
   }
 
   /** Adds an original date to the series' exceptions (once). */
@@ -184,10 +202,19 @@ export class SeriesStore {
    * keeps them: departed members' links carried), each on its own original date, its sequence up
    * by one; answers how many.
    */
-  async applyToAll(seriesId: string, values: MealEventValues, now: Date, carrySql: string, trx: Knex.Transaction): Promise<number> {
+  async applyToAll(
+    seriesId: string,
+    values: MealEventValues,
+    now: Date,
+    carrySql: string,
+    trx: Knex.Transaction,
+    remindAt: { id: string; at: Date | null }[] = [],
+  ): Promise<number> {
+    const reminders = JSON.stringify(remindAt.map((r) => ({ id: r.id, at: r.at?.toISOString() ?? null })));
     const result = await trx.raw(
       `update meal_events set date = original_date, event_type = ?, serving_time = ?::time, available_cooking_minutes = ?, notes = ?,
-              participants = ${carrySql}, updated_at = ?::timestamptz, sequence = sequence + 1
+              participants = ${carrySql}, updated_at = ?::timestamptz, sequence = sequence + 1, reminder_minutes = ?::int,
+              reminder_at = (select r.at from jsonb_to_recordset(?::jsonb) as r(id uuid, at timestamptz) where r.id = meal_events.id)
         where series_id = ?::uuid`,
       [
         values.eventType,
@@ -197,6 +224,8 @@ export class SeriesStore {
         JSON.stringify(values.participants),
         'participants',
         now.toISOString(),
+        values.reminderMinutes ?? null,
+        reminders,
         seriesId,
       ],
     );

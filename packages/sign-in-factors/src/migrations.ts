@@ -1,0 +1,21 @@
+import { type MigrationSet, runMigrations } from '@svc/db';
+import type { Knex } from 'knex';
+import * as create from '../migrations/20261127200000_create_sign_in_factors.js';
+import * as accountFk from '../migrations/relations/20261127200100_sign_in_factors_account_fk.js';
+
+/** This package's own tables; the history lives in `knex_migrations_sign_in_factors`. */
+export const migrations: MigrationSet = {
+  name: 'sign_in_factors',
+  migrations: [{ name: '20261127200000_create_sign_in_factors', up: create.up, down: create.down }],
+};
+
+/** Foreign keys to accounts (ON DELETE CASCADE), run by the host after every package's tables exist. */
+export const relations: MigrationSet = {
+  name: 'sign_in_factors_relations',
+  migrations: [{ name: '20261127200100_sign_in_factors_account_fk', up: accountFk.up, down: accountFk.down }],
+};
+
+/** Brings this package's own tables up to date. */
+export async function migrate(knex: Knex): Promise<string[]> {
+  return runMigrations(knex, [migrations]);
+}

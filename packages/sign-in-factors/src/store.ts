@@ -1,0 +1,227 @@
+import type { Knex } from 'knex';
+import { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';
+
+/** SecondFactorsSql: the summary GET /me/logins answers, as a scalar subquery accounts composes into its session read. */
+export const secondFactorsSql = {
+  select: (accountId: string): string =>
+    `(select json_build_object('totp', exists (select 1 from mfa_totp t where t.account_id = ${accountId} and t.confirmed_at is not null),
+                               'passkeys', (select count(*)::int from passkeys p where p.account_id = ${accountId})))`,
+};
+
+/** A database handle or a transaction. */
+export type Db = Knex | Knex.Transaction;
+
+/** A stored passkey as the WebAuthn check needs it. */
+export interface StoredPasskey {
+  id: string;
+  accountId: string;
+  credentialId: string;
+  publicKey: Buffer;
+  counter: number;
+  transports: string[] | null;
+}
+
+/** A pending second step, spent. */
+export interface SpentSignInToken {
+  accountId: string;
+  method: 'password' | 'google' | 'apple';
+  returnUrl: string | null;
+}
+
+/**
+ * This package's SQL. Every single-use thing is spent by one conditional statement (UPDATE …
+ * RETURNING or DELETE … RETURNING), so of any number of parallel attempts on any instance exactly
+ * one wins.
+ */
+export class SignInFactorStore {
+  private readonly Totp: typeof TotpModel;
+  private readonly Passkey: typeof PasskeyModel;
+
+  constructor(readonly knex: Knex) {
+    this.Totp = TotpModel.bindKnex(knex);
+    this.Passkey = PasskeyModel.bindKnex(knex);
+  }
+
+  transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return this.knex.transaction(fn);
+  }
+
+  async totp(accountId: string, trx?: Db): Promise<{ secretSealed: Buffer; confirmed: boolean } | undefined> {
+    const row = await this.Totp.query(trx).findById(accountId);
+    return row && { secretSealed: row.secretSealed, confirmed: row.confirmedAt !== null };
+  }
+
+  /** Locks the account's TOTP row (enrolment, confirmation and turning off are serialised by it). */
+  async lockTotp(accountId: string, trx: Knex.Transaction): Promise<{ secretSealed: Buffer; confirmed: boolean } | undefined> {
+    const row = await this.Totp.query(trx).findById(accountId).forUpdate();
+    return row && { secretSealed: row.secretSealed, confirmed: row.confirmedAt !== null };
+  }
+
+  /** A new pending secret, replacing a pending one; answers false (nothing written) while TOTP is on. */
+  async putPendingTotp(accountId: string, secretSealed: Buffer, now: Date): Promise<boolean> {
+    const result = await this.knex.raw(
+      `insert into mfa_totp as t (account_id, secret_sealed, confirmed_at, last_used_step, created_at)
+       values (?, ?, null, null, ?)
+       on conflict (account_id) do update set secret_sealed = excluded.secret_sealed, created_at = excluded.created_at, last_used_step = null
+       where t.confirmed_at is null
+       returning account_id`,
+      [accountId, secretSealed, now],
+    );
+    return result.rows.length > 0;
+  }
+
+  /**
+   * Records `step` as used, answering false when that step or a later one was already used: one
+   * statement, so a code replayed on another instance (or in parallel) is accepted once.
+   * `confirm` also turns TOTP on (enrolment's first right code).
+   */
+  async useStep(accountId: string, step: number, confirm: { at: Date } | undefined, trx?: Db): Promise<boolean> {
+    const result = await (trx ?? this.knex).raw(
+      `update mfa_totp set last_used_step = ?, confirmed_at = coalesce(confirmed_at, ?::timestamptz)
+       where account_id = ? and (last_used_step is null or last_used_step < ?) and (confirmed_at is not null) = ?
+       returning account_id`,
+      [step, confirm?.at ?? null, accountId, step, confirm === undefined],
+    );
+    return result.rows.length > 0;
+  }
+
+  async deleteTotp(accountId: string, trx: Db): Promise<boolean> {
+    const n = await this.Totp.query(trx).where({ accountId }).whereNotNull('confirmedAt').delete();
+    await trx('mfaRecoveryCodes').where({ accountId }).delete();
+    return n > 0;
+  }
+
+  async replaceRecoveryCodes(accountId: string, hashes: Buffer[], trx: Db): Promise<void> {
+    await trx('mfaRecoveryCodes').where({ accountId }).delete();
+    await trx('mfaRecoveryCodes').insert(hashes.map((codeHash) => ({ accountId, codeHash, usedAt: null })));
+  }
+
+  /** Spends a recovery code: one conditional UPDATE, so a code works once however many arrive at once. */
+  async spendRecoveryCode(accountId: string, codeHash: Buffer, now: Date, trx?: Db): Promise<boolean> {
+    const rows = await (trx ?? this.knex)('mfaRecoveryCodes').where({ accountId, codeHash }).whereNull('usedAt').update({ usedAt: now }).returning('accountId');
+    return rows.length > 0;
+  }
+
+  async unusedRecoveryCodes(accountId: string): Promise<number> {
+    const row = await this.knex('mfaRecoveryCodes').where({ accountId }).whereNull('usedAt').count<{ count: string }[]>('* as count').first();
+    return Number(row?.count ?? 0);
+  }
+
+  async insertSignInToken(row: { tokenHash: Buffer; accountId: string; method: string; returnUrl: string | null; expiresAt: Date }): Promise<void> {
+    await this.knex('mfaSignInTokens').insert({ ...row, usedAt: null });
+  }
+
+  /** The pending step of a token that is unspent and unexpired (without spending it). */
+  async liveSignInToken(tokenHash: Buffer, now: Date): Promise<SpentSignInToken | undefined> {
+    const row = await this.knex('mfaSignInTokens')
+      .select('accountId', 'method', 'returnUrl')
+      .where({ tokenHash })
+      .whereNull('usedAt')
+      .where('expiresAt', '>', now)
+      .first();
+    return row;
+  }
+
+  /** Spends the token (single use): one conditional UPDATE. */
+  async spendSignInToken(tokenHash: Buffer, now: Date, trx?: Db): Promise<boolean> {
+    const rows = await (trx ?? this.knex)('mfaSignInTokens')
+      .where({ tokenHash })
+      .whereNull('usedAt')
+      .where('expiresAt', '>', now)
+      .update({ usedAt: now })
+      .returning('accountId');
+    return rows.length > 0;
+  }
+
+  async insertChallenge(row: { challenge: string; purpose: 'registration' | 'authentication'; accountId: string | null; expiresAt: Date }): Promise<void> {
+    await this.knex('webauthnChallenges').insert(row);
+  }
+
+  /** Takes a challenge (single use, shared by every instance): DELETE … RETURNING of an unexpired one of this purpose (and account). */
+  async takeChallenge(challenge: string, purpose: 'registration' | 'authentication', accountId: string | null, now: Date): Promise<boolean> {
+    const q = this.knex('webauthnChallenges').where({ challenge, purpose }).where('expiresAt', '>', now);
+    if (accountId) q.where({ accountId });
+    const rows = await q.delete().returning('challenge');
+    return rows.length > 0;
+  }
+
+  async passkeys(accountId: string): Promise<PasskeyResponse[]> {
+    const rows = await this.Passkey.query()
+      .where({ accountId })
+      .orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]);
+    return rows.map((r) => r.toApi());
+  }
+
+  async credentialIds(accountId: string): Promise<string[]> {
+    return (await this.Passkey.query().select('credentialId').where({ accountId })).map((r) => r.credentialId);
+  }
+
+  async passkeyByCredential(credentialId: string): Promise<StoredPasskey | undefined> {
+    const row = await this.Passkey.query().findOne({ credentialId });
+    return (
+      row && {
+        id: row.id,
+        accountId: row.accountId,
+        credentialId: row.credentialId,
+        publicKey: row.publicKey,
+        counter: Number(row.counter),
+        transports: row.transports,
+      }
+    );
+  }
+
+  async insertPasskey(
+    row: {
+      id: string;
+      accountId: string;
+      credentialId: string;
+      publicKey: Buffer;
+      counter: number;
+      transports: string[] | null;
+      name: string;
+      createdAt: Date;
+    },
+    trx: Db,
+  ): Promise<PasskeyResponse> {
+    const inserted = await this.Passkey.query(trx).insertAndFetch({
+      ...row,
+      counter: String(row.counter),
+      createdAt: row.createdAt.toISOString(),
+      lastUsedAt: null,
+    });
+    return inserted.toApi();
+  }
+
+  /**
+   * Records a use: the new counter, only when the stored one is still the one the check read (a
+   * parallel use of a cloned key with the same counter loses). Answers false when it lost.
+   */
+  async usePasskey(id: string, oldCounter: number, newCounter: number, now: Date): Promise<boolean> {
+    const n = await this.Passkey.query()
+      .where({ id, counter: String(oldCounter) })
+      .patch({ counter: String(newCounter), lastUsedAt: now.toISOString() });
+    return n > 0;
+  }
+
+  async deletePasskey(accountId: string, id: string, trx: Db): Promise<boolean> {
+    return (await this.Passkey.query(trx).where({ accountId, id }).delete()) > 0;
+  }
+
+  async summary(accountId: string, trx?: Db): Promise<{ totp: boolean; passkeys: number }> {
+    const db = trx ?? this.knex;
+    const result = await db.raw(
+      `select exists (select 1 from mfa_totp where account_id = ? and confirmed_at is not null) as totp,
+              (select count(*)::int from passkeys where account_id = ?) as passkeys`,
+      [accountId, accountId],
+    );
+    const row = result.rows[0] as { totp: boolean; passkeys: number };
+    return { totp: row.totp, passkeys: row.passkeys };
+  }
+
+  /** Deletes spent or expired tokens and challenges. */
+  async prune(now: Date): Promise<number> {
+    const a = await this.knex('mfaSignInTokens').where('expiresAt', '<=', now).orWhereNotNull('usedAt').delete();
+    const b = await this.knex('webauthnChallenges').where('expiresAt', '<=', now).delete();
+    return a + b;
+  }
+}

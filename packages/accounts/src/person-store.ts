@@ -127,7 +127,7 @@ export interface PersonStore {
   /** Deletes every session of the account but `keepSid`; answers how many. */
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
   /** Oldest link first. */
-  /** The account's linked identities, oldest first; `loaded`: the rows of `identitiesRead` as the read kernel loaded them. */
+  /** The account's linked identities, oldest first; `loaded`: the rows of `identitiesReadAhead` as the session statement loaded them. */
   identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]>;
   /**
    * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
-import { IDENTITIES_READ_AHEAD, LOGINS_READ_AHEAD, SESSIONS_READ_AHEAD } from './person-store.js';
+import { IDENTITIES_READ_AHEAD, SESSIONS_READ_AHEAD } from './person-store.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -85,7 +85,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {
-      const lent = sessions.ownReadOf(req, LOGINS_READ_AHEAD) ?? sessions.ownReadOf(req, IDENTITIES_READ_AHEAD);
+      const lent = sessions.ownReadOf(req, IDENTITIES_READ_AHEAD);
       res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), lent));
     },
   );

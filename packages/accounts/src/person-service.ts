@@ -105,13 +105,12 @@ export class PersonService {
 
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
-   * the identities are read; `lent`: GET /me/logins' own read as the session statement loaded it
-   * (`Sessions.ownReadOf`: the identities, and with the factors' SQL the factors too), so nothing is.
+   * the identities are read; `lent`: the identities as the session statement loaded them
+   * (`Sessions.ownReadOf`). The second factors' summary is @svc/sign-in-factors' own read, asked
+   * through its gate (a statement of its own: no package's SQL runs inside another's statement).
    */
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: unknown): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    const l = this.o.store.lentLogins?.(lent);
-    if (l) return { hasPassword, identities: l.identities, ...l.factors };
     const factors = (await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 };
     return { hasPassword, identities: await this.o.store.identities(userId, undefined, Array.isArray(lent) ? lent : undefined), ...factors };
   }

@@ -1,4 +1,3 @@
-import type { SecondFactorsSql } from '@svc/contracts';
 import { apiColumnsSql, isoTimestampSql, jsonRowsSql } from '@svc/db';
 import { isUuid } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -37,25 +36,6 @@ export const identitiesReadAhead: OwnRead = {
       'li.created_at, li.id',
     ),
 };
-
-/** The name of GET /me/logins' read when the second factors' summary comes with it. */
-export const LOGINS_READ_AHEAD = 'account_logins';
-
-/**
- * GET /me/logins' read with the second factors (`SecondFactorsSql`, from @svc/sign-in-factors):
- * `{"identities": [as identitiesReadAhead], "factors": {"totp", "passkeys"}}`, still in the
- * session statement's one round trip. Without factors: identitiesReadAhead.
- */
-export function loginsReadAhead(factors?: SecondFactorsSql): OwnRead {
-  if (!factors) return identitiesReadAhead;
-  return {
-    name: LOGINS_READ_AHEAD,
-    path: '/api/v1/me/logins',
-    scope: 'account',
-    select: (accountId, ...rest) =>
-      `json_build_object('identities', ${identitiesReadAhead.select(accountId, ...rest)}, 'factors', ${factors.select(accountId)})`,
-  };
-}
 
 /** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */
 export const SESSIONS_READ_AHEAD = 'account_sessions_list';
@@ -111,8 +91,6 @@ export interface PersonStore {
   account(accountId: string, trx?: Knex.Transaction): Promise<PersonAccount | undefined>;
   /** The row, locked FOR UPDATE until `trx` ends: orders unlinking, deletion and sign-in of one account. */
   lockAccount(accountId: string, trx: Knex.Transaction): Promise<PersonAccount | undefined>;
-  /** GET /me/logins: the identities and the second factors' summary when the session read loaded them (no statement of its own). */
-  lentLogins?(loaded: unknown): { identities: LinkedIdentity[]; factors: { totp: boolean; passkeys: number } } | undefined;
   exportedAccount(accountId: string): Promise<ExportedAccount | undefined>;
   /** Sessions that still sign in: unexpired, and holding the account's current security stamp. Newest sign-in first. */
   liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]>;
@@ -215,15 +193,6 @@ export class ObjectionPersonStore implements PersonStore {
 
   async deleteOtherSessions(accountId: string, keepSid: string): Promise<number> {
     return this.Session.query().delete().where({ accountId }).whereNot({ sid: keepSid });
-  }
-
-  /** GET /me/logins' own read (`loginsReadAhead` with factors) as the session statement loaded it: identities and factors. */
-  lentLogins(loaded: unknown): { identities: LinkedIdentity[]; factors: { totp: boolean; passkeys: number } } | undefined {
-    const lent =
-      loaded && typeof loaded === 'object' && !Array.isArray(loaded)
-        ? (loaded as { identities: Pojo[]; factors: { totp: boolean; passkeys: number } })
-        : undefined;
-    return lent && { identities: lent.identities.map((row) => this.Identity.fromDatabaseJson(row).toApi()), factors: lent.factors };
   }
 
   async identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]> {

@@ -5,7 +5,6 @@ import type {
   PersonalDataSources,
   RandomBytes,
   SecondFactorGate,
-  SecondFactorsSql,
   SignInCompletion,
   SignInFactorNotice,
   StepUpProof,
@@ -50,7 +49,7 @@ import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { signInFactorNoticeMail } from './person-mails.js';
 import { PersonService } from './person-service.js';
-import { loginsReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
+import { identitiesReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -182,8 +181,6 @@ export interface AccountServiceOptions {
    * session statement by the kernel (this package never sees their tables).
    */
   reads?: DeclaredReads;
-  /** From @svc/sign-in-factors: its summary as SQL, loaded with GET /me/logins' session read (one statement). */
-  secondFactorsSql?: SecondFactorsSql;
   /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
@@ -312,7 +309,7 @@ export class AccountService {
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
       // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [loginsReadAhead(options.secondFactorsSql), sessionsReadAhead],
+      readAheads: [identitiesReadAhead, sessionsReadAhead],
       reads: options.reads,
       tokenKey,
       tokenLimit: new RateLimit({

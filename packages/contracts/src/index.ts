@@ -239,17 +239,6 @@ export interface SecondFactorGate {
   finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }>;
 }
 
-/**
- * The second factors' summary as SQL (implemented by @svc/sign-in-factors, which owns the tables
- * it names): `select(accountId)` answers a scalar subquery of type `json`, `{"totp": bool,
- * "passkeys": int}`, for the account whose id is the SQL expression `accountId` (a column of the
- * caller's statement, never user input). Accounts composes it into the session read of GET
- * /me/logins, so that answer stays one statement.
- */
-export interface SecondFactorsSql {
-  select(accountId: string): string;
-}
-
 /** A change of a person's sign-in factors, mailed to them as a notice. */
 export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed';
 

@@ -18,5 +18,5 @@ export {
   type SignInFactorsServiceOptions,
   type WebAuthnConfig,
 } from './service.js';
-export { type Db, SignInFactorStore, type SpentSignInToken, type StoredPasskey, secondFactorsSql } from './store.js';
+export { type Db, SignInFactorStore, type SpentSignInToken, type StoredPasskey } from './store.js';
 export { matchingStep, newTotpSecret, otpauthUrl, TOTP_PARAMS, totpCode } from './totp.js';

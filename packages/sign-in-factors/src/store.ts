@@ -1,13 +1,6 @@
 import type { Knex } from 'knex';
 import { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';
 
-/** SecondFactorsSql: the summary GET /me/logins answers, as a scalar subquery accounts composes into its session read. */
-export const secondFactorsSql = {
-  select: (accountId: string): string =>
-    `(select json_build_object('totp', exists (select 1 from mfa_totp t where t.account_id = ${accountId} and t.confirmed_at is not null),
-                               'passkeys', (select count(*)::int from passkeys p where p.account_id = ${accountId})))`,
-};
-
 /** A database handle or a transaction. */
 export type Db = Knex | Knex.Transaction;
 

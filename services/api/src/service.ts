@@ -279,7 +279,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     reads,
     deletionSteps,
     personalData,
-    secondFactorsSql: signInFactors.secondFactorsSql,
     mailTransport: deps.mailTransport,
     metrics: deps.metrics,
     redis,

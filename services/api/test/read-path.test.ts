@@ -294,7 +294,7 @@ describe('the authenticated read path', () => {
     expect(moved.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(strangerId, token))));
   });
 
-  it("GET /me/logins is lent too: one statement, the account's password flag from the session read and the identities as the store reads them", async () => {
+  it("GET /me/logins: the session statement lends the password flag and the identities; the second factors' summary is sign-in-factors' own statement (two in all)", async () => {
     const person = await signUp(h.app, 'lent-logins@example.com');
     const other = await signUp(h.app, 'lent-logins-other@example.com');
     const userId = (await person.get('/api/v1/me')).body.user.id as string;
@@ -303,8 +303,8 @@ describe('the authenticated read path', () => {
 
     const none = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(none.status).to.equal(200);
-    expect(queries(none)).to.equal(1);
-    // The second factors' summary (sign-in-factors' SQL) comes in the same statement.
+    expect(queries(none)).to.equal(2);
+    // The second factors' summary comes from sign-in-factors' own read, through its gate.
     expect(none.body).to.deep.equal({ hasPassword: true, identities: [], totp: false, passkeys: 0 });
 
     // Two linked identities (the later one first in the table), another account's, and a
@@ -323,7 +323,7 @@ describe('the authenticated read path', () => {
     ]);
     const linked = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(linked.status).to.equal(200);
-    expect(queries(linked)).to.equal(1);
+    expect(queries(linked)).to.equal(2);
     expect(linked.body).to.deep.equal(
       JSON.parse(JSON.stringify({ hasPassword: true, identities: await personStore.identities(userId), totp: false, passkeys: 0 })),
     );
@@ -336,7 +336,7 @@ describe('the authenticated read path', () => {
     await h.db.knex('accounts').where({ id: otherId }).update({ password_hash: null });
     const social = await other.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(social.status).to.equal(200);
-    expect(queries(social)).to.equal(1);
+    expect(queries(social)).to.equal(2);
     expect(social.body).to.deep.equal({
       hasPassword: false,
       identities: [{ provider: 'google', email: 'other@gmail.example', linkedAt: '2026-01-01T00:00:00.000Z' }],

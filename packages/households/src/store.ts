@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
-import { apiColumnsSql, isPgError, jsonRowsSql, jsonRowTextSql, objection, PG } from '@svc/db';
+import { apiColumnsSql, isPgError, objection, PG } from '@svc/db';
 import { ConflictError, isUuid, NotAllowedError, NotFoundError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -286,8 +286,21 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     this.Redemption = IntakeCodeRedemptionModel.bindKnex(knex);
   }
 
-  transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return this.knex.transaction(work);
+  /**
+   * Runs `work` in one transaction, again (up to 5 times) when PostgreSQL chose it as a deadlock's
+   * victim: a member or settings change locks the household's row, and every write of the household
+   * also takes its changes-feed counter (@svc/changes' trigger), while parallel event writes hold
+   * key-share locks on the same row through their foreign keys; PostgreSQL's tuple-lock queue can
+   * close a cycle among three such writers. The work is all in the transaction, so a rerun is safe.
+   */
+  async transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.knex.transaction(work);
+      } catch (err) {
+        if (!isDbError(err, PG.deadlockDetected) || attempt >= 5) throw err;
+      }
+    }
   }
 
   async roleOf(userId: string, householdId: string, trx?: Knex.Transaction): Promise<HouseholdRole> {

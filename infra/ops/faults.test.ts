@@ -11,7 +11,7 @@ import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { GOOGLE_CLIENT, TestIdp } from '../../packages/accounts/test/idp.js';
 import { Client, findOrInstall, freePort, Instance, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
-import { expectWritesOnce as checkWritesOnce, eventsLoad } from './workload.js';
+import { awaitRecovery, expectWritesOnce as checkWritesOnce, eventsLoad } from './workload.js';
 
 const AUTH_RATE_LIMIT = 40;
 const LOCKOUT_MAX_FAILURES = 3;
@@ -342,25 +342,7 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
         expect(counted.reduce((a, b) => a + b, 0)).to.be.greaterThan(0);
         up = Date.now();
         await pg.restore();
-        await until(
-          'a write acknowledged after PostgreSQL is back',
-          () => l.since(up).some((o) => o.kind === 'write' && o.status === 201),
-          60_000,
-          () => summary(l.since(up)),
-        );
-        const recovered = Date.now();
-        // Requests that stalled during the outage may still end after it; the last 30 must all succeed.
-        await until(
-          'steady after recovery',
-          () =>
-            l.since(recovered).length >= 30 &&
-            l
-              .since(recovered)
-              .slice(-30)
-              .every((o) => o.status < 300),
-          60_000,
-          () => summary(l.since(recovered)),
-        );
+        await awaitRecovery(l, up, 'PostgreSQL is back');
       } finally {
         if (pg.state !== 'open') await pg.restore();
         await l.stop();

@@ -17,8 +17,8 @@ import path from 'node:path';
 import { createKnex, type EmbeddedDatabase, startEmbeddedPostgres } from '@svc/db';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { Client, findOrInstall, freePort, Instance, Nginx, type Outcome, requirePart, summary, until } from './cluster.js';
-import { eventsLoad, expectWritesOnce } from './workload.js';
+import { Client, findOrInstall, freePort, Instance, Nginx, type Outcome, requirePart, summary } from './cluster.js';
+import { awaitRecovery, eventsLoad, expectWritesOnce } from './workload.js';
 
 const FROZEN_MS = 6000;
 const SLOWEST_MS = 2000;
@@ -130,24 +130,7 @@ describe('ops: PostgreSQL frozen (SIGSTOP) under load', function () {
       for (const pid of [...stopped].reverse()) process.kill(pid, 'SIGCONT');
       thawedAt = Date.now();
       stopped = [];
-      await until(
-        'a write acknowledged after SIGCONT',
-        () => l.since(thawedAt).some((o) => o.kind === 'write' && o.status === 201),
-        60_000,
-        () => summary(l.since(thawedAt)),
-      );
-      const recovered = Date.now();
-      await until(
-        'steady after recovery',
-        () =>
-          l.since(recovered).length >= 30 &&
-          l
-            .since(recovered)
-            .slice(-30)
-            .every((o) => o.status < 300),
-        60_000,
-        () => summary(l.since(recovered)),
-      );
+      await awaitRecovery(l, thawedAt, 'SIGCONT');
     } finally {
       for (const pid of stopped) process.kill(pid, 'SIGCONT');
       stopped = [];

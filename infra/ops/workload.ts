@@ -4,7 +4,7 @@
  */
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { type Client, Load, type Outcome } from './cluster.js';
+import { type Client, Load, type Outcome, summary, until } from './cluster.js';
 
 /** A signed-in person and their household, as the load uses them. */
 export interface LoadUser {
@@ -54,4 +54,29 @@ export async function expectWritesOnce(db: Knex, outcomes: Outcome[]): Promise<n
     'writes stored twice',
   ).to.deep.equal([]);
   return acked.length;
+}
+
+/**
+ * After a fault ends at `from`: waits for a write acknowledged since then, then for 30 answers in a
+ * row that all succeed (requests that stalled during the fault may still end after it).
+ */
+export async function awaitRecovery(load: Load, from: number, what: string): Promise<void> {
+  await until(
+    `a write acknowledged after ${what}`,
+    () => load.since(from).some((o) => o.kind === 'write' && o.status === 201),
+    60_000,
+    () => summary(load.since(from)),
+  );
+  const recovered = Date.now();
+  await until(
+    'steady after recovery',
+    () =>
+      load.since(recovered).length >= 30 &&
+      load
+        .since(recovered)
+        .slice(-30)
+        .every((o) => o.status < 300),
+    60_000,
+    () => summary(load.since(recovered)),
+  );
 }

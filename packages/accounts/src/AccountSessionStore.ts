@@ -286,33 +286,49 @@ export class AccountSessionStore extends PGStore {
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
   async loadSession(sid: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
-    const batch = ahead && this.batches[ahead.index + 1];
-    const declared = !batch && read ? this.readBatch('session', read) : undefined;
-    const row = await (batch
-      ? batch.load({ sid, id: ahead.id, arg: ahead.arg, known: ahead.known })
-      : declared
-        ? declared.load({ sid, read: read! })
-        : this.batches[0]!.load({ sid }));
+    const { row, loaded } = await this.loadPrincipal(this.batches, 'session', sid, ahead, read);
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };
     // Account deleted, or its stamp rotated since this session signed in: the session is over.
     if (!row.id || !row.security_stamp || typeof sess.stamp !== 'string' || !sameSecret(sess.stamp, row.security_stamp)) return null;
     if (row.seen_recently !== true) this.touchLater(sid);
-    return {
-      sess,
+    return { sess, ...loaded(row) };
+  }
+
+  /**
+   * One principal's row (a session's or a token's, by `key`) from the statement that also loads
+   * what the request asked for: the read-ahead `ahead`, else the declared read `read`, else nothing
+   * more; `loaded` answers the account, memberships and loaded value of such a row.
+   */
+  private async loadPrincipal(
+    batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[],
+    source: string,
+    key: string,
+    ahead: ReadAheadRequest | undefined,
+    read: DeclaredReadRequest | undefined,
+  ) {
+    const batch = ahead && batches[ahead.index + 1];
+    const declared = !batch && read ? this.readBatch(source, read) : undefined;
+    const row = await (batch
+      ? batch.load({ sid: key, id: ahead.id, arg: ahead.arg, known: ahead.known })
+      : declared
+        ? declared.load({ sid: key, read: read! })
+        : batches[0]!.load({ sid: key }));
+    const loaded = (r: SessionRow) => ({
       account: {
-        id: row.id,
-        email: row.email,
-        emailNormalized: row.email_normalized,
-        displayName: row.display_name,
-        emailConfirmed: row.email_confirmed,
-        hasPassword: row.has_password,
+        id: r.id!,
+        email: r.email,
+        emailNormalized: r.email_normalized,
+        displayName: r.display_name,
+        emailConfirmed: r.email_confirmed,
+        hasPassword: r.has_password,
       },
-      memberships: row.memberships ?? undefined,
-      ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
-      ...(declared ? { read: row.read_value ?? null } : {}),
-    };
+      memberships: r.memberships ?? undefined,
+      ...(batch ? { readAhead: r.read_ahead ?? null } : {}),
+      ...(declared ? { read: r.read_value ?? null } : {}),
+    });
+    return { row, loaded };
   }
 
   /** The session statement with a declared read, as the kernel composes it (one prepared statement per read). */
@@ -340,15 +356,8 @@ export class AccountSessionStore extends PGStore {
    * no live token has that hash (unknown, revoked, expired, or its account is gone).
    */
   async loadToken(hash: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedTokenRow | null> {
-    const batch = ahead && this.tokenBatches[ahead.index + 1];
-    const first = this.tokenBatches[0];
-    if (!first || !this.o.tokens) return null;
-    const declared = !batch && read ? this.readBatch(this.o.tokens.name, read) : undefined;
-    const row = await (batch
-      ? batch.load({ sid: hash, id: ahead.id, arg: ahead.arg, known: ahead.known })
-      : declared
-        ? declared.load({ sid: hash, read: read! })
-        : first.load({ sid: hash }));
+    if (!this.tokenBatches[0] || !this.o.tokens) return null;
+    const { row, loaded } = await this.loadPrincipal(this.tokenBatches, this.o.tokens.name, hash, ahead, read);
     if (!row?.id || !row.token_id) return null;
     // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
     const touch = this.o.tokens?.touch;
@@ -360,17 +369,7 @@ export class AccountSessionStore extends PGStore {
     return {
       tokenId: row.token_id,
       scopes: row.token_scopes ?? [],
-      account: {
-        id: row.id,
-        email: row.email,
-        emailNormalized: row.email_normalized,
-        displayName: row.display_name,
-        emailConfirmed: row.email_confirmed,
-        hasPassword: row.has_password,
-      },
-      memberships: row.memberships ?? undefined,
-      ...(batch ? { readAhead: row.read_ahead ?? null } : {}),
-      ...(declared ? { read: row.read_value ?? null } : {}),
+      ...loaded(row),
     };
   }
 

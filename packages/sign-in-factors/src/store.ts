@@ -1,5 +1,13 @@
+import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';
+
+/** Whether TOTP is on and how many passkeys an account has. */
+const SUMMARY = {
+  name: 'sign_in_factors_summary',
+  text: `select exists (select 1 from mfa_totp where account_id = $1 and confirmed_at is not null) as totp,
+                (select count(*)::int from passkeys where account_id = $1) as passkeys`,
+};
 
 /** A database handle or a transaction. */
 export type Db = Knex | Knex.Transaction;
@@ -201,14 +209,11 @@ export class SignInFactorStore {
   }
 
   async summary(accountId: string, trx?: Db): Promise<{ totp: boolean; passkeys: number }> {
-    const db = trx ?? this.knex;
-    const result = await db.raw(
-      `select exists (select 1 from mfa_totp where account_id = ? and confirmed_at is not null) as totp,
-              (select count(*)::int from passkeys where account_id = ?) as passkeys`,
-      [accountId, accountId],
-    );
-    const row = result.rows[0] as { totp: boolean; passkeys: number };
-    return { totp: row.totp, passkeys: row.passkeys };
+    // GET /me/logins asks this on every call: outside a transaction a named statement, planned once per connection.
+    const [row] = trx
+      ? ((await trx.raw(SUMMARY.text.replaceAll('$1', '?'), [accountId, accountId])).rows as { totp: boolean; passkeys: number }[])
+      : await preparedQuery<{ totp: boolean; passkeys: number }>(this.knex, { ...SUMMARY, values: [accountId] });
+    return { totp: row!.totp, passkeys: row!.passkeys };
   }
 
   /** Deletes spent or expired tokens and challenges. */

@@ -1,8 +1,7 @@
 import http from 'node:http';
 import { expect } from 'chai';
-import express from 'express';
 import request from 'supertest';
-import { ApiRouter, createHttpApp, createHttpServer, createLogger, expressServerOptions, sendJsonText } from '../src/index.js';
+import { ApiRouter, createHttpApp, createHttpServer, createLogger, sendJsonText } from '../src/index.js';
 import { app, demoRouter } from './helpers.js';
 
 async function listening(server: http.Server): Promise<string> {
@@ -10,41 +9,8 @@ async function listening(server: http.Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 }
 
-describe('createHttpServer: requests made with the app’s prototypes', () => {
-  it('hands Express requests and responses that already have app.request and app.response as prototypes (Express then changes none)', async () => {
-    const plain = express();
-    const seen: { request: boolean; response: boolean; app: boolean }[] = [];
-    // Runs before Express's own handle (which sets the prototypes): what Node made.
-    const server = createHttpServer(((req: http.IncomingMessage, res: http.ServerResponse) => {
-      seen.push({ request: Object.getPrototypeOf(req) === plain.request, response: Object.getPrototypeOf(res) === plain.response, app: false });
-      plain(req as express.Request, res as express.Response);
-    }) as unknown as express.Express);
-    // The listener above is no Express app: Node's own classes. The app itself gets the options.
-    const direct = http.createServer(expressServerOptions(plain), (req, res) => {
-      seen.push({ request: Object.getPrototypeOf(req) === plain.request, response: Object.getPrototypeOf(res) === plain.response, app: true });
-      plain(req as express.Request, res as express.Response);
-    });
-    plain.get('/x', (req, res) => {
-      res.json({ same: Object.getPrototypeOf(req) === plain.request && Object.getPrototypeOf(res) === plain.response, app: req.app === plain });
-    });
-    try {
-      for (const s of [server, direct]) {
-        const base = await listening(s);
-        const res = await fetch(`${base}/x`);
-        expect(res.status).to.equal(200);
-        expect(await res.json()).to.deep.equal({ same: true, app: true });
-      }
-      expect(seen).to.deep.equal([
-        { request: false, response: false, app: false },
-        { request: true, response: true, app: true },
-      ]);
-    } finally {
-      server.close();
-      direct.close();
-    }
-  });
-
-  it('serves the pipeline as before through the app’s own prototypes: headers, bodies, errors, keep-alive', async () => {
+describe('createHttpServer', () => {
+  it('serves the pipeline: headers, bodies, errors, keep-alive', async () => {
     const api = app([demoRouter()]);
     const server = createHttpServer(api);
     const base = await listening(server);
@@ -84,12 +50,6 @@ describe('createHttpServer: requests made with the app’s prototypes', () => {
     } finally {
       server.close();
     }
-  });
-
-  it('gives a plain listener Node’s own classes', () => {
-    expect(expressServerOptions((_req: unknown, _res: unknown) => undefined)).to.deep.equal({});
-    expect(expressServerOptions(undefined)).to.deep.equal({});
-    expect(expressServerOptions({ request: {}, response: {} }), 'prototypes that are not IncomingMessage / ServerResponse').to.deep.equal({});
   });
 
   it('sendJsonText sends a Buffer as it is, as it sends a string: Content-Type, Content-Length in bytes, no body for HEAD', async () => {

@@ -194,15 +194,19 @@ export class JobQueue {
       });
       const knex = options.knex;
       // Per queue (mail is the queue `accounts-mail`, push deliveries `push-deliver`, …): one query a scrape, shared by both gauges.
-      let pending: Promise<Map<string, { n: number; age: number }>> | undefined;
+      let pending: Promise<Map<string, { n: number; age: number; pending: number }>> | undefined;
       const read = () => {
         pending ??= knex
           .raw(
             `select name, count(*)::int as n,
-                    coalesce(extract(epoch from now() - min(start_after) filter (where start_after < now())), 0)::float8 as age
+                    coalesce(extract(epoch from now() - min(start_after) filter (where start_after < now())), 0)::float8 as age,
+                    coalesce(greatest(extract(epoch from now() - min((data->>'f')::timestamptz)), 0), 0)::float8 as pending
                from ${JOBS_SCHEMA}.job where state < 'active' group by name`,
           )
-          .then((r: { rows: { name: string; n: number; age: number }[] }) => new Map(r.rows.map((row) => [row.name, { n: row.n, age: row.age }])))
+          .then(
+            (r: { rows: { name: string; n: number; age: number; pending: number }[] }) =>
+              new Map(r.rows.map((row) => [row.name, { n: row.n, age: row.age, pending: row.pending }])),
+          )
           .finally(() => {
             pending = undefined;
           });
@@ -221,6 +225,18 @@ export class JobQueue {
         async () => {
           const byQueue = await read();
           return (q) => byQueue.get(q)?.age ?? 0;
+        },
+      );
+      // Through its retries: a job failing again and again (SMTP or a provider down) waits for a
+      // later retry, so it is not "due"; this age grows all the same.
+      queueGauge(
+        options.registry,
+        'jobs_oldest_unfinished_age_seconds',
+        'How long ago the oldest waiting job first became due, retries included, cluster-wide, by queue (0: none waiting)',
+        queueNames,
+        async () => {
+          const byQueue = await read();
+          return (q) => byQueue.get(q)?.pending ?? 0;
         },
       );
     }
@@ -321,13 +337,13 @@ export class JobQueue {
   }
 
   /**
-   * Runs every due job of every defined queue on this instance until none is left (tests, the
-   * admin command). Answers how many ran.
+   * Runs every due job of every defined queue (or of `queue` alone) on this instance until none is
+   * left (tests, the admin command). Answers how many ran.
    */
-  async runDue(): Promise<number> {
+  async runDue(queue?: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const batch = await this.fetchAndRun(this.concurrency);
+      const batch = await this.fetchAndRun(this.concurrency, queue);
       if (batch.length === 0) return total;
       total += batch.length;
       await Promise.allSettled(batch);
@@ -339,9 +355,10 @@ export class JobQueue {
     await this.boss.expire();
   }
 
-  private async fetchAndRun(room: number): Promise<Promise<void>[]> {
+  private async fetchAndRun(room: number, only?: string): Promise<Promise<void>[]> {
     const started: Promise<void>[] = [];
     for (const [queue, record] of this.queues) {
+      if (only !== undefined && queue !== only) continue;
       const free = room - started.length;
       if (free <= 0) break;
       const jobs = await this.boss.fetch<Envelope<unknown>>(queue, { batchSize: free });

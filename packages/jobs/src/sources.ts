@@ -21,6 +21,11 @@ export interface JobSource {
    * limit counts from it. None: due at once, counted from the database's `now()`.
    */
   dueColumn?: string;
+  /**
+   * Without `dueColumn`: a `timestamptz` column holding the service's time of the write (its
+   * injected clock); the job is due at once and the day's limit counts from this value.
+   */
+  countFrom?: string;
   /** Only rows where this column is not null enqueue a job. */
   whenNotNull?: string;
   /** Only rows whose `dueColumn` is later than the database's `now()` (a past instant enqueues nothing). */
@@ -29,6 +34,11 @@ export interface JobSource {
   onUpdateOf?: readonly string[];
   /** The primary key column, for `onUpdateOf` (default `id`). */
   idColumn?: string;
+  /**
+   * Rows already in the table when the trigger is installed enqueue a job too (those passing the
+   * other conditions) when these columns are null (e.g. mail not yet sent nor given up).
+   */
+  backfillWhenNull?: readonly string[];
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
@@ -56,6 +66,7 @@ function insertSql(source: JobSource, rows: string, extraWhere: string): string 
     .map(([key, column]) => `${literal(key)}, r.${ident(column)}`)
     .join(', ');
   const due = source.dueColumn ? `r.${ident(source.dueColumn)}` : 'now()';
+  const first = source.dueColumn ? due : source.countFrom ? `r.${ident(source.countFrom)}` : 'now()';
   const conditions = [
     source.whenNotNull ? `r.${ident(source.whenNotNull)} is not null` : undefined,
     source.onlyFuture && source.dueColumn ? `${due} > now()` : undefined,
@@ -66,7 +77,7 @@ function insertSql(source: JobSource, rows: string, extraWhere: string): string 
                           expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy)
     select gen_random_uuid(), q.name,
            jsonb_build_object('p', jsonb_build_object(${payload}), 'a', 1,
-                              'f', to_char((${due}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
+                              'f', to_char((${first}) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
            0, ${due}, null, null, q.dead_letter,
            coalesce(q.expire_seconds * interval '1s', interval '15 minutes'),
            ${due} + cast(coalesce((q.retention_minutes * 60)::text, '14 days') as interval),
@@ -103,6 +114,10 @@ function sourceMigration(source: JobSource): Migration {
       // Statement-level: one INSERT into the queue per writing statement, however many rows it wrote
       // (a series' extension writes hundreds), and the same work whether it wrote rows or none.
       await knex.raw(`create trigger ${fn}_insert after insert on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
+      if (source.backfillWhenNull) {
+        const pending = source.backfillWhenNull.map((c) => `r.${ident(c)} is null`).join(' and ');
+        await knex.raw(insertSql(source, `${table} r`, pending));
+      }
       if (changed)
         await knex.raw(
           `create trigger ${fn}_update after update on ${table} referencing old table as old_rows new table as new_rows for each statement execute function ${fn}()`,

@@ -192,10 +192,13 @@ describe('jobs: the PostgreSQL job queue', () => {
     const before = await registry.metrics();
     expect(before).to.match(/jobs_queued\{queue="test-work"\} 3/);
     expect(Number(/jobs_oldest_due_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
+    // First due by the test's clock (12:00): the real clock is days later, so a large age.
+    expect(Number(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.greaterThan(0);
     await q.runDue();
     const after = await registry.metrics();
     expect(after).to.match(/jobs_queued\{queue="test-work"\} 0/);
     expect(after).to.match(/jobs_oldest_due_age_seconds\{queue="test-work"\} 0/);
+    expect(after).to.match(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} 0/);
     expect(after).to.match(/jobs_given_up_total\{queue="test-work"\} 3/);
   });
 

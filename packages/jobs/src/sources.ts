@@ -30,6 +30,12 @@ export interface JobSource {
   whenNotNull?: string;
   /** Only rows whose `dueColumn` is later than the database's `now()` (a past instant enqueues nothing). */
   onlyFuture?: boolean;
+  /**
+   * Only rows whose `dueColumn` is later than this column's value: a `timestamptz` the writer sets
+   * to the service's time of the write (its injected clock), so "still ahead when written" is
+   * judged by the service's clock, not the database's.
+   */
+  onlyAfter?: string;
   /** Also on UPDATE: a row whose value of one of these columns changed enqueues a job (joined to its old row by `idColumn`). */
   onUpdateOf?: readonly string[];
   /** The primary key column, for `onUpdateOf` (default `id`). */
@@ -70,6 +76,7 @@ function insertSql(source: JobSource, rows: string, extraWhere: string): string 
   const conditions = [
     source.whenNotNull ? `r.${ident(source.whenNotNull)} is not null` : undefined,
     source.onlyFuture && source.dueColumn ? `${due} > now()` : undefined,
+    source.onlyAfter && source.dueColumn ? `${due} > r.${ident(source.onlyAfter)}` : undefined,
     extraWhere || undefined,
   ].filter(Boolean);
   return `

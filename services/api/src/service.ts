@@ -53,8 +53,8 @@ export const allMigrations = [
   signInFactors.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
   changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
-  // Writes that enqueue their own jobs (the mail outbox's rows), once the tables and queues exist.
-  jobs.sourceMigrations([...accounts.jobSources]),
+  // Writes that enqueue their own jobs (the mail outbox's rows, events' reminders), once the tables and queues exist.
+  jobs.sourceMigrations([...accounts.jobSources, ...mealEvents.jobSources]),
 ];
 
 export interface ServiceDeps {
@@ -219,7 +219,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // Series of repeating events: their window is extended every day by a job of the queue (every instance ticks; one enqueues).
   const seriesScheduler = new mealEvents.SeriesScheduler(
     jobQueue,
-    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random, reminders: eventReminders }),
+    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random }),
     seriesStore,
     clock,
   );

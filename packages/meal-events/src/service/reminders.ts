@@ -55,7 +55,8 @@ export interface EventRemindersOptions {
 
 /**
  * Reminders of meal events (decisions.md §8): one job per event and instant on @svc/jobs' queue,
- * enqueued by the write that sets the instant, inside its transaction. A change of the event
+ * enqueued by the statement that writes the instant (a trigger @svc/jobs installs from this
+ * package's `jobSources`). A change of the event
  * writes a new instant (and enqueues it); the job of the old instant finds the event changed (or
  * gone) when it runs and sends nothing, so a moved or cancelled reminder needs no job removed.
  * A reminder whose instant has passed when it is written is not enqueued.
@@ -66,18 +67,6 @@ export class EventReminders {
   /** Registers the reminder handler on the queue (every instance). */
   define(): void {
     this.options.jobs.define<ReminderJob>(REMINDER_QUEUE, (job) => this.run(job), { expireInSeconds: REMINDER_EXPIRE_SECONDS });
-  }
-
-  /** Enqueues, inside `trx`, the reminders among `due` whose instant is still ahead (one INSERT; none: no statement). */
-  async schedule(due: readonly DueReminder[], trx: Knex.Transaction): Promise<void> {
-    const now = this.options.clock.now().getTime();
-    const ahead = due.filter((d): d is DueReminder & { at: Date } => d.at !== null && d.at.getTime() > now);
-    if (!ahead.length) return;
-    await this.options.jobs.enqueueAt<ReminderJob>(
-      REMINDER_QUEUE,
-      ahead.map((d) => ({ data: { h: d.householdId, e: d.id, at: d.at.toISOString() }, at: d.at })),
-      { trx },
-    );
   }
 
   /**

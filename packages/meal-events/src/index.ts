@@ -29,7 +29,6 @@ export {
   windowOf,
 } from './service/index.js';
 export {
-  type DueReminder,
   EventReminders,
   type EventRemindersOptions,
   REMINDER_EXPIRE_SECONDS,

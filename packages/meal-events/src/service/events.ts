@@ -15,7 +15,7 @@ import {
   type SeriesStore,
   type StoredSeries,
 } from '../store/index.js';
-import { type DueReminder, type EventReminders, reminderInstant } from './reminders.js';
+import { type EventReminders, reminderInstant } from './reminders.js';
 import { uuidV4, windowOf } from './series.js';
 
 export interface MealEventsServiceOptions {

@@ -36,13 +36,6 @@ interface ReminderJob {
   at: string;
 }
 
-/** A reminder to schedule: the event (of `householdId`) and its instant (null: none). */
-export interface DueReminder {
-  householdId: string;
-  id: string;
-  at: Date | null;
-}
-
 export interface EventRemindersOptions {
   knex: Knex;
   jobs: JobQueue;

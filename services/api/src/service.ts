@@ -179,6 +179,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accountName: accounts.accountNameLink,
     invitationSecret: derivedKey(config.sessionSecret, 'households-invitation-code'),
     membershipListeners: [new mealEvents.MealEventsMembershipListener({ events: eventsStore, feeds: feedsStore })],
+    // A zone change moves the pending reminders (meal events', made below; called only from a PATCH).
+    zoneListeners: [(householdId, zone, now, trx) => eventReminders.zoneWritten(householdId, zone, now, trx as Knex.Transaction)],
     news: notifications.news,
   });
   // The parser's typo indexes, built now rather than inside the first parse request.

@@ -57,6 +57,25 @@ export interface EventRemindersOptions {
 export class EventReminders {
   constructor(private readonly options: EventRemindersOptions) {}
 
+  /**
+   * The household's time zone was written (inside `trx`): every pending reminder (instant still
+   * ahead of `now`) is derived again from its event's local date and serving time in `timeZoneId`,
+   * in one UPDATE; the moved ones get their new jobs from that UPDATE itself (`jobSources`:
+   * `onUpdateOf: ['reminder_at']`) and their old jobs find the instant changed and send nothing. A
+   * reminder the move puts in the past is dropped (`reminder_at` null), not sent late. Unchanged
+   * instants (the same zone written again) are not touched.
+   */
+  async zoneWritten(householdId: string, timeZoneId: string, now: Date, trx: Knex.Transaction): Promise<void> {
+    const zone = knownZone(timeZoneId);
+    const instant = `(((date + serving_time) at time zone ?) - make_interval(mins => reminder_minutes))`;
+    await trx.raw(
+      `update meal_events set reminder_at = case when ${instant} > ?::timestamptz then ${instant} end
+        where household_id = ?::uuid and reminder_at > ?::timestamptz and reminder_minutes is not null
+          and reminder_at is distinct from ${instant}`,
+      [zone, now, zone, householdId, now, zone],
+    );
+  }
+
   /** Registers the reminder handler on the queue (every instance). */
   define(): void {
     this.options.jobs.define<ReminderJob>(REMINDER_QUEUE, (job) => this.run(job), { expireInSeconds: REMINDER_EXPIRE_SECONDS });

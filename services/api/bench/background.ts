@@ -202,8 +202,15 @@ async function fanOut(): Promise<void> {
       const instances = await Promise.all(Array.from({ length: count }, () => startRunner({ dbUrl: db.url, fcm: fcmConfig })));
       const expected = sendTo.length * 30;
       const started = performance.now();
-      // Every household notified at once (as the planner's nightly run would).
-      await Promise.all(sendTo.map((h) => sender.send(h, { kind: 'runDone', title: 'Plan ready', body: 'Next week is planned' })));
+      // Every household notified at once (as the planner's nightly run would), 16 requests in flight
+      // (as many as one instance's pool serves at once; more only wait for a connection and time out).
+      const queue = [...sendTo];
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let h = queue.shift(); h !== undefined; h = queue.shift())
+            await sender.send(h, { kind: 'runDone', title: 'Plan ready', body: 'Next week is planned' });
+        }),
+      );
       while (fcm.delivered.length < expected && performance.now() - started < 600_000) await new Promise((r) => setTimeout(r, 20));
       const done = performance.now();
       const cpuMs = (await Promise.all(instances.map((i) => i.stop()))).reduce((a, b) => a + b, 0);

@@ -410,14 +410,14 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     expect(answers.filter((r) => r.status === 200)).to.have.length(AUTH_RATE_LIMIT);
   });
 
-  it('SMTP down: mail waits in the outbox (depth in the metrics), is retried with backoff and delivered exactly once when SMTP is back, three instances claiming', async () => {
+  it("SMTP down: mail waits in the outbox (its queue's depth in the metrics), is retried with backoff and delivered exactly once when SMTP is back, three instances running the queue", async () => {
     await smtpProxy.cut();
     smtp.clear();
     const emails = ['mail-1@example.com', 'mail-2@example.com', 'mail-3@example.com', 'mail-4@example.com'];
     await Promise.all(emails.map((e, k) => signUp(e, instances[k % 3]!)));
     // Every mail tried once and failed (the proxy refuses), and scheduled for a later attempt.
     const rows = () => db('mail_outbox').whereIn('recipient', emails).select('recipient', 'attempts', 'sentAt', 'createdAt', 'nextAttemptAt', 'lastError');
-    // An attempt is counted when a worker claims the mail, and its failure recorded (lastError,
+    // An attempt is counted when a runner takes its job, and its failure recorded (lastError,
     // the next time, a log line) once the send has failed: wait for the failure, not the claim.
     await until(
       'a failed attempt for every mail',
@@ -432,16 +432,16 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     }
     expect(instances.flatMap((i) => i.lines('delivery failed; will retry')).length).to.be.at.least(emails.length);
     const scraped = await instances[2]!.metrics();
-    expect(metricValue(scraped, 'mail_outbox_depth{instance="ops-3"}')).to.be.at.least(emails.length);
-    expect(metricValue(scraped, 'mail_outbox_oldest_age_seconds{instance="ops-3"}')).to.be.greaterThan(0);
+    expect(metricValue(scraped, 'jobs_queued{queue="accounts-mail",instance="ops-3"}')).to.be.at.least(emails.length);
+    expect(metricValue(scraped, 'jobs_oldest_unfinished_age_seconds{queue="accounts-mail",instance="ops-3"}')).to.be.greaterThan(0);
     await smtpProxy.restore();
-    // The first retry is due 30 s after the failure; every instance's worker looks every 5 s.
+    // The first retry is due 30 s after the failure; every instance's job runner looks every second.
     await until('every mail sent', async () => (await rows()).every((r) => r.sentAt !== null), 120_000);
     for (const e of emails)
       expect(
         smtp.mails.filter((m) => m.to.includes(e)),
         e,
       ).to.have.length(1);
-    expect(metricValue(await instances[0]!.metrics(), 'mail_outbox_depth{instance="ops-1"}')).to.equal(0);
+    expect(metricValue(await instances[0]!.metrics(), 'jobs_queued{queue="accounts-mail",instance="ops-1"}')).to.equal(0);
   });
 });

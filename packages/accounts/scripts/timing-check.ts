@@ -26,11 +26,12 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { ManualClock } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase } from '@svc/test-support';
 import bcrypt from 'bcryptjs';
 import { pino } from 'pino';
 import { errorFunction, mean, median, permutationTest, sampleVariance } from 'simple-statistics';
-import { AccountService, createRouter, migrations, ObjectionAccountStore, prehash } from '../src/index.js';
+import { AccountService, createRouter, jobSources, migrations, ObjectionAccountStore, prehash, queues } from '../src/index.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -89,12 +90,14 @@ function mannWhitney(x: number[], y: number[]): { z: number; p: number } {
 }
 
 async function main(): Promise<void> {
-  const db = await createTestDatabase([migrations]);
+  // As the host migrates: the mail outbox's rows enqueue their delivery in the inserting statement.
+  const db = await createTestDatabase([jobs.migrations, migrations, queues, jobs.sourceMigrations(jobSources)]);
   const clock = new ManualClock();
   // Composed as services/api composes it (no households: no memberships to list).
   const service = new AccountService({
     store: new ObjectionAccountStore(db.knex),
     knex: db.knex,
+    jobs: new jobs.JobQueue({ knex: db.knex, clock, logger: pino({ level: 'silent' }) }),
     clock,
     // The operations measured here never delete or export an account.
     deletionSteps: [],

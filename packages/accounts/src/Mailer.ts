@@ -1,27 +1,21 @@
-import { AsyncResource } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Clock } from '@svc/contracts';
 import type { Logger } from '@svc/http-kit';
+import { GiveUp, type JobQueue, RetryLater } from '@svc/jobs';
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { MailContent } from './mail-templates.js';
+import { MAIL_EXPIRE_SECONDS, MAIL_QUEUE } from './migrations.js';
 import type { OutboxMail } from './store.js';
 
-/** How often a started worker looks for due mail, besides the nudge after each enqueue. */
-const POLL_MS = 5_000;
 /** First retry after 30 s, doubling up to an hour; after 12 attempts (about 7.5 h of outage) it gives up. */
 export const MAIL_RETRY = { firstDelayMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 12 };
-/**
- * A claimed row is not offered again for this long: the SMTP exchange (at most ~50 s with the
- * transport's timeouts) and the write-back must fit in it. A worker that dies after claiming leaves
- * the row to be retried once the lease has run out (at-least-once; the retry carries the same
- * Message-ID, so a receiver can recognise the duplicate).
- */
-export const MAIL_CLAIM_LEASE_MS = 10 * 60_000;
 
 export interface MailerOptions {
   knex: Knex;
+  /** The job queue the outbox's deliveries run on (every instance that starts it delivers mail). */
+  jobs: JobQueue;
   clock: Clock;
   logger: Logger;
   from: string;
@@ -60,25 +54,23 @@ export function messageIdOf(rowId: string): string {
 /**
  * The mail outbox. Mail is written in the caller's transaction (`enqueue`, or the store's
  * `writeMail`), so a mail exists exactly when the change that caused it committed, and nothing is
- * sent inside a request. The worker delivers due mail one row at a time, and never talks SMTP while
- * it holds a database transaction or a row lock:
- * 1. claim: one statement (its own short transaction) picks a due row with `FOR UPDATE SKIP LOCKED`,
- *    counts the attempt and moves the row's next attempt a lease ahead, so no other worker on any
- *    instance takes it meanwhile;
+ * sent inside a request. The row's insert makes its delivery job in the same statement (a trigger
+ * @svc/jobs installs from this package's `jobSources`), and mail is delivered by the service's one
+ * job queue, on every instance that runs it, one job per row:
+ * 1. count the attempt and read the row (one short statement; a row already sent, given up or
+ *    deleted ends the job);
  * 2. send, with no transaction open;
- * 3. record the outcome: sent (bodies emptied), or the error and the next attempt (exponential
- *    backoff). An SMTP outage delays mail but does not lose it; a crash between 1 and 3 leaves the
- *    row to be retried after the lease (at-least-once, same Message-ID).
+ * 3. record the outcome: sent (bodies emptied), or the error and the next attempt (30 s doubling to
+ *    an hour, handed to the queue as the retry's delay; given up after 12 attempts). An SMTP
+ *    outage delays mail but does not lose it; an instance that dies between 1 and 3 leaves the job
+ *    active until the queue's expiry puts it back for another instance (at-least-once, the same
+ *    Message-ID on every attempt).
  */
 export class Mailer {
   private readonly transport: Transporter;
   private readonly fileDir: string | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private again = false;
-  // Background delivery runs outside any request's context, so its queries never count toward a
-  // request's Server-Timing. The resource is made here, when no request is current.
-  private readonly background = new AsyncResource('mail-outbox');
+  /** Mail this instance sent (so `deliverDue` can answer how many a round sent). */
+  private sent = 0;
 
   constructor(private readonly options: MailerOptions) {
     if (options.transport) {
@@ -89,83 +81,43 @@ export class Mailer {
       this.transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       this.fileDir = path.join(options.dataDir, 'mail');
     }
+    options.jobs.define<{ id: string }>(MAIL_QUEUE, (job) => this.deliver(job.id), { expireInSeconds: MAIL_EXPIRE_SECONDS });
   }
 
-  /** Writes a mail into the outbox inside `trx`; it goes out once `trx` commits. */
+  /** Writes a mail into the outbox inside `trx`; it goes out once `trx` commits (its job is made by the insert). */
   async enqueue(trx: Knex.Transaction, mail: MailContent): Promise<void> {
     const now = this.options.clock.now();
     await trx('mail_outbox').insert({ ...outboxRow(mail), createdAt: now, nextAttemptAt: now });
   }
 
-  /** After a commit that enqueued mail: deliver soon, when the worker runs. */
+  /** After a commit that enqueued mail: this instance's runner looks for due jobs now rather than at its next poll. */
   nudge(): void {
-    if (!this.timer) return;
-    this.background.runInAsyncScope(() => setImmediate(() => void this.deliverInBackground()));
-  }
-
-  start(): void {
-    if (this.timer) return;
-    this.timer = this.background.runInAsyncScope(() => setInterval(() => void this.deliverInBackground(), POLL_MS));
-    this.timer.unref();
-    this.nudge();
-  }
-
-  async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running?.catch(() => 0);
-  }
-
-  private async deliverInBackground(): Promise<void> {
-    try {
-      await this.deliverDue();
-    } catch (err) {
-      this.options.logger.error({ err }, 'mail outbox: delivery round failed');
-    }
+    this.options.jobs.nudge();
   }
 
   /**
-   * Delivers every mail that is due now; answers how many went out. Calls that overlap in one
-   * process share a round (and run one more when asked during it).
+   * Runs the mail jobs that are due now on this instance (tests, tools: a started queue does it by
+   * itself); answers how many mails went out.
    */
-  deliverDue(): Promise<number> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    const round = async (): Promise<number> => {
-      let sent = 0;
-      do {
-        this.again = false;
-        for (;;) {
-          const outcome = await this.deliverOne();
-          if (outcome === 'none') break;
-          if (outcome === 'sent') sent += 1;
-        }
-      } while (this.again);
-      return sent;
-    };
-    this.running = round().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+  async deliverDue(): Promise<number> {
+    const before = this.sent;
+    await this.options.jobs.runDue(MAIL_QUEUE);
+    return this.sent - before;
   }
 
-  private async deliverOne(): Promise<'none' | 'sent' | 'failed'> {
+  /** One delivery job: the outbox row `id`. Throws to have the queue retry (RetryLater) or give it up (GiveUp). */
+  private async deliver(id: string): Promise<void> {
     const { knex, clock, logger } = this.options;
-    const now = clock.now();
     const claimed = await knex.raw(
-      `update mail_outbox set attempts = attempts + 1, next_attempt_at = ?
-        where id = (select id from mail_outbox
-                     where sent_at is null and gave_up_at is null and next_attempt_at <= ?
-                     order by next_attempt_at limit 1 for update skip locked)
+      `update mail_outbox set attempts = attempts + 1
+        where id = ? and sent_at is null and gave_up_at is null
         returning id, kind, recipient, subject, text_body, html_body, attempts`,
-      [new Date(now.getTime() + MAIL_CLAIM_LEASE_MS), now],
+      [id],
     );
     const raw = claimed.rows[0] as
       | { id: string; kind: string; recipient: string; subject: string; text_body: string; html_body: string; attempts: number }
       | undefined;
-    if (!raw) return 'none';
+    if (!raw) return; // sent already (a rerun after a crash), given up, or deleted with its account
     const row: OutboxRow = {
       id: raw.id,
       kind: raw.kind,
@@ -188,13 +140,15 @@ export class Mailer {
           nextAttemptAt: new Date(clock.now().getTime() + retryDelayMs(attempts)),
           gaveUpAt: gaveUp ? clock.now() : null,
         });
-      if (gaveUp) logger.error({ mailId: row.id, kind: row.kind, attempts, err: { message } }, 'mail outbox: gave up delivering a mail');
-      else
-        logger.warn(
-          { mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } },
-          'mail outbox: delivery failed; will retry',
-        );
-      return 'failed';
+      if (gaveUp) {
+        logger.error({ mailId: row.id, kind: row.kind, attempts, err: { message } }, 'mail outbox: gave up delivering a mail');
+        throw new GiveUp(`mail not delivered after ${attempts} attempts`);
+      }
+      logger.warn(
+        { mailId: row.id, kind: row.kind, attempts, retryInMs: retryDelayMs(attempts), err: { message } },
+        'mail outbox: delivery failed; will retry',
+      );
+      throw new RetryLater('mail delivery failed', retryDelayMs(attempts));
     }
     // The bodies hold live tokens: once delivered they need not stay at rest. The notice of an
     // account's deletion forgets its address too: nothing of the person stays.
@@ -202,7 +156,7 @@ export class Mailer {
     await knex('mail_outbox')
       .where({ id: row.id })
       .update({ sentAt: clock.now(), textBody: '', htmlBody: '', lastError: null, ...forget });
-    return 'sent';
+    this.sent += 1;
   }
 
   private async send(row: OutboxRow): Promise<void> {

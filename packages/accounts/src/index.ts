@@ -24,9 +24,8 @@ export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory
 export { looksLikeAddress, normalizeEmail } from './email.js';
 export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
-export { migrate, migrations } from './migrations.js';
+export { jobSources, MAIL_QUEUE, migrate, migrations, queues } from './migrations.js';
 export * from './models/index.js';
-export { type OutboxBacklog, outboxBacklog } from './outbox-backlog.js';
 export { BCRYPT_NATIVE, normalizePassword, prehash } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
 export { loginPasswordCheck } from './password-check.js';

@@ -1,4 +1,5 @@
 import { type MigrationSet, runMigrations } from '@svc/db';
+import { createQueueMigration, type JobSource } from '@svc/jobs';
 import type { Knex } from 'knex';
 import * as createAccounts from '../migrations/20261122090000_create_accounts.js';
 import * as createSocialSignIn from '../migrations/20261123090000_create_social_sign_in.js';
@@ -27,6 +28,47 @@ export const migrations: MigrationSet = {
     { name: '20261127210000_session_method_passkey', up: sessionMethodPasskey.up, down: sessionMethodPasskey.down },
   ],
 };
+
+/** The queue mail is delivered on (@svc/jobs): one job per outbox row, made by the row's insert (`jobSources`). */
+export const MAIL_QUEUE = 'accounts-mail';
+/**
+ * Seconds a delivery may stay active before another instance takes it over (a runner that died
+ * mid-send): the SMTP exchange (at most ~50 s with the transport's timeouts) and the write-back fit
+ * in half of it, where the handler is cut off.
+ */
+export const MAIL_EXPIRE_SECONDS = 600;
+
+/** This package's queue in @svc/jobs: run after @svc/jobs' own migrations. */
+export const queues: MigrationSet = {
+  name: 'accounts_queues',
+  migrations: [
+    createQueueMigration('20261128090000_mail_queue', MAIL_QUEUE, { expireInSeconds: MAIL_EXPIRE_SECONDS }),
+    {
+      // The outbox's own claim (next_attempt_at order) is gone: the queue orders deliveries.
+      name: '20261128090100_drop_mail_outbox_due_idx',
+      up: async (knex: Knex) => {
+        await knex.raw('drop index if exists mail_outbox_due_idx');
+        await knex.raw(
+          "comment on column mail_outbox.next_attempt_at is 'when the next delivery attempt is due (the service''s clock; a record: the queue accounts-mail holds the job)'",
+        );
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('create index mail_outbox_due_idx on mail_outbox (next_attempt_at) where sent_at is null and gave_up_at is null');
+        await knex.raw("comment on column mail_outbox.next_attempt_at is 'not tried before this instant (exponential backoff after a failure)'");
+      },
+    },
+  ],
+};
+
+/**
+ * Writes of this package that enqueue work by themselves (@svc/jobs installs the triggers): every
+ * row inserted into the outbox makes its delivery job in the inserting statement, so the one
+ * gated statement of `AccountStore.writeMail` enqueues with no statement of its own and the same
+ * work whether it wrote a mail or not. Mail waiting when this is installed gets its job too.
+ */
+export const jobSources: readonly JobSource[] = [
+  { table: 'mail_outbox', queue: MAIL_QUEUE, payload: { id: 'id' }, countFrom: 'created_at', backfillWhenNull: ['sent_at', 'gave_up_at'] },
+];
 
 /** Brings this package's tables up to date (dependencies' tables must already be there). */
 export async function migrate(knex: Knex): Promise<string[]> {

@@ -22,6 +22,7 @@ import {
   TooManyRequestsError,
   timing,
 } from '@svc/http-kit';
+import type { JobQueue } from '@svc/jobs';
 import type { Request } from 'express';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
@@ -190,6 +191,8 @@ export interface AccountServiceOptions {
   personalData: PersonalDataSources;
   /** Tests may pass a transport; otherwise one is built from smtpUrl, or mail goes to .eml files. */
   mailTransport?: Transporter;
+  /** The service's job queue: the outbox's deliveries run on it (queue `accounts-mail`), wherever it is started. */
+  jobs: JobQueue;
   /** HTTP for the providers: Google's token and userinfo endpoints, Apple's token endpoint and key set (default: the global fetch). */
   fetch?: typeof fetch;
   /** Counters of dropped unasked mail (http-kit's `Metrics` has them); none: only logged. */
@@ -227,7 +230,7 @@ const HOUSEKEEPING_MS = 3600_000;
  *
  * It also holds what the rest of the package and the host use around those rules: the cookie
  * sessions (`sessions.authenticate` is the session middleware of every router), social sign-in,
- * a person's own account (`person`), the outbox worker and hourly housekeeping
+ * a person's own account (`person`), the outbox (its deliveries run on the job queue) and hourly housekeeping
  * (`startBackgroundWork`, `stopBackgroundWork`, `deliverDueMail`) and `close`.
  */
 export class AccountService {
@@ -265,6 +268,7 @@ export class AccountService {
     this.platformAdminEmails = config.platformAdminEmails.map(normalizeEmail);
     const mailer = new Mailer({
       knex,
+      jobs: options.jobs,
       clock,
       logger,
       from: config.mailFrom,
@@ -479,34 +483,32 @@ export class AccountService {
     return this.sessions.store.prune();
   }
 
-  /** Delivers the outbox mail that is due now; answers how many went out. */
+  /** Runs the outbox's delivery jobs that are due now on this instance; answers how many mails went out. */
   deliverDueMail(): Promise<number> {
     return this.o.mailer.deliverDue();
   }
 
   /**
-   * Starts the outbox worker and hourly housekeeping (expired sessions, old tokens, delivered mail
-   * older than 30 days, old app sign-in codes and spent external-cookie ids). The host calls it
-   * after listening; tests drive the outbox with `deliverDueMail` instead.
+   * Starts hourly housekeeping (expired sessions, old tokens, delivered mail older than 30 days,
+   * old app sign-in codes and spent external-cookie ids). The host calls it after listening. Mail
+   * goes out wherever the job queue runs (the host starts it); tests drive the outbox with
+   * `deliverDueMail` instead.
    */
   startBackgroundWork(): void {
-    this.o.mailer.start();
     this.housekeepingTimer ??= setInterval(() => void this.housekeeping(), HOUSEKEEPING_MS);
     this.housekeepingTimer.unref();
   }
 
-  /** Stops the outbox worker (after the delivery under way) and housekeeping. */
+  /** Stops housekeeping (the job queue, and with it mail delivery, is stopped by its host). */
   async stopBackgroundWork(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     this.housekeepingTimer = undefined;
-    await this.o.mailer.stop();
   }
 
-  /** Stops the background work, waits for the session writes, closes the mail transport and the hashing threads. */
+  /** Stops housekeeping, waits for the session writes, closes the mail transport and the hashing threads (stop the job queue first). */
   async close(): Promise<void> {
     if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     await this.sessions.store.idle();
-    await this.o.mailer.stop();
     this.o.mailer.close();
     await this.o.hasher.close();
   }
@@ -596,7 +598,7 @@ export class AccountService {
     return this.o.store.retireTokens(accountId, ALL_LINKS, now, trx);
   }
 
-  /** Runs `fn` in a transaction and, once it committed, wakes the mail worker. */
+  /** Runs `fn` in a transaction and, once it committed, nudges this instance's job runner (mail goes out at once, not at its next poll). */
   private async withMail<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     const result = await this.o.store.transaction(fn);
     this.o.mailer.nudge();

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Membership } from '@svc/contracts';
 import { ApiRouter, type Logger, ManualClock, principalOf } from '@svc/http-kit';
+import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import { pino } from 'pino';
@@ -15,11 +16,16 @@ import {
   type AccountsRouter,
   accountDirectory,
   createRouter,
+  jobSources,
   migrations,
   ObjectionAccountStore,
+  queues,
   type RouterOptions,
 } from '../src/index.js';
 import { TestPersonData } from './person-data.js';
+
+/** This package's migrations as the host runs them: the job queue's tables, the package's, its mail queue, then the outbox's enqueue-on-insert. */
+export const accountsMigrations = [jobs.migrations, migrations, queues, jobs.sourceMigrations(jobSources)];
 
 export const PUBLIC_BASE_URL = 'https://meals.example.test';
 export const PASSWORD = 'correct horse battery staple';
@@ -37,6 +43,8 @@ export interface TestAccounts {
   directory: AccountDirectoryWithWaitlist;
   service: AccountService;
   router: AccountsRouter;
+  /** This instance's job queue (mail is delivered on it; not started: `service.deliverDueMail()` runs it). */
+  jobs: jobs.JobQueue;
 }
 
 /** What a test may change of an instance: the service's options, and the router's Redis. */
@@ -63,7 +71,7 @@ export interface World {
 }
 
 export async function createWorld(options: { config?: Partial<AccountsConfig>; options?: InstanceOptions } = {}): Promise<World> {
-  const db = await createTestDatabase([migrations]);
+  const db = await createTestDatabase(accountsMigrations);
   const smtp = new SmtpReceiver();
   await smtp.start();
   const clock = new ManualClock();
@@ -87,14 +95,19 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     ...options.config,
   };
   const instances: AccountService[] = [];
+  const queues: jobs.JobQueue[] = [];
   // Composed as services/api composes it: the store first, its directory, then the service (with
   // the other packages' capabilities, here stand-ins) and its router.
   const build = (overrides: Partial<AccountsConfig> = {}, more: InstanceOptions = {}) => {
     const { redis, ...serviceOptions } = { ...options.options, ...more };
     const store = new ObjectionAccountStore(db.knex);
+    // One delivery at a time, oldest first, as the tests read the receiver's mails in order.
+    const jobQueue = new jobs.JobQueue({ knex: db.knex, clock, logger, random: () => 0.5, concurrency: 1 });
+    queues.push(jobQueue);
     const service = new AccountService({
       store,
       knex: db.knex,
+      jobs: jobQueue,
       clock,
       logger,
       config: { ...config, ...overrides },
@@ -110,7 +123,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
       redis,
     });
     instances.push(service);
-    const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }) };
+    const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }), jobs: jobQueue };
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
     seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(
@@ -158,6 +171,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     },
     async reset() {
       await db.truncate();
+      await db.knex.raw('delete from pgboss.job');
       smtp.clear();
       lines.length = 0;
       memberships.clear();
@@ -165,6 +179,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
       clock.set('2026-11-22T09:00:00.000Z');
     },
     async close() {
+      for (const q of queues) await q.stop(1000);
       for (const a of instances) await a.close();
       await smtp.stop();
       await db.destroy();

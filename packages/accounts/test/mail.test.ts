@@ -8,6 +8,24 @@ import { createWorld, linkIn, mailsTo, register, type World } from './helpers.js
 
 describe('the mail outbox', () => {
   let w: World;
+  /**
+   * Time passes for the queue too: the delivery jobs of mail whose next attempt is due by the test's
+   * clock become due in the database (the queue compares with its now()).
+   */
+  async function due(): Promise<void> {
+    await w.db.knex.raw(
+      `update pgboss.job j set start_after = now() from mail_outbox m
+        where j.name = 'accounts-mail' and j.state in ('created', 'retry') and (j.data->'p'->>'id')::uuid = m.id and m.next_attempt_at <= ?`,
+      [w.clock.now()],
+    );
+  }
+  /** Seconds until the mail queue's waiting jobs are due, by the database's clock. */
+  async function jobsDueIn(): Promise<number[]> {
+    const { rows } = await w.db.knex.raw(
+      `select extract(epoch from start_after - now())::float8 as s from pgboss.job where name = 'accounts-mail' and state = 'created'`,
+    );
+    return rows.map((r: { s: number }) => Math.round(r.s));
+  }
   before(async () => {
     w = await createWorld();
   });
@@ -46,11 +64,14 @@ describe('the mail outbox', () => {
     expect(row).to.include({ attempts: 1, sentAt: null });
     expect(row.lastError).to.be.a('string');
     expect(row.nextAttemptAt.getTime()).to.equal(w.clock.now().getTime() + MAIL_RETRY.firstDelayMs);
+    // The queue's retry waits the mail's own delay (30 s), not the queue's default backoff.
+    expect(await jobsDueIn()).to.deep.equal([MAIL_RETRY.firstDelayMs / 1000]);
 
     await w.smtp.start(port);
     // Not before its retry time…
     expect(await w.accounts.service.deliverDueMail()).to.equal(0);
     w.clock.advance(MAIL_RETRY.firstDelayMs);
+    await due();
     expect(await w.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
     expect(await w.accounts.service.deliverDueMail()).to.equal(0);
@@ -61,13 +82,17 @@ describe('the mail outbox', () => {
     await register(request(w.app), 'ada@example.test');
     w.smtp.failNext(3);
     const delays: number[] = [];
+    const queued: number[] = [];
     for (let i = 0; i < 3; i++) {
       expect(await w.accounts.service.deliverDueMail()).to.equal(0);
       const [row] = await w.db.knex('mail_outbox').select('nextAttemptAt');
       delays.push(row.nextAttemptAt.getTime() - w.clock.now().getTime());
+      queued.push(...(await jobsDueIn()));
       w.clock.set(row.nextAttemptAt);
+      await due();
     }
     expect(delays).to.deep.equal([30_000, 60_000, 120_000]);
+    expect(queued).to.deep.equal([30, 60, 120]);
     expect(await w.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'textBody', 'htmlBody', 'sentAt');
@@ -81,6 +106,7 @@ describe('the mail outbox', () => {
     for (let i = 0; i < MAIL_RETRY.maxAttempts; i++) {
       await w.accounts.service.deliverDueMail();
       w.clock.advance(MAIL_RETRY.maxDelayMs);
+      await due();
     }
     const [row] = await w.db.knex('mail_outbox').select('attempts', 'gaveUpAt', 'sentAt');
     expect(row.attempts).to.equal(MAIL_RETRY.maxAttempts);
@@ -88,6 +114,8 @@ describe('the mail outbox', () => {
     expect(row.sentAt).to.equal(null);
     w.smtp.failNext(0);
     expect(await w.accounts.service.deliverDueMail()).to.equal(0);
+    // The queue holds nothing more for it: the job was given up, not rescheduled.
+    expect(await jobsDueIn()).to.deep.equal([]);
     const errors = w.logLines.filter((l) => l.level === 50 && /gave up/.test(String(l.msg)));
     expect(errors).to.have.length(1);
     expect(JSON.stringify(errors[0])).to.not.contain('token=');
@@ -103,15 +131,15 @@ describe('the mail outbox', () => {
     expect(new Set(w.smtp.mails.map((m) => m.to[0])).size).to.equal(12);
   });
 
-  it('sends on its own once started: the worker is nudged by each commit', async () => {
+  it('sends on its own once the job queue runs: the runner is nudged by each commit', async () => {
     const { accounts, app } = w.another();
-    accounts.service.startBackgroundWork();
+    await accounts.jobs.start();
     try {
       await register(request(app), 'auto@example.test');
       const mail = await w.smtp.waitFor((m) => m.to.includes('auto@example.test'), 5000);
       expect(mail.subject).to.match(/confirm/i);
     } finally {
-      await accounts.service.stopBackgroundWork();
+      await accounts.jobs.stop();
     }
   });
 
@@ -196,19 +224,46 @@ describe('the mail outbox', () => {
     await register(request(app), 'ada@example.test');
     expect(await accounts.service.deliverDueMail()).to.equal(0);
     w.clock.advance(MAIL_RETRY.firstDelayMs);
+    await due();
     expect(await accounts.service.deliverDueMail()).to.equal(1);
     const [row] = await w.db.knex('mail_outbox').select('id', 'attempts');
     expect(row.attempts).to.equal(2);
     expect(ids).to.deep.equal([`<${row.id}@meal-planner>`, `<${row.id}@meal-planner>`]);
   });
 
-  it('a worker that dies after claiming a mail leaves it to be sent after the lease, not lost (at-least-once)', async () => {
+  it('an instance that dies while delivering leaves the mail to another after the queue expiry, not lost (at-least-once)', async () => {
     await register(request(w.app), 'ada@example.test');
-    // What a claim leaves behind when its worker dies before recording the outcome.
-    await w.db.knex('mail_outbox').update({ attempts: 1, nextAttemptAt: new Date(w.clock.now().getTime() + 10 * 60_000) });
-    expect(await w.accounts.service.deliverDueMail()).to.equal(0);
-    w.clock.advance(10 * 60_000);
-    expect(await w.accounts.service.deliverDueMail()).to.equal(1);
+    // What a runner leaves behind when it dies after taking the job: the job active, its outcome never recorded.
+    await w.db.knex.raw(`update pgboss.job set state = 'active', started_on = now() where name = 'accounts-mail'`);
+    const other = w.another();
+    await other.accounts.jobs.expireAbandoned();
+    expect(await other.accounts.service.deliverDueMail()).to.equal(0);
+    // The expiry (10 minutes) passes, moved in the database instead of waited for.
+    await w.db.knex.raw(`update pgboss.job set started_on = now() - interval '601 seconds' where name = 'accounts-mail'`);
+    await other.accounts.jobs.expireAbandoned();
+    expect(await other.accounts.service.deliverDueMail()).to.equal(1);
     expect(mailsTo(w, 'ada@example.test')).to.have.length(1);
+  });
+
+  it('one statement writes the mail and its delivery job: a rolled-back change leaves neither', async () => {
+    await register(request(w.app), 'ada@example.test');
+    const jobs = await w.db.knex.raw(`select data->'p'->>'id' as id from pgboss.job where name = 'accounts-mail'`);
+    const rows = await w.db.knex('mail_outbox').select('id');
+    expect(jobs.rows.map((r: { id: string }) => r.id)).to.deep.equal(rows.map((r: { id: string }) => r.id));
+    await w.db.knex
+      .transaction(async (trx) => {
+        await trx('mail_outbox').insert({
+          kind: 'confirm_email',
+          recipient: 'x@example.test',
+          subject: 's',
+          textBody: 't',
+          htmlBody: 'h',
+          createdAt: w.clock.now(),
+          nextAttemptAt: w.clock.now(),
+        });
+        throw new Error('rolled back');
+      })
+      .catch(() => undefined);
+    expect(await w.db.knex.raw(`select count(*)::int as n from pgboss.job where name = 'accounts-mail'`).then((r) => r.rows[0].n)).to.equal(1);
   });
 });

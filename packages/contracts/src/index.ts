@@ -201,6 +201,12 @@ export interface HouseholdNewsEvent {
  */
 export type HouseholdNews = (event: HouseholdNewsEvent, trx: Transaction) => Promise<void>;
 
+/**
+ * Told, inside the transaction of a PATCH that writes a household's time zone, the zone it has now
+ * (from @svc/meal-events: reminders derived from local times in the zone move with it).
+ */
+export type HouseholdZoneWritten = (householdId: string, timeZoneId: string, now: Date, trx: Transaction) => Promise<void>;
+
 /** How a session was first signed in (GET /me/sessions' `method`); a second step keeps the first factor's. */
 export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
 

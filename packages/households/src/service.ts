@@ -7,6 +7,7 @@ import type {
   HouseholdNews,
   HouseholdProfiles,
   HouseholdRole,
+  HouseholdZoneWritten,
   MemberRoleChange,
   Membership,
   MembershipListener,
@@ -74,6 +75,8 @@ export interface HouseholdsServiceOptions {
   membershipListeners?: readonly MembershipListener[];
   /** Tells the members about a change (householdNews, from @svc/push), inside the change's transaction; none: nobody is told. */
   news?: HouseholdNews;
+  /** Told of a PATCH that writes the time zone, inside its transaction (from @svc/meal-events: pending reminders move). */
+  zoneListeners?: readonly HouseholdZoneWritten[];
 }
 
 /** What the operator CLI (`npm run admin`) may do. */
@@ -147,6 +150,7 @@ export class HouseholdsService {
   private readonly sealer: InvitationCodeSealer | undefined;
   private readonly listeners: readonly MembershipListener[];
   private readonly news: HouseholdNews;
+  private readonly zoneListeners: readonly HouseholdZoneWritten[];
 
   /** roleOf(userId, householdId): 404 `not_found` for non-members and unknown households. */
   readonly access: HouseholdAccess;
@@ -180,6 +184,7 @@ export class HouseholdsService {
     this.sealer = options.invitationSecret ? new InvitationCodeSealer(options.invitationSecret) : undefined;
     this.listeners = options.membershipListeners ?? [];
     this.news = options.news ?? (async () => {});
+    this.zoneListeners = options.zoneListeners ?? [];
 
     // The role this request's session read loaded (the session statement carries the caller's
     // memberships, read afresh on every request), else one query. A role change or a removal thus
@@ -230,7 +235,8 @@ export class HouseholdsService {
 
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
-    if (body.name == null) {
+    const zoneWritten = body.timeZoneId != null && this.zoneListeners.length > 0;
+    if (body.name == null && !zoneWritten) {
       assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
       return this.store.update(householdId, householdChanges(body), this.clock.now());
     }
@@ -245,6 +251,8 @@ export class HouseholdsService {
         throw householdNotFound();
       }
       if (done.oldName !== done.household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
+      // A zone written: what is derived from local times in it (pending reminders) moves in this transaction.
+      if (zoneWritten) for (const told of this.zoneListeners) await told(householdId, done.household.timeZoneId, this.clock.now(), trx);
       return done.household;
     });
   }

@@ -16,3 +16,4 @@ export {
   RetryLater,
   RunLater,
 } from './queue.js';
+export { type JobSource, sourceMigrations } from './sources.js';

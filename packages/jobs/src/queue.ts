@@ -193,16 +193,58 @@ export class JobQueue {
         registers,
       });
       const knex = options.knex;
-      const waiting = `from ${JOBS_SCHEMA}.job where state < 'active'`;
-      gauge(options.registry, 'jobs_queued', 'Jobs waiting (due or scheduled) in every queue, cluster-wide', async () => {
-        const { rows } = await knex.raw(`select count(*)::int as n ${waiting}`);
-        return rows[0].n;
+      // Per queue (mail is the queue `accounts-mail`, push deliveries `push-deliver`, …): one query a scrape, shared by both gauges.
+      let pending: Promise<Map<string, { n: number; age: number; pending: number }>> | undefined;
+      const read = () => {
+        pending ??= knex
+          .raw(
+            `select name, count(*)::int as n,
+                    coalesce(extract(epoch from now() - min(start_after) filter (where start_after < now())), 0)::float8 as age,
+                    coalesce(greatest(extract(epoch from now() - min((data->>'f')::timestamptz)), 0), 0)::float8 as pending
+               from ${JOBS_SCHEMA}.job where state < 'active' group by name`,
+          )
+          .then(
+            (r: { rows: { name: string; n: number; age: number; pending: number }[] }) =>
+              new Map(r.rows.map((row) => [row.name, { n: row.n, age: row.age, pending: row.pending }])),
+          )
+          .finally(() => {
+            pending = undefined;
+          });
+        return pending;
+      };
+      const queueNames = () => [...this.queues.keys()];
+      queueGauge(options.registry, 'jobs_queued', 'Jobs waiting (due or scheduled), cluster-wide, by queue', queueNames, async () => {
+        const byQueue = await read();
+        return (q) => byQueue.get(q)?.n ?? 0;
       });
-      gauge(options.registry, 'jobs_oldest_due_age_seconds', 'How long the oldest due job has waited to be run, cluster-wide (0: none waiting)', async () => {
-        const { rows } = await knex.raw(`select coalesce(extract(epoch from now() - min(start_after)), 0)::float8 as age ${waiting} and start_after < now()`);
-        return rows[0].age;
-      });
+      queueGauge(
+        options.registry,
+        'jobs_oldest_due_age_seconds',
+        'How long the oldest due job has waited to be run, cluster-wide, by queue (0: none waiting)',
+        queueNames,
+        async () => {
+          const byQueue = await read();
+          return (q) => byQueue.get(q)?.age ?? 0;
+        },
+      );
+      // Through its retries: a job failing again and again (SMTP or a provider down) waits for a
+      // later retry, so it is not "due"; this age grows all the same.
+      queueGauge(
+        options.registry,
+        'jobs_oldest_unfinished_age_seconds',
+        'How long ago the oldest waiting job first became due, retries included, cluster-wide, by queue (0: none waiting)',
+        queueNames,
+        async () => {
+          const byQueue = await read();
+          return (q) => byQueue.get(q)?.pending ?? 0;
+        },
+      );
     }
+  }
+
+  /** Looks for due jobs now rather than at the next poll (after a commit that enqueued work this instance may run). */
+  nudge(): void {
+    this.wake?.();
   }
 
   /** The handler of a queue (its migration created the queue: `createQueueMigration`). */
@@ -295,13 +337,13 @@ export class JobQueue {
   }
 
   /**
-   * Runs every due job of every defined queue on this instance until none is left (tests, the
-   * admin command). Answers how many ran.
+   * Runs every due job of every defined queue (or of `queue` alone) on this instance until none is
+   * left (tests, the admin command). Answers how many ran.
    */
-  async runDue(): Promise<number> {
+  async runDue(queue?: string): Promise<number> {
     let total = 0;
     for (;;) {
-      const batch = await this.fetchAndRun(this.concurrency);
+      const batch = await this.fetchAndRun(this.concurrency, queue);
       if (batch.length === 0) return total;
       total += batch.length;
       await Promise.allSettled(batch);
@@ -313,9 +355,10 @@ export class JobQueue {
     await this.boss.expire();
   }
 
-  private async fetchAndRun(room: number): Promise<Promise<void>[]> {
+  private async fetchAndRun(room: number, only?: string): Promise<Promise<void>[]> {
     const started: Promise<void>[] = [];
     for (const [queue, record] of this.queues) {
+      if (only !== undefined && queue !== only) continue;
       const free = room - started.length;
       if (free <= 0) break;
       const jobs = await this.boss.fetch<Envelope<unknown>>(queue, { batchSize: free });
@@ -445,15 +488,17 @@ export class JobQueue {
   }
 }
 
-function gauge(registry: Registry, name: string, help: string, read: () => Promise<number>): void {
-  // Read at scrape time; a failed read leaves the gauge unset rather than failing the scrape.
+function queueGauge(registry: Registry, name: string, help: string, queues: () => string[], read: () => Promise<(queue: string) => number>): void {
+  // Read at scrape time, one series per queue this instance defines; a failed read leaves the gauge unset rather than failing the scrape.
   new Gauge({
     name,
     help,
+    labelNames: ['queue'],
     registers: [registry],
     async collect() {
       try {
-        this.set(await read());
+        const value = await read();
+        for (const queue of queues()) this.set({ queue }, value(queue));
       } catch {
         this.reset();
       }

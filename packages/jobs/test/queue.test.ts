@@ -5,10 +5,35 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { Registry } from 'prom-client';
-import { createQueueMigration, GiveUp, type JobContext, JobQueue, type JobsLogger, migrations, RetryLater, RunLater } from '../src/index.js';
+import {
+  createQueueMigration,
+  GiveUp,
+  type JobContext,
+  JobQueue,
+  type JobSource,
+  type JobsLogger,
+  migrations,
+  RetryLater,
+  RunLater,
+  sourceMigrations,
+} from '../src/index.js';
 
 const QUEUE = 'test-work';
 const testQueues: MigrationSet = { name: 'jobs_test', migrations: [createQueueMigration('20261127170100_test_queue', QUEUE, { expireInSeconds: 60 })] };
+
+// A table of a "package" that declares: a row with a gate enqueues { n } on QUEUE, due at `due`; so does a row whose gate is set later.
+const testTable: MigrationSet = {
+  name: 'jobs_test_table',
+  migrations: [
+    {
+      name: '20261127170200_test_rows',
+      up: (knex) =>
+        knex.raw('create table jobs_test_rows (id uuid primary key default gen_random_uuid(), n int not null, gate text, due timestamptz, note text)'),
+      down: (knex) => knex.raw('drop table jobs_test_rows'),
+    },
+  ],
+};
+const testSource: JobSource = { table: 'jobs_test_rows', queue: QUEUE, payload: { n: 'n' }, dueColumn: 'due', whenNotNull: 'gate', onUpdateOf: ['gate'] };
 
 function recordingLogger() {
   const lines: { level: string; obj: object; msg?: string }[] = [];
@@ -46,12 +71,12 @@ describe('jobs: the PostgreSQL job queue', () => {
       .then((r) => r.rows);
 
   before(async () => {
-    db = await createTestDatabase([migrations, testQueues]);
+    db = await createTestDatabase([migrations, testQueues, testTable, sourceMigrations([testSource])]);
   });
   beforeEach(() => clock.set('2026-11-27T12:00:00.000Z'));
   afterEach(async () => {
     await Promise.all(queues.splice(0).map((q) => q.stop(1000)));
-    await db.knex.raw('delete from pgboss.job; delete from pgboss.archive');
+    await db.knex.raw('delete from pgboss.job; delete from pgboss.archive; delete from jobs_test_rows');
   });
   after(async () => {
     await Promise.all(knexes.map((k) => k.destroy()));
@@ -165,12 +190,15 @@ describe('jobs: the PostgreSQL job queue', () => {
     await q.enqueueMany(QUEUE, [{ n: 1 }, { n: 2 }, { n: 3 }]);
     await db.knex.raw(`update pgboss.job set start_after = now() - interval '30 seconds'`);
     const before = await registry.metrics();
-    expect(before).to.match(/jobs_queued 3/);
-    expect(Number(/jobs_oldest_due_age_seconds ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
+    expect(before).to.match(/jobs_queued\{queue="test-work"\} 3/);
+    expect(Number(/jobs_oldest_due_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
+    // First due by the test's clock (12:00): the real clock is days later, so a large age.
+    expect(Number(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.greaterThan(0);
     await q.runDue();
     const after = await registry.metrics();
-    expect(after).to.match(/jobs_queued 0/);
-    expect(after).to.match(/jobs_oldest_due_age_seconds 0/);
+    expect(after).to.match(/jobs_queued\{queue="test-work"\} 0/);
+    expect(after).to.match(/jobs_oldest_due_age_seconds\{queue="test-work"\} 0/);
+    expect(after).to.match(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} 0/);
     expect(after).to.match(/jobs_given_up_total\{queue="test-work"\} 3/);
   });
 
@@ -275,5 +303,61 @@ describe('jobs: the PostgreSQL job queue', () => {
     await stopped;
     expect(seen).to.deep.equal([5]);
     expect((await jobs())[0].state).to.equal('completed');
+  });
+
+  it('a declared enqueue-on-write: the writing statement makes the job (gated, due at its column), and pg-boss itself fetches and completes it', async () => {
+    const ran: { n: number; firstDueAt: string }[] = [];
+    const q = newQueue(async (d, ctx) => {
+      ran.push({ n: d.n, firstDueAt: ctx.firstDueAt.toISOString() });
+    });
+    // One statement, three rows: two pass the gate (one due now, one in an hour), one does not.
+    await db.knex.raw(
+      `insert into jobs_test_rows (n, gate, due) values (1, 'y', now() - interval '1 second'), (2, 'y', now() + interval '1 hour'), (3, null, now())`,
+    );
+    // A statement that writes no row, and one rolled back, make no job.
+    await db.knex.raw(`insert into jobs_test_rows (n, gate) select 9, 'y' where false`);
+    await db.knex
+      .transaction(async (trx) => {
+        await trx.raw(`insert into jobs_test_rows (n, gate, due) values (8, 'y', now())`);
+        await trx.rollback();
+      })
+      .catch(() => undefined);
+    const made = await db.knex.raw(
+      `select data, state, extract(epoch from start_after - now())::float8 as due_in, expire_in, retry_limit, retry_delay, retry_backoff, policy,
+              extract(epoch from keep_until - start_after)::float8 as kept from pgboss.job where name = ? order by (data->'p'->>'n')::int`,
+      [QUEUE],
+    );
+    expect(made.rows.map((r: { data: { p: unknown; a: number } }) => [r.data.p, r.data.a])).to.deep.equal([
+      [{ n: 1 }, 1],
+      [{ n: 2 }, 1],
+    ]);
+    // The same settings as a job pg-boss's own insert makes on this queue.
+    await q.enqueue(QUEUE, { n: 100 });
+    const own = (
+      await db.knex.raw(
+        `select expire_in, retry_limit, retry_delay, retry_backoff, policy, extract(epoch from keep_until - start_after)::float8 as kept from pgboss.job where data->'p'->>'n' = '100'`,
+      )
+    ).rows[0];
+    for (const row of made.rows)
+      expect({ ...row, data: undefined, state: undefined, due_in: undefined }).to.deep.equal({ ...own, data: undefined, state: undefined, due_in: undefined });
+    expect(made.rows[1].due_in).to.be.within(3500, 3600);
+    await db.knex.raw(`delete from pgboss.job where data->'p'->>'n' = '100'`);
+
+    expect(await q.runDue()).to.equal(1);
+    expect(ran.map((r) => r.n)).to.deep.equal([1]);
+    // The first-due instant the handler sees is the row's column (the day's limit counts from it).
+    const due1 = (await db.knex.raw(`select due from jobs_test_rows where n = 1`)).rows[0].due as Date;
+    expect(ran[0]!.firstDueAt).to.equal(new Date(Math.floor(due1.getTime())).toISOString());
+    const states = await db.knex.raw(`select data->'p'->>'n' as n, state from pgboss.job where name = ? order by 1`, [QUEUE]);
+    expect(states.rows).to.deep.equal([
+      { n: '1', state: 'completed' },
+      { n: '2', state: 'created' },
+    ]);
+
+    // An UPDATE that sets the gate enqueues; one that changes another column does not.
+    await db.knex.raw(`update jobs_test_rows set note = 'x'`);
+    await db.knex.raw(`update jobs_test_rows set gate = 'now', due = now() where n = 3`);
+    expect(await q.runDue()).to.equal(1);
+    expect(ran.map((r) => r.n)).to.deep.equal([1, 3]);
   });
 });

@@ -6,7 +6,7 @@
 
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
-export { changeSources, migrate, migrations, queues, relations } from './migrations.js';
+export { changeSources, jobSources, migrate, migrations, queues, relations } from './migrations.js';
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 export { calendarFeedRead, eventRead, eventsRead } from './reads.js';
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
@@ -29,7 +29,6 @@ export {
   windowOf,
 } from './service/index.js';
 export {
-  type DueReminder,
   EventReminders,
   type EventRemindersOptions,
   REMINDER_EXPIRE_SECONDS,

@@ -1,6 +1,6 @@
 import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
-import { createQueueMigration } from '@svc/jobs';
+import { createQueueMigration, type JobSource } from '@svc/jobs';
 import type { Knex } from 'knex';
 import * as createMealEvents from '../migrations/20261122120000_create_meal_events.js';
 import * as mealEventsSequence from '../migrations/20261125120000_meal_events_sequence.js';
@@ -61,3 +61,23 @@ export async function migrate(knex: Knex): Promise<string[]> {
 
 /** The events as resources of the changes feed (@svc/changes records their writes). */
 export const changeSources: readonly ChangeSource[] = [{ resource: 'event', table: 'meal_events', idColumn: 'id', householdColumn: 'household_id' }];
+
+/**
+ * Writes of this package that enqueue work by themselves (@svc/jobs installs the triggers, after
+ * every package's migrations and queues): an event written with a reminder instant still ahead of
+ * the write (by the service's clock: `updated_at`) enqueues its reminder job in the writing
+ * statement, due at that instant — a single event, a series' year of occurrences (one statement),
+ * the daily extension, a replacement that moves the instant. A write that leaves the instant as it
+ * was enqueues nothing (the job already waiting still matches it).
+ */
+export const jobSources: readonly JobSource[] = [
+  {
+    table: 'meal_events',
+    queue: 'meal-events-reminders',
+    payload: { h: 'household_id', e: 'id', at: 'reminder_at' },
+    dueColumn: 'reminder_at',
+    whenNotNull: 'reminder_at',
+    onlyAfter: 'updated_at',
+    onUpdateOf: ['reminder_at'],
+  },
+];

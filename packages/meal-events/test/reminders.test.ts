@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { EventReminders, migrations, queues, REMINDER_QUEUE, reminderNotificationId, SeriesExtender, SeriesStore } from '../src/index.js';
+import { EventReminders, jobSources, migrations, queues, REMINDER_QUEUE, reminderNotificationId, SeriesExtender, SeriesStore } from '../src/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -31,7 +31,7 @@ describe('meal event reminders', () => {
   let seriesStore: SeriesStore | undefined;
 
   before(async () => {
-    db = await createTestDatabase([jobs.migrations, migrations, queues]);
+    db = await createTestDatabase([jobs.migrations, migrations, queues, jobs.sourceMigrations(jobSources)]);
     access.set(home, owner, 'Owner').zone(home, 'Europe/Oslo');
     for (const m of [adaMember, boMember, kidMember]) access.addMember(home, m);
     queue = new jobs.JobQueue({ knex: db.knex, clock, logger: quiet, random: () => 0.5 });
@@ -273,7 +273,6 @@ describe('meal event reminders', () => {
         clock,
         profiles: access.profiles,
         random: (n) => Buffer.from(randomUUID().replaceAll('-', ''), 'hex').subarray(0, n),
-        reminders,
       });
       const { written } = await extender.extendAll();
       expect(written).to.be.greaterThan(0);

@@ -28,7 +28,7 @@
  *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
- * --storm-logins 20 --storm-connections 20 --driver wrk|autocannon --only <ids> (me-ceiling, me-naive, me, household, me-bearer, household-bearer,
+ * --storm-logins 20 --storm-connections 20 --fanout-households 1000 --driver wrk|autocannon --only <ids> (fan-out, me-ceiling, me-naive, me, household, me-bearer, household-bearer,
  * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep, changes, changes-deep,
  * patch-household, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
@@ -63,6 +63,7 @@ const { values: args } = parseArgs({
     json: { type: 'string' },
     profile: { type: 'string' },
     only: { type: 'string' },
+    'fanout-households': { type: 'string' },
     quick: { type: 'boolean', default: false },
     driver: { type: 'string' },
   },
@@ -99,6 +100,19 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 // Compiled (npm run bench: bench/dist/bench/*.js, run by plain node like production) or under tsx.
 const here = path.dirname(fileURLToPath(import.meta.url));
 const ext = path.extname(fileURLToPath(import.meta.url));
+
+// The fan-out scenario (issue 32): push deliveries to the local FCM fake from one and two job-runner
+// processes, on a database of its own (bench/background.ts prints its table and verdicts). First, so
+// the HTTP scenarios' service is not running meanwhile; `--only fan-out` runs it alone.
+if (wanted('fan-out')) {
+  const fanOut = fork(path.join(here, `background${ext}`), ['--only', 'fan-out', '--fanout-households', String(num(args['fanout-households'], 1000))], {
+    execArgv: process.execArgv,
+    stdio: 'inherit',
+  });
+  const code = await new Promise<number | null>((resolve) => fanOut.once('exit', resolve));
+  if (code !== 0) log(`fan-out scenario exited with ${code}`);
+  if (opts.only && [...opts.only].every((id) => id === 'fan-out')) process.exit(code ?? 1);
+}
 const sessionSecret = randomBytes(36).toString('base64url');
 
 /** A request to the harness without its id (App.ask numbers it). */

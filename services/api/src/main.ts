@@ -64,7 +64,6 @@ async function main(): Promise<void> {
   }
   const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics({ labels: { instance: config.instanceId } });
   metrics?.watchPool(knex);
-  metrics?.watchOutbox(knex, systemClock);
   let draining = false;
   const service = await buildService({ config, knex, logger, metrics, draining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? await metrics.serve(config.metricsPort, config.host) : undefined;

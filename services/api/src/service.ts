@@ -42,6 +42,7 @@ export const allMigrations = [
   changes.migrations,
   idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
+  accounts.queues,
   mealEvents.queues,
   changes.queues,
   // Foreign keys across packages, once every package's tables exist.
@@ -52,6 +53,8 @@ export const allMigrations = [
   signInFactors.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
   changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
+  // Writes that enqueue their own jobs (the mail outbox's rows, events' reminders), once the tables and queues exist.
+  jobs.sourceMigrations([...accounts.jobSources, ...mealEvents.jobSources]),
 ];
 
 export interface ServiceDeps {
@@ -62,11 +65,11 @@ export interface ServiceDeps {
   random?: RandomBytes;
   /** Tests may hand the mail worker a transport of their own. */
   mailTransport?: accounts.AccountServiceOptions['mailTransport'];
-  /** Start the outbox worker and housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
+  /** Start accounts' housekeeping (default true); tests drive the outbox by hand with `accounts.deliverDueMail()`. */
   startMailer?: boolean;
   /** A CA certificate the APNs connection trusts besides the system's (tests: the APNs fake's own certificate). */
   apnsCa?: string;
-  /** Start this instance's job runner (default: as `startMailer`); tests run due jobs by hand with `jobs.runDue()`. */
+  /** Start this instance's job runner, which delivers mail and pushes (default: as `startMailer`); tests run due jobs by hand with `jobs.runDue()`. */
   startJobs?: boolean;
   /** Prometheus metrics of this instance (main creates them when METRICS_PORT is set). */
   metrics?: Metrics;
@@ -176,6 +179,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accountName: accounts.accountNameLink,
     invitationSecret: derivedKey(config.sessionSecret, 'households-invitation-code'),
     membershipListeners: [new mealEvents.MealEventsMembershipListener({ events: eventsStore, feeds: feedsStore })],
+    // A zone change moves the pending reminders (meal events', made below; called only from a PATCH).
+    zoneListeners: [(householdId, zone, now, trx) => eventReminders.zoneWritten(householdId, zone, now, trx as Knex.Transaction)],
     news: notifications.news,
   });
   // The parser's typo indexes, built now rather than inside the first parse request.
@@ -216,7 +221,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // Series of repeating events: their window is extended every day by a job of the queue (every instance ticks; one enqueues).
   const seriesScheduler = new mealEvents.SeriesScheduler(
     jobQueue,
-    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random, reminders: eventReminders }),
+    new mealEvents.SeriesExtender({ series: seriesStore, clock, profiles: householdsApi.profiles, random }),
     seriesStore,
     clock,
   );
@@ -280,6 +285,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,
+    jobs: jobQueue,
     metrics: deps.metrics,
     redis,
     tuning: { hashWorkers: config.passwordHashWorkers },
@@ -378,7 +384,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
-      await accountsService.close(); // the mail worker, housekeeping, its transport and the hashing threads
+      await accountsService.close(); // housekeeping, the mail transport and the hashing threads
       clearInterval(redisProbe);
       redis?.disconnect();
     },

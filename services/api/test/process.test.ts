@@ -194,7 +194,7 @@ describe('the service process', function () {
     }
   });
 
-  it('metrics: sign-ins by outcome, rate-limit refusals and the mail outbox backlog, as the answers said', async () => {
+  it("metrics: sign-ins by outcome, rate-limit refusals and the mail queue's backlog, as the answers said", async () => {
     const metricsPort = await freePort();
     // An SMTP port where nothing listens: the confirmation mail stays in the outbox.
     const s = await start({
@@ -229,9 +229,10 @@ describe('the service process', function () {
       expect(value(text, 'auth_logins_total{method="password",outcome="failed",instance="metrics-2"}')).to.equal(seen(401));
       expect(value(text, 'auth_logins_total{method="password",outcome="locked",instance="metrics-2"}')).to.equal(seen(423));
       expect(value(text, 'http_requests_refused_total{code="rate_limited",instance="metrics-2"}')).to.equal(seen(429));
-      expect(value(text, 'mail_outbox_depth{instance="metrics-2"}')).to.equal(1);
-      expect(value(text, 'mail_outbox_oldest_age_seconds{instance="metrics-2"}')).to.be.at.least(0);
-      expect(value(text, 'mail_outbox_gave_up{instance="metrics-2"}')).to.equal(0);
+      // The outbox's mail is a job of the queue accounts-mail: tried at once, refused, waiting for its retry.
+      expect(value(text, 'jobs_queued{queue="accounts-mail",instance="metrics-2"}')).to.equal(1);
+      expect(value(text, 'jobs_oldest_due_age_seconds{queue="accounts-mail",instance="metrics-2"}')).to.be.at.least(0);
+      expect(value(text, 'jobs_given_up_total{queue="accounts-mail",instance="metrics-2"}')).to.equal(undefined);
       expect(value(text, 'db_pool_acquires_waiting{instance="metrics-2"}')).to.equal(0);
       expect(text).to.match(/^nodejs_eventloop_lag_p99_seconds\{instance="metrics-2"\} [\d.e-]+$/m);
       s.child.kill('SIGTERM');

@@ -209,4 +209,56 @@ describe('push through the composed service (FCM and APNs fakes)', () => {
     expect(doc.paths['/api/v1/me/notifications'].get.operationId).to.equal('listNotifications');
     expect(doc.paths['/api/v1/me/notifications/read'].post.operationId).to.equal('markNotificationsRead');
   });
+
+  it('a household time-zone change moves its pending reminders: new jobs at the new zone instant; one the move puts in the past is dropped', async () => {
+    h.clock.set('2026-11-22T09:00:00.000Z');
+    const ada = await signUp(h.app, 'zone-ada@example.com', 'Ada');
+    const home = (await ada.post('/api/v1/households').send({ name: 'Zone', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' }).expect(201)).body;
+    const events = `/api/v1/households/${home.id}/events`;
+    const base = { eventType: 'Guests', availableCookingMinutes: 60, notes: '', participants: [], reminderMinutes: 30 };
+    // 18:00 Oslo on 10 December less 30 minutes: 16:30Z. 12:00 Oslo today less 30 minutes: 10:30Z (ahead of 09:00Z).
+    const later = (
+      await ada
+        .post(events)
+        .send({ ...base, date: '2026-12-10', servingTime: '18:00' })
+        .expect(201)
+    ).body;
+    const today = (
+      await ada
+        .post(events)
+        .send({ ...base, date: '2026-11-22', servingTime: '12:00' })
+        .expect(201)
+    ).body;
+    const jobs = async (eventId: string) =>
+      (
+        await h.db.knex.raw(`select data->>'f' as f from pgboss.job where name = 'meal-events-reminders' and data->'p'->>'e' = ? order by 1`, [eventId])
+      ).rows.map((r: { f: string }) => r.f);
+    const instant = async (eventId: string) =>
+      (await h.db.knex.raw('select reminder_at as at from meal_events where id = ?', [eventId])).rows[0].at as Date | null;
+    expect(await jobs(later.id)).to.deep.equal(['2026-12-10T16:30:00.000Z']);
+    expect(await jobs(today.id)).to.deep.equal(['2026-11-22T10:30:00.000Z']);
+
+    // Auckland is UTC+13 in November: 18:00 there on 10 December is 05:00Z (reminder 04:30Z); 12:00 today
+    // there was 23:00Z yesterday, so today's reminder would be in the past: dropped, not sent late.
+    await ada.patch(`/api/v1/households/${home.id}`).send({ timeZoneId: 'Pacific/Auckland' }).expect(200);
+    expect((await instant(later.id))?.toISOString()).to.equal('2026-12-10T04:30:00.000Z');
+    expect(await jobs(later.id)).to.deep.equal(['2026-12-10T04:30:00.000Z', '2026-12-10T16:30:00.000Z']);
+    expect(await instant(today.id)).to.equal(null);
+    expect(await jobs(today.id)).to.deep.equal(['2026-11-22T10:30:00.000Z']);
+    // Every job runs: the old ones find the instant changed (or gone) and send nothing; the new one reminds once.
+    await h.db.knex.raw(`update pgboss.job set start_after = now() where name = 'meal-events-reminders' and state = 'created'`);
+    h.clock.set('2026-12-10T16:31:00.000Z');
+    await h.service.jobs.runDue();
+    const reminders = (await ada.get('/api/v1/me/notifications').expect(200)).body.items.filter((i: { kind: string }) => i.kind === 'reminders');
+    expect(reminders.filter((i: object) => JSON.stringify(i).includes(later.id))).to.have.length(1);
+    expect(reminders.filter((i: object) => JSON.stringify(i).includes(today.id))).to.have.length(0);
+    // Writing the same zone again moves nothing and enqueues nothing.
+    h.clock.set('2026-11-22T09:00:00.000Z');
+    await ada.patch(`/api/v1/households/${home.id}`).send({ timeZoneId: 'Pacific/Auckland' }).expect(200);
+    expect(
+      await h.db.knex
+        .raw(`select count(*)::int as n from pgboss.job where name = 'meal-events-reminders' and data->'p'->>'e' = ?`, [later.id])
+        .then((r) => r.rows[0].n),
+    ).to.equal(2);
+  });
 });

@@ -15,7 +15,7 @@ import {
   type SeriesStore,
   type StoredSeries,
 } from '../store/index.js';
-import { type DueReminder, type EventReminders, reminderInstant } from './reminders.js';
+import { type EventReminders, reminderInstant } from './reminders.js';
 import { uuidV4, windowOf } from './series.js';
 
 export interface MealEventsServiceOptions {
@@ -92,11 +92,6 @@ export class MealEventsService {
     return reminderInstant(values.date, values.servingTime, values.reminderMinutes, zone ?? (await this.zoneOf(householdId)));
   }
 
-  /** Enqueues the reminders still ahead, inside the transaction that wrote them. */
-  private async remind(due: DueReminder[], trx: Knex.Transaction): Promise<void> {
-    await this.reminders?.schedule(due, trx);
-  }
-
   /**
    * One page of a household's events, earliest first (`date`, `servingTime`, `id`), as the JSON
    * text of PagedMealEventResponse with its length in UTF-8 bytes: the events come from PostgreSQL as JSON already (the
@@ -161,16 +156,14 @@ export class MealEventsService {
     const values = valuesOf(input);
     if (input.repeat) return this.createSeries(householdId, values, input.repeat);
     const id = uuidV4(this.random(16));
-    if (!named(values) && (values.reminderMinutes ?? null) === null) return this.store.create(householdId, id, values, this.clock.now());
+    // The reminder's job is made by the event's INSERT itself (meal-events' `jobSources`): it exists exactly when the event does.
     const reminderAt = await this.reminderOf(householdId, values);
+    if (!named(values)) return this.store.create(householdId, id, values, this.clock.now(), undefined, reminderAt);
     // The members named are locked until the event is written: a removal racing this waits, then
     // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
-    // The reminder is enqueued in the same transaction: it exists exactly when the event does.
     return this.store.transaction(async (trx) => {
-      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
-      const event = await this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
-      await this.remind([{ householdId, id, at: reminderAt }], trx);
-      return event;
+      refuseStrangers(await this.strangers(householdId, values, trx));
+      return this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
     });
   }
 
@@ -199,16 +192,12 @@ export class MealEventsService {
     const now = this.clock.now();
     const write = (trx?: Knex.Transaction) =>
       this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx);
-    if (!named(values) && (values.reminderMinutes ?? null) === null) await write();
+    // Every occurrence's reminder still ahead is enqueued by the occurrences' INSERT itself.
+    if (!named(values)) await write();
     else
       await this.store.transaction(async (trx) => {
-        if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+        refuseStrangers(await this.strangers(householdId, values, trx));
         await write(trx);
-        // Every occurrence's reminder still ahead, in one INSERT of the same transaction.
-        await this.remind(
-          occ.map((o) => ({ householdId, id: o.id, at: o.remindAt })),
-          trx,
-        );
       });
     const at = now.toISOString();
     return {
@@ -258,7 +247,6 @@ export class MealEventsService {
       const event = await this.replaceOne(householdId, eventId, values, trx, reminderAt);
       // scope=this: the occurrence stays in its series, listed as an exception by its original date.
       if (locked) await this.series.addException(locked.series.id, locked.originalDate, this.clock.now(), trx);
-      await this.remind([{ householdId, id: eventId, at: reminderAt }], trx);
       return event;
     });
   }
@@ -281,13 +269,11 @@ export class MealEventsService {
       if (scope === 'all') {
         // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
         const reminders = all.map((o) => ({
-          householdId,
           id: o.id,
           at: o.id === eventId ? reminderAt : reminderInstant(o.originalDate, values.servingTime, values.reminderMinutes, zone),
         }));
         await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx, reminders);
         const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
-        await this.remind(reminders, trx);
         const deleted = series.exceptions.filter((d) => d !== originalDate);
         const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
         if (values.date !== originalDate) stillExceptions.push(originalDate);
@@ -307,7 +293,7 @@ export class MealEventsService {
       await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
       await this.endSeries(series, originalDate, kept, now, trx);
       const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
-      const written = await this.series.writeOccurrences(
+      await this.series.writeOccurrences(
         dates.slice(1).map((date) => ({
           seriesId: newId,
           id: uuidV4(this.random(16)),
@@ -315,10 +301,6 @@ export class MealEventsService {
           remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
         })),
         now,
-        trx,
-      );
-      await this.remind(
-        [{ id: eventId, at: reminderAt }, ...written.reminders].map((r) => ({ householdId, ...r })),
         trx,
       );
       return { ...replaced, seriesId: newId };

@@ -36,13 +36,6 @@ interface ReminderJob {
   at: string;
 }
 
-/** A reminder to schedule: the event (of `householdId`) and its instant (null: none). */
-export interface DueReminder {
-  householdId: string;
-  id: string;
-  at: Date | null;
-}
-
 export interface EventRemindersOptions {
   knex: Knex;
   jobs: JobQueue;
@@ -55,7 +48,8 @@ export interface EventRemindersOptions {
 
 /**
  * Reminders of meal events (decisions.md §8): one job per event and instant on @svc/jobs' queue,
- * enqueued by the write that sets the instant, inside its transaction. A change of the event
+ * enqueued by the statement that writes the instant (a trigger @svc/jobs installs from this
+ * package's `jobSources`). A change of the event
  * writes a new instant (and enqueues it); the job of the old instant finds the event changed (or
  * gone) when it runs and sends nothing, so a moved or cancelled reminder needs no job removed.
  * A reminder whose instant has passed when it is written is not enqueued.
@@ -63,21 +57,28 @@ export interface EventRemindersOptions {
 export class EventReminders {
   constructor(private readonly options: EventRemindersOptions) {}
 
+  /**
+   * The household's time zone was written (inside `trx`): every pending reminder (instant still
+   * ahead of `now`) is derived again from its event's local date and serving time in `timeZoneId`,
+   * in one UPDATE; the moved ones get their new jobs from that UPDATE itself (`jobSources`:
+   * `onUpdateOf: ['reminder_at']`) and their old jobs find the instant changed and send nothing. A
+   * reminder the move puts in the past is dropped (`reminder_at` null), not sent late. Unchanged
+   * instants (the same zone written again) are not touched.
+   */
+  async zoneWritten(householdId: string, timeZoneId: string, now: Date, trx: Knex.Transaction): Promise<void> {
+    const zone = knownZone(timeZoneId);
+    const instant = `(((date + serving_time) at time zone ?) - make_interval(mins => reminder_minutes))`;
+    await trx.raw(
+      `update meal_events set reminder_at = case when ${instant} > ?::timestamptz then ${instant} end
+        where household_id = ?::uuid and reminder_at > ?::timestamptz and reminder_minutes is not null
+          and reminder_at is distinct from ${instant}`,
+      [zone, now, zone, householdId, now, zone],
+    );
+  }
+
   /** Registers the reminder handler on the queue (every instance). */
   define(): void {
     this.options.jobs.define<ReminderJob>(REMINDER_QUEUE, (job) => this.run(job), { expireInSeconds: REMINDER_EXPIRE_SECONDS });
-  }
-
-  /** Enqueues, inside `trx`, the reminders among `due` whose instant is still ahead (one INSERT; none: no statement). */
-  async schedule(due: readonly DueReminder[], trx: Knex.Transaction): Promise<void> {
-    const now = this.options.clock.now().getTime();
-    const ahead = due.filter((d): d is DueReminder & { at: Date } => d.at !== null && d.at.getTime() > now);
-    if (!ahead.length) return;
-    await this.options.jobs.enqueueAt<ReminderJob>(
-      REMINDER_QUEUE,
-      ahead.map((d) => ({ data: { h: d.householdId, e: d.id, at: d.at.toISOString() }, at: d.at })),
-      { trx },
-    );
   }
 
   /**

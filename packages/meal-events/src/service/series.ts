@@ -4,7 +4,7 @@ import { DateTime } from 'luxon';
 import { SERIES_LIMITS } from '../schemas.js';
 import { MAX_AHEAD, occurrences } from '../series/rule.js';
 import type { SeriesStore, StoredSeries } from '../store/index.js';
-import { type EventReminders, reminderInstant } from './reminders.js';
+import { reminderInstant } from './reminders.js';
 
 /** A version-4 uuid from 16 random bytes (RFC 9562). */
 export function uuidV4(bytes: Buffer): string {
@@ -33,10 +33,8 @@ export interface SeriesExtenderOptions {
   /** The household's time zone, from @svc/households. */
   profiles: HouseholdProfiles;
   random: RandomBytes;
-  /** Series per transaction (default 200). */
+  /** Series per transaction (default 200). The occurrences' reminders are enqueued by their INSERT itself (meal-events' `jobSources`). */
   batch?: number;
-  /** Reminders of the occurrences written (enqueued in the batch's transaction); none: not scheduled. */
-  reminders?: EventReminders;
 }
 
 /**
@@ -47,7 +45,7 @@ export interface SeriesExtenderOptions {
  * Occurrences listed in `exceptions` (deleted on their own) are not written again.
  */
 export class SeriesExtender {
-  private readonly options: Required<Omit<SeriesExtenderOptions, 'reminders'>> & Pick<SeriesExtenderOptions, 'reminders'>;
+  private readonly options: Required<SeriesExtenderOptions>;
 
   constructor(options: SeriesExtenderOptions) {
     this.options = { batch: 200, ...options };
@@ -55,7 +53,7 @@ export class SeriesExtender {
 
   /** One pass over every series that is behind; answers the occurrences written. */
   async extendAll(): Promise<{ series: number; written: number }> {
-    const { series: store, clock, profiles, random, batch, reminders } = this.options;
+    const { series: store, clock, profiles, random, batch } = this.options;
     const now = clock.now();
     // The latest horizon of any zone (UTC+14): series whose window reaches it are done.
     const bound = DateTime.fromJSDate(now, { zone: 'UTC' })
@@ -71,7 +69,6 @@ export class SeriesExtender {
         const rows = await store.behind(bound, after, batch, trx);
         if (!rows.length) return { count: 0, last: after, written: 0 };
         const writes: { seriesId: string; id: string; date: string; remindAt: Date | null }[] = [];
-        const households = new Map<string, string>();
         const windows: { id: string; writtenThrough: string }[] = [];
         for (const s of rows) {
           // The dates of a series are computed synchronously (rrule): one series per turn of the
@@ -88,15 +85,10 @@ export class SeriesExtender {
           for (const date of newDates(s, horizon)) {
             const id = uuidV4(random(16));
             writes.push({ seriesId: s.id, id, date, remindAt: reminderInstant(date, t.servingTime, t.reminderMinutes, zone) });
-            households.set(id, s.householdId);
           }
           windows.push({ id: s.id, writtenThrough: horizon });
         }
         const n = await store.writeOccurrences(writes, now, trx);
-        await reminders?.schedule(
-          n.reminders.map((r) => ({ householdId: households.get(r.id)!, ...r })),
-          trx,
-        );
         await store.setWrittenThrough(windows, trx);
         return { count: rows.length, last: rows.at(-1)!.id, written: n.written };
       });

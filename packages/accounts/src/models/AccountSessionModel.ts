@@ -31,8 +31,8 @@ export class AccountSessionModel extends BaseModel {
   declare userAgent: string | null;
   declare method: SignInMethod | null;
 
-  /** SessionResponse; `current` is whether this is the session of the request asking. */
-  toApi(currentSid: string | undefined): SessionResponse {
+  /** SessionResponse; `current`: whether this is the session of the request asking. */
+  toApi(current: boolean): SessionResponse {
     const createdAt = this.createdAt ?? this.expire;
     return {
       id: this.publicId,
@@ -40,7 +40,7 @@ export class AccountSessionModel extends BaseModel {
       lastSeenAt: this.lastSeenAt ?? createdAt,
       userAgent: this.userAgent,
       method: this.method ?? 'password',
-      current: currentSid !== undefined && this.sid === currentSid,
+      current,
     };
   }
 }

@@ -7,9 +7,11 @@ import {
   AccountModel,
   AccountSessionModel,
   AccountTokenModel,
+  AccountUnlinkedIdentityModel,
   AppSigninCodeModel,
   LoginFailureModel,
   MailOutboxModel,
+  UnaskedMailCountModel,
   WaitlistModel,
 } from './models/index.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
@@ -106,7 +108,7 @@ export class ObjectionPersonStore implements PersonStore {
     if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
     const rows = await this.Session.query()
       .select('accountSessions.*')
-      .join('accounts', 'accounts.id', 'accountSessions.accountId')
+      .joinRelated('account', { alias: 'accounts' })
       .where('accountSessions.accountId', accountId)
       .where('accountSessions.expire', '>', now)
       // A session whose stamp is not the account's current one fails its next request (logout,
@@ -139,9 +141,15 @@ export class ObjectionPersonStore implements PersonStore {
   async unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }> {
     const removed = (await this.Identity.query(trx).delete().where({ accountId, provider }).returning('subject')) as unknown as { subject: string }[];
     if (removed.length > 0) {
-      // Written out: an upsert (Objection has no ON CONFLICT); the table has no model of its own.
-      await trx('accountUnlinkedIdentities')
-        .insert(removed.map((r) => ({ accountId, provider, subject: r.subject, unlinkedAt: now })))
+      await AccountUnlinkedIdentityModel.query(trx)
+        .insert(
+          removed.map((r) => ({
+            accountId,
+            provider: provider as AccountUnlinkedIdentityModel['provider'],
+            subject: r.subject,
+            unlinkedAt: now.toISOString(),
+          })),
+        )
         .onConflict(['accountId', 'provider', 'subject'])
         .merge(['unlinkedAt']);
     }
@@ -188,7 +196,7 @@ export class ObjectionPersonStore implements PersonStore {
       // Recipients are stored as typed; the addresses above are lower-cased.
       await MailOutboxModel.query(trx).delete().whereIn(trx.raw('lower(recipient)'), addresses);
       // The per-recipient count of unasked mail names the address: it goes too.
-      await trx('unasked_mail_counts')
+      await UnaskedMailCountModel.query(trx)
         .delete()
         .whereIn(
           'key',

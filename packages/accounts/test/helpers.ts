@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Membership } from '@svc/contracts';
-import { ApiRouter, type Logger, ManualClock, principalOf } from '@svc/http-kit';
+import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import { ApiRouter, type Logger, ManualClock, pathMatcher, principalOf } from '@svc/http-kit';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
 import { pino } from 'pino';
@@ -92,8 +93,12 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
   const build = (overrides: Partial<AccountsConfig> = {}, more: InstanceOptions = {}) => {
     const { redis, ...serviceOptions } = { ...options.options, ...more };
     const store = new ObjectionAccountStore(db.knex);
+    // The host's read kernel (as services/api makes it, without the other packages' reads): this
+    // package's declared reads (GET /me/sessions, /me/logins) load with the session, in one statement.
+    const kernel = serviceOptions.reads ? undefined : new ReadKernel({ matcher: pathMatcher });
     const service = new AccountService({
       store,
+      reads: kernel,
       knex: db.knex,
       clock,
       logger,
@@ -111,6 +116,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     });
     instances.push(service);
     const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }) };
+    for (const { method, path: route, read } of accounts.router.operations) if (kernel && read && method === 'get') kernel.add(read as ReadDeclaration, route);
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
     seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(

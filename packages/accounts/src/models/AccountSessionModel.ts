@@ -1,6 +1,7 @@
-import { BaseModel, rowSchema, TimestampSchema } from '@svc/db';
+import { BaseModel, objection, rowSchema, TimestampSchema } from '@svc/db';
 import { type SessionResponse, SessionResponseSchema } from '../schemas.js';
 import type { SignInMethod } from '../sessions.js';
+import { AccountModel } from './AccountModel.js';
 
 /**
  * One row of `account_sessions` (connect-pg-simple's layout plus the columns GET /me/sessions
@@ -19,6 +20,14 @@ export class AccountSessionModel extends BaseModel {
     createdAt: { type: ['string', 'null'], format: 'date-time' },
     lastSeenAt: { type: ['string', 'null'], format: 'date-time' },
     method: { type: ['string', 'null'] },
+  });
+  /** The store lists an account's live sessions against the account's current security stamp (a join). */
+  static override relationMappings = () => ({
+    account: {
+      relation: objection.Model.BelongsToOneRelation,
+      modelClass: AccountModel,
+      join: { from: 'account_sessions.account_id', to: 'accounts.id' },
+    },
   });
 
   declare sid: string;

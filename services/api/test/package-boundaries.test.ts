@@ -92,4 +92,32 @@ describe('package boundaries', () => {
     const found = reports.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(internals)].map((m) => `${path.relative(packages, f)}: ${m[0]}`));
     expect(found).to.deep.equal([]);
   });
+
+  it("every domain package's index.ts has the same sections, in the same order, each from its own module", () => {
+    // Section → the module it exports (the last, "Also of this package", holds the package's own extras).
+    const SECTIONS: [string, RegExp][] = [
+      ['Migrations', /^\.\/migrations\.js$/],
+      ['Models', /^\.\/models\/index\.js$/],
+      ['Declared reads', /^\.\/reads\.js$/],
+      ['The router', /^\.\/router\.js$/],
+      ['Schemas', /^\.\/schemas\.js$/],
+      ['The service', /^\.\/service(\/index)?\.js$/],
+      ['The store', /^\.\/store(\/index)?\.js$/],
+      ['Also of this package', /./],
+    ];
+    for (const p of DOMAIN) {
+      const text = fs.readFileSync(path.join(packages, p, 'src', 'index.ts'), 'utf8');
+      const sections = text.split(/\n(?=\/\/ )/).slice(1);
+      const names = sections.map((s) => SECTIONS.findIndex(([name]) => s.startsWith(`// ${name}`)));
+      expect(names, `${p}: sections`).to.not.include(-1);
+      expect(names, `${p}: in order, each once`).to.deep.equal([...names].sort((a, b) => a - b).filter((n, i, a) => a.indexOf(n) === i));
+      for (const [i, s] of sections.entries()) {
+        const modules = [...s.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+        expect(modules, `${p}: ${SECTIONS[names[i]!]![0]} exports`).to.not.be.empty;
+        for (const m of modules) expect(m, `${p}: ${SECTIONS[names[i]!]![0]}`).to.match(SECTIONS[names[i]!]![1]);
+      }
+      // The core every domain package has.
+      for (const core of [0, 1, 3, 4, 5, 6]) expect(names, `${p} has ${SECTIONS[core]![0]}`).to.include(core);
+    }
+  });
 });

@@ -8,7 +8,6 @@ import type { Request } from 'express';
 import session, { type SessionData } from 'express-session';
 import type { Knex } from 'knex';
 import type { AccountSummary } from './me.js';
-import type { OwnRead } from './own-reads.js';
 import { sameSecret } from './tokens.js';
 
 const PGStore = connectPgSimple(session);
@@ -29,8 +28,6 @@ export interface LoadedSessionRow {
   account?: AccountSummary;
   /** The account's memberships, when the host's kernel loads them with the principal (its `memberships` column). */
   memberships?: Membership[];
-  /** The read-ahead's value (null: nothing to lend), when one was asked for. */
-  readAhead?: unknown;
   /** The declared read's value (null: none), when one was asked for (`DeclaredReads`). */
   read?: unknown;
 }
@@ -41,23 +38,8 @@ export interface LoadedTokenRow {
   scopes: string[];
   account: AccountSummary;
   memberships?: Membership[];
-  readAhead?: unknown;
   /** The declared read's value (null: none), when one was asked for. */
   read?: unknown;
-}
-
-/** Which read-ahead to add to the session statement, and for which resource. */
-export interface ReadAheadRequest {
-  /** Index into the store's `readAheads`. */
-  index: number;
-  /** The path's household parameter: a lower-case uuid (checked by the caller; the statement casts it). Undefined for an account read. */
-  id?: string;
-  /** The path's other parameter (a lower-case uuid, or text of the read's `argFormat`), if it has one. */
-  arg?: string;
-  /** Where the value is found: `readAheadKey(id, arg)`. */
-  key: string;
-  /** What the read-ahead's package already holds for `id` (OwnRead.known), bound as its `known`. */
-  known?: string;
 }
 
 /**
@@ -73,6 +55,8 @@ export interface PrincipalSource {
   /** An optional CTE before the statement (`with … `). */
   with?: string;
   columns: string;
+  /** Among `columns`, the one holding the session's id, for a principal that is a session (the kernel marks "the session being read" by it). */
+  sessionColumn?: string;
   join: string;
   /** Records a use of the credential `id` at `now` (a conditional write: instances that race write once). */
   touch?(knex: Knex, id: string, now: Date): PromiseLike<unknown>;
@@ -94,7 +78,6 @@ interface SessionRow {
   has_password: boolean;
   security_stamp: string | null;
   memberships?: Membership[] | null;
-  read_ahead?: unknown;
   read_value?: unknown;
 }
 
@@ -126,11 +109,6 @@ export interface AccountSessionStoreOptions {
    * refuses an older session, and a renewal never pushes the expiry past it. Default 90 days.
    */
   maxAgeMs?: number;
-  /**
-   * This package's own reads of its own tables lent to the session statement (GET /me/sessions):
-   * each makes one more named variant of the statement, with its value as one more column.
-   */
-  readAheads?: readonly OwnRead[];
   /**
    * The host's read kernel: every statement of this store is its principal query, composed by the
    * kernel with the principal reads (the caller's memberships, in the `memberships` column) and the
@@ -203,67 +181,49 @@ export class AccountSessionStore extends PGStore {
   /**
    * The one statement of the read path, built once and named so each connection parses and plans
    * it once, as a batch (PreparedBatch): the sessions asked for in one turn of the event loop are
-   * read by one run of it, each request getting only its own row. `[0]` is the session alone,
-   * `[i + 1]` the same with read-ahead `i` as one more column.
+   * read by one run of it, each request getting only its own row.
    */
-  private readonly batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
+  private readonly batch: PreparedBatch<{ sid: string }, SessionRow>;
   /** Each principal's statement alone (by its source's name), as the kernel composes it with a declared read. */
-  private readonly principalTexts = new Map<string, string>();
+  private readonly principals = new Map<string, { text: string; sessionColumn?: string }>();
   /** One batch per principal source and declared read, made on its first use. */
   private readonly readBatches = new Map<string, PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>>();
   /** The same, for a personal access token (`options.tokens`): `loadToken`. */
-  private readonly tokenBatches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[];
+  private readonly tokenBatch?: PreparedBatch<{ sid: string }, SessionRow>;
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
   constructor(options: AccountSessionStoreOptions) {
     super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
-    // `q` holds the batch: the credentials (a session id, or a token's hash) and the read-ahead's
-    // ids and what is known of each, numbered from 1. The credential's own part (`source`) joins
-    // its row and the account `a`; the rest of the statement is the same for either.
-    const statement = (source: PrincipalSource, extra: string, ids: boolean) => {
+    // `q` holds the batch: the credentials (a session id, or a token's hash), numbered from 1. The
+    // credential's own part (`source`) joins its row and the account `a`; the rest of the statement
+    // is the same for either.
+    const statement = (source: PrincipalSource) => {
       const text = `${source.with ?? ''}select q.batch_index::int as batch_index, ${source.columns}, a.id, a.email, a.email_normalized, a.display_name,
-              a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp${extra}
-         from ${ids ? 'unnest($1::text[], $3::uuid[], $4::text[], $5::text[])' : 'unnest($1::text[])'} with ordinality as q(${ids ? 'sid, rid, known, arg, batch_index' : 'sid, batch_index'})
+              a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp
+         from unnest($1::text[]) with ordinality as q(sid, batch_index)
          ${source.join}`;
-      // The kernel adds the principal reads (the memberships) to every variant.
-      const composed = options.reads?.compose({ text, accountColumn: 'id' }) ?? text;
+      this.principals.set(source.name, { text, sessionColumn: source.sessionColumn });
+      // The kernel adds the principal reads (the memberships).
+      const composed = options.reads?.compose({ text, accountColumn: 'id', sessionColumn: source.sessionColumn }) ?? text;
       const name = statementName(source.name, composed);
-      return Object.assign(
-        new PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>(options.knex, {
-          statement: (keys) => ({
-            name,
-            text: composed,
-            values: ids
-              ? [keys.map((k) => k.sid), options.clock.now(), keys.map((k) => k.id ?? null), keys.map((k) => k.known ?? null), keys.map((k) => k.arg ?? null)]
-              : [keys.map((k) => k.sid), options.clock.now()],
-          }),
-        }),
-        { text },
-      );
+      return new PreparedBatch<{ sid: string }, SessionRow>(options.knex, {
+        statement: (keys) => ({ name, text: composed, values: [keys.map((k) => k.sid), options.clock.now()] }),
+      });
     };
     const session: PrincipalSource = {
       name: 'session',
-      columns: `s.sess, s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently`,
+      columns: `s.sess, s.sid as session_id, s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently`,
+      sessionColumn: 'session_id',
       join: `join ${SESSION_TABLE} s on s.sid = q.sid and s.expire > $2
               -- the absolute lifetime: signed in (a row without the time: last renewed) less than maxAgeMs ago
               and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`,
     };
-    const batches = (source: PrincipalSource) => {
-      const alone = statement(source, '', false);
-      this.principalTexts.set(source.name, alone.text);
-      return [
-        alone,
-        ...(options.readAheads ?? []).map((r) =>
-          statement(source, `, ${r.select('a.id', 'q.rid', 'q.known', 'q.arg', { sid: 'q.sid', now: '$2::timestamptz' })} as read_ahead`, true),
-        ),
-      ];
-    };
-    this.batches = batches(session);
-    // The same statements with a personal access token in place of the session (one round trip either way).
-    this.tokenBatches = options.tokens ? batches(options.tokens) : [];
+    this.batch = statement(session);
+    // The same statement with a personal access token in place of the session (one round trip either way).
+    this.tokenBatch = options.tokens ? statement(options.tokens) : undefined;
   }
 
   override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
@@ -278,15 +238,15 @@ export class AccountSessionStore extends PGStore {
   }
 
   /**
-   * The session `sid` with its account (and, when the host gave the memberships' SQL, the
-   * account's memberships, and the value of read-ahead `ahead` when asked) in ONE prepared
+   * The session `sid` with its account (and, when the host's kernel composes them in, the
+   * account's memberships and the value of the declared read `read` when asked) in ONE prepared
    * statement, run once for the sessions asked for in the same turn of the event loop (each gets
    * only its own row); null when there is no such live session, the
    * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
    * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
-  async loadSession(sid: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
-    const { row, loaded } = await this.loadPrincipal(this.batches, 'session', sid, ahead, read);
+  async loadSession(sid: string, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
+    const { row, loaded } = await this.loadPrincipal(this.batch, 'session', sid, read);
     if (!row) return null;
     const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
     if (!sess.accountId) return { sess };
@@ -298,23 +258,12 @@ export class AccountSessionStore extends PGStore {
 
   /**
    * One principal's row (a session's or a token's, by `key`) from the statement that also loads
-   * what the request asked for: the read-ahead `ahead`, else the declared read `read`, else nothing
-   * more; `loaded` answers the account, memberships and loaded value of such a row.
+   * what the request asked for: the declared read `read`, else nothing more; `loaded` answers the
+   * account, memberships and loaded value of such a row.
    */
-  private async loadPrincipal(
-    batches: PreparedBatch<{ sid: string; id?: string; arg?: string; known?: string }, SessionRow>[],
-    source: string,
-    key: string,
-    ahead: ReadAheadRequest | undefined,
-    read: DeclaredReadRequest | undefined,
-  ) {
-    const batch = ahead && batches[ahead.index + 1];
-    const declared = !batch && read ? this.readBatch(source, read) : undefined;
-    const row = await (batch
-      ? batch.load({ sid: key, id: ahead.id, arg: ahead.arg, known: ahead.known })
-      : declared
-        ? declared.load({ sid: key, read: read! })
-        : batches[0]!.load({ sid: key }));
+  private async loadPrincipal(batch: PreparedBatch<{ sid: string }, SessionRow>, source: string, key: string, read: DeclaredReadRequest | undefined) {
+    const declared = read ? this.readBatch(source, read) : undefined;
+    const row = await (declared ? declared.load({ sid: key, read: read! }) : batch.load({ sid: key }));
     const loaded = (r: SessionRow) => ({
       account: {
         id: r.id!,
@@ -325,7 +274,6 @@ export class AccountSessionStore extends PGStore {
         hasPassword: r.has_password,
       },
       memberships: r.memberships ?? undefined,
-      ...(batch ? { readAhead: r.read_ahead ?? null } : {}),
       ...(declared ? { read: r.read_value ?? null } : {}),
     });
     return { row, loaded };
@@ -337,10 +285,10 @@ export class AccountSessionStore extends PGStore {
     if (!kernel) return undefined;
     const key = `${source}:${read.read.name}`;
     let batch = this.readBatches.get(key);
-    const principal = this.principalTexts.get(source);
+    const principal = this.principals.get(source);
     if (!principal) return undefined;
     if (!batch) {
-      const text = kernel.compose({ text: principal, accountColumn: 'id' }, read);
+      const text = kernel.compose({ text: principal.text, accountColumn: 'id', sessionColumn: principal.sessionColumn }, read);
       const name = statementName(source, text);
       batch = new PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>(this.o.knex, {
         statement: (keys) => ({ name, text, values: [keys.map((k) => k.sid), this.o.clock.now(), ...kernel.values(keys.map((k) => k.read))] }),
@@ -352,12 +300,12 @@ export class AccountSessionStore extends PGStore {
 
   /**
    * The principal of a personal access token (by its keyed hash) in the same ONE statement as a
-   * session's, with the same memberships and read-ahead: its account, id and scopes; null when
+   * session's, with the same memberships and declared read: its account, id and scopes; null when
    * no live token has that hash (unknown, revoked, expired, or its account is gone).
    */
-  async loadToken(hash: string, ahead?: ReadAheadRequest, read?: DeclaredReadRequest): Promise<LoadedTokenRow | null> {
-    if (!this.tokenBatches[0] || !this.o.tokens) return null;
-    const { row, loaded } = await this.loadPrincipal(this.tokenBatches, this.o.tokens.name, hash, ahead, read);
+  async loadToken(hash: string, read?: DeclaredReadRequest): Promise<LoadedTokenRow | null> {
+    if (!this.tokenBatch || !this.o.tokens) return null;
+    const { row, loaded } = await this.loadPrincipal(this.tokenBatch, this.o.tokens.name, hash, read);
     if (!row?.id || !row.token_id) return null;
     // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
     const touch = this.o.tokens?.touch;

@@ -1,26 +1,19 @@
+import Negotiator from 'negotiator';
 import { compose, hello, links, type MailContent } from './mail-templates.js';
 
 /** The languages of the token notice: Norwegian Bokmål for a request that prefers it, else English. */
 export type NoticeLanguage = 'en' | 'nb';
 
 /**
- * The language a notice caused by this request is written in, from its `Accept-Language`: `nb`
- * (or `no`, `nn`: Norwegian readers read Bokmål) when it is preferred over English, else `en`.
- * Accounts keep no language of their own; the person asking is the person mailed.
+ * The language a notice caused by this request is written in, from its `Accept-Language` (read by
+ * `negotiator`, as Express reads it): `nb` (or `no`, `nn`: Norwegian readers read Bokmål) when it is
+ * preferred over English, else `en`. Accounts keep no language of their own; the person asking is
+ * the person mailed.
  */
 export function noticeLanguage(acceptLanguage: string | undefined): NoticeLanguage {
   if (!acceptLanguage) return 'en';
-  let best: { lang: NoticeLanguage; q: number } | undefined;
-  for (const part of acceptLanguage.split(',')) {
-    const [tag, ...params] = part.trim().toLowerCase().split(';');
-    const qParam = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-    const q = qParam ? Number(qParam.slice(2)) : 1;
-    if (!tag || !Number.isFinite(q) || q <= 0) continue;
-    const primary = tag.split('-')[0];
-    const lang: NoticeLanguage | undefined = primary === 'nb' || primary === 'no' || primary === 'nn' ? 'nb' : primary === 'en' ? 'en' : undefined;
-    if (lang && (!best || q > best.q)) best = { lang, q };
-  }
-  return best?.lang ?? 'en';
+  const best = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language(['en', 'nb', 'no', 'nn']);
+  return best === 'nb' || best === 'no' || best === 'nn' ? 'nb' : 'en';
 }
 
 /**

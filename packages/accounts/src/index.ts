@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/accounts: accounts, sign-up and sign-in with e-mail and password, social sign-in (Google
  * and Apple, browser and app flows, native Apple sign-in), cookie sessions checked against a
@@ -9,38 +10,19 @@
  * `pages`, and `service.sessions.authenticate` as the session middleware.
  */
 
-export { type AccessTokenStore, ObjectionAccessTokenStore } from './AccessTokenStore.js';
-export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
-export { AccessTokenService } from './access-token-service.js';
-export {
-  ACCESS_TOKEN_PREFIX,
-  type AccessTokenResponse,
-  AccessTokenResponseSchema,
-  CreateAccessTokenRequest,
-  type CreatedAccessTokenResponse,
-  CreatedAccessTokenResponseSchema,
-} from './access-tokens.js';
-export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory.js';
-export { looksLikeAddress, normalizeEmail } from './email.js';
-export { MAIL_RETRY } from './Mailer.js';
-export type { AccountSummary, MeResponse, UserResponse } from './me.js';
+// Migrations: the package's tables.
 export { jobSources, MAIL_QUEUE, migrate, migrations, queues } from './migrations.js';
+
+// Models: one per table.
 export * from './models/index.js';
-export { BCRYPT_NATIVE, normalizePassword, prehash } from './PasswordHasher.js';
-export { PAGE_PATHS } from './pages/index.js';
-export { loginPasswordCheck } from './password-check.js';
-export {
-  type Caller,
-  EXPORT_INTERVAL_MS,
-  type PasswordCheck,
-  type PersonalDataExport,
-  PersonService,
-  type PersonServiceOptions,
-  RECENT_SIGN_IN_MS,
-} from './person-service.js';
-export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
-export { accountNameLink } from './reads.js';
+
+// Declared reads (the host's read kernel loads them with the caller) and the fields it lends to other packages' reads.
+export { accountNameLink, identitiesRead, sessionsRead } from './reads.js';
+
+// The router.
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';
+
+// Schemas and their types.
 export {
   AuthProviderResponseSchema,
   DeleteMeBody,
@@ -60,6 +42,8 @@ export {
   SessionResponseSchema,
   UserResponseSchema,
 } from './schemas.js';
+
+// The service.
 export {
   AccountService,
   type AccountServiceOptions,
@@ -72,10 +56,8 @@ export {
   UNASKED_MAIL_LIMITS,
   type UnaskedMailLimits,
 } from './service.js';
-export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS, type Sessions, type SignInMethod, USER_AGENT_MAX } from './sessions.js';
-export type { AppleConfig, GoogleConfig } from './social/config.js';
-export type { IdentityStore } from './social/IdentityStore.js';
-export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, type SocialSignIn, type SocialTuning, s256 } from './social/SocialSignIn.js';
+
+// The store: its interface and its Objection implementation.
 export {
   type Account,
   type AccountStore,
@@ -88,3 +70,37 @@ export {
   type TokenRow,
   type WaitlistEntry,
 } from './store.js';
+
+// Also of this package: sessions, access tokens, the person's own operations, social sign-in, mail, passwords, pages.
+export { type AccessTokenStore, ObjectionAccessTokenStore } from './AccessTokenStore.js';
+export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
+export { AccessTokenService } from './access-token-service.js';
+export {
+  ACCESS_TOKEN_PREFIX,
+  type AccessTokenResponse,
+  AccessTokenResponseSchema,
+  CreateAccessTokenRequest,
+  type CreatedAccessTokenResponse,
+  CreatedAccessTokenResponseSchema,
+} from './access-tokens.js';
+export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory.js';
+export { looksLikeAddress, normalizeEmail } from './email.js';
+export { MAIL_RETRY } from './Mailer.js';
+export type { AccountSummary, MeResponse, UserResponse } from './me.js';
+export { BCRYPT_NATIVE, normalizePassword, prehash } from './PasswordHasher.js';
+export { PAGE_PATHS } from './pages/index.js';
+export { loginPasswordCheck } from './password-check.js';
+export {
+  type Caller,
+  EXPORT_INTERVAL_MS,
+  type PasswordCheck,
+  type PersonalDataExport,
+  PersonService,
+  type PersonServiceOptions,
+  RECENT_SIGN_IN_MS,
+} from './person-service.js';
+export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
+export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS, type Sessions, type SignInMethod, USER_AGENT_MAX } from './sessions.js';
+export type { AppleConfig, GoogleConfig } from './social/config.js';
+export type { IdentityStore } from './social/IdentityStore.js';
+export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, type SocialSignIn, type SocialTuning, s256 } from './social/SocialSignIn.js';

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf, sendJsonText } from '@svc/http-kit';
+import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
-import { IDENTITIES_READ_AHEAD, SESSIONS_READ_AHEAD } from './person-store.js';
+import { identitiesRead, sessionsRead } from './reads.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -34,10 +34,11 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       description:
         'Each `id` is a handle for ending that session; it is neither the session id nor the cookie value. Sessions that already ended (logout elsewhere, expiry) are not listed.',
       auth: true,
+      read: sessionsRead,
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
-      sendJsonText(res, await person.sessionsJson(callerOf(req, sessions), sessions.ownReadOf(req, SESSIONS_READ_AHEAD)));
+      res.json({ items: await person.sessions(callerOf(req, sessions), req.loadedRead) });
     },
   );
 
@@ -82,11 +83,11 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'listMyLogins',
       summary: 'How the caller can sign in: a password, and the linked Google and Apple identities',
       auth: true,
+      read: identitiesRead,
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {
-      const lent = sessions.ownReadOf(req, IDENTITIES_READ_AHEAD);
-      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), lent));
+      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), req.loadedRead));
     },
   );
 

@@ -85,9 +85,9 @@ export class PersonService {
     return account;
   }
 
-  /** GET /me/sessions' answer, `{"items": [the caller's live sessions]}`, as JSON text (lent by the session read when it can be). */
-  async sessionsJson(caller: Caller, loaded?: unknown): Promise<string> {
-    return this.o.store.liveSessionsJson(caller.userId, caller.sessionId, this.now(), loaded);
+  /** The caller's live sessions, newest sign-in first; `loaded`: the rows of `sessionsRead` (the route's `req.loadedRead`), if any. */
+  async sessions(caller: Caller, loaded?: unknown): Promise<SessionResponse[]> {
+    return this.o.store.liveSessions(caller.userId, caller.sessionId, this.now(), loaded);
   }
 
   /** Ends one of the caller's sessions; answers whether it was the caller's own (then the caller is signed out). */
@@ -105,8 +105,8 @@ export class PersonService {
 
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
-   * the identities are read; `lent`: the identities as the session statement loaded them
-   * (`Sessions.ownReadOf`). The second factors' summary is @svc/sign-in-factors' own read, asked
+   * the identities are read; `lent`: the rows of `identitiesRead` the kernel loaded with the caller
+   * (the route's `req.loadedRead`), if any. The second factors' summary is @svc/sign-in-factors' own read, asked
    * through its gate (a statement of its own: no package's SQL runs inside another's statement).
    */
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: unknown): Promise<LoginsResponse> {

@@ -1,4 +1,3 @@
-import { apiColumnsSql, isoTimestampSql, jsonRowsSql } from '@svc/db';
 import { isUuid } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -8,70 +7,14 @@ import {
   AccountModel,
   AccountSessionModel,
   AccountTokenModel,
+  AccountUnlinkedIdentityModel,
   AppSigninCodeModel,
   LoginFailureModel,
   MailOutboxModel,
+  UnaskedMailCountModel,
   WaitlistModel,
 } from './models/index.js';
-import type { OwnRead } from './own-reads.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
-
-/** The name of the linked identities list the session statement loads ahead (GET /api/v1/me/logins). */
-export const IDENTITIES_READ_AHEAD = 'account_identities_list';
-
-/**
- * The caller's linked identities as an account read the session statement loads in its own round
- * trip (GET /me/logins; the account's `hasPassword` comes with the session already): the rows
- * `identities` reads, in its order, as one JSON array (`[]` for none).
- */
-export const identitiesReadAhead: OwnRead = {
-  name: IDENTITIES_READ_AHEAD,
-  path: '/api/v1/me/logins',
-  scope: 'account',
-  select: (accountId) =>
-    jsonRowsSql(
-      'account_identities li',
-      apiColumnsSql('li', ['provider', 'email', 'createdAt'], ['createdAt']),
-      `li.account_id = ${accountId}`,
-      'li.created_at, li.id',
-    ),
-};
-
-/** The name of the live sessions list the session statement loads ahead (GET /api/v1/me/sessions). */
-export const SESSIONS_READ_AHEAD = 'account_sessions_list';
-
-/**
- * The caller's sessions as an account read the session statement loads in its own round trip (GET
- * /me/sessions): the answer's own JSON text, `{"items":[…]}`, byte for byte what JSON.stringify
- * writes of `liveSessions` (the same rows — unexpired by the statement's clock, holding the
- * account's current security stamp — in its order, each SessionResponse as
- * `AccountSessionModel.toApi` makes it, its fallbacks for rows written before the columns existed
- * included, and `current` for the session being read). Written with string concatenation rather
- * than json_build_object/json_agg (measured in PostgreSQL 15 for a person with three sessions:
- * 18 → 15 µs per evaluation); every value is a uuid, a formatted timestamp, a checked method name
- * or a boolean, but the User-Agent, which `to_json` quotes as JSON does. The account's stamp is read
- * once (a subquery) rather than joined to every session row.
- */
-export const sessionsReadAhead: OwnRead = {
-  name: SESSIONS_READ_AHEAD,
-  path: '/api/v1/me/sessions',
-  scope: 'account',
-  select: (accountId, _id, _known, _arg, session) => {
-    const createdAt = 'coalesce(ls.created_at, ls.expire)';
-    // Aliases of its own: `accountId` is a column of the session statement, whose `s` and `a` these must not hide.
-    return `(select '{"items":[' || coalesce(string_agg(
-              '{"id":"' || ls.public_id::text
-              || '","createdAt":"' || ${isoTimestampSql(createdAt)}
-              || '","lastSeenAt":"' || ${isoTimestampSql(`coalesce(ls.last_seen_at, ${createdAt})`)}
-              || '","userAgent":' || coalesce(to_json(ls.user_agent)::text, 'null')
-              || ',"method":"' || coalesce(ls.method, 'password')
-              || '","current":' || (ls.sid = ${session.sid})::text || '}',
-              ',' order by ls.created_at desc, ls.public_id), '') || ']}'
-        from account_sessions ls
-       where ls.account_id = ${accountId} and ls.expire > ${session.now}
-         and ls.sess->>'stamp' = (select la.security_stamp from accounts la where la.id = ${accountId}))`;
-  },
-};
 
 /** What a person's own operations need to know of the account row. */
 export interface PersonAccount {
@@ -92,20 +35,17 @@ export interface PersonStore {
   /** The row, locked FOR UPDATE until `trx` ends: orders unlinking, deletion and sign-in of one account. */
   lockAccount(accountId: string, trx: Knex.Transaction): Promise<PersonAccount | undefined>;
   exportedAccount(accountId: string): Promise<ExportedAccount | undefined>;
-  /** Sessions that still sign in: unexpired, and holding the account's current security stamp. Newest sign-in first. */
-  liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]>;
   /**
-   * GET /me/sessions' answer as JSON text, `{"items": liveSessions(…)}`: the one the session read
-   * loaded ahead for this request when there is one (sent as it comes), else written from
-   * `liveSessions`.
+   * Sessions that still sign in: unexpired, and holding the account's current security stamp. Newest
+   * sign-in first. `loaded`: the rows of `sessionsRead` the kernel loaded with the caller (the
+   * route's `req.loadedRead`), made into the answer by the model as rows read here would be.
    */
-  liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<string>;
+  liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<SessionResponse[]>;
   /** Deletes the account's session with this handle; answers its session id, or undefined when there is none. */
   deleteSession(accountId: string, publicId: string): Promise<string | undefined>;
   /** Deletes every session of the account but `keepSid`; answers how many. */
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
-  /** Oldest link first. */
-  /** The account's linked identities, oldest first; `loaded`: the rows of `identitiesReadAhead` as the session statement loaded them. */
+  /** The account's linked identities, oldest link first; `loaded`: the rows of `identitiesRead`, as for `liveSessions`. */
   identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]>;
   /**
    * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it
@@ -164,16 +104,11 @@ export class ObjectionPersonStore implements PersonStore {
     return (await this.Account.query().findById(accountId))?.toExport();
   }
 
-  async liveSessionsJson(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<string> {
-    // GET /me/sessions: the session read loaded the answer (`sessionsReadAhead`; no statement of its own).
-    if (typeof loaded === 'string') return loaded;
-    return JSON.stringify({ items: await this.liveSessions(accountId, currentSid, now) });
-  }
-
-  async liveSessions(accountId: string, currentSid: string | undefined, now: Date): Promise<SessionResponse[]> {
+  async liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<SessionResponse[]> {
+    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
     const rows = await this.Session.query()
       .select('accountSessions.*')
-      .join('accounts', 'accounts.id', 'accountSessions.accountId')
+      .joinRelated('account', { alias: 'accounts' })
       .where('accountSessions.accountId', accountId)
       .where('accountSessions.expire', '>', now)
       // A session whose stamp is not the account's current one fails its next request (logout,
@@ -183,7 +118,7 @@ export class ObjectionPersonStore implements PersonStore {
         { column: 'accountSessions.createdAt', order: 'desc' },
         { column: 'accountSessions.publicId', order: 'asc' },
       ]);
-    return rows.map((row) => row.toApi(currentSid));
+    return rows.map((row) => row.toApi(currentSid !== undefined && row.sid === currentSid));
   }
 
   async deleteSession(accountId: string, publicId: string): Promise<string | undefined> {
@@ -206,9 +141,15 @@ export class ObjectionPersonStore implements PersonStore {
   async unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }> {
     const removed = (await this.Identity.query(trx).delete().where({ accountId, provider }).returning('subject')) as unknown as { subject: string }[];
     if (removed.length > 0) {
-      // Written out: an upsert (Objection has no ON CONFLICT); the table has no model of its own.
-      await trx('accountUnlinkedIdentities')
-        .insert(removed.map((r) => ({ accountId, provider, subject: r.subject, unlinkedAt: now })))
+      await AccountUnlinkedIdentityModel.query(trx)
+        .insert(
+          removed.map((r) => ({
+            accountId,
+            provider: provider as AccountUnlinkedIdentityModel['provider'],
+            subject: r.subject,
+            unlinkedAt: now.toISOString(),
+          })),
+        )
         .onConflict(['accountId', 'provider', 'subject'])
         .merge(['unlinkedAt']);
     }
@@ -255,7 +196,7 @@ export class ObjectionPersonStore implements PersonStore {
       // Recipients are stored as typed; the addresses above are lower-cased.
       await MailOutboxModel.query(trx).delete().whereIn(trx.raw('lower(recipient)'), addresses);
       // The per-recipient count of unasked mail names the address: it goes too.
-      await trx('unasked_mail_counts')
+      await UnaskedMailCountModel.query(trx)
         .delete()
         .whereIn(
           'key',

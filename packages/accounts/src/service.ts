@@ -50,7 +50,7 @@ import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
 import { signInFactorNoticeMail } from './person-mails.js';
 import { PersonService } from './person-service.js';
-import { identitiesReadAhead, ObjectionPersonStore, sessionsReadAhead } from './person-store.js';
+import { ObjectionPersonStore } from './person-store.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -312,8 +312,6 @@ export class AccountService {
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
-      // The other packages' reads lent to the session statement, and its own (GET /me/logins, /me/sessions).
-      readAheads: [identitiesReadAhead, sessionsReadAhead],
       reads: options.reads,
       tokenKey,
       tokenLimit: new RateLimit({

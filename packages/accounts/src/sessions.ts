@@ -1,17 +1,16 @@
 import { type Clock, type Membership, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, isUuid, keepContext, type Logger, pathMatcher, type RateLimit, rememberMemberships } from '@svc/http-kit';
+import { AuthenticationError, keepContext, type Logger, type RateLimit, rememberMemberships } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
 import session from 'express-session';
 import type { Knex } from 'knex';
 import { accessTokenPrincipal } from './AccessTokenStore.js';
-import { AccountSessionStore, cookieOnClock, type ReadAheadRequest } from './AccountSessionStore.js';
+import { AccountSessionStore, cookieOnClock } from './AccountSessionStore.js';
 import { accessTokenHash, bearerToken } from './access-tokens.js';
 import type { AccountSummary } from './me.js';
-import { type OwnRead, READ_AHEAD_ARG_MAX, readAheadKey } from './own-reads.js';
 
 declare module 'express-session' {
   interface SessionData {
@@ -60,8 +59,6 @@ export interface SessionsOptions {
   maxAgeMs: number;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
-  /** This package's own reads (GET /me/sessions), loaded with the session in the same statement (OwnRead). */
-  readAheads?: readonly OwnRead[];
   /** The host's read kernel: a GET of a route that serves a declared read loads it with the session, in the same statement. */
   reads?: DeclaredReads;
   /**
@@ -87,8 +84,6 @@ export interface Sessions {
   restamp(req: Request, stamp: string): Promise<void>;
   /** Deletes this session and clears the cookie. */
   signOut(req: Request, res: Response): Promise<void>;
-  /** The value of own read `name` the session statement loaded for this request, once (undefined: none). */
-  ownReadOf(req: Request, name: string): unknown;
   /** The account the session of this request belongs to (loaded with the session, no extra query). */
   accountOf(req: Request): AccountSummary | undefined;
   /** When this request's session signed in (ISO), on either path; undefined without a session. */
@@ -109,54 +104,16 @@ const VERIFIED_MAX = 10_000;
 
 export function createSessions(o: SessionsOptions): Sessions {
   const loaded = new WeakMap<Request, { account: AccountSummary; memberships?: Membership[]; signedInAt?: string }>();
-  /** The own read the session statement loaded for a request (see `ownReadOf`). */
-  const ownReads = new WeakMap<Request, { name: string; value: unknown }>();
   const store = new AccountSessionStore({
     knex: o.knex,
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
     maxAgeMs: o.maxAgeMs,
-    readAheads: o.readAheads,
     reads: o.reads,
     tokens: o.tokenKey ? accessTokenPrincipal : undefined,
     onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
-  const readAheads = (o.readAheads ?? []).map((r) => {
-    const params = (r.path.match(/\{[A-Za-z0-9_]+\}/g) ?? []).length;
-    const account = r.scope === 'account';
-    if (!/^[a-z_]+$/.test(r.name) || (account ? params > 1 : params !== 1 && params !== 2)) {
-      throw new Error(`read-ahead ${r.name}: a name of [a-z_] and a path with at most one parameter (an account read) or one or two (a household read)`);
-    }
-    return { name: r.name, account, text: r.argFormat === 'text', match: pathMatcher(r.path), known: r.known?.bind(r) };
-  });
-  /**
-   * The read-ahead for a GET of this path: the first whose path matches, when its household
-   * parameter is a uuid and its other parameter has the read's format (else nothing is lent).
-   */
-  const readAheadFor = (path: string): ReadAheadRequest | undefined => {
-    for (let index = 0; index < readAheads.length; index++) {
-      const r = readAheads[index]!;
-      const params = r.match(path);
-      if (!params) continue;
-      const values = Object.values(params);
-      let id: string | undefined;
-      if (!r.account) {
-        if (values[0] === undefined || !isUuid(values[0])) return undefined;
-        id = values[0].toLowerCase();
-      }
-      let arg = r.account ? values[0] : values[1];
-      if (arg !== undefined) {
-        // PostgreSQL's text holds no NUL: such a value would fail the whole batch's statement (the
-        // request itself is refused with 400 once the route has checked the session).
-        if (r.text ? arg.length > READ_AHEAD_ARG_MAX || arg.includes('\0') : !isUuid(arg)) return undefined;
-        if (!r.text) arg = arg.toLowerCase();
-      }
-      const known = id === undefined ? undefined : r.known?.(id);
-      return { index, id, arg, key: readAheadKey(id, arg), known };
-    }
-    return undefined;
-  };
   const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
 
   const middleware = keepContext(
@@ -223,9 +180,10 @@ export function createSessions(o: SessionsOptions): Sessions {
    * takes to notice changes, its header hook) is skipped; every request that may change a session
    * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily
    * renewal) takes express-session's path, so the session mechanism stays express-session +
-   * connect-pg-simple. When the path is one a package lent a read for (`readAheads`: GET of a
-   * household, of its rules), that read is one more column of the same statement, so the whole
-   * authenticated GET is one round trip; the value is handed to the route only once the session held.
+   * connect-pg-simple. When the path is one a route serves a declared read for (the host's kernel,
+   * `reads`: GET of a household, of its rules, of the caller's sessions), that read is one more
+   * column of the same statement, so the whole authenticated GET is one round trip; the value is
+   * handed to the route only once the session held.
    */
   const fast: RequestHandler = (req, res, next) => {
     const bearer = bearerToken(req.headers.authorization);
@@ -237,19 +195,15 @@ export function createSessions(o: SessionsOptions): Sessions {
     // An unsigned value, or one whose signature fails, is no session (express-session ignores it too).
     const sid = raw?.startsWith('s:') ? unsign(raw) : false;
     if (sid === false) return next();
-    const ahead = readAheads.length ? readAheadFor(req.path) : undefined;
-    const read = !ahead && o.reads?.size ? o.reads.match(req.path) : undefined;
-    store.loadSession(sid, ahead, read).then((found) => {
+    const read = o.reads?.size ? o.reads.match(req.path) : undefined;
+    store.loadSession(sid, read).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();
       // Due for the daily renewal: express-session's path saves it and re-sends the cookie.
       if (!(o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS)) return slow(req, res, next);
       loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
-      // Lent only by a session that held: the route's own read finds it instead of asking again.
-      if (ahead && found.readAhead !== undefined && found.readAhead !== null)
-        ownReads.set(req, { name: readAheads[ahead.index]!.name, value: found.readAhead });
-      // The declared read's value goes to the route that names it (ApiRouter hands it on as `req.read`).
+      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on as `req.read`).
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);
@@ -260,24 +214,21 @@ export function createSessions(o: SessionsOptions): Sessions {
    * A request with `Authorization: Bearer`, whatever its method and path under /api: judged by the
    * token alone. A bearer not of the token shape answers 401 without a lookup; otherwise the
    * token's principal is read by the session's one statement in its token form (with the GET's
-   * read-ahead, as for a session) while the token's rate limit is taken, so neither waits for the
+   * declared read, as for a session) while the token's rate limit is taken, so neither waits for the
    * other. No session is read or made: `req.session` stays unset, and routes a token may not reach
    * answer 403 `insufficient_scope` (ApiRouter's scope gate) before their handlers.
    */
   const byToken = (req: Request, res: Response, next: (err?: unknown) => void, token: string | false) => {
     if (token === false || !o.tokenKey) throw refused();
     const hash = accessTokenHash(o.tokenKey, token);
-    let ahead = SAFE_METHODS.has(req.method) && readAheads.length ? readAheadFor(req.path) : undefined;
-    // An account read serves /api/v1/me/*, which no token reaches.
-    if (ahead && readAheads[ahead.index]!.account) ahead = undefined;
     // A declared read as for a session (an account read's route answers 403 to a token before its handler).
-    const read = SAFE_METHODS.has(req.method) && !ahead && o.reads?.size ? o.reads.match(req.path) : undefined;
+    const read = SAFE_METHODS.has(req.method) && o.reads?.size ? o.reads.match(req.path) : undefined;
     const limit = o.tokenLimit;
     const limited = limit?.consume(hash).then(
       (state) => ({ state }),
       (err: unknown) => ({ err }),
     );
-    Promise.all([store.loadToken(hash, ahead, read), limited]).then(([found, taken]) => {
+    Promise.all([store.loadToken(hash, read), limited]).then(([found, taken]) => {
       if (!found) return next(refused());
       if (limit && taken) {
         if ('err' in taken) return next(taken.err);
@@ -287,8 +238,6 @@ export function createSessions(o: SessionsOptions): Sessions {
       loaded.set(req, { account: found.account, memberships: found.memberships });
       req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
       if (found.memberships) rememberMemberships(found.account.id, found.memberships);
-      if (ahead && found.readAhead !== undefined && found.readAhead !== null)
-        ownReads.set(req, { name: readAheads[ahead.index]!.name, value: found.readAhead });
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);
@@ -298,12 +247,6 @@ export function createSessions(o: SessionsOptions): Sessions {
     authenticate: [fast],
     store,
     accountOf: (req) => loaded.get(req)?.account,
-    ownReadOf: (req, name) => {
-      const found = ownReads.get(req);
-      if (found?.name !== name) return undefined;
-      ownReads.delete(req);
-      return found.value;
-    },
     signedInAtOf: (req) => req.session?.signedInAt ?? loaded.get(req)?.signedInAt,
 
     async signIn(req, accountId, stamp, method) {

@@ -495,7 +495,7 @@ export class ObjectionAccountStore implements AccountStore {
     // The address shown is the account's current one once linked (a join, in the same statement).
     const rows = (await this.Waitlist.query()
       .alias('w')
-      .leftJoin('accounts as a', 'a.id', 'w.accountId')
+      .leftJoinRelated('account', { alias: 'a' })
       .select(this.knex.raw('coalesce(a.email, w.email_normalized) as email'), 'w.accountId', 'w.reason', 'w.createdAt')
       .orderBy([{ column: 'w.createdAt' }, { column: 'w.id' }])) as (WaitlistModel & { email: string | null })[];
     return rows.map((r) => ({ email: r.email, accountId: r.accountId, reason: r.reason, createdAt: r.createdAt }));

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Membership } from '@svc/contracts';
-import { ApiRouter, type Logger, ManualClock, principalOf } from '@svc/http-kit';
+import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import { ApiRouter, type Logger, ManualClock, pathMatcher, principalOf } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
@@ -104,8 +105,12 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     // One delivery at a time, oldest first, as the tests read the receiver's mails in order.
     const jobQueue = new jobs.JobQueue({ knex: db.knex, clock, logger, random: () => 0.5, concurrency: 1 });
     queues.push(jobQueue);
+    // The host's read kernel (as services/api makes it, without the other packages' reads): this
+    // package's declared reads (GET /me/sessions, /me/logins) load with the session, in one statement.
+    const kernel = serviceOptions.reads ? undefined : new ReadKernel({ matcher: pathMatcher });
     const service = new AccountService({
       store,
+      reads: kernel,
       knex: db.knex,
       jobs: jobQueue,
       clock,
@@ -124,6 +129,7 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     });
     instances.push(service);
     const accounts: TestAccounts = { store, directory: accountDirectory(store, clock), service, router: createRouter({ service, redis }), jobs: jobQueue };
+    for (const { method, path: route, read } of accounts.router.operations) if (kernel && read && method === 'get') kernel.add(read as ReadDeclaration, route);
     // A stand-in for social sign-in, through the seam it will use.
     const seam = new ApiRouter();
     seam.route<{ accountId: string; method?: 'password' | 'google' | 'apple' }>(

@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/changes: a household's changes feed (GET …/changes). Every write of a household, member,
  * rule or event is recorded by PostgreSQL in the writing statement's transaction (statement-level
@@ -5,8 +6,20 @@
  * household (a counter row moved under its lock), one row per resource (its latest change).
  * Values are read at reading time from the owning packages (`ChangeValueSources`).
  */
+
+// Migrations: the package's tables.
 export { migrations, queues, sourceMigrations } from './migrations.js';
-export { ChangeItemSchema, ChangesParams, ChangesQuery, ChangesSchema, createRouter, type RouterOptions } from './router.js';
+
+// Models: one per table.
+export { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/index.js';
+
+// The router.
+export { createRouter, type RouterOptions } from './router.js';
+
+// Schemas and their types.
+export * from './schemas.js';
+
+// The service.
 export {
   CHANGES_PURGE_QUEUE,
   type ChangeItem,
@@ -16,4 +29,6 @@ export {
   type ChangesServiceOptions,
   DELETIONS_KEPT_MS,
 } from './service.js';
-export { type ChangePage, type ChangeRow, ChangesStore, HouseholdChangeCounterModel, HouseholdChangeModel } from './store.js';
+
+// The store.
+export { type ChangePage, type ChangeRow, ChangesStore } from './store.js';

@@ -7,7 +7,9 @@
  *
  * A principal query is any statement that takes the batch's principal keys as `$1` (text[]) and the
  * injected clock as `$2` (timestamptz), and answers one row per key that holds, with `batch_index`
- * (1-based position of the key) and the account's id in a column the principal names. The kernel
+ * (1-based position of the key) and the account's id in a column the principal names (and, for a
+ * principal that is a session, the session's id in another: a declared read may mark "the session
+ * being read" by it, and leave out rows expired by the statement's clock `$2`). The kernel
  * wraps it as a derived table and adds its own parameters after `$2`; the principal never sees a
  * domain table, the domain read never sees a principal column but the account id.
  */
@@ -36,6 +38,10 @@ export interface ReadBindings {
   arg: string;
   /** The list version the instance holds (text, null for none). */
   known: string;
+  /** The principal's session id (text), when the principal is a session: a `session` field compares with it. */
+  session?: string;
+  /** The statement's clock (timestamptz), for `unexpired`; without it nothing is unexpired. */
+  now?: string;
 }
 
 /**
@@ -49,6 +55,7 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
   const { timestamps, binaries } = read.model;
   const fields = read.fields
     .map((f, i) => {
+      if (typeof f !== 'string' && 'session' in f) return `coalesce(${t}.${column(f.session)} = ${b.session ?? 'null'}, false) as "${f.name}"`;
       if (typeof f !== 'string' && 'link' in f) {
         const l = `kr${n}_l${i}`;
         return `(select ${l}.${column(f.link.field)} from ${table(f.link.model)} ${l} where ${l}.${column(f.link.key)} = ${t}.${column(f.by)}) as "${f.name}"`;
@@ -60,6 +67,14 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
     .join(', ');
   const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];
   for (const [p, v] of Object.entries(read.filter ?? {})) where.push(`${t}.${column(p)} = '${v}'`);
+  if (read.unexpired) where.push(`${t}.${column(read.unexpired)} > ${b.now ?? 'null'}`);
+  (read.matches ?? []).forEach((m, i) => {
+    const l = `kr${n}_m${i}`;
+    // Keyed by the account the read is scoped to: one lookup for the principal, not one per row.
+    const by = 'account' in read.scope && m.by === read.scope.account ? b.account : `${t}.${column(m.by)}`;
+    const value = m.key === undefined ? `${t}.${column(m.column)}` : `${t}.${column(m.column)}->>'${m.key}'`;
+    where.push(`${value} = (select ${l}.${column(m.link.field)} from ${table(m.link.model)} ${l} where ${l}.${column(m.link.key)} = ${by})`);
+  });
   if (read.arg) {
     if (read.arg.sha256Column) where.push(`${t}.${column(read.arg.sha256Column)} = sha256(convert_to(${b.arg}, 'UTF8'))`);
     where.push(`${t}.${column(read.arg.column)} = ${read.arg.format === 'uuid' ? `${b.arg}::uuid` : b.arg}`);
@@ -198,12 +213,15 @@ export class ReadKernel implements DeclaredReads {
    */
   compose(principal: PrincipalQuery, request?: ReadRequest): string {
     const account = `kp.${principal.accountColumn}`;
+    // The principal as a declared read may name it: its session (when it is one) and the statement's clock.
+    const session = principal.sessionColumn ? `kp.${principal.sessionColumn}` : undefined;
+    const now = '$2::timestamptz';
     const always = (this.options.principalReads ?? []).map(
-      (p, i) => `, ${compileRead(p.read, { account, household: 'null', arg: 'null', known: 'null' }, i + 1)} as "${p.column}"`,
+      (p, i) => `, ${compileRead(p.read, { account, household: 'null', arg: 'null', known: 'null', session, now }, i + 1)} as "${p.column}"`,
     );
     if (!request) return always.length ? `select kp.*${always.join('')} from (${principal.text}) kp` : principal.text;
     const read = request.read;
-    const b = { account, household: 'kk.household', arg: 'kk.arg', known: 'kk.known' };
+    const b = { account, household: 'kk.household', arg: 'kk.arg', known: 'kk.known', session, now };
     let value = compileValue(read, b);
     if ('household' in read.scope) value = `case when ${compileMembership(this.options.membership!, account, b.household)} then ${value} end`;
     return `select kp.*${always.join('')}, ${value} as read_value

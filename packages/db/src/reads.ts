@@ -56,14 +56,33 @@ export interface ReadDeclaration {
   /** Rows only where each of these properties has this value (a kind, say). */
   readonly filter?: { readonly [property: string]: string };
   /**
+   * Rows only whose this property (a timestamp) is after the statement's clock: the injected clock
+   * the principal is read by, never PostgreSQL's (a session's expiry, say).
+   */
+  readonly unexpired?: string;
+  /**
+   * Rows only where a property (with `key`: that key of a json property, as text) equals a field of
+   * the same package's other model, looked up by a property of this row (a session's stamp, the
+   * account's current one).
+   */
+  readonly matches?: readonly { readonly column: string; readonly key?: string; readonly link: ReadLink; readonly by: string }[];
+  /**
    * Fields of the household itself, lent by the package that owns households (its country, say),
    * looked up by the path's household: the value is then `{ rows, <name>: <field>, … }`.
    */
   readonly withHousehold?: { readonly [name: string]: ReadLink };
 }
 
-/** One field of a declared read: a model property, a property under another name, or a linked field. */
-export type ReadField = string | { readonly name: string; readonly column: string } | { readonly name: string; readonly link: ReadLink; readonly by: string };
+/**
+ * One field of a declared read: a model property, a property under another name, a linked field, or
+ * whether the row is the principal's own session (`session`: the property holding a session's id;
+ * true for the session being read, false for any other and for a principal that is no session).
+ */
+export type ReadField =
+  | string
+  | { readonly name: string; readonly column: string }
+  | { readonly name: string; readonly link: ReadLink; readonly by: string }
+  | { readonly name: string; readonly session: string };
 
 /**
  * A field another package lends to declared reads (an account's display name, say): the package
@@ -105,13 +124,16 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
   const scope = 'household' in read.scope ? read.scope.household : read.scope.account;
   const properties = [
     scope,
-    ...read.fields.flatMap((f) => (typeof f === 'string' ? [f] : 'column' in f ? [f.name, f.column] : [f.name, f.by])),
+    ...read.fields.flatMap((f) => (typeof f === 'string' ? [f] : 'column' in f ? [f.name, f.column] : 'session' in f ? [f.name, f.session] : [f.name, f.by])),
     ...(read.arg ? [read.arg.column, ...(read.arg.sha256Column ? [read.arg.sha256Column] : [])] : []),
     ...(read.list?.orderBy.map((o) => o.column) ?? []),
     ...(read.version ? [read.version.household, read.version.column] : []),
+    ...(read.unexpired ? [read.unexpired] : []),
+    ...(read.matches ?? []).flatMap((m) => [m.column, m.by, m.link.key, m.link.field]),
   ];
   for (const p of properties) if (!PROPERTY.test(p)) throw new Error(`declared read ${read.name}: ${p} is not a model property`);
   if (!read.fields.length && !read.version) throw new Error(`declared read ${read.name}: no fields`);
+  for (const m of read.matches ?? []) if (m.key !== undefined && !/^[A-Za-z0-9_]+$/.test(m.key)) throw new Error(`declared read ${read.name}: key ${m.key}`);
   if (read.version && !('household' in read.scope)) throw new Error(`declared read ${read.name}: a list version is a household's`);
   for (const [p, v] of Object.entries(read.filter ?? {}))
     if (!PROPERTY.test(p) || !/^[A-Za-z0-9_ -]+$/.test(v)) throw new Error(`declared read ${read.name}: filter ${p}`);
@@ -139,6 +161,8 @@ export function declareMembership<const D extends MembershipDeclaration>(members
 export interface PrincipalQuery {
   text: string;
   accountColumn: string;
+  /** The column holding the session's id, for a principal that is a session (a declared `session` field compares with it). */
+  sessionColumn?: string;
 }
 
 /** A declared read one request asks for (opaque to the principal lookup that carries it). */

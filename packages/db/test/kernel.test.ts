@@ -19,6 +19,11 @@ class Note extends BaseModel {
 class NoteVersion extends BaseModel {
   static override tableName = 'k_note_versions';
 }
+/** A session table of the principal's package: a declared read of it names "the session being read". */
+class Session extends BaseModel {
+  static override tableName = 'k_sessions';
+  static override timestamps = ['expire'];
+}
 
 const H1 = '00000000-0000-4000-8000-000000000001';
 const H2 = '00000000-0000-4000-8000-000000000002';
@@ -50,6 +55,16 @@ const notesRead = declareRead({
   },
   version: { model: NoteVersion, household: 'householdId', column: 'version' },
 });
+const personStamp = declareLink({ model: Person, key: 'id', field: 'stamp' });
+const mySessionsRead = declareRead({
+  name: 'k_my_sessions',
+  model: Session,
+  scope: { account: 'personId' },
+  fields: ['handle', 'expire', { name: 'current', session: 'sid' }],
+  unexpired: 'expire',
+  matches: [{ column: 'sess', key: 'stamp', link: personStamp, by: 'personId' }],
+  list: { orderBy: [{ column: 'handle' }] },
+});
 const myNotesRead = declareRead({
   name: 'k_my_notes',
   model: Note,
@@ -66,23 +81,51 @@ describe('the read kernel (@svc/db/kernel)', () => {
     text: 'select q.batch_index::int as batch_index, p.id as person_id from unnest($1::text[]) with ordinality as q(pid, batch_index) join k_people p on p.id = q.pid::uuid where $2::timestamptz is not null',
     accountColumn: 'person_id',
   };
-  const load = async (person: string, path: string): Promise<Record<string, unknown> | undefined> => {
+  /** A session principal: `$1` session ids; the session's id in `session_id`, `$2` the clock it is read by. */
+  const sessionPrincipal = {
+    text: 'select q.batch_index::int as batch_index, s.person_id, s.sid as session_id from unnest($1::text[]) with ordinality as q(sid, batch_index) join k_sessions s on s.sid = q.sid and s.expire > $2',
+    accountColumn: 'person_id',
+    sessionColumn: 'session_id',
+  };
+  const NOW = new Date('2026-06-01T12:00:00Z');
+  const load = async (
+    key: string,
+    path: string,
+    by: { text: string; accountColumn: string; sessionColumn?: string } = principal,
+  ): Promise<Record<string, unknown> | undefined> => {
     const request = kernel.match(path);
-    const text = request ? kernel.compose(principal, request) : kernel.compose(principal);
-    const values = [[person], new Date(), ...(request ? kernel.values([request]) : [])];
-    const { rows } = await db.knex.raw(text.replace(/\$\d+/g, '?'), values as never);
+    const text = request ? kernel.compose(by, request) : kernel.compose(by);
+    const values = [[key], NOW, ...(request ? kernel.values([request]) : [])];
+    // `$n` as knex's `?`, one binding per occurrence (a parameter may occur more than once).
+    const bindings: unknown[] = [];
+    const sql = text.replace(/\$(\d+)/g, (_m, n: string) => {
+      bindings.push(values[Number(n) - 1]);
+      return '?';
+    });
+    const { rows } = await db.knex.raw(sql, bindings as never);
     return rows[0];
   };
 
   before(async () => {
     db = await createTestDatabase();
-    await db.knex.raw(`create table k_people (id uuid primary key, name text);
+    await db.knex.raw(`create table k_people (id uuid primary key, name text, stamp text);
+      create table k_sessions (sid text primary key, person_id uuid, handle text, expire timestamptz, sess json);
       create table k_members (person_id uuid, household_id uuid);
       create table k_notes (id uuid primary key, household_id uuid, author_id uuid, title text, blob bytea, created_at timestamptz);
       create table k_note_versions (household_id uuid primary key, version bigint)`);
     await db.knex('k_people').insert([
-      { id: ALICE, name: 'Alice' },
-      { id: BOB, name: 'Bob' },
+      { id: ALICE, name: 'Alice', stamp: 'a2' },
+      { id: BOB, name: 'Bob', stamp: 'b1' },
+    ]);
+    const live = '2026-06-02T00:00:00.5Z';
+    await db.knex('k_sessions').insert([
+      { sid: 's1', personId: ALICE, handle: 'a', expire: live, sess: { stamp: 'a2' } },
+      { sid: 's2', personId: ALICE, handle: 'b', expire: live, sess: { stamp: 'a2' } },
+      // Expired by the statement's clock (not PostgreSQL's: it is later than NOW by the wall clock too).
+      { sid: 's3', personId: ALICE, handle: 'c', expire: '2026-06-01T11:59:59Z', sess: { stamp: 'a2' } },
+      // Signed in before the account's stamp moved on: over.
+      { sid: 's4', personId: ALICE, handle: 'd', expire: live, sess: { stamp: 'a1' } },
+      { sid: 's5', personId: BOB, handle: 'e', expire: live, sess: { stamp: 'b1' } },
     ]);
     await db.knex('k_members').insert([{ personId: ALICE, householdId: H1 }]);
     await db.knex('k_notes').insert([
@@ -105,6 +148,7 @@ describe('the read kernel (@svc/db/kernel)', () => {
     });
     kernel.add(noteRead, '/h/{householdId}/notes/{noteId}');
     kernel.add(notesRead, '/h/{householdId}/notes', (h) => (h === H1 ? '7' : undefined));
+    kernel.add(mySessionsRead, '/me/sessions');
   });
   after(() => db.destroy());
 
@@ -136,6 +180,30 @@ describe('the read kernel (@svc/db/kernel)', () => {
         { noteId: '00000000-0000-4000-8000-0000000000f3', title: 'c' },
       ],
     });
+  });
+
+  it('marks the session being read, and leaves out rows expired by the statement clock or not matching a linked field', async () => {
+    const expire = '2026-06-02T00:00:00.500Z';
+    expect((await load('s2', '/me/sessions', sessionPrincipal))?.read_value).to.deep.equal([
+      { handle: 'a', expire, current: false },
+      { handle: 'b', expire, current: true },
+    ]);
+    expect((await load('s5', '/me/sessions', sessionPrincipal))?.read_value).to.deep.equal([{ handle: 'e', expire, current: true }]);
+    // A principal that is no session (a token, say): no row is its session.
+    expect((await load(ALICE, '/me/sessions'))?.read_value).to.deep.equal([
+      { handle: 'a', expire, current: false },
+      { handle: 'b', expire, current: false },
+    ]);
+    expect(() =>
+      declareRead({
+        name: 'k_bad',
+        model: Session,
+        scope: { account: 'personId' },
+        fields: ['handle'],
+        matches: [{ column: 'sess', key: "x' or '1", link: personStamp, by: 'personId' }],
+      }),
+    ).to.throw();
+    expect(() => declareRead({ name: 'k_bad', model: Session, scope: { account: 'personId' }, fields: [{ name: 'current', session: 'sid; --' }] })).to.throw();
   });
 
   it('matches only keys of the declared formats, and refuses declarations it cannot compile safely', () => {

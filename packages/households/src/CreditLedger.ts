@@ -3,7 +3,7 @@ import { objection } from '@svc/db';
 import { isUuid, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { calendarMonthIn } from './formats.js';
-import { CreditLedgerEntryModel, HouseholdModel, HouseholdSubscriptionModel } from './models/index.js';
+import { CreditLedgerEntryModel, HouseholdModel, HouseholdSubscriptionModel, WelcomeBundleModel } from './models/index.js';
 
 /** The one plan there is so far. Its monthly AI allowance is AI_TURNS_PER_MONTH. */
 export const DEFAULT_PLAN = 'default';
@@ -37,8 +37,9 @@ export interface CreditBalance {
 export async function openPlan(trx: Knex.Transaction, input: { householdId: string; userId: string; welcomeCredits: number; at: Date }): Promise<void> {
   const { householdId, userId, welcomeCredits, at } = input;
   await HouseholdSubscriptionModel.query(trx).insert({ householdId, plan: DEFAULT_PLAN, startedAt: at.toISOString() });
-  // ON CONFLICT DO NOTHING … RETURNING may return no row, which an Objection insert would still make a model of.
-  const [bundle] = await trx('welcomeBundles')
+  // ON CONFLICT DO NOTHING … RETURNING may return no row, which an Objection insert would still make
+  // a model of: knex on the model's table.
+  const [bundle] = await trx(WelcomeBundleModel.tableName)
     .insert({ userId, householdId, credits: welcomeCredits, grantedAt: at })
     .onConflict('userId')
     .ignore()

@@ -1,17 +1,28 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/households: households, members and roles, settings, onboarding and the day's thread,
  * the plan and its AI credits, and intake (invite codes, waitlist).
  */
 
-export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
-export { TIME_ZONE_IDS } from './formats.js';
-export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';
+// Migrations: the package's tables (and its relations to other packages' tables), its change sources.
 export { changeSources, migrate, migrations, relations } from './migrations.js';
+
+// Models: one per table.
 export * from './models/index.js';
+
+// Declared reads (the host's read kernel loads them with the caller), the membership guard, lent fields.
 export { householdCountryLink, householdRead, membership, membershipsRead, membersRead } from './reads.js';
+
+// The router.
 export { createRouter, type RouterOptions } from './router.js';
+
+// Schemas and their types.
 export * from './schemas.js';
+
+// The service.
 export { type HouseholdAdmin, type HouseholdsConfig, HouseholdsService, type HouseholdsServiceOptions } from './service.js';
+
+// The store: its interface and its Objection implementation.
 export {
   type HouseholdChanges,
   type HouseholdStore,
@@ -19,3 +30,8 @@ export {
   type NewHousehold,
   ObjectionHouseholdStore,
 } from './store.js';
+
+// Also of this package: the credit ledger, time zones, intake.
+export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
+export { TIME_ZONE_IDS } from './formats.js';
+export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';

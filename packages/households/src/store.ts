@@ -312,10 +312,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   /** The household joined with the caller's member row: one statement for the read path. */
   private forMember(userId: string, householdId: string) {
-    return this.Household.query()
-      .join('household_members as m', 'm.householdId', 'households.id')
-      .where({ 'households.id': householdId, 'm.userId': userId })
-      .first();
+    return this.Household.query().joinRelated('members', { alias: 'm' }).where({ 'households.id': householdId, 'm.userId': userId }).first();
   }
 
   async getForMember(userId: string, householdId: string): Promise<{ household: HouseholdResponse; role: HouseholdRole }> {
@@ -353,7 +350,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   async memberships(userId: string): Promise<Membership[]> {
     if (!isUuid(userId)) return [];
     const rows = (await this.Member.query()
-      .join('households as h', 'h.id', 'household_members.householdId')
+      .joinRelated('household', { alias: 'h' })
       .select('h.id as householdId', 'h.name as householdName', 'household_members.role', 'household_members.id')
       .where('household_members.userId', userId)
       .orderBy([{ column: 'household_members.createdAt' }, { column: 'h.id' }])) as (HouseholdMemberModel & { householdName: string })[];
@@ -523,9 +520,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         'household_invitations.expiresAt',
         'm.id as createdByMemberId',
       )
-      .leftJoin('household_members as m', (j) =>
-        j.on('m.householdId', 'household_invitations.householdId').andOn('m.userId', 'household_invitations.createdBy'),
-      )
+      .leftJoinRelated('creator', { alias: 'm' })
       .where('household_invitations.householdId', householdId)
       .whereNull('household_invitations.acceptedAt')
       .where('household_invitations.expiresAt', '>', at.toISOString())
@@ -586,7 +581,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     if (!householdIds.length) return;
     const rows = await this.Message.query(trx)
       .select('household_messages.id', 'household_messages.text')
-      .join('household_conversations as c', 'c.id', 'household_messages.conversationId')
+      .joinRelated('conversation', { alias: 'c' })
       .whereIn('c.householdId', householdIds)
       .where('household_messages.kind', 'onboarding_recap');
     for (const row of rows) {

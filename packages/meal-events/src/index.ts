@@ -1,17 +1,26 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/meal-events: a household's meal events (guests, eating out, somebody away, an activity),
  * listed earliest first with signed keyset cursors and written by the household's adults, and the
  * household's calendar feed: a secret iCalendar URL that calendar apps subscribe to.
  */
 
-export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
-export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
+// Migrations: the package's tables (and its relations to other packages' tables), its change sources.
 export { changeSources, jobSources, migrate, migrations, queues, relations } from './migrations.js';
+
+// Models: one per table.
 export { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
+
+// Declared reads (the host's read kernel loads them with the caller).
 export { calendarFeedRead, eventRead, eventsRead } from './reads.js';
+
+// The router.
 export { type CalendarFeedLimits, calendarFeedLimits, createRouter, type RouterOptions } from './router.js';
+
+// Schemas and their types.
 export * from './schemas.js';
-export { normalizeRule, occurrences } from './series/rule.js';
+
+// The service.
 export {
   CalendarFeedService,
   type CalendarFeedServiceOptions,
@@ -28,14 +37,8 @@ export {
   SeriesScheduler,
   windowOf,
 } from './service/index.js';
-export {
-  EventReminders,
-  type EventRemindersOptions,
-  REMINDER_EXPIRE_SECONDS,
-  REMINDER_QUEUE,
-  reminderInstant,
-  reminderNotificationId,
-} from './service/reminders.js';
+
+// The store: its interface and its Objection implementation.
 export {
   apiParticipant,
   apiSeries,
@@ -60,3 +63,16 @@ export {
   type StoredParticipant,
   type StoredSeries,
 } from './store/index.js';
+
+// Also of this package: reminders, series rules, the calendar feed's token and iCalendar text.
+export {
+  EventReminders,
+  type EventRemindersOptions,
+  REMINDER_EXPIRE_SECONDS,
+  REMINDER_QUEUE,
+  reminderInstant,
+  reminderNotificationId,
+} from './service/reminders.js';
+export { normalizeRule, occurrences } from './series/rule.js';
+export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
+export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';

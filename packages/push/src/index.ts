@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/push: the phones a person registers for push notifications and the kinds each one wants,
  * the notifications a household's people get (inbox and delivery to FCM and APNs through
@@ -5,8 +6,28 @@
  * `PushService.devicesFor` is the question a sender asks before it sends.
  */
 
+// Migrations: the package's tables (and its relations to other packages' tables).
 export { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, migrate, migrations, relations } from './migrations.js';
+
+// Models: one per table.
 export { PushDeviceModel, tokenHash } from './models/index.js';
+
+// Declared reads (the host's read kernel loads them with the caller).
+export { deviceRead, devicesRead } from './reads.js';
+
+// The router.
+export { createRouter, type RouterOptions } from './router.js';
+
+// Schemas and their types.
+export * from './schemas.js';
+
+// The service.
+export { PushService, type PushServiceOptions } from './service.js';
+
+// The store: its interface and its Objection implementation.
+export { ObjectionPushStore, type PushStore, type RegisterDevice } from './store.js';
+
+// Also of this package: the notifications and their providers.
 export {
   INBOX_DAYS,
   type InboxItem,
@@ -17,8 +38,3 @@ export {
   type PushProviders,
 } from './notifications.js';
 export * from './providers/index.js';
-export { deviceRead, devicesRead } from './reads.js';
-export { createRouter, type RouterOptions } from './router.js';
-export * from './schemas.js';
-export { PushService, type PushServiceOptions } from './service.js';
-export { ObjectionPushStore, type PushStore, type RegisterDevice } from './store.js';

@@ -1,3 +1,4 @@
+// biome-ignore-all assist/source/organizeImports: every domain package's entry point has the same sections in the same order (docs/packages.md)
 /**
  * @svc/sign-in-factors: TOTP (RFC 6238) with recovery codes, passkeys (WebAuthn), and the second
  * step of a sign-in. The host builds `new SignInFactorsService({ store: new SignInFactorStore(knex),
@@ -5,11 +6,19 @@
  * and mounts `createRouter({ service })`.
  */
 
+// Migrations: the package's tables (and its relations to other packages' tables).
 export { migrate, migrations, relations } from './migrations.js';
+
+// Models: one per table.
 export { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';
+
+// The router.
 export { createRouter, type RouterOptions } from './router.js';
+
+// Schemas and their types.
 export * from './schemas.js';
-export { FactorSecrets, normalizeRecoveryCode } from './secrets.js';
+
+// The service.
 export {
   CHALLENGE_LIFETIME_MS,
   MFA_TOKEN_LIFETIME_MS,
@@ -18,5 +27,10 @@ export {
   type SignInFactorsServiceOptions,
   type WebAuthnConfig,
 } from './service.js';
+
+// The store.
 export { type Db, SignInFactorStore, type SpentSignInToken, type StoredPasskey } from './store.js';
+
+// Also of this package: the factors' secrets and TOTP.
+export { FactorSecrets, normalizeRecoveryCode } from './secrets.js';
 export { matchingStep, newTotpSecret, otpauthUrl, TOTP_PARAMS, totpCode } from './totp.js';

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { looksLikeAddress, normalizeEmail } from '@svc/accounts';
 import { type AppVersionFloors, parseAppVersionFloors, parseOrigin } from '@svc/http-kit';
 import { availableCpus } from './cpus.js';
+import { ConfigError, type Env, parseEnv } from './env.js';
 import { HEAP_GROWING_PERCENT_DEFAULT } from './heap.js';
 import { HELPER_THREAD_NICE_DEFAULT } from './threads.js';
 
@@ -121,61 +122,22 @@ export interface Config {
   webClientUrl: string | undefined;
 }
 
-/** A configuration value that cannot be used; start-up prints `message` as its one line. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    reason: string,
-  ) {
-    super(`${variable}: ${reason}`);
-  }
+export { ConfigError };
+
+/** A URL as the service keeps it: without trailing slashes (paths are appended to it). */
+function bare(url: string): string {
+  return url.replace(/\/+$/, '');
 }
 
-type Env = Record<string, string | undefined>;
-
-function str(env: Env, name: string): string | undefined {
-  const v = env[name];
-  return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = str(env, name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be from ${min} to ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = str(env, name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string, fallback: string, protocols = ['http:', 'https:']): string {
-  const raw = str(env, name) ?? fallback;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `must be an absolute URL, got "${raw}"`);
-  }
-  if (!protocols.includes(u.protocol)) throw new ConfigError(name, `must be a ${protocols.join(' or ')} URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
-function list(env: Env, name: string): string[] {
-  return (str(env, name) ?? '')
+/** A comma-separated list: its entries trimmed, empty ones left out. */
+function list(value: string | undefined): string[] {
+  return (value ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
 }
 
-function trustProxy(env: Env): Config['trustProxy'] {
-  const raw = str(env, 'TRUST_PROXY');
+function trustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined) return undefined;
   if (raw === 'true') return true;
   if (raw === 'false') return false;
@@ -183,21 +145,9 @@ function trustProxy(env: Env): Config['trustProxy'] {
   return raw; // Express accepts subnets and names such as "loopback, 10.0.0.0/8"
 }
 
-/** ACCESS_TOKEN_SECRET when set (32+ characters); else the tokens' key is derived from SESSION_SECRET. */
-function accessTokenSecret(env: Env): string | undefined {
-  const given = str(env, 'ACCESS_TOKEN_SECRET');
-  if (given !== undefined && given.length < 32) throw new ConfigError('ACCESS_TOKEN_SECRET', 'must be at least 32 characters');
-  return given;
-}
-
-/** The session secret: given, or in development made once and kept in DATA_DIR. */
-function sessionSecret(env: Env, nodeEnv: string, dataDir: string): string {
-  const given = str(env, 'SESSION_SECRET');
-  if (given) {
-    if (given.length < 32) throw new ConfigError('SESSION_SECRET', 'must be at least 32 characters');
-    return given;
-  }
-  if (nodeEnv === 'production') throw new ConfigError('SESSION_SECRET', 'is required when NODE_ENV=production');
+/** The session secret: given (the schema checked its length and that production gives one), or in development made once and kept in DATA_DIR. */
+function sessionSecret(given: string | undefined, dataDir: string): string {
+  if (given) return given;
   const file = path.join(dataDir, 'session-secret');
   try {
     return fs.readFileSync(file, 'utf8').trim();
@@ -215,8 +165,8 @@ function sessionSecret(env: Env, nodeEnv: string, dataDir: string): string {
 }
 
 /** PLATFORM_ADMIN_EMAILS: each entry an address in the documented form (as register accepts), kept in canonical form. */
-function adminEmails(env: Env): string[] {
-  return list(env, 'PLATFORM_ADMIN_EMAILS').map((e) => {
+function adminEmails(value: string | undefined): string[] {
+  return list(value).map((e) => {
     if (!looksLikeAddress(e)) throw new ConfigError('PLATFORM_ADMIN_EMAILS', `"${e}" is not a plain e-mail address (name@example.com)`);
     return normalizeEmail(e);
   });
@@ -231,14 +181,12 @@ function readFileOf(name: string, file: string): string {
   }
 }
 
-function fcmConfig(env: Env): Config['fcm'] {
-  const projectId = str(env, 'FCM_PROJECT_ID');
-  const path_ = str(env, 'FCM_CREDENTIALS');
-  if (!projectId && !path_) return undefined;
-  if (!projectId || !path_) throw new ConfigError(projectId ? 'FCM_CREDENTIALS' : 'FCM_PROJECT_ID', 'FCM needs both FCM_PROJECT_ID and FCM_CREDENTIALS');
+/** FCM: both variables or neither (the schema says so); the service-account JSON is read here. */
+function fcmConfig(e: Env): Config['fcm'] {
+  if (!e.FCM_PROJECT_ID || !e.FCM_CREDENTIALS) return undefined;
   let credentials: { client_email?: unknown; private_key?: unknown; private_key_id?: unknown };
   try {
-    credentials = JSON.parse(readFileOf('FCM_CREDENTIALS', path_));
+    credentials = JSON.parse(readFileOf('FCM_CREDENTIALS', e.FCM_CREDENTIALS));
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     throw new ConfigError('FCM_CREDENTIALS', 'is not a service-account JSON file');
@@ -246,31 +194,23 @@ function fcmConfig(env: Env): Config['fcm'] {
   if (typeof credentials.client_email !== 'string' || typeof credentials.private_key !== 'string')
     throw new ConfigError('FCM_CREDENTIALS', 'is not a service-account JSON file (client_email and private_key are needed)');
   return {
-    projectId,
+    projectId: e.FCM_PROJECT_ID,
     credentials: {
       client_email: credentials.client_email,
       private_key: credentials.private_key,
       ...(typeof credentials.private_key_id === 'string' ? { private_key_id: credentials.private_key_id } : {}),
     },
-    url: url(env, 'FCM_URL', 'https://fcm.googleapis.com'),
-    tokenUrl: url(env, 'FCM_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
+    url: bare(e.FCM_URL),
+    tokenUrl: bare(e.FCM_TOKEN_URL),
   };
 }
 
-function apnsConfig(env: Env): Config['apns'] {
-  const vars = ['APNS_KEY_ID', 'APNS_TEAM_ID', 'APNS_KEY', 'APNS_TOPIC'] as const;
-  const set = vars.filter((v) => str(env, v));
-  if (set.length === 0) return undefined;
-  if (set.length < vars.length) throw new ConfigError(vars.find((v) => !str(env, v))!, 'APNs needs APNS_KEY_ID, APNS_TEAM_ID, APNS_KEY and APNS_TOPIC');
-  const key = readFileOf('APNS_KEY', str(env, 'APNS_KEY')!);
+/** APNs: all four variables or none (the schema says so); the .p8 key is read here. */
+function apnsConfig(e: Env): Config['apns'] {
+  if (!e.APNS_KEY_ID || !e.APNS_TEAM_ID || !e.APNS_KEY || !e.APNS_TOPIC) return undefined;
+  const key = readFileOf('APNS_KEY', e.APNS_KEY);
   if (!key.includes('PRIVATE KEY')) throw new ConfigError('APNS_KEY', 'is not a .p8 key file');
-  return {
-    keyId: str(env, 'APNS_KEY_ID')!,
-    teamId: str(env, 'APNS_TEAM_ID')!,
-    key,
-    topic: str(env, 'APNS_TOPIC')!,
-    url: url(env, 'APNS_URL', 'https://api.push.apple.com'),
-  };
+  return { keyId: e.APNS_KEY_ID, teamId: e.APNS_TEAM_ID, key, topic: e.APNS_TOPIC, url: bare(e.APNS_URL) };
 }
 
 /** How a browser on this machine reaches a listener on `host`: the wildcard addresses are localhost. */
@@ -279,162 +219,123 @@ export function browserHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = str(env, 'NODE_ENV') ?? 'development';
-  const port = int(env, 'PORT', 8080, 0, 65535);
-  const dataDir = path.resolve(str(env, 'DATA_DIR') ?? '.data');
-  // Unset, it is where this process listens, as a browser would name it: a specific HOST (say
-  // 127.0.0.1) is kept, so the URL the ready line prints is one the origin check accepts.
-  const host = str(env, 'HOST') ?? '0.0.0.0';
-  const publicBaseUrl = url(env, 'PUBLIC_BASE_URL', `http://${browserHost(host)}:${port}`);
-  const databaseUrl = str(env, 'DATABASE_URL');
-  // The production image carries no embedded PostgreSQL: a missing DATABASE_URL is a configuration error there.
-  if (databaseUrl === undefined && (str(env, 'NODE_ENV') ?? 'development') === 'production')
-    throw new ConfigError('DATABASE_URL', 'is required when NODE_ENV=production (the embedded PostgreSQL is for development)');
-  if (databaseUrl !== undefined) url(env, 'DATABASE_URL', databaseUrl, ['postgres:', 'postgresql:']);
-  const redisUrl = str(env, 'REDIS_URL');
-  if (redisUrl !== undefined) url(env, 'REDIS_URL', redisUrl, ['redis:', 'rediss:']);
-  const smtpUrl = str(env, 'SMTP_URL');
-  if (smtpUrl !== undefined) url(env, 'SMTP_URL', smtpUrl, ['smtp:', 'smtps:']);
-  const breach = str(env, 'PASSWORD_BREACH_API') ?? 'https://api.pwnedpasswords.com';
-  const intake = (str(env, 'INTAKE_MODE') ?? 'open').toLowerCase();
-  if (!['open', 'invite', 'paused'].includes(intake)) throw new ConfigError('INTAKE_MODE', `must be open, invite or paused, got "${intake}"`);
-  let floors: AppVersionFloors;
-  try {
-    floors = parseAppVersionFloors(str(env, 'APP_VERSION_FLOORS') ?? '');
-  } catch (err) {
-    throw new ConfigError('APP_VERSION_FLOORS', (err as Error).message);
-  }
-  const googleId = str(env, 'GOOGLE_CLIENT_ID');
-  const googleSecret = str(env, 'GOOGLE_CLIENT_SECRET');
-  if (Boolean(googleId) !== Boolean(googleSecret))
-    throw new ConfigError(googleId ? 'GOOGLE_CLIENT_SECRET' : 'GOOGLE_CLIENT_ID', 'Google sign-in needs both GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET');
-  const appleVars = ['APPLE_CLIENT_ID', 'APPLE_TEAM_ID', 'APPLE_KEY_ID', 'APPLE_PRIVATE_KEY'] as const;
-  const appleSet = appleVars.filter((v) => str(env, v));
-  if (appleSet.length > 0 && appleSet.length < appleVars.length) {
-    throw new ConfigError(appleVars.find((v) => !str(env, v))!, 'Apple web sign-in needs APPLE_CLIENT_ID, APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY');
-  }
-  const appRedirectUris = list(env, 'APP_REDIRECT_URIS');
-  for (const u of appRedirectUris) {
-    try {
-      new URL(u);
-    } catch {
-      throw new ConfigError('APP_REDIRECT_URIS', `"${u}" is not an absolute URI`);
-    }
-  }
-  const corsOrigins = list(env, 'CORS_ORIGINS').map((o) => {
+/** Each origin of a comma-separated list (http-kit's parseOrigin), or a ConfigError naming the variable. */
+function origins(variable: string, value: string | undefined, other?: (o: string) => string | undefined): string[] {
+  return list(value).map((o) => {
+    const kept = other?.(o);
+    if (kept !== undefined) return kept;
     try {
       return parseOrigin(o);
     } catch (err) {
-      throw new ConfigError('CORS_ORIGINS', (err as Error).message);
+      throw new ConfigError(variable, (err as Error).message);
     }
   });
-  const publicHttps = publicBaseUrl.startsWith('https:');
+}
+
+/**
+ * The configuration: the environment read by its schema (`EnvSchema`: types, bounds, defaults, what
+ * goes together), then what a schema cannot say — lists, files, defaults that follow other variables.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const e = parseEnv(env);
+  const dataDir = path.resolve(e.DATA_DIR);
+  // Unset, it is where this process listens, as a browser would name it: a specific HOST (say
+  // 127.0.0.1) is kept, so the URL the ready line prints is one the origin check accepts.
+  const publicBaseUrl = bare(e.PUBLIC_BASE_URL ?? `http://${browserHost(e.HOST)}:${e.PORT}`);
+  let floors: AppVersionFloors;
+  try {
+    floors = parseAppVersionFloors(e.APP_VERSION_FLOORS ?? '');
+  } catch (err) {
+    throw new ConfigError('APP_VERSION_FLOORS', (err as Error).message);
+  }
+  const appRedirectUris = list(e.APP_REDIRECT_URIS);
+  for (const u of appRedirectUris) if (!URL.canParse(u)) throw new ConfigError('APP_REDIRECT_URIS', `"${u}" is not an absolute URI`);
+  const corsOrigins = origins('CORS_ORIGINS', e.CORS_ORIGINS);
   // The default is PUBLIC_BASE_URL's host as it is (an address works for the API, though browsers
-  // refuse an IP address as RP ID); a value set by hand must be a host name.
-  const rpIdSet = str(env, 'WEBAUTHN_RP_ID')?.toLowerCase();
-  if (rpIdSet !== undefined && (!/^[a-z0-9.-]+$/.test(rpIdSet) || rpIdSet.startsWith('.') || rpIdSet.endsWith('.')))
-    throw new ConfigError('WEBAUTHN_RP_ID', 'must be a host name without scheme or port (e.g. example.com)');
-  const rpId = rpIdSet ?? new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, '');
-  const webauthnOrigins = list(env, 'WEBAUTHN_ORIGINS').map((o) => {
-    if (/^https?:/i.test(o)) {
-      try {
-        return parseOrigin(o);
-      } catch (err) {
-        throw new ConfigError('WEBAUTHN_ORIGINS', (err as Error).message);
-      }
-    }
+  // refuse an IP address as RP ID); a value set by hand must be a host name (the schema's pattern).
+  const rpId = e.WEBAUTHN_RP_ID ?? new URL(publicBaseUrl).hostname.replace(/^\[|\]$/g, '');
+  const webauthnOrigins = origins('WEBAUTHN_ORIGINS', e.WEBAUTHN_ORIGINS, (o) => {
+    if (/^https?:/i.test(o)) return undefined;
     // An app's origin (android:apk-key-hash:…, ios:bundle-id:…) is compared as written.
     if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(o)) throw new ConfigError('WEBAUTHN_ORIGINS', `"${o}" is not an origin`);
     return o;
   });
-  const ruleParserUrl = str(env, 'RULE_PARSER_URL');
-  const webClientUrl = str(env, 'WEB_CLIENT_URL');
-  const metricsPort = str(env, 'METRICS_PORT') === undefined ? undefined : int(env, 'METRICS_PORT', 9464, 1, 65535);
-  if (metricsPort !== undefined && metricsPort === port) throw new ConfigError('METRICS_PORT', 'must differ from PORT (metrics are not served to the public)');
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT)
+    throw new ConfigError('METRICS_PORT', 'must differ from PORT (metrics are not served to the public)');
+  const appleWeb =
+    e.APPLE_CLIENT_ID && e.APPLE_TEAM_ID && e.APPLE_KEY_ID && e.APPLE_PRIVATE_KEY
+      ? { clientId: e.APPLE_CLIENT_ID, teamId: e.APPLE_TEAM_ID, keyId: e.APPLE_KEY_ID, privateKey: e.APPLE_PRIVATE_KEY.replace(/\\n/g, '\n') }
+      : undefined;
   return {
-    nodeEnv,
-    port,
-    host,
-    databaseUrl,
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
     dataDir,
     publicBaseUrl,
     corsOrigins: [...new Set(corsOrigins)],
     webauthn: { rpId, origins: [...new Set([new URL(publicBaseUrl).origin, ...webauthnOrigins])] },
-    sessionSecret: sessionSecret(env, nodeEnv, dataDir),
-    cookieSecure: bool(env, 'COOKIE_SECURE', publicHttps),
-    trustProxy: trustProxy(env),
-    redisUrl,
-    smtpUrl,
-    mailFrom: str(env, 'MAIL_FROM') ?? 'Meal Planner <no-reply@localhost>',
-    accessTokenSecret: accessTokenSecret(env),
-    tokenRateLimit: int(env, 'TOKEN_RATE_LIMIT', 600, 1, 1_000_000_000),
-    tokenRateWindowSeconds: int(env, 'TOKEN_RATE_WINDOW_SECONDS', 60, 1, 86_400),
-    authRateLimit: int(env, 'AUTH_RATE_LIMIT', 100, 1, 1_000_000),
-    authRateWindowSeconds: int(env, 'AUTH_RATE_WINDOW_SECONDS', 60, 1, 86_400),
-    lockoutMaxFailures: int(env, 'LOCKOUT_MAX_FAILURES', 5, 1, 1000),
-    lockoutSeconds: int(env, 'LOCKOUT_SECONDS', 300, 1, 86_400 * 7),
-    passwordBreachApi: breach.toLowerCase() === 'off' ? undefined : url(env, 'PASSWORD_BREACH_API', breach),
-    intakeMode: intake as Config['intakeMode'],
-    inviteCodes: list(env, 'INVITE_CODES'),
+    sessionSecret: sessionSecret(e.SESSION_SECRET, dataDir),
+    cookieSecure: e.COOKIE_SECURE ?? publicBaseUrl.startsWith('https:'),
+    trustProxy: trustProxy(e.TRUST_PROXY),
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    accessTokenSecret: e.ACCESS_TOKEN_SECRET,
+    tokenRateLimit: e.TOKEN_RATE_LIMIT,
+    tokenRateWindowSeconds: e.TOKEN_RATE_WINDOW_SECONDS,
+    authRateLimit: e.AUTH_RATE_LIMIT,
+    authRateWindowSeconds: e.AUTH_RATE_WINDOW_SECONDS,
+    lockoutMaxFailures: e.LOCKOUT_MAX_FAILURES,
+    lockoutSeconds: e.LOCKOUT_SECONDS,
+    passwordBreachApi: e.PASSWORD_BREACH_API.toLowerCase() === 'off' ? undefined : bare(e.PASSWORD_BREACH_API),
+    intakeMode: e.INTAKE_MODE,
+    inviteCodes: list(e.INVITE_CODES),
     appVersionFloors: floors,
-    platformAdminEmails: adminEmails(env),
-    sessionMaxAgeDays: int(env, 'SESSION_MAX_AGE_DAYS', 90, 1, 3650),
-    unaskedMailPerAddress: int(env, 'UNASKED_MAIL_PER_ADDRESS', 5, 1, 1_000_000),
-    unaskedMailPerIp: int(env, 'UNASKED_MAIL_PER_IP', 100, 1, 1_000_000),
-    aiTurnsPerMonth: int(env, 'AI_TURNS_PER_MONTH', 30, 0, 1_000_000),
-    welcomeCredits: int(env, 'WELCOME_CREDITS', 20, 0, 1_000_000),
-    pushDefaultProvider: str(env, 'PUSH_DEFAULT_PROVIDER') ?? 'fcm',
-    fcm: fcmConfig(env),
-    apns: apnsConfig(env),
-    internalApiTokens: list(env, 'INTERNAL_API_TOKENS'),
+    platformAdminEmails: adminEmails(e.PLATFORM_ADMIN_EMAILS),
+    sessionMaxAgeDays: e.SESSION_MAX_AGE_DAYS,
+    unaskedMailPerAddress: e.UNASKED_MAIL_PER_ADDRESS,
+    unaskedMailPerIp: e.UNASKED_MAIL_PER_IP,
+    aiTurnsPerMonth: e.AI_TURNS_PER_MONTH,
+    welcomeCredits: e.WELCOME_CREDITS,
+    pushDefaultProvider: e.PUSH_DEFAULT_PROVIDER,
+    fcm: fcmConfig(e),
+    apns: apnsConfig(e),
+    internalApiTokens: list(e.INTERNAL_API_TOKENS),
     google:
-      googleId && googleSecret
+      e.GOOGLE_CLIENT_ID && e.GOOGLE_CLIENT_SECRET
         ? {
-            clientId: googleId,
-            clientSecret: googleSecret,
-            authorizationUrl: url(env, 'GOOGLE_AUTHORIZATION_URL', 'https://accounts.google.com/o/oauth2/v2/auth'),
-            tokenUrl: url(env, 'GOOGLE_TOKEN_URL', 'https://oauth2.googleapis.com/token'),
-            userInfoUrl: url(env, 'GOOGLE_USERINFO_URL', 'https://openidconnect.googleapis.com/v1/userinfo'),
+            clientId: e.GOOGLE_CLIENT_ID,
+            clientSecret: e.GOOGLE_CLIENT_SECRET,
+            authorizationUrl: bare(e.GOOGLE_AUTHORIZATION_URL),
+            tokenUrl: bare(e.GOOGLE_TOKEN_URL),
+            userInfoUrl: bare(e.GOOGLE_USERINFO_URL),
           }
         : undefined,
     apple: {
-      web:
-        appleSet.length === appleVars.length
-          ? {
-              clientId: str(env, 'APPLE_CLIENT_ID')!,
-              teamId: str(env, 'APPLE_TEAM_ID')!,
-              keyId: str(env, 'APPLE_KEY_ID')!,
-              privateKey: str(env, 'APPLE_PRIVATE_KEY')!.replace(/\\n/g, '\n'),
-            }
-          : undefined,
-      authorizationUrl: url(env, 'APPLE_AUTHORIZATION_URL', 'https://appleid.apple.com/auth/authorize'),
-      tokenUrl: url(env, 'APPLE_TOKEN_URL', 'https://appleid.apple.com/auth/token'),
-      keysUrl: url(env, 'APPLE_KEYS_URL', 'https://appleid.apple.com/auth/keys'),
-      issuer: str(env, 'APPLE_ISSUER') ?? 'https://appleid.apple.com',
-      nativeAudiences: list(env, 'APPLE_NATIVE_AUDIENCES'),
+      web: appleWeb,
+      authorizationUrl: bare(e.APPLE_AUTHORIZATION_URL),
+      tokenUrl: bare(e.APPLE_TOKEN_URL),
+      keysUrl: bare(e.APPLE_KEYS_URL),
+      issuer: e.APPLE_ISSUER,
+      nativeAudiences: list(e.APPLE_NATIVE_AUDIENCES),
     },
     appRedirectUris,
-    webPages: bool(env, 'WEB_PAGES', true),
-    webClientUrl: webClientUrl === undefined ? undefined : url(env, 'WEB_CLIENT_URL', webClientUrl),
-    shutdownDrainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 10, 0, 300),
-    shutdownTimeoutSeconds: int(env, 'SHUTDOWN_TIMEOUT_SECONDS', 20, 1, 600),
-    metricsPort,
-    dbStatementTimeoutMs: int(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 0, 600_000),
-    dbUnansweredMs: int(env, 'DB_UNANSWERED_MS', 1000, 0, 60_000),
-    dbTransactionPooling: bool(env, 'DB_TRANSACTION_POOLING', false),
-    heapGrowingPercent: int(env, 'HEAP_GROWING_PERCENT', HEAP_GROWING_PERCENT_DEFAULT, 0, 1000),
-    helperThreadNice: int(env, 'HELPER_THREAD_NICE', HELPER_THREAD_NICE_DEFAULT, 0, 19),
-    threadpoolIdle: bool(env, 'THREADPOOL_IDLE', true),
-    passwordHashWorkers: int(env, 'PASSWORD_HASH_WORKERS', Math.min(4, Math.max(1, availableCpus() - 1)), 1, 64),
-    instanceId: str(env, 'INSTANCE_ID') ?? os.hostname(),
-    ruleParser: ruleParserUrl
-      ? {
-          url: url(env, 'RULE_PARSER_URL', ruleParserUrl),
-          model: str(env, 'RULE_PARSER_MODEL') ?? 'llama3.1',
-          apiKey: str(env, 'RULE_PARSER_API_KEY'),
-          timeoutMs: int(env, 'RULE_PARSER_TIMEOUT_MS', 2000, 100, 60_000),
-        }
+    webPages: e.WEB_PAGES,
+    webClientUrl: e.WEB_CLIENT_URL === undefined ? undefined : bare(e.WEB_CLIENT_URL),
+    shutdownDrainSeconds: e.SHUTDOWN_DRAIN_SECONDS,
+    shutdownTimeoutSeconds: e.SHUTDOWN_TIMEOUT_SECONDS,
+    metricsPort: e.METRICS_PORT,
+    dbStatementTimeoutMs: e.DB_STATEMENT_TIMEOUT_MS,
+    dbUnansweredMs: e.DB_UNANSWERED_MS,
+    dbTransactionPooling: e.DB_TRANSACTION_POOLING,
+    heapGrowingPercent: e.HEAP_GROWING_PERCENT ?? HEAP_GROWING_PERCENT_DEFAULT,
+    helperThreadNice: e.HELPER_THREAD_NICE ?? HELPER_THREAD_NICE_DEFAULT,
+    threadpoolIdle: e.THREADPOOL_IDLE,
+    passwordHashWorkers: e.PASSWORD_HASH_WORKERS ?? Math.min(4, Math.max(1, availableCpus() - 1)),
+    instanceId: e.INSTANCE_ID ?? os.hostname(),
+    ruleParser: e.RULE_PARSER_URL
+      ? { url: bare(e.RULE_PARSER_URL), model: e.RULE_PARSER_MODEL, apiKey: e.RULE_PARSER_API_KEY, timeoutMs: e.RULE_PARSER_TIMEOUT_MS }
       : undefined,
   };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { availableCpus } from '../src/cpus.js';
+import { EnvSchema } from '../src/env.js';
 
 describe('configuration', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-config-'));
@@ -149,6 +150,74 @@ describe('configuration', () => {
     expect([d.sessionMaxAgeDays, d.unaskedMailPerAddress, d.unaskedMailPerIp]).to.deep.equal([90, 5, 100]);
     const c = loadConfig({ ...base, SESSION_MAX_AGE_DAYS: '30', UNASKED_MAIL_PER_ADDRESS: '3', UNASKED_MAIL_PER_IP: '500' });
     expect([c.sessionMaxAgeDays, c.unaskedMailPerAddress, c.unaskedMailPerIp]).to.deep.equal([30, 3, 500]);
+  });
+
+  it('reads booleans in any of their words and case, and the words of INTAKE_MODE in any case; a blank variable is unset', () => {
+    const c = loadConfig({
+      ...base,
+      COOKIE_SECURE: 'YES',
+      WEB_PAGES: 'off',
+      THREADPOOL_IDLE: '0',
+      DB_TRANSACTION_POOLING: 'On',
+      INTAKE_MODE: 'Invite',
+      PORT: '  ',
+    });
+    expect([c.cookieSecure, c.webPages, c.threadpoolIdle, c.dbTransactionPooling, c.intakeMode, c.port]).to.deep.equal([
+      true,
+      false,
+      false,
+      true,
+      'invite',
+      8080,
+    ]);
+  });
+
+  it('names the variable and what it must be, in one line', () => {
+    const message = (env: Record<string, string>) => {
+      try {
+        loadConfig({ ...base, ...env });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return undefined;
+    };
+    expect(message({ PORT: 'eighty' })).to.equal('PORT: must be a whole number from 0 to 65535, got "eighty"');
+    expect(message({ LOCKOUT_SECONDS: '0' })).to.equal('LOCKOUT_SECONDS: must be from 1 to 604800, got 0');
+    expect(message({ COOKIE_SECURE: 'maybe' })).to.equal('COOKIE_SECURE: must be true or false, got "maybe"');
+    expect(message({ REDIS_URL: 'http://x' })).to.equal('REDIS_URL: must be a redis: or rediss: URL, got "http://x"');
+    expect(message({ INTAKE_MODE: 'closed' })).to.equal('INTAKE_MODE: must be one of open, invite, paused, got "closed"');
+    expect(message({ NODE_ENV: 'production', SESSION_SECRET: 'x'.repeat(40) })).to.equal('DATABASE_URL: is required when NODE_ENV=production');
+    expect(message({ FCM_CREDENTIALS: '/x.json' })).to.match(/^FCM_PROJECT_ID: is needed with FCM_CREDENTIALS/);
+  });
+
+  it('docs/configuration.md lists every variable of the schema with its default, and no variable the service does not read', () => {
+    const doc = fs.readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    // Table rows: | `A` / `B` | default | meaning |
+    const rows = doc.split('\n').filter((l) => l.startsWith('| `'));
+    const documented = new Map<string, string>();
+    for (const row of rows) {
+      const [, names = '', defaults = ''] = row.split('|');
+      for (const [, name] of names.matchAll(/`([A-Z][A-Z0-9_]*)`/g)) documented.set(name!, defaults);
+    }
+    const properties = EnvSchema.properties as Record<string, { default?: unknown }>;
+    // Read outside config.ts (the logger, the runtime flags, OpenTelemetry's own variables).
+    const elsewhere = ['LOG_LEVEL', 'MALLOC_ARENA_MAX', 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+    expect(
+      Object.keys(properties).filter((name) => !documented.has(name)),
+      'variables of the schema missing in docs/configuration.md',
+    ).to.deep.equal([]);
+    for (const name of documented.keys()) expect([...Object.keys(properties), ...elsewhere], `${name}: read by the service`).to.include(name);
+    for (const [name, p] of Object.entries(properties)) {
+      if (p.default === undefined) continue;
+      const cell = documented.get(name)!;
+      // An endpoint's default is the provider's own (the row says whose).
+      if (typeof p.default === 'string' && p.default.startsWith('https://') && /own/.test(cell)) continue;
+      const words = p.default === true ? ['true', 'on'] : p.default === false ? ['false', 'off'] : [String(p.default)];
+      expect(
+        words.some((w) => cell.includes(`\`${w}\``)),
+        `${name}: default ${String(p.default)} in its row`,
+      ).to.equal(true);
+    }
   });
 
   const bad: [Record<string, string>, string][] = [

@@ -9,6 +9,13 @@ import { type Harness, signUp, startHarness } from './harness.js';
 
 const queries = (res: request.Response): number => JSON.parse(res.headers['x-diagnostics'] ?? '{"db":{"queries":-1}}').db.queries;
 
+/**
+ * Statements a route runs besides its declared read, by read: GET /me/logins also asks
+ * @svc/sign-in-factors for the second factors' summary (that package's own statement, never
+ * composed into another's).
+ */
+const ownStatements: Record<string, number> = { accounts_identities: 1 };
+
 describe('declared reads', () => {
   let h: Harness;
   before(async () => {
@@ -61,10 +68,10 @@ describe('declared reads', () => {
       expect((await owner.get(url)).status, `${name} ${url}`).to.equal(200);
       const lent = await owner.get(url).set('X-Diagnostics', '1');
       expect(lent.status, `${name} ${url}`).to.equal(200);
-      expect(queries(lent), `${name}: one statement`).to.equal(1);
+      expect(queries(lent), `${name}: one statement`).to.equal(1 + (ownStatements[name] ?? 0));
       const own = await request(unlent).get(url).set('Cookie', cookie).set('X-Diagnostics', '1');
       expect(own.status, `${name} ${url} (model path)`).to.equal(200);
-      expect(queries(own), `${name}: the model path reads itself`).to.be.greaterThan(1);
+      expect(queries(own), `${name}: the model path reads itself`).to.be.greaterThan(queries(lent));
       expect(lent.text, name).to.equal(own.text);
     }
   });

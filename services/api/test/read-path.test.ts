@@ -602,8 +602,8 @@ describe('the authenticated read path', () => {
       const [me, other, ahead, strangerAhead, unknown, signedOut, again] = await Promise.all([
         store.loadSession(sids.owner),
         store.loadSession(sids.stranger),
-        store.loadSession(sids.owner, undefined, householdRead),
-        store.loadSession(sids.stranger, undefined, householdRead),
+        store.loadSession(sids.owner, householdRead),
+        store.loadSession(sids.stranger, householdRead),
         store.loadSession('no-such-session'),
         store.loadSession(sids.gone),
         store.loadSession(sids.owner),

@@ -1,5 +1,6 @@
-import { BaseModel, rowSchema, TimestampSchema } from '@svc/db';
+import { BaseModel, objection, rowSchema, TimestampSchema } from '@svc/db';
 import { type ExportedAccount, ExportedAccountSchema } from '../schemas.js';
+import { AccountIdentityModel } from './AccountIdentityModel.js';
 
 /** One row of `accounts`. The password hash and the security stamp never leave the package. */
 export class AccountModel extends BaseModel {
@@ -11,6 +12,14 @@ export class AccountModel extends BaseModel {
     securityStamp: { type: 'string' },
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
+  });
+  /** Social sign-in finds the account of a linked identity by joining them. */
+  static override relationMappings = () => ({
+    identities: {
+      relation: objection.Model.HasManyRelation,
+      modelClass: AccountIdentityModel,
+      join: { from: 'accounts.id', to: 'account_identities.account_id' },
+    },
   });
 
   declare id: string;

@@ -1,6 +1,7 @@
-import { BaseModel, rowSchema, TimestampSchema } from '@svc/db';
+import { BaseModel, objection, rowSchema, TimestampSchema } from '@svc/db';
 import { type SessionResponse, SessionResponseSchema } from '../schemas.js';
 import type { SignInMethod } from '../sessions.js';
+import { AccountModel } from './AccountModel.js';
 
 /**
  * One row of `account_sessions` (connect-pg-simple's layout plus the columns GET /me/sessions
@@ -20,6 +21,14 @@ export class AccountSessionModel extends BaseModel {
     lastSeenAt: { type: ['string', 'null'], format: 'date-time' },
     method: { type: ['string', 'null'] },
   });
+  /** The store lists an account's live sessions against the account's current security stamp (a join). */
+  static override relationMappings = () => ({
+    account: {
+      relation: objection.Model.BelongsToOneRelation,
+      modelClass: AccountModel,
+      join: { from: 'account_sessions.account_id', to: 'accounts.id' },
+    },
+  });
 
   declare sid: string;
   declare sess: { accountId?: string; stamp?: string } & Record<string, unknown>;
@@ -31,8 +40,8 @@ export class AccountSessionModel extends BaseModel {
   declare userAgent: string | null;
   declare method: SignInMethod | null;
 
-  /** SessionResponse; `current` is whether this is the session of the request asking. */
-  toApi(currentSid: string | undefined): SessionResponse {
+  /** SessionResponse; `current`: whether this is the session of the request asking. */
+  toApi(current: boolean): SessionResponse {
     const createdAt = this.createdAt ?? this.expire;
     return {
       id: this.publicId,
@@ -40,7 +49,7 @@ export class AccountSessionModel extends BaseModel {
       lastSeenAt: this.lastSeenAt ?? createdAt,
       userAgent: this.userAgent,
       method: this.method ?? 'password',
-      current: currentSid !== undefined && this.sid === currentSid,
+      current,
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { AccountModel } from '../models/index.js';
+import { AccountModel, AccountUnlinkedIdentityModel, SpentExternalCookieModel, SpentIdentityTokenModel } from '../models/index.js';
 import { ACCOUNT_COLUMNS, type Account, type Db, toAccount } from '../store.js';
 import type { ProviderName } from './config.js';
 import type { IdentityStore, NewAppCode, NewIdentityLink, SpentAppCode } from './IdentityStore.js';
@@ -8,9 +8,15 @@ import type { IdentityStore, NewAppCode, NewIdentityLink, SpentAppCode } from '.
 export class KnexIdentityStore implements IdentityStore {
   /** Bound once to the store's knex (never globally). */
   private readonly Account: typeof AccountModel;
+  private readonly Unlinked: typeof AccountUnlinkedIdentityModel;
+  private readonly SpentToken: typeof SpentIdentityTokenModel;
+  private readonly SpentCookie: typeof SpentExternalCookieModel;
 
   constructor(private readonly knex: Knex) {
     this.Account = AccountModel.bindKnex(knex);
+    this.Unlinked = AccountUnlinkedIdentityModel.bindKnex(knex);
+    this.SpentToken = SpentIdentityTokenModel.bindKnex(knex);
+    this.SpentCookie = SpentExternalCookieModel.bindKnex(knex);
   }
 
   transaction<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
@@ -21,7 +27,7 @@ export class KnexIdentityStore implements IdentityStore {
     // Through the account model (one query, the join), so the account's timestamps are ISO strings as everywhere.
     const row = await this.Account.query()
       .alias('a')
-      .join('account_identities as i', 'a.id', 'i.accountId')
+      .joinRelated('identities', { alias: 'i' })
       .select(ACCOUNT_COLUMNS.map((c) => `a.${c}`))
       .where({ 'i.provider': provider, 'i.subject': subject })
       .first();
@@ -33,12 +39,12 @@ export class KnexIdentityStore implements IdentityStore {
   }
 
   async wasUnlinked(accountId: string, provider: ProviderName, subject: string): Promise<boolean> {
-    const row = await this.knex('accountUnlinkedIdentities').select('accountId').where({ accountId, provider, subject }).first();
+    const row = await this.Unlinked.query().select('accountId').where({ accountId, provider, subject }).first();
     return row !== undefined;
   }
 
   async forgetUnlinked(accountId: string, provider: ProviderName, subject: string, trx?: Db): Promise<void> {
-    await (trx ?? this.knex)('accountUnlinkedIdentities').delete().where({ accountId, provider, subject });
+    await this.Unlinked.query(trx).delete().where({ accountId, provider, subject });
   }
 
   async insertAppCode(code: NewAppCode): Promise<void> {
@@ -74,12 +80,13 @@ export class KnexIdentityStore implements IdentityStore {
   }
 
   async spendIdentityToken(key: string, expiresAt: Date): Promise<boolean> {
-    const rows: { key: string }[] = await this.knex('spent_identity_tokens').insert({ key, expiresAt }).onConflict('key').ignore().returning(['key']);
+    // The model's table through knex: an Objection insert makes a model even of a row ON CONFLICT DO NOTHING left out.
+    const rows: { key: string }[] = await this.knex(SpentIdentityTokenModel.tableName).insert({ key, expiresAt }).onConflict('key').ignore().returning(['key']);
     return rows.length === 1;
   }
 
   async pruneSpentIdentityTokens(now: Date): Promise<number> {
-    return this.knex('spent_identity_tokens')
+    return this.SpentToken.query()
       .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))
       .delete();
   }
@@ -91,14 +98,19 @@ export class KnexIdentityStore implements IdentityStore {
   }
 
   async spendExternalCookie(jti: string, expiresAt: Date): Promise<boolean> {
-    const rows: { jti: string }[] = await this.knex('spent_external_cookies').insert({ jti, expiresAt }).onConflict('jti').ignore().returning(['jti']);
+    // As spendIdentityToken: knex on the model's table, so a conflict answers no row.
+    const rows: { jti: string }[] = await this.knex(SpentExternalCookieModel.tableName)
+      .insert({ jti, expiresAt })
+      .onConflict('jti')
+      .ignore()
+      .returning(['jti']);
     return rows.length === 1;
   }
 
   // A day of grace, as for the codes: an instance whose clock lags may still take the cookie as
   // unexpired, and must still find it spent.
   async pruneSpentExternalCookies(now: Date): Promise<number> {
-    return this.knex('spent_external_cookies')
+    return this.SpentCookie.query()
       .where('expiresAt', '<', new Date(now.getTime() - 24 * 3600_000))
       .delete();
   }

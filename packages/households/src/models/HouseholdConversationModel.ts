@@ -1,6 +1,5 @@
 import { BaseModel, objection, type Pojo, rowSchema, TimestampSchema } from '@svc/db';
 import { ConversationSchema } from '../schemas.js';
-import { HouseholdMessageModel } from './HouseholdMessageModel.js';
 
 const { raw } = objection;
 
@@ -17,14 +16,6 @@ export class HouseholdConversationModel extends BaseModel {
       query.select('id', 'householdId', raw(`to_char(??, 'YYYY-MM-DD') as ??`, ['date', 'date']));
     },
   };
-
-  static override relationMappings = () => ({
-    messages: {
-      relation: objection.Model.HasManyRelation,
-      modelClass: HouseholdMessageModel,
-      join: { from: 'household_conversations.id', to: 'household_messages.conversation_id' },
-    },
-  });
 
   declare id: string;
   declare householdId: string;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { BaseModel, rowSchema, TimestampSchema } from '@svc/db';
+import { BaseModel, objection, rowSchema, TimestampSchema } from '@svc/db';
 import { type InvitationResponse, InvitationSchema } from '../schemas.js';
+import { HouseholdMemberModel } from './HouseholdMemberModel.js';
 
 /** Invitation codes are bearer secrets: only their SHA-256 is stored. */
 export function invitationCodeHash(code: string): string {
@@ -21,6 +22,21 @@ export class HouseholdInvitationModel extends BaseModel {
     acceptedBy: { type: ['string', 'null'], format: 'uuid' },
     memberId: { type: ['string', 'null'], format: 'uuid' },
     sealedCode: {},
+  });
+
+  /**
+   * The member row of the account that minted the code, in the same household (none once it left):
+   * the store joins it to list who created each outstanding code.
+   */
+  static override relationMappings = () => ({
+    creator: {
+      relation: objection.Model.BelongsToOneRelation,
+      modelClass: HouseholdMemberModel,
+      join: {
+        from: ['household_invitations.household_id', 'household_invitations.created_by'],
+        to: ['household_members.household_id', 'household_members.user_id'],
+      },
+    },
   });
 
   declare id: string;

@@ -24,6 +24,7 @@ export class HouseholdMemberModel extends BaseModel {
     createdAt: TimestampSchema,
   });
 
+  /** The store joins a member row with its household (`memberships`: the household's name). */
   static override relationMappings = () => ({
     household: {
       relation: objection.Model.BelongsToOneRelation,

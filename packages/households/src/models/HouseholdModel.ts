@@ -2,9 +2,6 @@ import { BaseModel, objection, type Pojo, rowSchema, TimestampSchema } from '@sv
 import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from '../formats.js';
 import { toHourMinute } from '../formats.js';
 import { type HouseholdResponse, HouseholdSchema, type OnboardingStep } from '../schemas.js';
-import { CreditLedgerEntryModel } from './CreditLedgerEntryModel.js';
-import { HouseholdConversationModel } from './HouseholdConversationModel.js';
-import { HouseholdInvitationModel } from './HouseholdInvitationModel.js';
 import { HouseholdMemberModel } from './HouseholdMemberModel.js';
 
 /**
@@ -26,26 +23,12 @@ export class HouseholdModel extends BaseModel {
   /** `loyalty_programs` and `onboarding_skipped_steps` are PostgreSQL text[] (the driver maps arrays), not JSON. */
   static override jsonAttributes: string[] = [];
 
+  /** The store joins a household with the caller's member row (`getForMember`, one statement). */
   static override relationMappings = () => ({
     members: {
       relation: objection.Model.HasManyRelation,
       modelClass: HouseholdMemberModel,
       join: { from: 'households.id', to: 'household_members.household_id' },
-    },
-    invitations: {
-      relation: objection.Model.HasManyRelation,
-      modelClass: HouseholdInvitationModel,
-      join: { from: 'households.id', to: 'household_invitations.household_id' },
-    },
-    conversations: {
-      relation: objection.Model.HasManyRelation,
-      modelClass: HouseholdConversationModel,
-      join: { from: 'households.id', to: 'household_conversations.household_id' },
-    },
-    ledger: {
-      relation: objection.Model.HasManyRelation,
-      modelClass: CreditLedgerEntryModel,
-      join: { from: 'households.id', to: 'credit_ledger.household_id' },
     },
   });
 

@@ -1,0 +1,123 @@
+/**
+ * The packages' boundaries as the repository's text shows them: no domain package's code writes
+ * SQL naming another package's tables (each package's tables are read from its own migrations),
+ * and no package's public API report carries the read kernel's internals (a tuning change of the
+ * kernel is no semver event of any package).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+
+const packages = path.resolve(import.meta.dirname, '../../../packages');
+/** The packages that own tables (their migrations create them). */
+const DOMAIN = ['accounts', 'households', 'meal-rules', 'meal-events', 'push', 'changes', 'sign-in-factors'];
+
+function files(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+}
+
+/** The tables a package's migrations create (knex's createTable, SQL `create table`, a list version's table). */
+function tablesOf(pkg: string): string[] {
+  const sources = [...files(path.join(packages, pkg, 'migrations')), path.join(packages, pkg, 'src', 'migrations.ts')].filter((f) => fs.existsSync(f));
+  const names = new Set<string>();
+  for (const f of sources) {
+    for (const m of fs.readFileSync(f, 'utf8').matchAll(/createTable\(\s*'([a-z_]+)'|create table (?:if not exists )?([a-z_]+)|versions:\s*'([a-z_]+)'/g))
+      names.add((m[1] ?? m[2] ?? m[3])!);
+  }
+  return [...names];
+}
+
+/** Code without its comments (a comment may name another package's table to say why it does not touch it). */
+function code(file: string): string {
+  return fs
+    .readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:])\/\/.*$/gm, '$1');
+}
+
+const camel = (s: string) => s.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * Where `table` is named as SQL names a table (after from, join, into, update, table, references,
+ * truncate) or as knex and Objection name one (the first argument of a call: `knex('t')`,
+ * `.join('t as x', …)`), in snake_case or, through the snake-case mappers, camelCase.
+ */
+function sqlNaming(table: string): RegExp {
+  const names = [...new Set([table, camel(table)])].join('|');
+  return new RegExp(`(?:\\b(?:from|join|into|update|table|references|truncate)\\s+"?|\\(\\s*['"\`])(?:${names})(?![A-Za-z0-9_])`, 'gi');
+}
+
+describe('package boundaries', () => {
+  const tables = Object.fromEntries(DOMAIN.map((p) => [p, tablesOf(p)]));
+
+  it("reads each package's tables from its migrations", () => {
+    for (const p of DOMAIN) expect(tables[p], p).to.not.be.empty;
+    expect(tables.households).to.include.members(['households', 'household_members']);
+    expect(tables['meal-events']).to.include.members(['meal_events', 'meal_event_list_versions']);
+  });
+
+  it('finds SQL naming a table where a package names its own (the check sees what it looks for)', () => {
+    for (const p of DOMAIN) {
+      const own = files(path.join(packages, p, 'src')).some((f) => tables[p]!.some((t) => sqlNaming(t).test(code(f))));
+      expect(own, `${p} names its own tables`).to.equal(true);
+    }
+  });
+
+  it("no domain package's code writes SQL naming another package's tables", () => {
+    const found: string[] = [];
+    for (const p of DOMAIN) {
+      const others = DOMAIN.filter((o) => o !== p).flatMap((o) => tables[o]!.map((t) => ({ owner: o, table: t, re: sqlNaming(t) })));
+      for (const file of files(path.join(packages, p, 'src'))) {
+        const text = code(file);
+        for (const { owner, table, re } of others) {
+          re.lastIndex = 0;
+          if (re.test(text)) found.push(`${path.relative(packages, file)} names ${owner}'s ${table}`);
+        }
+      }
+    }
+    expect(found).to.deep.equal([]);
+  });
+
+  it("no package's API report carries the read kernel's internals or the lent reads they replaced", () => {
+    const internals =
+      /\b(?:ReadKernel|compileRead|compileValue|compileMembership|ReadBindings|LentRead|READ_ARG_MAX|OwnRead|SessionReadAhead|ReadAhead\w*|readAheadKey|MembershipsSql|HouseholdProfileSql|displayNameSql)\b|@svc\/db\/kernel/g;
+    const reports = fs
+      .readdirSync(packages)
+      .map((p) => path.join(packages, p, 'report.api.md'))
+      .filter((f) => fs.existsSync(f));
+    expect(reports.length).to.be.greaterThan(8);
+    const found = reports.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(internals)].map((m) => `${path.relative(packages, f)}: ${m[0]}`));
+    expect(found).to.deep.equal([]);
+  });
+
+  it("every domain package's index.ts has the same sections, in the same order, each from its own module", () => {
+    // Section → the module it exports (the last, "Also of this package", holds the package's own extras).
+    const SECTIONS: [string, RegExp][] = [
+      ['Migrations', /^\.\/migrations\.js$/],
+      ['Models', /^\.\/models\/index\.js$/],
+      ['Declared reads', /^\.\/reads\.js$/],
+      ['The router', /^\.\/router\.js$/],
+      ['Schemas', /^\.\/schemas\.js$/],
+      ['The service', /^\.\/service(\/index)?\.js$/],
+      ['The store', /^\.\/store(\/index)?\.js$/],
+      ['Also of this package', /./],
+    ];
+    for (const p of DOMAIN) {
+      const text = fs.readFileSync(path.join(packages, p, 'src', 'index.ts'), 'utf8');
+      const sections = text.split(/\n(?=\/\/ )/).slice(1);
+      const names = sections.map((s) => SECTIONS.findIndex(([name]) => s.startsWith(`// ${name}`)));
+      expect(names, `${p}: sections`).to.not.include(-1);
+      expect(names, `${p}: in order, each once`).to.deep.equal([...names].sort((a, b) => a - b).filter((n, i, a) => a.indexOf(n) === i));
+      for (const [i, s] of sections.entries()) {
+        const modules = [...s.matchAll(/from '([^']+)'/g)].map((m) => m[1]!);
+        expect(modules, `${p}: ${SECTIONS[names[i]!]![0]} exports`).to.not.be.empty;
+        for (const m of modules) expect(m, `${p}: ${SECTIONS[names[i]!]![0]}`).to.match(SECTIONS[names[i]!]![1]);
+      }
+      // The core every domain package has.
+      for (const core of [0, 1, 3, 4, 5, 6]) expect(names, `${p} has ${SECTIONS[core]![0]}`).to.include(core);
+    }
+  });
+});

@@ -3,7 +3,7 @@
  * rule or event is recorded by PostgreSQL in the writing statement's transaction (statement-level
  * triggers made from the owning packages' `ChangeSource` declarations), in commit order per
  * household (a counter row moved under its lock), one row per resource (its latest change).
- * Values are read at reading time from the owning packages (`ChangeValueSources`).
+ * Values are read with the page, in its one statement, by the owning packages' declared reads (`ChangeValueReads`).
  */
 export { migrations, queues, sourceMigrations } from './migrations.js';
 export { ChangeItemSchema, ChangesParams, ChangesQuery, ChangesSchema, createRouter, type RouterOptions } from './router.js';
@@ -16,4 +16,12 @@ export {
   type ChangesServiceOptions,
   DELETIONS_KEPT_MS,
 } from './service.js';
-export { type ChangePage, type ChangeRow, ChangesStore, HouseholdChangeCounterModel, HouseholdChangeModel } from './store.js';
+export {
+  type ChangePage,
+  type ChangeRow,
+  ChangesStore,
+  type ChangeValueRead,
+  type ChangeValueReads,
+  HouseholdChangeCounterModel,
+  HouseholdChangeModel,
+} from './store.js';

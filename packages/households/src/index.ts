@@ -8,7 +8,7 @@ export { TIME_ZONE_IDS } from './formats.js';
 export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';
 export { changeSources, migrate, migrations, relations } from './migrations.js';
 export * from './models/index.js';
-export { householdCountryLink, householdRead, membership, membershipsRead, membersRead } from './reads.js';
+export { householdCountryLink, householdRead, memberRead, membership, membershipsRead, membersRead } from './reads.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { type HouseholdAdmin, type HouseholdsConfig, HouseholdsService, type HouseholdsServiceOptions } from './service.js';

@@ -8,7 +8,7 @@ export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from 
 export { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
 export { createOfflineRuleParser, warmUpParser } from './parser/index.js';
-export { defaultsRead, rulesRead } from './reads.js';
+export { defaultsRead, ruleRead, rulesRead } from './reads.js';
 export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 export { MealRulesService, type MealRulesServiceOptions, type ParseFailureLog } from './service.js';

@@ -141,7 +141,14 @@ export class ChangesStore {
 function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatement, 'values'> {
   const kinds = Object.entries(values) as [ChangeResource, ChangeValueRead][];
   const lookups = kinds.map(([resource, v], i) => {
-    if (!('household' in v.read.scope) || v.read.list || v.read.version || v.read.withHousehold || (v.read.arg && v.read.arg.format !== 'uuid'))
+    if (
+      !('household' in v.read.scope) ||
+      v.read.list ||
+      v.read.version ||
+      v.read.withHousehold ||
+      v.read.absentIsAnswer ||
+      (v.read.arg && v.read.arg.format !== 'uuid')
+    )
       throw new Error(`changes: the value read of ${resource} (${v.read.name}) must read one row of the household by its uuid`);
     return `when '${resource}' then ${compileRead(v.read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
   });

@@ -4,7 +4,7 @@
  * rule or event is recorded by PostgreSQL in the writing statement's transaction (statement-level
  * triggers made from the owning packages' `ChangeSource` declarations), in commit order per
  * household (a counter row moved under its lock), one row per resource (its latest change).
- * Values are read at reading time from the owning packages (`ChangeValueSources`).
+ * Values are read with the page, in its one statement, by the owning packages' declared reads (`ChangeValueReads`).
  */
 
 // Migrations: the package's tables.
@@ -31,4 +31,4 @@ export {
 } from './service.js';
 
 // The store.
-export { type ChangePage, type ChangeRow, ChangesStore } from './store.js';
+export { type ChangePage, type ChangeRow, ChangesStore, type ChangeValueRead, type ChangeValueReads } from './store.js';

@@ -72,6 +72,21 @@ export const migrations: MigrationSet = {
         await knex.raw('drop table if exists household_change_counters');
       },
     },
+    {
+      // A page is an index-only ordered range scan: the (household, position) index carries every
+      // column the page reads (docs/benchmarks.md, "The changes feed's page").
+      name: '20261128090000_household_changes_page_index',
+      up: async (knex: Knex) => {
+        await knex.raw(
+          'create unique index household_changes_page_idx on household_changes (household_id, position) include (resource, resource_id, change, at)',
+        );
+        await knex.raw('drop index household_changes_position_idx');
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('create unique index household_changes_position_idx on household_changes (household_id, position)');
+        await knex.raw('drop index household_changes_page_idx');
+      },
+    },
   ],
 };
 

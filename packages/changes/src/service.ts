@@ -1,4 +1,4 @@
-import type { ChangeResource, ChangeValueSources, Clock, HouseholdAccess } from '@svc/contracts';
+import type { ChangeResource, Clock, HouseholdAccess } from '@svc/contracts';
 import { GoneError } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
 import type { ChangesStore } from './store.js';
@@ -22,43 +22,35 @@ export interface ChangesAnswer {
 }
 
 export interface ChangesServiceOptions {
+  /** Made with every kind's `ChangeValueRead` (the owning packages' declared reads): it reads each upsert's value with its page. */
   store: ChangesStore;
   access: HouseholdAccess;
-  /** Each resource as its own GET answers it (the owning packages' values). */
-  values: ChangeValueSources;
   clock: Clock;
 }
 
-const RESOURCES: readonly ChangeResource[] = ['household', 'member', 'rule', 'event'];
-
-/** GET …/changes: any member; values read from the owning packages at the time of reading. */
+/** GET …/changes: any member; values read with the page, by the owning packages' declared reads. */
 export class ChangesService {
   constructor(private readonly options: ChangesServiceOptions) {}
 
+  /**
+   * One page: the caller's membership (from the session's statement, which loads the caller's
+   * memberships), then the page with its values in one statement.
+   */
   async list(userId: string, householdId: string, since: string | undefined, limit: number): Promise<ChangesAnswer> {
-    const { store, access, values } = this.options;
+    const { store, access } = this.options;
     await access.roleOf(userId, householdId);
     const page = await store.page(householdId, since ?? '0', limit);
     if (since !== undefined && BigInt(since) < BigInt(page.purgedThrough))
       throw new GoneError('cursor_expired', 'Deletions after this cursor were forgotten (kept 90 days): read everything again, without since');
-    const wanted = new Map<ChangeResource, string[]>();
-    for (const r of page.rows) if (r.change === 'upsert') (wanted.get(r.resource) ?? wanted.set(r.resource, []).get(r.resource)!).push(r.id);
-    const found = new Map<ChangeResource, Map<string, unknown>>();
-    await Promise.all(
-      RESOURCES.filter((k) => wanted.has(k)).map(async (k) => {
-        found.set(k, await values[k](userId, householdId, wanted.get(k)!));
-      }),
-    );
     const items: ChangeItem[] = [];
     for (const r of page.rows) {
       if (r.change === 'delete') {
         items.push({ resource: r.resource, id: r.id, change: 'delete', at: r.at, value: null });
         continue;
       }
-      const value = found.get(r.resource)?.get(r.id);
-      // Deleted after this page was read: its deletion has a later position and comes on a later page.
-      if (value === undefined) continue;
-      items.push({ resource: r.resource, id: r.id, change: 'upsert', at: r.at, value });
+      // No row (not possible within the page's one snapshot, kept all the same): its deletion comes on a later page.
+      if (r.value === undefined) continue;
+      items.push({ resource: r.resource, id: r.id, change: 'upsert', at: r.at, value: r.value });
     }
     const lastRow = page.rows.at(-1);
     const nextCursor = lastRow ? lastRow.position : (since ?? page.last);

@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { ChangeResource } from '@svc/contracts';
+import { isoTimestampSql, type ReadDeclaration } from '@svc/db';
+import { compileRead } from '@svc/db/kernel';
+import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/index.js';
 
@@ -8,7 +12,30 @@ export interface ChangeRow {
   change: 'upsert' | 'delete';
   at: string;
   position: string;
+  /**
+   * An upsert's value, as the resource's own GET answers it (its owner's `ChangeValueRead`, read in
+   * the page's statement); undefined for a deletion, a kind without a value read, or a resource
+   * gone (not possible within one statement's snapshot, handled all the same).
+   */
+  value?: unknown;
 }
+
+/**
+ * How the page's statement reads one kind of resource's `value`, lent by the package that owns it
+ * (handed in by the host): its declared read of one row of the household (`@svc/db` declareRead,
+ * household scope, keyed by the resource id through `arg`; the household's own read has no `arg`),
+ * and how that package makes such a row into its GET's answer (what its route does with the row the
+ * read kernel lends it). The feed writes no SQL naming the owner's table: `@svc/db`'s compiler does.
+ */
+export interface ChangeValueRead {
+  /** One row of the household: household scope, `arg` the resource id (uuid), or none for the household itself. */
+  readonly read: ReadDeclaration;
+  /** The row (as the read kernel would lend it to the GET) made into the GET's answer. */
+  answer(row: unknown): unknown;
+}
+
+/** One ChangeValueRead per kind of resource. */
+export type ChangeValueReads = Readonly<Record<ChangeResource, ChangeValueRead>>;
 
 export interface ChangePage {
   rows: ChangeRow[];
@@ -23,23 +50,32 @@ export class ChangesStore {
   private readonly Change: typeof HouseholdChangeModel;
   private readonly Counter: typeof HouseholdChangeCounterModel;
 
-  constructor(private readonly knex: Knex) {
+  private readonly pageStatement: Omit<PreparedStatement, 'values'>;
+
+  /** `values`: each kind's value read (the page's statement reads them); a kind left out pages without values. */
+  constructor(
+    private readonly knex: Knex,
+    private readonly values: Partial<ChangeValueReads> = {},
+  ) {
     this.Change = HouseholdChangeModel.bindKnex(knex);
     this.Counter = HouseholdChangeCounterModel.bindKnex(knex);
+    this.pageStatement = pageStatement(values);
   }
 
-  /** The changes after `since`, oldest first, and the household's counter, in one statement. */
+  /**
+   * The changes after `since`, oldest first, each upsert with its value, and the household's
+   * counter: one prepared statement (an ordered range scan of the (household, position) index;
+   * each value one lookup by its key, compiled from its owner's declared read).
+   */
   async page(householdId: string, since: string, limit: number): Promise<ChangePage> {
-    const { rows } = await this.knex.raw<{ rows: { page: ChangeRow[] | null; purged_through: string | null; last: string | null }[] }>(
-      `select (select json_agg(json_build_object('resource', c.resource, 'id', c.resource_id, 'change', c.change,
-                 'at', to_char(c.at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'position', c.position::text) order by c.position)
-                 from (select * from household_changes where household_id = :h and position > :since order by position limit :limit) c) as page,
-              (select purged_through::text from household_change_counters where household_id = :h and not deleted) as purged_through,
-              (select last::text from household_change_counters where household_id = :h) as last`,
-      { h: householdId, since, limit },
+    const [row] = await preparedQuery<{ page: (ChangeRow & { row?: unknown })[] | null; purged_through: string | null; last: string | null }>(this.knex, {
+      ...this.pageStatement,
+      values: [householdId, since, limit],
+    });
+    const rows: ChangeRow[] = (row?.page ?? []).map(({ row: lent, ...change }) =>
+      lent === null || lent === undefined ? change : { ...change, value: this.values[change.resource]!.answer(lent) },
     );
-    const row = rows[0]!;
-    return { rows: row.page ?? [], purgedThrough: row.purged_through ?? '0', last: row.last ?? '0' };
+    return { rows, purgedThrough: row?.purged_through ?? '0', last: row?.last ?? '0' };
   }
 
   /**
@@ -72,4 +108,34 @@ export class ChangesStore {
   async all(householdId: string): Promise<HouseholdChangeModel[]> {
     return await this.Change.query().where({ householdId }).orderBy('position');
   }
+}
+
+/**
+ * The page's statement text: `$1` the household, `$2` the position after which, `$3` the limit.
+ * Each kind's value is its declared read compiled by `@svc/db` (aliases of the compiler's own
+ * making), bound to the page's household and the change's resource id, evaluated only for an upsert
+ * of that kind (one primary-key lookup per row of the page).
+ */
+function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatement, 'values'> {
+  const kinds = Object.entries(values) as [ChangeResource, ChangeValueRead][];
+  const lookups = kinds.map(([resource, v], i) => {
+    if (
+      !('household' in v.read.scope) ||
+      v.read.list ||
+      v.read.version ||
+      v.read.withHousehold ||
+      v.read.absentIsAnswer ||
+      (v.read.arg && v.read.arg.format !== 'uuid')
+    )
+      throw new Error(`changes: the value read of ${resource} (${v.read.name}) must read one row of the household by its uuid`);
+    return `when '${resource}' then ${compileRead(v.read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
+  });
+  const value = lookups.length ? `, 'row', case when c.change = 'upsert' then case c.resource ${lookups.join(' ')} end end` : '';
+  const text = `select (select json_agg(json_build_object('resource', c.resource, 'id', c.resource_id, 'change', c.change,
+           'at', ${isoTimestampSql('c.at')}, 'position', c.position::text${value}) order by c.position)
+         from (select resource, resource_id, change, at, position from household_changes
+                where household_id = $1::uuid and position > $2::bigint order by position limit $3::int) c) as page,
+       case when not k.deleted then k.purged_through::text end as purged_through, k.last::text as last
+  from (select 1) one left join household_change_counters k on k.household_id = $1::uuid`;
+  return { name: `changes_page_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
 }

@@ -1,9 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import type { ChangeSource } from '@svc/contracts';
-import { rollbackMigrations, runMigrations } from '@svc/db';
+import { BaseModel, declareRead, rollbackMigrations, runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { ChangesStore, migrations, sourceMigrations } from '../src/index.js';
+import { ChangesStore, type ChangeValueRead, migrations, sourceMigrations } from '../src/index.js';
+
+class TestHouseholdModel extends BaseModel {
+  static override tableName = 'test_households';
+}
+class TestItemModel extends BaseModel {
+  static override tableName = 'test_items';
+}
+/** The owners' declared reads of one row, and the answers their GETs would make of a row. */
+const VALUES: { household: ChangeValueRead; event: ChangeValueRead } = {
+  household: {
+    read: declareRead({ name: 'test_household', model: TestHouseholdModel, scope: { household: 'id' }, fields: ['id', 'name'] }),
+    answer: (row) => ({ ...(row as object), kind: 'household' }),
+  },
+  event: {
+    read: declareRead({
+      name: 'test_item',
+      model: TestItemModel,
+      scope: { household: 'householdId' },
+      arg: { column: 'id', format: 'uuid' },
+      fields: ['id', 'note'],
+    }),
+    answer: (row) => ({ ...(row as object), kind: 'item' }),
+  },
+};
 
 /** Stand-ins for the owning packages' tables: a household table and a table of its items. */
 const SOURCES: ChangeSource[] = [
@@ -95,6 +119,39 @@ describe('changes store and triggers', () => {
     expect(await store.all(h)).to.deep.equal([]);
     // Gone at commit, cascades included (they ran after the household's own trigger).
     expect(await store.counter(h)).to.equal(undefined);
+  });
+
+  it('reads each upsert’s value in the page’s statement by its owner’s declared read; a deletion has none', async () => {
+    const valued = new ChangesStore(db.knex, VALUES);
+    const h = randomUUID();
+    const [x, y] = [randomUUID(), randomUUID()];
+    await db.knex('test_households').insert({ id: h, name: 'Valued' });
+    await db.knex('test_items').insert([
+      { id: x, household_id: h, note: 'kept' },
+      { id: y, household_id: h, note: 'gone' },
+    ]);
+    await db.knex('test_items').where({ id: y }).delete();
+    const page = await valued.page(h, '0', 10);
+    expect(page.rows.map((r) => [r.resource, r.id, r.change, r.value])).to.deep.equal([
+      ['household', h, 'upsert', { id: h, name: 'Valued', kind: 'household' }],
+      ['event', x, 'upsert', { id: x, note: 'kept', kind: 'item' }],
+      ['event', y, 'delete', undefined],
+    ]);
+    // The household's own value is the page's household (the read is bound to it).
+    const other = randomUUID();
+    await db.knex('test_households').insert({ id: other, name: 'Other' });
+    expect((await valued.page(other, '0', 10)).rows.map((r) => r.value)).to.deep.equal([{ id: other, name: 'Other', kind: 'household' }]);
+  });
+
+  it('refuses a value read that is not one row of the household by its uuid', () => {
+    const list = declareRead({
+      name: 'test_items',
+      model: TestItemModel,
+      scope: { household: 'householdId' },
+      fields: ['id'],
+      list: { orderBy: [{ column: 'id' }] },
+    });
+    expect(() => new ChangesStore(db.knex, { event: { read: list, answer: (r) => r } })).to.throw(/must read one row of the household/);
   });
 
   it('migrates down and up again', async () => {

@@ -325,13 +325,3 @@ export interface ChangeSource {
   /** The column holding the household's id (`household_id`; `id` for the households table itself). */
   householdColumn: string;
 }
-
-/**
- * The resources as their own GET (or their list's item) answers them to `userId`, by id; an id
- * that no longer exists is absent from the map. Implemented by the owning package, handed to
- * @svc/changes (the feed's `value`) and to the routes' If-Match checks.
- */
-export type ChangeValues = (userId: string, householdId: string, ids: readonly string[]) => Promise<Map<string, unknown>>;
-
-/** One ChangeValues per kind of resource. */
-export type ChangeValueSources = Record<ChangeResource, ChangeValues>;

@@ -29,6 +29,20 @@ export function membersRead(accountName: ReadLink): ReadDeclaration {
   });
 }
 
+/**
+ * One member of the household by its id (`memberId`), with the fields of its item of GET
+ * …/members (`membersRead`'s): the changes feed's value of a member.
+ */
+export function memberRead(accountName: ReadLink): ReadDeclaration {
+  return declareRead({
+    name: 'households_member',
+    model: HouseholdMemberModel,
+    scope: { household: 'householdId' },
+    arg: { column: 'id', format: 'uuid' },
+    fields: [{ name: 'memberId', column: 'id' }, 'userId', 'role', 'displayName', { name: 'accountDisplayName', link: accountName, by: 'userId' }],
+  });
+}
+
 /** A household's country (ISO 3166-1 alpha-2), lent to other packages' declared reads (GET …/rules/defaults). */
 export const householdCountryLink: ReadLink = declareLink({ model: HouseholdModel, key: 'id', field: 'country' });
 

@@ -16,16 +16,16 @@ import type {
   RandomBytes,
   SpendTurn,
 } from '@svc/contracts';
-import type { ReadDeclaration, ReadLink } from '@svc/db';
+import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { InvitationCodeSealer } from './code-sealer.js';
 import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
-import type { IntakeInviteCode } from './models/index.js';
+import { HouseholdModel, type IntakeInviteCode } from './models/index.js';
 import { AT_THE_TABLE, recapText } from './onboarding.js';
-import { membersRead } from './reads.js';
+import { householdRead, memberRead, membersRead } from './reads.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -158,6 +158,17 @@ export class HouseholdsService {
   readonly memberships: MembershipsProvider;
   /** GET …/members as a declared read, when the host handed in the accounts' display name (`accountName`). */
   readonly membersRead: ReadDeclaration | undefined;
+  /**
+   * The changes feed's values of the household and of a member: each a declared read of one row
+   * and the answer GET /households/{id} (or the member's item of GET …/members) makes of that row;
+   * undefined without `accountName`, as `membersRead`.
+   */
+  readonly changeValues:
+    | {
+        readonly household: { readonly read: ReadDeclaration; answer(row: unknown): unknown };
+        readonly member: { readonly read: ReadDeclaration; answer(row: unknown): unknown };
+      }
+    | undefined;
   /** Country, time zone and language of a household (no access check). */
   readonly profiles: HouseholdProfiles;
   /** The ids of a household's members (no access check). */
@@ -177,6 +188,16 @@ export class HouseholdsService {
     this.clock = clock;
     this.accounts = options.accounts;
     this.membersRead = options.accountName && membersRead(options.accountName);
+    this.changeValues = options.accountName && {
+      household: { read: householdRead, answer: (row) => HouseholdModel.fromDatabaseJson(row as Pojo).toApi() },
+      member: {
+        read: memberRead(options.accountName),
+        answer: (row) => {
+          const r = row as MemberRow & { accountDisplayName: string | null };
+          return this.namedAs(r, r.accountDisplayName ?? undefined);
+        },
+      },
+    };
     this.random = options.random ?? systemRandom;
     this.intakeMode = config.intakeMode;
     this.configCodes = new Set(config.inviteCodes.map(normaliseInviteCode).filter(Boolean));
@@ -349,16 +370,10 @@ export class HouseholdsService {
     return this.named(await this.store.members(householdId));
   }
 
-  /** Members by id as their item of GET …/members answers each (the changes feed's values, an If-Match's current state); any member. */
+  /** Members by id as their item of GET …/members answers each (an If-Match's current state); any member. */
   async memberValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
     const wanted = new Set(ids);
     return new Map((await this.listMembers(userId, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
-  }
-
-  /** The household as GET /households/{id} answers it, under its id, when `ids` names it (the changes feed's value, an If-Match's current state). */
-  async householdValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
-    if (!ids.includes(householdId)) return new Map();
-    return new Map([[householdId, await this.get(userId, householdId)]]);
   }
 
   /** One member as its list item answers it (an If-Match's current state); 404 `member_not_found` when there is none. */

@@ -353,7 +353,7 @@ export function buildOpenApi(info: { title: string; version: string; description
     paths[op.path]![op.method] = {
       operationId: op.operationId,
       summary: op.summary,
-      ...(op.description ? { description: op.description } : {}),
+      ...(op.description || op.auth ? { description: [op.description, tokenNote(op)].filter(Boolean).join('\n\n') } : {}),
       ...(op.tags ? { tags: op.tags } : {}),
       security: [...(op.auth ? [{ sessionCookie: [] }] : []), ...(op.tokenScope ? [{ accessToken: op.tokenScope === 'any' ? [] : [op.tokenScope] }] : [])],
       parameters: [
@@ -421,4 +421,16 @@ export function buildOpenApi(info: { title: string; version: string; description
 /** The OpenAPI 3.1 document of every operation declared through ApiRouter. */
 export function buildOpenApiDocument(info: { title: string; version: string; description?: string }, operations: OperationSpec[]): Record<string, unknown> {
   return buildOpenApi(info, operations).document;
+}
+
+/**
+ * What a personal access token may do with an operation, as a line of its description: the
+ * document's `security` says it too, but renderers (the docs page's Redoc) show no scopes of an
+ * `http` scheme, so a reader of the page would not see them.
+ */
+function tokenNote(op: { auth?: boolean; tokenScope?: string }): string | undefined {
+  if (op.tokenScope === 'any') return 'Personal access token: any token (`accessToken`).';
+  if (op.tokenScope) return `Personal access token: needs the scope \`${op.tokenScope}\` (\`accessToken\`).`;
+  if (op.auth) return 'Personal access token: not open to tokens (403 `insufficient_scope`).';
+  return undefined;
 }

@@ -11,7 +11,7 @@ export { changeSources, migrate, migrations, relations } from './migrations.js';
 export { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 
 // Declared reads (the host's read kernel loads them with the caller).
-export { defaultsRead, rulesRead } from './reads.js';
+export { defaultsRead, ruleRead, rulesRead } from './reads.js';
 
 // The router.
 export { createRouter, type RouterOptions } from './router.js';

@@ -15,6 +15,15 @@ export const rulesRead: ReadDeclaration = declareRead({
   version: { model: MealRuleListVersionModel, household: 'householdId', column: 'version' },
 });
 
+/** One rule of the household by its id, with the fields of its item of GET …/rules: the changes feed's value of a rule. */
+export const ruleRead: ReadDeclaration = declareRead({
+  name: 'meal_rules_rule',
+  model: MealRuleModel,
+  scope: { household: 'householdId' },
+  arg: { column: 'id', format: 'uuid' },
+  fields: Object.keys(MealRuleResponseSchema.properties),
+});
+
 /**
  * GET /households/{householdId}/rules/defaults: whether the household has a CategoryFrequency rule
  * of its own (one row is enough) and its country, lent by the households package (`country`,

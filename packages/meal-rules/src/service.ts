@@ -1,11 +1,12 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
-import type { ReadDeclaration, ReadLink } from '@svc/db';
+import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
 import { defaultRulesFor, defaultRulesJson } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
+import { MealRuleModel } from './models/index.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
-import { defaultsRead } from './reads.js';
+import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
@@ -63,6 +64,11 @@ class Uncharged {
 export class MealRulesService {
   /** GET …/rules/defaults as a declared read, when the host handed in the households' country (`householdCountry`). */
   readonly defaultsRead: ReadDeclaration | undefined;
+  /** The changes feed's value of a rule: the declared read of one rule and the answer its item of GET …/rules makes of that row. */
+  readonly changeValue: { readonly read: ReadDeclaration; answer(row: unknown): unknown } = {
+    read: ruleRead,
+    answer: (row) => MealRuleModel.fromDatabaseJson(row as Pojo).toApi(),
+  };
   private readonly store: MealRuleStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -102,7 +108,7 @@ export class MealRulesService {
     return this.store.heldVersion?.(householdId);
   }
 
-  /** Rules by id as their item of GET …/rules answers each (the changes feed's values, an If-Match's current state); any member. */
+  /** Rules by id as their item of GET …/rules answers each (an If-Match's current state); any member. */
   async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
     const wanted = new Set(ids);
     return new Map((await this.list(userId, householdId)).filter((r) => wanted.has(r.id)).map((r) => [r.id, r]));

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import * as changes from '@svc/changes';
-import type { ChangeValueSources, Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
 import * as households from '@svc/households';
@@ -236,14 +236,15 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
-  // The changes feed: values read from the owning packages, as each resource's own GET answers it.
-  const changeValues: ChangeValueSources = {
-    household: (userId, householdId, ids) => householdsApi.householdValues(userId, householdId, ids),
-    member: (userId, householdId, ids) => householdsApi.memberValues(userId, householdId, ids),
-    rule: (userId, householdId, ids) => rulesService.values(userId, householdId, ids),
-    event: (userId, householdId, ids) => eventsService.values(userId, householdId, ids),
+  // The changes feed: each kind's value read with the page, in its one statement, by the owning
+  // package's declared read of one row, made into the answer its own GET makes of that row.
+  const changeValues: changes.ChangeValueReads = {
+    household: householdsApi.changeValues!.household,
+    member: householdsApi.changeValues!.member,
+    rule: rulesService.changeValue,
+    event: eventsService.changeValue,
   };
-  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex), access: householdsApi.access, values: changeValues, clock });
+  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
   // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
   const idempotencyStore = new PgIdempotencyStore(knex);
   const changesPurge = new changes.ChangesPurgeScheduler(jobQueue, changesService, [() => idempotencyStore.purge(clock.now())]);

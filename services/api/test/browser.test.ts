@@ -83,6 +83,26 @@ describe('in a real browser', function () {
     await page.close();
   });
 
+  it('the API reference shows the bearer scheme with each operation’s scope, the Idempotency-Key and If-Match headers and the new codes (issue 34)', async () => {
+    const page = await context.newPage();
+    await page.goto(`${live.url}/api/v1/docs`);
+    const doc = (await (await fetch(`${live.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
+    const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.summary));
+    await page
+      .locator('li[data-item-id]')
+      .nth(summaries.length - 1)
+      .waitFor({ state: 'attached', timeout: 60_000 });
+    const text = (await page.evaluate('document.body.innerText')) as string;
+    // The scheme, and each operation's scope as its description says it (Redoc shows no scopes of an http scheme).
+    expect(text).to.contain('accessToken');
+    for (const scope of ['households:read', 'events:read', 'events:write', 'rules:read', 'rules:write'])
+      expect(text, scope).to.contain(`Personal access token: needs the scope ${scope}`);
+    expect(text).to.contain('Personal access token: not open to tokens (403 insufficient_scope)');
+    for (const shown of ['Idempotency-Key', 'If-Match', 'idempotency_key_in_flight', 'idempotency_key_reused', 'precondition_failed', 'cursor_expired'])
+      expect(text, shown).to.contain(shown);
+    await page.close();
+  });
+
   it('the API reference shows every description as written: `X-App-Version: <platform>/<version>` is text on every operation, no description became an element', async () => {
     const doc = (await (await fetch(`${live.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { summary: string }>> };
     const summaries = Object.values(doc.paths).flatMap((ops) => Object.values(ops).map((o) => o.summary));

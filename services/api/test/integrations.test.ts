@@ -1,7 +1,8 @@
 /**
- * Issue 34 parts 2–4 end to end: the changes feed (values equal to each GET, one item per
- * resource, deletions and 410, commit order under parallel writers on two instances),
- * Idempotency-Key (replay byte for byte, 422, 409 in flight across two instances, 400) and
+ * Issue 34 parts 2–4 end to end: the changes feed (values equal to each GET, also the model
+ * path's, one item per resource, two statements a page, deletions and 410, commit order under
+ * parallel writers on two instances), Idempotency-Key (replay byte for byte of POST, PATCH and
+ * DELETE, per person across cookie and token, 422, 409 in flight across two instances, 400) and
  * ETag / If-Match (the GET's tag is the one a write checks; stale → 412 for every resource).
  */
 import { createLogger } from '@svc/http-kit';
@@ -298,6 +299,37 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
       expect(await h.db.knex('meal_events').where({ household_id: householdId, notes: 'in flight' })).to.have.length(1);
     });
 
+    it('replays a DELETE and a PATCH without doing them again (the retry of a DELETE answers 204, not 404)', async () => {
+      const rule = (await request(a).post(`${hh}/rules`).set('Cookie', owner).send(RULE)).body;
+      const deleted = await request(a).delete(`${hh}/rules/${rule.id}`).set('Cookie', owner).set('Idempotency-Key', 'k-delete');
+      expect(deleted.status).to.equal(204);
+      const retried = await request(b).delete(`${hh}/rules/${rule.id}`).set('Cookie', owner).set('Idempotency-Key', 'k-delete');
+      expect([retried.status, retried.text]).to.deep.equal([204, deleted.text]);
+      expect((await request(a).delete(`${hh}/rules/${rule.id}`).set('Cookie', owner)).status, 'without the key it runs again').to.equal(404);
+      const renamed = await request(a).patch(hh).set('Cookie', owner).set('Idempotency-Key', 'k-patch').send({ name: 'Keyed once' });
+      expect(renamed.status).to.equal(200);
+      expect((await request(a).patch(hh).set('Cookie', owner).send({ name: 'Renamed since' })).status).to.equal(200);
+      // The retry answers what the first answered and leaves the later rename in place.
+      const again = await request(b).patch(hh).set('Cookie', owner).set('Idempotency-Key', 'k-patch').send({ name: 'Keyed once' });
+      expect([again.status, again.text, again.headers.etag]).to.deep.equal([200, renamed.text, renamed.headers.etag]);
+      expect((await request(a).get(hh).set('Cookie', owner)).body.name).to.equal('Renamed since');
+    });
+
+    it('keeps a key per person whatever signs the request in: a token’s retry of a cookie’s POST is replayed, one event is made', async () => {
+      const token = (
+        await request(a)
+          .post('/api/v1/me/tokens')
+          .set('Cookie', owner)
+          .send({ name: 'retry', scopes: ['events:write'] })
+      ).body.token as string;
+      const body = { ...EVENT, notes: 'cookie then token' };
+      const first = await request(a).post(`${hh}/events`).set('Cookie', owner).set('Idempotency-Key', 'k-person').send(body);
+      expect(first.status).to.equal(201);
+      const retry = await request(b).post(`${hh}/events`).set('Authorization', `Bearer ${token}`).set('Idempotency-Key', 'k-person').send(body);
+      expect([retry.status, retry.text]).to.deep.equal([201, first.text]);
+      expect(await h.db.knex('meal_events').where({ household_id: householdId, notes: 'cookie then token' })).to.have.length(1);
+    });
+
     it('costs a POST of an event one statement more', async () => {
       const count = (res: request.Response) => JSON.parse(res.headers['x-diagnostics'] ?? '{}').db.queries as number;
       const plain = await request(a).post(`${hh}/events`).set('Cookie', owner).set('X-Diagnostics', '1').send(EVENT);
@@ -412,6 +444,65 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
   });
 
   // Last: it moves the clock 400 days on (the sessions above end with it).
+  describe('changes feed: the page with its values in one statement', () => {
+    it('answers, by cookie or by token, what the owning packages’ own GETs answer on an instance that lends no read, in two statements at any page', async () => {
+      const rule = (await request(a).post(`${hh}/rules`).set('Cookie', owner).send(RULE)).body;
+      await request(a)
+        .post(`${hh}/events`)
+        .set('Cookie', owner)
+        .send({ ...EVENT, notes: 'feed values', participants: [adultMemberId] });
+      const token = (
+        await request(a)
+          .post('/api/v1/me/tokens')
+          .set('Cookie', adult)
+          .send({ name: 'feed', scopes: ['households:read'] })
+      ).body.token as string;
+      expect(token).to.match(/^mp_pat_/);
+      // The reference: every route reads itself (the model path), nothing lent with the session.
+      const unlent = await h.unlent();
+      const statements = (res: request.Response) => JSON.parse(res.headers['x-diagnostics'] ?? '{}').db.queries as number;
+      const byCookie = await request(a).get(`${hh}/changes?limit=500`).set('Cookie', adult).set('X-Diagnostics', '1');
+      const byToken = await request(b).get(`${hh}/changes?limit=500`).set('Authorization', `Bearer ${token}`).set('X-Diagnostics', '1');
+      const reference = await request(unlent).get(`${hh}/changes?limit=500`).set('Cookie', adult);
+      expect([byCookie.status, byToken.status, reference.status]).to.deep.equal([200, 200, 200]);
+      expect([statements(byCookie), statements(byToken)], 'the session (or token) statement and the page').to.deep.equal([2, 2]);
+      expect(byToken.body).to.deep.equal(byCookie.body);
+      expect(reference.body).to.deep.equal(byCookie.body);
+      const items = byCookie.body.items as { resource: string; id: string; change: string; value: unknown }[];
+      expect(new Set(items.map((i) => i.resource))).to.deep.equal(new Set(['household', 'member', 'rule', 'event']));
+      // Each value equals its own GET (or its list item) on the instance that lends nothing.
+      const get = async (path: string) => (await request(unlent).get(`${hh}${path}`).set('Cookie', adult).expect(200)).body;
+      const [household, members, rules] = [await get(''), (await get('/members')) as { memberId: string }[], (await get('/rules')) as { id: string }[]];
+      for (const item of items.filter((i) => i.change === 'upsert')) {
+        const own =
+          item.resource === 'household'
+            ? household
+            : item.resource === 'member'
+              ? members.find((m) => m.memberId === item.id)
+              : item.resource === 'rule'
+                ? rules.find((r) => r.id === item.id)
+                : await get(`/events/${item.id}`);
+        expect(item.value, `${item.resource} ${item.id}`).to.deep.equal(own);
+      }
+      expect(items.find((i) => i.id === rule.id)?.value).to.deep.include({ id: rule.id });
+      // Pages of 7 by cursor: the same items, two statements each, whatever kinds a page holds.
+      const paged: unknown[] = [];
+      let since: string | undefined;
+      for (let n = 0; n < 100; n++) {
+        const page = await request(a)
+          .get(`${hh}/changes?limit=7${since === undefined ? '' : `&since=${since}`}`)
+          .set('Cookie', adult)
+          .set('X-Diagnostics', '1');
+        expect(page.status).to.equal(200);
+        expect(statements(page), `page ${n + 1}`).to.equal(2);
+        if (!page.body.items.length) break;
+        paged.push(...page.body.items);
+        since = page.body.nextCursor;
+      }
+      expect(paged).to.deep.equal(items);
+    });
+  });
+
   describe('changes feed, 90 days later', () => {
     it('forgets deletions after 90 days: an older cursor answers 410 cursor_expired, a fresh read works', async () => {
       const before = (await feed(a)).body.nextCursor as string;

@@ -14,6 +14,7 @@ type Schema = Record<string, unknown> & { $ref?: string };
 type Response = { headers?: Record<string, Schema>; content?: Record<string, { schema: Schema & { allOf?: Schema[] } }> };
 type Operation = {
   operationId: string;
+  description?: string;
   security: unknown[];
   requestBody?: { content: Record<string, { schema: Schema }> };
   responses: Record<string, Response>;
@@ -137,6 +138,10 @@ describe('the served OpenAPI document', () => {
     expect(codesOf(getMe.responses['429'])).to.deep.equal(['rate_limited']); // a token's rate limit
     expect(doc.paths['/api/v1/households/{householdId}/events']!.post!.security).to.deep.equal([{ sessionCookie: [] }, { accessToken: ['events:write'] }]);
     expect(doc.paths['/api/v1/me/tokens']!.post!.security).to.deep.equal([{ sessionCookie: [] }]);
+    // The scope in words too: the docs page's renderer shows no scopes of an http scheme.
+    expect(doc.paths['/api/v1/households/{householdId}/events']!.post!.description).to.contain('Personal access token: needs the scope `events:write`');
+    expect(doc.paths['/api/v1/me']!.get!.description).to.contain('Personal access token: any token');
+    expect(doc.paths['/api/v1/me/tokens']!.post!.description).to.contain('Personal access token: not open to tokens (403 `insufficient_scope`)');
     expect(codesOf(doc.paths['/api/v1/me/tokens']!.post!.responses['403'])).to.include('insufficient_scope');
     expect(doc.paths['/api/v1/households/{householdId}']!.patch!.security).to.deep.equal([{ sessionCookie: [] }]);
     for (const [name, op] of ops) {

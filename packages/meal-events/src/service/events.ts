@@ -1,7 +1,10 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
+import type { Pojo, ReadDeclaration } from '@svc/db';
 import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
+import { MealEventModel } from '../models/index.js';
+import { eventRead } from '../reads.js';
 import type { EventScope, ListEventsQuery, MealEvent, MealEventCreateInput, MealEventInput, MealEventSeries } from '../schemas.js';
 import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.js';
 import {
@@ -59,6 +62,11 @@ function valuesOf(input: MealEventInput): MealEventValues {
  */
 export class MealEventsService {
   /** GET …/events: the list version the session statement may read ahead, for the store's page cache; GET of one event (for the host to hand to accounts). */
+  /** The changes feed's value of an event: its GET's declared read (`eventRead`) and the answer the GET makes of that row. */
+  readonly changeValue: { readonly read: ReadDeclaration; answer(row: unknown): unknown } = {
+    read: eventRead,
+    answer: (row) => MealEventModel.fromDatabaseJson(row as Pojo).toApi(),
+  };
   private readonly store: MealEventStore;
   private readonly clock: Clock;
   private readonly access: HouseholdAccess;
@@ -143,12 +151,6 @@ export class MealEventsService {
   async get(userId: string, householdId: string, eventId: string, loaded?: unknown): Promise<MealEvent> {
     if (!loaded) await this.access.roleOf(userId, householdId);
     return (await this.store.get(householdId, eventId, loaded)) ?? Promise.reject(notFoundEvent());
-  }
-
-  /** Events by id as GET …/events/{eventId} answers each (the changes feed's values, an If-Match's current state); any member. */
-  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
-    await this.access.roleOf(userId, householdId);
-    return new Map((await this.store.getMany(householdId, ids)).map((e) => [e.id, e]));
   }
 
   async create(userId: string, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {

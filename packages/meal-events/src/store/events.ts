@@ -112,8 +112,6 @@ export interface MealEventStore {
    * read kernel loaded it, made into the answer by the model without a statement.
    */
   get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined>;
-  /** Several events by id, in the answer's shape; ids not found are absent. */
-  getMany(householdId: string, ids: readonly string[]): Promise<MealEvent[]>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /** Writes a new event with the id the service chose. */
@@ -392,16 +390,6 @@ export class ObjectionMealEventStore implements MealEventStore {
   async get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined> {
     if (loaded) return this.Event.fromDatabaseJson(loaded as Pojo).toApi();
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
-  }
-
-  /** Several events of the household by id, in the answer's shape (the changes feed's values); ids not found are absent. */
-  async getMany(householdId: string, ids: readonly string[]): Promise<MealEvent[]> {
-    if (!ids.length) return [];
-    const rows = await this.Event.query()
-      .where({ householdId })
-      .whereIn('id', [...ids])
-      .modify('apiColumns');
-    return rows.map((r) => r.toApi());
   }
 
   async create(

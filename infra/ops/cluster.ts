@@ -20,7 +20,7 @@ export const MAIN = path.join(ROOT, 'services/api/dist/src/main.js');
  * How every deployment starts the service's node: the Dockerfile's CMD and ENV, `npm start` and the
  * bench (services/api/src/heap.ts) carry the same; infra/test/runtime-flags.test.ts holds them equal.
  */
-export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
 /** Polls `check` until it answers something truthy; fails with `what` (and `detail()`) at the deadline. */

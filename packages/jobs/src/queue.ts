@@ -153,6 +153,7 @@ export class JobQueue {
   private readonly backoff: { baseMs: number; maxMs: number };
   private readonly queues = new Map<string, QueueRecord>();
   private readonly inFlight = new Map<Promise<void>, AbortController>();
+  private readonly completing = new Map<string, { ids: string[]; result: Promise<void> }>();
   private readonly givenUp?: Counter<'queue'>;
   private readonly outcomes?: Counter<'queue' | 'outcome'>;
   private running: Promise<void> | undefined;
@@ -421,9 +422,8 @@ export class JobQueue {
       } finally {
         clearTimeout(timer);
       }
-      const done = await this.complete(queue, job.id);
-      // 0: the job outlived its expiry and was put back for another runner meanwhile (this run's work is done all the same).
-      if (done.affected === 0) this.logger.warn(log, 'job finished after its expiry had put it back');
+      // Completed together with the other runs that finish in the same turn: one UPDATE for many jobs.
+      await this.completeSoon(queue, job.id);
       this.outcomes?.inc({ queue, outcome: 'completed' });
     } catch (err) {
       try {
@@ -472,10 +472,40 @@ export class JobQueue {
     if (outcome === 'retried') this.logger.info({ ...log, retryInMs: Math.round(delayMs), err: { message: err.message } }, 'job failed; retry scheduled');
   }
 
+  /**
+   * Ends a successful run together with every other run of the queue that succeeds before the
+   * next turn of the event loop: one pg-boss `complete(name, ids)` statement for all of them. A
+   * failed statement rejects every run of the batch: each then goes the way of a failed run
+   * (rescheduled, which ends it on its own, only while it is still active).
+   */
+  private completeSoon(queue: string, id: string): Promise<void> {
+    let batch = this.completing.get(queue);
+    if (!batch) {
+      const ids: string[] = [];
+      const result = new Promise<void>((resolve, reject) => {
+        setImmediate(() => {
+          this.completing.delete(queue);
+          this.complete(queue, ids).then((done) => {
+            // Fewer than asked: runs that outlived their expiry were put back for another runner meanwhile (their work is done all the same).
+            if (done.affected < ids.length)
+              this.logger.warn({ queue, jobs: ids.length, completed: done.affected }, 'jobs finished after their expiry had put them back');
+            resolve();
+          }, reject);
+        });
+      });
+      batch = { ids, result };
+      this.completing.set(queue, batch);
+    }
+    batch.ids.push(id);
+    return batch.result;
+  }
+
   /** Ends an active run; answers how many runs it ended (0: the job is no longer active, so not this runner's). */
-  private async complete(queue: string, id: string, output?: object, db?: PgBoss.Db): Promise<{ affected: number }> {
+  private async complete(queue: string, id: string | string[], output?: object, db?: PgBoss.Db): Promise<{ affected: number }> {
     // pg-boss answers { jobs, requested, affected } though its types say void.
-    const result = (await this.boss.complete(queue, id, output ?? {}, db ? { db } : {})) as unknown as { affected: number };
+    // (Its types also leave out ids together with output; pg-boss takes either.)
+    const complete = this.boss.complete.bind(this.boss) as (name: string, id: string | string[], data: object, options: object) => Promise<unknown>;
+    const result = (await complete(queue, id, output ?? {}, db ? { db } : {})) as { affected: number };
     return result;
   }
 

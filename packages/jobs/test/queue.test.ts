@@ -112,6 +112,40 @@ describe('jobs: the PostgreSQL job queue', () => {
     expect((await jobs())[0].state).to.equal('completed');
   });
 
+  it('completes the runs of a fetched batch that succeed together in one statement; a failing one is retried on its own', async () => {
+    const q = newQueue(async (d) => {
+      if (d.n === 3) throw new Error('provider answered 503');
+    });
+    await q.enqueueMany(
+      QUEUE,
+      Array.from({ length: 8 }, (_, i) => ({ n: i })),
+    );
+    const statements: string[] = [];
+    const onQuery = (query: { sql: string }) => statements.push(query.sql);
+    db.knex.on('query', onQuery);
+    try {
+      expect(await q.runDue(QUEUE)).to.equal(8);
+    } finally {
+      db.knex.off('query', onQuery);
+    }
+    // pg-boss's completeJobs statement: once for the seven that succeeded (plus once inside the failed run's retry).
+    const completions = statements.filter((sql) => /SET completed_on = now\(\),\s+state = 'completed'/.test(sql));
+    expect(completions).to.have.length(2);
+    const rows = await jobs();
+    const states = rows.map((r: { state: string; data: { p: { n: number }; a: number } }) => `${r.data.p.n}:${r.data.a}:${r.state}`).sort();
+    expect(states).to.deep.equal([
+      '0:1:completed',
+      '1:1:completed',
+      '2:1:completed',
+      '3:1:completed',
+      '3:2:created',
+      '4:1:completed',
+      '5:1:completed',
+      '6:1:completed',
+      '7:1:completed',
+    ]);
+  });
+
   it('retries with exponential backoff, and never sooner than Retry-After', async () => {
     const attempts: number[] = [];
     const q = newQueue(async (_d, ctx) => {

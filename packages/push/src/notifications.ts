@@ -92,6 +92,16 @@ interface DeliveryJob {
   t: string;
 }
 
+/** A delivery's phone and notification, as `deliver` reads them. */
+type DeliveryRow = Record<string, unknown> & {
+  token: string;
+  platform: 'ios' | 'android';
+  provider: string;
+  kind: PushKind;
+  recipient: boolean;
+  household_id: string;
+};
+
 const SWITCH_COLUMN: Record<PushKind, string> = {
   listChanges: 'list_changes',
   householdNews: 'household_news',
@@ -127,6 +137,7 @@ export class NotificationService {
   private readonly providers: PushProviders;
   private readonly logger: PushLogger;
   private readonly newId: () => string;
+  private reading: { keys: DeliveryJob[]; result: Promise<Map<string, DeliveryRow>> } | undefined;
 
   constructor(private readonly options: NotificationServiceOptions) {
     this.knex = options.knex;
@@ -276,17 +287,7 @@ export class NotificationService {
    * calls the token gone deletes the device.
    */
   private async deliver(job: DeliveryJob, context: JobContext): Promise<void> {
-    const { rows } = await this.knex.raw(
-      `select d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
-              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
-              exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
-         from push_notifications n join push_devices d on d.token_hash = decode(?, 'hex')
-        where n.id = ?`,
-      [job.t, job.n],
-    );
-    const row = rows[0] as
-      | (Record<string, unknown> & { token: string; platform: 'ios' | 'android'; provider: string; kind: PushKind; recipient: boolean; household_id: string })
-      | undefined;
+    const row = await this.readDelivery(job);
     if (!row || !row.recipient || !row[SWITCH_COLUMN[row.kind]]) return;
     const provider = this.providers[row.provider as 'fcm' | 'apns'];
     if (!provider) return;
@@ -309,6 +310,40 @@ export class NotificationService {
       data: (row.data ?? {}) as Record<string, unknown>,
     };
     await this.sendTo(provider, message, job.t, context);
+  }
+
+  /**
+   * The phone and notification of a delivery, read together with those of every other delivery
+   * that starts in the same turn of the event loop (the runner starts a fetched batch at once):
+   * one SELECT for the batch rather than one per delivery.
+   */
+  private readDelivery(job: DeliveryJob): Promise<DeliveryRow | undefined> {
+    let batch = this.reading;
+    if (!batch) {
+      const keys: DeliveryJob[] = [];
+      const result = new Promise<Map<string, DeliveryRow>>((resolve, reject) => {
+        setImmediate(() => {
+          this.reading = undefined;
+          this.knex
+            .raw(
+              `select k.t as key_t, k.n as key_n, d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
+                      n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
+                      exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
+                 from unnest(?::text[], ?::uuid[]) as k(t, n)
+                 join push_notifications n on n.id = k.n
+                 join push_devices d on d.token_hash = decode(k.t, 'hex')`,
+              [keys.map((k) => k.t), keys.map((k) => k.n)],
+            )
+            .then((r: { rows: (DeliveryRow & { key_t: string; key_n: string })[] }) => {
+              resolve(new Map(r.rows.map((row) => [`${row.key_t} ${row.key_n}`, row])));
+            }, reject);
+        });
+      });
+      batch = { keys, result };
+      this.reading = batch;
+    }
+    batch.keys.push(job);
+    return batch.result.then((rows) => rows.get(`${job.t} ${job.n}`));
   }
 
   private async sendTo(provider: PushProvider, message: PushMessage, tokenHashHex: string, context: JobContext): Promise<void> {

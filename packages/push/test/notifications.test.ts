@@ -170,6 +170,27 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       expect(await queue.runDue()).to.equal(0);
     });
 
+    it('reads the phones and notifications of the deliveries a runner starts together in one SELECT, and each phone gets its own', async () => {
+      const phones = ['ada-1', 'ada-2', 'bo-1', 'bo-2', 'cy-1', 'cy-2'];
+      for (const t of phones) await register(t.startsWith('ada') ? ada : t.startsWith('bo') ? bo : cy, t, 'android');
+      const first = (await send(note).expect(202)).body.id as string;
+      const second = (await send({ ...note, body: 'Bo la til brød' }).expect(202)).body.id as string;
+      const reads: string[] = [];
+      const onQuery = (query: { sql: string }) => {
+        if (/join push_devices/.test(query.sql)) reads.push(query.sql);
+      };
+      db.knex.on('query', onQuery);
+      try {
+        expect(await queue.runDue()).to.equal(12);
+      } finally {
+        db.knex.off('query', onQuery);
+      }
+      expect(reads).to.have.length(1);
+      const got = fcm.delivered.map((d) => `${d.token} ${String((d.message.data as Record<string, unknown>).notificationId)}`).sort();
+      expect(got).to.deep.equal(phones.flatMap((t) => [`${t} ${first}`, `${t} ${second}`]).sort());
+      expect(await queue.runDue()).to.equal(0);
+    });
+
     it('deletes a device whose token the provider calls gone (FCM UNREGISTERED, APNs 410)', async () => {
       await register(ada, 'ada-gone', 'android');
       await register(bo, 'bo-gone', 'ios');

@@ -56,7 +56,13 @@ describe('a packed package works in a project of its own', function () {
       .map((p) => pack(p.dir, dir));
     expect(tarballs).to.have.length(5);
     fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', ...tarballs], { cwd: dir, stdio: 'pipe' });
+    // From npm's cache where it can, else the registry (the tarballs' dependencies). A bounded wait:
+    // execFileSync blocks the event loop, so mocha's own timeout could not end a stalled install.
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=optional', '--fetch-retries=1', ...tarballs], {
+      cwd: dir,
+      stdio: 'pipe',
+      timeout: 240_000,
+    });
     // Only the tarballs' own files: no path back into this repository.
     expect(fs.realpathSync(path.join(dir, 'node_modules/@svc/push'))).to.equal(path.join(fs.realpathSync(dir), 'node_modules/@svc/push'));
     fs.writeFileSync(path.join(dir, 'consumer.mjs'), CONSUMER);

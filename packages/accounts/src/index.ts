@@ -17,7 +17,7 @@ export { jobSources, MAIL_QUEUE, migrate, migrations, queues } from './migration
 export * from './models/index.js';
 
 // Declared reads (the host's read kernel loads them with the caller) and the fields it lends to other packages' reads.
-export { accountNameLink, identitiesRead, sessionsRead } from './reads.js';
+export { accountNameLink, identitiesRead, type SecondFactorLinks, sessionsRead } from './reads.js';
 
 // The router.
 export { type AccountsRouter, createRouter, type Redis, type RouterOptions } from './router.js';

@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
-import { identitiesRead, sessionsRead } from './reads.js';
+import { sessionsRead } from './reads.js';
 import { DeleteMeBody, LoginsResponseSchema, PersonalDataExportSchema, ProviderParams, SessionIdParams, SessionListResponseSchema } from './schemas.js';
 import type { Sessions } from './sessions.js';
 
@@ -83,7 +83,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       operationId: 'listMyLogins',
       summary: 'How the caller can sign in: a password, and the linked Google and Apple identities',
       auth: true,
-      read: identitiesRead,
+      read: person.identitiesRead,
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {

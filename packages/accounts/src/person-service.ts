@@ -8,11 +8,13 @@ import type {
   SecondFactorGate,
   StepUpProof,
 } from '@svc/contracts';
+import type { ReadDeclaration } from '@svc/db';
 import { AuthenticationError, ConflictError, type Logger, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Mailer } from './Mailer.js';
 import { accountDeletedMail, dataExportedMail, loginUnlinkedMail } from './person-mails.js';
 import type { PersonAccount, PersonStore } from './person-store.js';
+import { identitiesRead, type SecondFactorLinks } from './reads.js';
 import { type ExportedAccount, LINKED_PROVIDERS, type LinkedIdentity, type LoginsResponse, type SessionResponse } from './schemas.js';
 
 /** An account without a password proves it is its owner by a sign-in at most this old. */
@@ -37,6 +39,8 @@ export interface PersonServiceOptions {
   checkPassword: PasswordCheck;
   /** The second factors, when the host wired them (GET /me/logins, the last way to sign in, step-up). */
   secondFactors?: () => SecondFactorGate | undefined;
+  /** Their summary's fields, lent to GET /me/logins' declared read (one statement with the session); without them it asks `secondFactors`. */
+  secondFactorLinks?: SecondFactorLinks;
   /** From households: the caller's memberships (the export lists them, and its households). */
   memberships: MembershipsProvider;
   /** Every other package's part of deleting an account, called in this order inside one transaction. */
@@ -66,7 +70,12 @@ export interface PersonalDataExport {
  * sessions, their sign-in methods, a copy of their data, and deleting the account.
  */
 export class PersonService {
-  constructor(private readonly o: PersonServiceOptions) {}
+  /** GET /me/logins' declared read: the identities, and the second factors' summary when their links were handed in. */
+  readonly identitiesRead: ReadDeclaration;
+
+  constructor(private readonly o: PersonServiceOptions) {
+    this.identitiesRead = identitiesRead(o.secondFactorLinks);
+  }
 
   private now(): Date {
     return this.o.clock.now();
@@ -111,8 +120,13 @@ export class PersonService {
    */
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: unknown): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    const factors = (await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 };
-    return { hasPassword, identities: await this.o.store.identities(userId, undefined, Array.isArray(lent) ? lent : undefined), ...factors };
+    const read = lent as { rows?: unknown; totpConfirmedAt?: string | null; passkeys?: number } | undefined;
+    const factors =
+      read && Array.isArray(read.rows) && typeof read.passkeys === 'number'
+        ? { totp: read.totpConfirmedAt != null, passkeys: read.passkeys }
+        : ((await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 });
+    const rows = Array.isArray(lent) ? lent : Array.isArray(read?.rows) ? read.rows : undefined;
+    return { hasPassword, identities: await this.o.store.identities(userId, undefined, rows), ...factors };
   }
 
   /**

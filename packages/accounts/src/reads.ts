@@ -23,11 +23,30 @@ export const sessionsRead: ReadDeclaration = declareRead({
   list: { orderBy: [{ column: 'createdAt', order: 'desc' }, { column: 'publicId' }] },
 });
 
-/** GET /me/logins: the caller's linked identities, oldest link first (the account's `hasPassword` comes with the session). */
-export const identitiesRead: ReadDeclaration = declareRead({
-  name: 'accounts_identities',
-  model: AccountIdentityModel,
-  scope: { account: 'accountId' },
-  fields: ['provider', 'email', 'createdAt'],
-  list: { orderBy: [{ column: 'createdAt' }, { column: 'id' }] },
-});
+/**
+ * The fields of the caller's second factors another package lends to GET /me/logins' read (from
+ * @svc/sign-in-factors, handed in by the host): when TOTP was confirmed (on when not null) and how
+ * many passkeys the account has.
+ */
+export interface SecondFactorLinks {
+  /** When TOTP was confirmed: on when not null. */
+  readonly totpConfirmedAt: ReadLink;
+  /** How many passkeys the account has (a counting link). */
+  readonly passkeys: ReadLink;
+}
+
+/**
+ * GET /me/logins: the caller's linked identities, oldest link first (the account's `hasPassword`
+ * comes with the session), and with `secondFactors` their summary, in the same statement: the value
+ * is then `{ rows, totpConfirmedAt, passkeys }`.
+ */
+export function identitiesRead(secondFactors?: SecondFactorLinks): ReadDeclaration {
+  return declareRead({
+    name: 'accounts_identities',
+    model: AccountIdentityModel,
+    scope: { account: 'accountId' },
+    fields: ['provider', 'email', 'createdAt'],
+    list: { orderBy: [{ column: 'createdAt' }, { column: 'id' }] },
+    ...(secondFactors && { withAccount: { totpConfirmedAt: secondFactors.totpConfirmedAt, passkeys: secondFactors.passkeys } }),
+  });
+}

@@ -51,6 +51,7 @@ import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js'
 import { signInFactorNoticeMail } from './person-mails.js';
 import { PersonService } from './person-service.js';
 import { ObjectionPersonStore } from './person-store.js';
+import type { SecondFactorLinks } from './reads.js';
 import { createSessions, type Sessions, type SignInMethod } from './sessions.js';
 import type { AppleConfig, GoogleConfig } from './social/config.js';
 import type { IdentityStore } from './social/IdentityStore.js';
@@ -182,6 +183,12 @@ export interface AccountServiceOptions {
    * session statement by the kernel (this package never sees their tables).
    */
   reads?: DeclaredReads;
+  /**
+   * The second factors' summary as fields lent to GET /me/logins' declared read (from
+   * @svc/sign-in-factors: `secondFactorLinks`), so the page is one statement with the session;
+   * without them it asks the gate (`useSecondFactors`).
+   */
+  secondFactorLinks?: SecondFactorLinks;
   /**
    * Every other package's part of deleting an account (households, push, …), called in this order
    * inside the deletion's one transaction, before this package deletes its own rows.
@@ -347,6 +354,7 @@ export class AccountService {
       publicBaseUrl: config.publicBaseUrl,
       checkPassword: loginPasswordCheck(this),
       secondFactors: () => this.gate,
+      secondFactorLinks: options.secondFactorLinks,
       memberships: options.memberships,
       deletionSteps: options.deletionSteps,
       personalData: options.personalData,

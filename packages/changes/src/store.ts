@@ -124,6 +124,7 @@ function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatemen
       v.read.list ||
       v.read.version ||
       v.read.withHousehold ||
+      v.read.withAccount ||
       v.read.absentIsAnswer ||
       (v.read.arg && v.read.arg.format !== 'uuid')
     )

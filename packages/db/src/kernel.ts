@@ -58,7 +58,8 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
       if (typeof f !== 'string' && 'session' in f) return `coalesce(${t}.${column(f.session)} = ${b.session ?? 'null'}, false) as "${f.name}"`;
       if (typeof f !== 'string' && 'link' in f) {
         const l = `kr${n}_l${i}`;
-        return `(select ${l}.${column(f.link.field)} from ${table(f.link.model)} ${l} where ${l}.${column(f.link.key)} = ${t}.${column(f.by)}) as "${f.name}"`;
+        const what = f.link.aggregate === 'count' ? 'count(*)::int' : `${l}.${column(f.link.field)}`;
+        return `(select ${what} from ${table(f.link.model)} ${l} where ${l}.${column(f.link.key)} = ${t}.${column(f.by)}) as "${f.name}"`;
       }
       const [name, property] = typeof f === 'string' ? [f, f] : [f.name, f.column];
       const c = `${t}.${column(property)}`;
@@ -97,11 +98,15 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
  */
 export function compileValue(read: ReadDeclaration, b: ReadBindings): string {
   let value = read.fields.length ? compileRead(read, b) : undefined;
-  if (value && read.withHousehold) {
-    const parts = Object.entries(read.withHousehold).map(
-      ([name, link], i) =>
-        `'${name}', (select kh${i}.${column(link.field)} from ${table(link.model)} kh${i} where kh${i}.${column(link.key)} = ${b.household})`,
-    );
+  const lent = [
+    ...Object.entries(read.withHousehold ?? {}).map(([name, link]) => ({ name, link, by: b.household })),
+    ...Object.entries(read.withAccount ?? {}).map(([name, link]) => ({ name, link, by: b.account })),
+  ];
+  if (value && lent.length) {
+    const parts = lent.map(({ name, link, by }, i) => {
+      const what = link.aggregate === 'count' ? 'count(*)::int' : `kh${i}.${column(link.field)}`;
+      return `'${name}', (select ${what} from ${table(link.model)} kh${i} where kh${i}.${column(link.key)} = ${by}${link.aggregate ? '' : ' limit 1'})`;
+    });
     value = `json_build_object('rows', ${value}, ${parts.join(', ')})`;
   }
   if (!read.version) return value!;

@@ -71,6 +71,12 @@ export interface ReadDeclaration {
    * looked up by the path's household: the value is then `{ rows, <name>: <field>, … }`.
    */
   readonly withHousehold?: { readonly [name: string]: ReadLink };
+  /**
+   * Fields of the caller's account lent by the packages that own them (whether a second factor is
+   * on, say), looked up by the account an account read is scoped to: the value is then
+   * `{ rows, <name>: <field>, … }`, as with `withHousehold`.
+   */
+  readonly withAccount?: { readonly [name: string]: ReadLink };
 }
 
 /**
@@ -93,13 +99,16 @@ export interface ReadLink {
   readonly model: typeof BaseModel;
   /** The property the lookup matches (the owner's key). */
   readonly key: string;
-  /** The property it answers. */
+  /** The property it answers (the first matching row's). */
   readonly field: string;
+  /** `count`: instead of the field, how many rows match the key (0 for none). */
+  readonly aggregate?: 'count';
 }
 
 /** Checks a link declaration once. */
 export function declareLink<const D extends ReadLink>(link: D): D {
   for (const p of [link.key, link.field]) if (!PROPERTY.test(p)) throw new Error(`link: ${p} is not a model property`);
+  if (link.aggregate !== undefined && link.aggregate !== 'count') throw new Error(`link: aggregate ${String(link.aggregate)}`);
   return link;
 }
 
@@ -140,6 +149,10 @@ export function declareRead<const D extends ReadDeclaration>(read: D): D {
   for (const name of Object.keys(read.withHousehold ?? {}))
     if (!PROPERTY.test(name) || name === 'rows') throw new Error(`declared read ${read.name}: withHousehold ${name}`);
   if (read.withHousehold && !('household' in read.scope)) throw new Error(`declared read ${read.name}: withHousehold needs a household read`);
+  for (const name of Object.keys(read.withAccount ?? {}))
+    if (!PROPERTY.test(name) || name === 'rows' || Object.hasOwn(read.withHousehold ?? {}, name))
+      throw new Error(`declared read ${read.name}: withAccount ${name}`);
+  if (read.withAccount && !('account' in read.scope)) throw new Error(`declared read ${read.name}: withAccount needs an account read`);
   for (const o of read.list?.orderBy ?? [])
     if (o.first !== undefined && !/^[A-Za-z0-9_ -]+$/.test(o.first)) throw new Error(`declared read ${read.name}: first ${o.first}`);
   if (read.list?.limit !== undefined && !(Number.isInteger(read.list.limit) && read.list.limit > 0)) throw new Error(`declared read ${read.name}: limit`);

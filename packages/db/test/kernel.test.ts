@@ -73,6 +73,18 @@ const myNotesRead = declareRead({
   list: { orderBy: [{ column: 'title' }] },
 });
 
+/** Another package's fields of the caller's account, lent to an account read: a count of its rows and one row's field. */
+const myNoteCount = declareLink({ model: Note, key: 'authorId', field: 'id', aggregate: 'count' });
+const myStamp = declareLink({ model: Person, key: 'id', field: 'stamp' });
+const myNotesWithAccount = declareRead({
+  name: 'k_my_notes_lent',
+  model: Note,
+  scope: { account: 'authorId' },
+  fields: ['title'],
+  list: { orderBy: [{ column: 'title' }], limit: 1 },
+  withAccount: { notes: myNoteCount, stamp: myStamp },
+});
+
 describe('the read kernel (@svc/db/kernel)', () => {
   let db: TestDatabase;
   let kernel: ReadKernel;
@@ -149,6 +161,7 @@ describe('the read kernel (@svc/db/kernel)', () => {
     kernel.add(noteRead, '/h/{householdId}/notes/{noteId}');
     kernel.add(notesRead, '/h/{householdId}/notes', (h) => (h === H1 ? '7' : undefined));
     kernel.add(mySessionsRead, '/me/sessions');
+    kernel.add(myNotesWithAccount, '/me/notes');
   });
   after(() => db.destroy());
 
@@ -204,6 +217,19 @@ describe('the read kernel (@svc/db/kernel)', () => {
       }),
     ).to.throw();
     expect(() => declareRead({ name: 'k_bad', model: Session, scope: { account: 'personId' }, fields: [{ name: 'current', session: 'sid; --' }] })).to.throw();
+  });
+
+  it("lends other packages' fields of the caller's account to an account read: a field and a count, 0 when there are none", async () => {
+    expect((await load(ALICE, '/me/notes'))?.read_value).to.deep.equal({ rows: [{ title: 'Pinned' }], notes: 2, stamp: 'a2' });
+    expect((await load(BOB, '/me/notes'))?.read_value).to.deep.equal({ rows: [{ title: 'b' }], notes: 2, stamp: 'b1' });
+    await db.knex('k_people').insert({ id: '00000000-0000-4000-8000-00000000000c', name: 'Carol', stamp: null });
+    expect((await load('00000000-0000-4000-8000-00000000000c', '/me/notes'))?.read_value).to.deep.equal({ rows: [], notes: 0, stamp: null });
+    // Only an account read takes them, under names that cannot hide its rows.
+    expect(() =>
+      declareRead({ name: 'k_bad', model: Note, scope: { household: 'householdId' }, fields: ['title'], withAccount: { notes: myNoteCount } }),
+    ).to.throw();
+    expect(() => declareRead({ name: 'k_bad', model: Note, scope: { account: 'authorId' }, fields: ['title'], withAccount: { rows: myNoteCount } })).to.throw();
+    expect(() => declareLink({ model: Note, key: 'authorId', field: 'id', aggregate: 'sum' as 'count' })).to.throw();
   });
 
   it('matches only keys of the declared formats, and refuses declarations it cannot compile safely', () => {

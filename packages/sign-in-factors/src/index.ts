@@ -12,6 +12,9 @@ export { migrate, migrations, relations } from './migrations.js';
 // Models: one per table.
 export { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';
 
+// Declared reads: the fields it lends to other packages' reads (the host hands them to accounts).
+export { secondFactorLinks } from './reads.js';
+
 // The router.
 export { createRouter, type RouterOptions } from './router.js';
 

@@ -283,6 +283,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     memberships: householdsApi.memberships,
     // Every declared read of the routes, composed by the kernel with the session's statement.
     reads,
+    // GET /me/logins: the second factors' summary lent to accounts' read (one statement with the session).
+    secondFactorLinks: signInFactors.secondFactorLinks,
     deletionSteps,
     personalData,
     mailTransport: deps.mailTransport,

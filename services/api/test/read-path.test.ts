@@ -9,6 +9,7 @@ import { SESSION_COOKIE } from '@svc/contracts';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
+import * as signInFactors from '@svc/sign-in-factors';
 import { expect } from 'chai';
 import request from 'supertest';
 import { type Harness, signUp, startHarness } from './harness.js';
@@ -294,7 +295,7 @@ describe('the authenticated read path', () => {
     expect(moved.body).to.deep.equal(JSON.parse(JSON.stringify(await pushStore.get(strangerId, token))));
   });
 
-  it("GET /me/logins: the session statement lends the password flag and the identities; the second factors' summary is sign-in-factors' own statement (two in all)", async () => {
+  it("GET /me/logins: one statement, the session's with the password flag, the identities and the second factors' summary sign-in-factors lends", async () => {
     const person = await signUp(h.app, 'lent-logins@example.com');
     const other = await signUp(h.app, 'lent-logins-other@example.com');
     const userId = (await person.get('/api/v1/me')).body.user.id as string;
@@ -303,9 +304,41 @@ describe('the authenticated read path', () => {
 
     const none = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(none.status).to.equal(200);
-    expect(queries(none)).to.equal(2);
-    // The second factors' summary comes from sign-in-factors' own read, through its gate.
+    expect(queries(none)).to.equal(1);
     expect(none.body).to.deep.equal({ hasPassword: true, identities: [], totp: false, passkeys: 0 });
+
+    // The summary's fields as sign-in-factors' own read answers them: a pending TOTP is off, a
+    // confirmed one on; passkeys counted (another account's not).
+    const factorsStore = new signInFactors.SignInFactorStore(h.db.knex);
+    const sealed = Buffer.from('sealed');
+    await h.db.knex('mfa_totp').insert({ account_id: userId, secret_sealed: sealed, confirmed_at: null, created_at: '2026-01-01T00:00:00Z' });
+    const passkey = (id: string, accountId: string) => ({
+      id,
+      account_id: accountId,
+      credential_id: `cred-${id}`,
+      public_key: sealed,
+      counter: 0,
+      name: 'key',
+      created_at: '2026-01-01T00:00:00Z',
+    });
+    await h.db
+      .knex('passkeys')
+      .insert([
+        passkey('00000000-0000-4000-8000-0000000000a1', userId),
+        passkey('00000000-0000-4000-8000-0000000000a2', userId),
+        passkey('00000000-0000-4000-8000-0000000000a3', otherId),
+      ]);
+    const pending = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
+    expect(queries(pending)).to.equal(1);
+    expect(pending.body).to.deep.include({ totp: false, passkeys: 2 });
+    expect(pending.body).to.deep.include(await factorsStore.summary(userId));
+    await h.db.knex('mfa_totp').where({ account_id: userId }).update({ confirmed_at: '2026-01-02T00:00:00Z' });
+    const on = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
+    expect(queries(on)).to.equal(1);
+    expect(on.body).to.deep.include({ totp: true, passkeys: 2 });
+    expect(on.body).to.deep.include(await factorsStore.summary(userId));
+    await h.db.knex('passkeys').whereIn('account_id', [userId, otherId]).delete();
+    await h.db.knex('mfa_totp').where({ account_id: userId }).delete();
 
     // Two linked identities (the later one first in the table), another account's, and a
     // millisecond that must survive the SQL formatting.
@@ -323,7 +356,7 @@ describe('the authenticated read path', () => {
     ]);
     const linked = await person.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(linked.status).to.equal(200);
-    expect(queries(linked)).to.equal(2);
+    expect(queries(linked)).to.equal(1);
     expect(linked.body).to.deep.equal(
       JSON.parse(JSON.stringify({ hasPassword: true, identities: await personStore.identities(userId), totp: false, passkeys: 0 })),
     );
@@ -336,7 +369,7 @@ describe('the authenticated read path', () => {
     await h.db.knex('accounts').where({ id: otherId }).update({ password_hash: null });
     const social = await other.get('/api/v1/me/logins').set('X-Diagnostics', '1');
     expect(social.status).to.equal(200);
-    expect(queries(social)).to.equal(2);
+    expect(queries(social)).to.equal(1);
     expect(social.body).to.deep.equal({
       hasPassword: false,
       identities: [{ provider: 'google', email: 'other@gmail.example', linkedAt: '2026-01-01T00:00:00.000Z' }],

@@ -176,6 +176,9 @@ interface FanOutRow {
   load: [number, number];
   /** Statements per notification of the sending side (the causing write, its transaction's BEGIN/COMMIT included). */
   sendStatements: number;
+  /** ms from the first request until every notification was stored and enqueued, and how many deliveries had arrived by then. */
+  sentMs: number;
+  deliveredWhenSent: number;
 }
 
 async function seriesExtend(): Promise<void> {
@@ -269,6 +272,8 @@ async function fanOut(): Promise<void> {
         }),
       );
       db.knex.off('query', countSend);
+      const sentMs = performance.now() - started;
+      const deliveredAtSent = fcm.delivered.length;
       while (fcm.delivered.length < expected && performance.now() - started < 600_000) await new Promise((r) => setTimeout(r, 20));
       const done = performance.now();
       const parentCpu = process.cpuUsage(parent0);
@@ -298,6 +303,8 @@ async function fanOut(): Promise<void> {
         statements: Object.fromEntries(Object.entries(statements).map(([k, n]) => [k, n / Math.max(1, fcm.delivered.length)])),
         load: [load0, load1],
         sendStatements: sendStatements / sendTo.length,
+        sentMs,
+        deliveredWhenSent: deliveredAtSent,
       };
       rows.push(row);
       log(
@@ -307,7 +314,9 @@ async function fanOut(): Promise<void> {
           `runner statements ${Object.entries(row.statements)
             .sort((a, b) => b[1] - a[1])
             .map(([k, n]) => `${k} ${n.toFixed(3)}`)
-            .join(', ')}; sender ${row.sendStatements.toFixed(1)} statements per notification; load ${row.load[0].toFixed(1)} → ${row.load[1].toFixed(1)}`,
+            .join(
+              ', ',
+            )}; sender ${row.sendStatements.toFixed(1)} statements per notification, every notification enqueued after ${Math.round(row.sentMs)} ms (${row.deliveredWhenSent} delivered by then); load ${row.load[0].toFixed(1)} → ${row.load[1].toFixed(1)}`,
       );
       return row.rate;
     };

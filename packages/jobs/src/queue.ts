@@ -26,11 +26,17 @@ export interface JobContext {
 
 export type JobHandler<T> = (data: T, context: JobContext) => Promise<void>;
 
-/** Thrown by a handler: try again later, not before `retryAfterMs` (e.g. a provider's Retry-After) when given. */
+/**
+ * Thrown by a handler: try again later, not before `retryAfterMs` (e.g. a provider's Retry-After)
+ * when given. With `nextData` the retry runs with that data instead of the job's (the part of the
+ * work still left, e.g. the phones of a notification that have not got it yet); the retry is
+ * written in the transaction that ends this run, so the work done is never done again by it.
+ */
 export class RetryLater extends Error {
   constructor(
     message: string,
     readonly retryAfterMs?: number,
+    readonly nextData?: unknown,
   ) {
     super(message);
     this.name = 'RetryLater';
@@ -446,7 +452,8 @@ export class JobQueue {
     const delayMs = Math.max(backoff, err instanceof RetryLater ? (err.retryAfterMs ?? 0) : 0);
     const firstDue = new Date(envelope.f).getTime();
     if (this.clock.now().getTime() + delayMs - firstDue > this.giveUpAfterMs) return this.giveUp(queue, job.id, log, err.message);
-    await this.reschedule(queue, job, { ...envelope, a: envelope.a + 1 }, delayMs, 'retried', log, err);
+    const p = err instanceof RetryLater && err.nextData !== undefined ? err.nextData : envelope.p;
+    await this.reschedule(queue, job, { ...envelope, p, a: envelope.a + 1 }, delayMs, 'retried', log, err);
   }
 
   /** Ends this run and schedules `next` in `delayMs`, in one transaction: never both, never neither. */

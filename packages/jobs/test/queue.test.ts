@@ -171,6 +171,26 @@ describe('jobs: the PostgreSQL job queue', () => {
     expect((await jobs()).map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'completed', 'completed']);
   });
 
+  it('retries with the data a RetryLater names (the work still left), keeping the first due time', async () => {
+    const seen: { n: number; attempt: number }[] = [];
+    const q = newQueue(async (d, ctx) => {
+      seen.push({ n: d.n, attempt: ctx.attempt });
+      if (ctx.attempt === 1) throw new RetryLater('two of three done', 30_000, { n: d.n - 2 });
+    });
+    await q.enqueue(QUEUE, { n: 3 });
+    await q.runDue();
+    const rows = await jobs();
+    expect(rows.map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'created']);
+    expect(rows[1].data).to.deep.equal({ p: { n: 1 }, a: 2, f: '2026-11-27T12:00:00.000Z' });
+    expect(rows[1].due_in).to.be.within(29, 30.1);
+    await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+    await q.runDue();
+    expect(seen).to.deep.equal([
+      { n: 3, attempt: 1 },
+      { n: 1, attempt: 2 },
+    ]);
+  });
+
   it('runs a deferred job later without counting an attempt (RunLater)', async () => {
     const seen: number[] = [];
     const q = newQueue(async (_d, ctx) => {

@@ -7,7 +7,7 @@
  */
 
 // Migrations: the package's tables (and its relations to other packages' tables).
-export { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, migrate, migrations, relations } from './migrations.js';
+export { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, FANOUT_QUEUE, migrate, migrations, relations } from './migrations.js';
 
 // Models: one per table.
 export { PushDeviceModel, tokenHash } from './models/index.js';

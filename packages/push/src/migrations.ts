@@ -5,11 +5,17 @@ import type { Knex } from 'knex';
 import * as createPushDevices from '../migrations/20261122130000_create_push_devices.js';
 import * as createPushNotifications from '../migrations/20261127180000_create_push_notifications.js';
 import * as pushDevicesQuietHours from '../migrations/20261127180300_push_devices_quiet_hours.js';
+import * as createPushDeliveries from '../migrations/20261128030000_create_push_deliveries.js';
 import * as pushDevicesUserFk from '../migrations/relations/20261125090000_push_devices_user_fk.js';
 import * as pushInboxUserFk from '../migrations/relations/20261127180200_push_inbox_user_fk.js';
 
-/** The job queue of deliveries (one job per notification and phone), and how long a run may hold a job. */
+/**
+ * The job queue of single deliveries (one job per notification and phone: householdNews, and a
+ * phone held by its quiet hours), and how long a run may hold a job.
+ */
 export const DELIVERY_QUEUE = 'push-deliver';
+/** Notifications on their way to their phones: one job per notification, which sends to every phone that wants it. */
+export const FANOUT_QUEUE = 'push-fanout';
 export const DELIVERY_EXPIRE_SECONDS = 120;
 /** householdNews of a change, sent after the change commits (one job per change). */
 export const NEWS_QUEUE = 'push-news';
@@ -27,6 +33,8 @@ export const migrations: MigrationSet = {
     { name: '20261127180300_push_devices_quiet_hours', up: pushDevicesQuietHours.up, down: pushDevicesQuietHours.down },
     createQueueMigration('20261127180400_push_news_queue', NEWS_QUEUE, { expireInSeconds: DELIVERY_EXPIRE_SECONDS }),
     createQueueMigration('20261127180500_push_digest_queue', DIGEST_QUEUE, { expireInSeconds: DELIVERY_EXPIRE_SECONDS }),
+    { name: '20261128030000_create_push_deliveries', up: createPushDeliveries.up, down: createPushDeliveries.down },
+    createQueueMigration('20261128030100_push_fanout_queue', FANOUT_QUEUE, { expireInSeconds: DELIVERY_EXPIRE_SECONDS }),
   ],
 };
 

@@ -10,9 +10,9 @@ import type {
   Transaction,
 } from '@svc/contracts';
 import { type FieldIssue, InputError, isUuid, NotFoundError } from '@svc/http-kit';
-import { type JobContext, type JobQueue, RunLater } from '@svc/jobs';
+import { GiveUp, type JobContext, type JobQueue, RetryLater, RunLater } from '@svc/jobs';
 import type { Knex } from 'knex';
-import { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, DIGEST_QUEUE, NEWS_QUEUE } from './migrations.js';
+import { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, DIGEST_QUEUE, FANOUT_QUEUE, NEWS_QUEUE } from './migrations.js';
 import type { PushLogger } from './providers/file.js';
 import type { PushMessage, PushProvider } from './providers/types.js';
 import { type QuietHours, quietWaitMs } from './quiet-hours.js';
@@ -84,7 +84,36 @@ interface DigestJob {
   t: string;
 }
 
-/** A delivery job: one notification to one phone. */
+/** A fan-out job: one notification to every phone of its people that wants its kind. */
+interface FanOutJob {
+  /** notification id */
+  n: string;
+  /** a retry: only these phones (token hashes, hex), the ones a provider failed */
+  t?: string[];
+}
+
+/** A phone of a fan-out, with its notification, as `fanOut` reads them. */
+type FanOutRow = {
+  key_n: string;
+  /** token hash, hex */
+  t: string;
+  token: string;
+  platform: 'ios' | 'android';
+  provider: string;
+  quiet_hours: QuietHours | null;
+  id: string;
+  household_id: string;
+  kind: PushKind;
+  title: string;
+  body: string;
+  data: Record<string, unknown> | null;
+  time_zone_id: string;
+};
+
+/** What the fan-out is done with for a phone (push_deliveries.outcome). */
+type DeliveryOutcome = 'sent' | 'gone' | 'refused' | 'held';
+
+/** A delivery job: one notification to one phone (householdNews, and a phone held by its quiet hours). */
 interface DeliveryJob {
   /** notification id */
   n: string;
@@ -109,6 +138,20 @@ const SWITCH_COLUMN: Record<PushKind, string> = {
   reminders: 'reminders',
 };
 
+/** The message of a notification to one phone. */
+function messageOf(row: { token: string; platform: 'ios' | 'android'; kind: PushKind; household_id: string; [column: string]: unknown }): PushMessage {
+  return {
+    id: String(row.id),
+    token: row.token,
+    platform: row.platform,
+    kind: row.kind,
+    householdId: row.household_id,
+    title: String(row.title),
+    body: String(row.body),
+    data: (row.data ?? {}) as Record<string, unknown>,
+  };
+}
+
 function encodeCursor(createdAt: string, id: string): string {
   return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
 }
@@ -125,10 +168,38 @@ function decodeCursor(cursor: string): [string, string] {
 }
 
 /**
+ * What callers ask for within one turn of the event loop, served by one call (one statement): the
+ * runner starts a fetched batch of jobs at once, and provider answers arrive together.
+ */
+class PerTurn<K, R> {
+  private pending: { keys: K[]; result: Promise<R> } | undefined;
+  constructor(private readonly run: (keys: K[]) => Promise<R>) {}
+
+  add(key: K): Promise<R> {
+    let batch = this.pending;
+    if (!batch) {
+      const keys: K[] = [];
+      const result = new Promise<R>((resolve, reject) => {
+        setImmediate(() => {
+          this.pending = undefined;
+          this.run(keys).then(resolve, reject);
+        });
+      });
+      batch = { keys, result };
+      this.pending = batch;
+    }
+    batch.keys.push(key);
+    return batch.result;
+  }
+}
+
+/**
  * Notifications: who gets one (every member with an account but the one excluded), the inbox
  * that keeps it per person for 30 days, and the delivery to each phone that wants its kind — one
- * job per notification and phone on @svc/jobs' queue, enqueued in the transaction that stores the
- * notification, so a notification is either stored and on its way to every phone or not at all.
+ * fan-out job per notification on @svc/jobs' queue (householdNews: one job per phone, for its
+ * batching), enqueued in the transaction that stores the notification, so a notification is
+ * either stored and on its way to every phone or not at all. The fan-out records each phone it is
+ * done with (push_deliveries), so a run again never sends one phone the notification twice.
  */
 export class NotificationService {
   private readonly knex: Knex;
@@ -137,7 +208,9 @@ export class NotificationService {
   private readonly providers: PushProviders;
   private readonly logger: PushLogger;
   private readonly newId: () => string;
-  private reading: { keys: DeliveryJob[]; result: Promise<Map<string, DeliveryRow>> } | undefined;
+  private readonly deliveryReads: PerTurn<DeliveryJob, Map<string, DeliveryRow>>;
+  private readonly fanOutReads: PerTurn<string, Map<string, FanOutRow[]>>;
+  private readonly records: PerTurn<{ n: string; t: string; outcome: DeliveryOutcome }, void>;
 
   constructor(private readonly options: NotificationServiceOptions) {
     this.knex = options.knex;
@@ -146,6 +219,10 @@ export class NotificationService {
     this.providers = options.providers;
     this.logger = options.logger;
     this.newId = options.newId ?? randomUUID;
+    this.deliveryReads = new PerTurn((keys) => this.readDeliveries(keys));
+    this.fanOutReads = new PerTurn((ids) => this.readFanOuts(ids));
+    this.records = new PerTurn((done) => this.record(done));
+    this.jobs.define<FanOutJob>(FANOUT_QUEUE, (job, context) => this.fanOut(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
     this.jobs.define<DeliveryJob>(DELIVERY_QUEUE, (job, context) => this.deliver(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
     this.jobs.define<NewsJob>(NEWS_QUEUE, (job) => this.announce(job), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
     this.jobs.define<DigestJob>(DIGEST_QUEUE, (job, context) => this.digest(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
@@ -252,7 +329,10 @@ export class NotificationService {
     return trx ? run(trx as Knex.Transaction) : this.knex.transaction(run);
   }
 
-  /** Stores the notification and the inbox rows, and enqueues one delivery per phone that wants the kind. */
+  /**
+   * Stores the notification and the inbox rows, and enqueues its fan-out job (householdNews: one
+   * delivery per phone that wants the kind, each batched on its own).
+   */
   private async store(
     trx: Knex.Transaction,
     id: string,
@@ -272,6 +352,10 @@ export class NotificationService {
     );
     if (inserted.rowCount === 0 || people.length === 0) return;
     await trx.raw('insert into push_inbox (user_id, notification_id, created_at) select unnest(?::uuid[]), ?, ?', [people, id, now]);
+    if (input.kind !== 'householdNews') {
+      await this.jobs.enqueue<FanOutJob>(FANOUT_QUEUE, { n: id }, { trx });
+      return;
+    }
     const column = SWITCH_COLUMN[input.kind];
     const devices = await trx.raw(
       `select encode(token_hash, 'hex') as t from push_devices where user_id = any(?::uuid[]) and ${column} and provider in ('fcm', 'apns')`,
@@ -299,17 +383,110 @@ export class NotificationService {
     } else if (quiet > 0) {
       throw new RunLater(quiet);
     }
-    const message: PushMessage = {
-      id: String(row.id),
-      token: row.token,
-      platform: row.platform,
-      kind: row.kind,
-      householdId: row.household_id,
-      title: String(row.title),
-      body: String(row.body),
-      data: (row.data ?? {}) as Record<string, unknown>,
-    };
-    await this.sendTo(provider, message, job.t, context);
+    await this.sendTo(provider, messageOf(row), job.t, context);
+  }
+
+  /**
+   * One notification to every phone of its people that wants its kind (read now: a phone deleted,
+   * switched off or handed to another account since is left out), all at once. Each phone it is
+   * done with is recorded (push_deliveries): sent, gone (the device is deleted), refused for good
+   * (logged), or held by its quiet hours (handed to a delivery job of its own, due when they end).
+   * Phones a provider failed (429, 5xx, time-out) are retried as one job of just those phones,
+   * with backoff and Retry-After; a run again after a crash skips every phone recorded.
+   */
+  private async fanOut(job: FanOutJob, context: JobContext): Promise<void> {
+    let phones = (await this.fanOutReads.add(job.n)).get(job.n) ?? [];
+    if (job.t) {
+      const only = new Set(job.t);
+      phones = phones.filter((p) => only.has(p.t));
+    }
+    const now = this.clock.now();
+    const held: { data: DeliveryJob; at: Date }[] = [];
+    const sends: Promise<void>[] = [];
+    const failed: string[] = [];
+    let retryAfterMs: number | undefined;
+    let lastError = '';
+    for (const row of phones) {
+      const provider = this.providers[row.provider as 'fcm' | 'apns'];
+      if (!provider) continue;
+      const quiet = row.kind === 'reminders' ? 0 : quietWaitMs(row.quiet_hours, row.time_zone_id, now);
+      if (quiet > 0) {
+        held.push({ data: { n: job.n, t: row.t }, at: new Date(now.getTime() + quiet) });
+        continue;
+      }
+      sends.push(
+        this.sendTo(provider, messageOf(row), row.t, context).then(
+          (outcome) => this.records.add({ n: job.n, t: row.t, outcome }),
+          (err: Error) => {
+            if (err instanceof GiveUp) {
+              this.logger.warn(
+                { provider: provider.name, device: row.t.slice(0, 12), notification: job.n, err: { message: err.message } },
+                'push refused for good',
+              );
+              return this.records.add({ n: job.n, t: row.t, outcome: 'refused' });
+            }
+            failed.push(row.t);
+            lastError = err.message;
+            if (err instanceof RetryLater && err.retryAfterMs !== undefined) retryAfterMs = Math.max(retryAfterMs ?? 0, err.retryAfterMs);
+          },
+        ),
+      );
+    }
+    if (held.length) await this.hold(job.n, held);
+    await Promise.all(sends);
+    if (failed.length)
+      throw new RetryLater(`${failed.length} of ${phones.length} phones: ${lastError}`, retryAfterMs, { n: job.n, t: failed } satisfies FanOutJob);
+  }
+
+  /** The phones of fan-outs that start in the same turn, by notification: one SELECT. */
+  private async readFanOuts(ids: string[]): Promise<Map<string, FanOutRow[]>> {
+    const { rows } = (await this.knex.raw(
+      `select k.n as key_n, encode(d.token_hash, 'hex') as t, d.token, d.platform, d.provider, d.quiet_hours,
+              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id
+         from unnest(?::uuid[]) as k(n)
+         join push_notifications n on n.id = k.n
+         join push_inbox i on i.notification_id = n.id
+         join push_devices d on d.user_id = i.user_id
+        where d.provider in ('fcm', 'apns')
+          and case n.kind when 'listChanges' then d.list_changes when 'householdNews' then d.household_news when 'runDone' then d.run_done else d.reminders end
+          and not exists (select 1 from push_deliveries x where x.notification_id = n.id and x.token_hash = d.token_hash)`,
+      [ids],
+    )) as { rows: FanOutRow[] };
+    const byId = new Map<string, FanOutRow[]>();
+    for (const row of rows) {
+      const list = byId.get(row.key_n);
+      if (list) list.push(row);
+      else byId.set(row.key_n, [row]);
+    }
+    return byId;
+  }
+
+  /** Records what fan-outs are done with, for every phone done in the same turn: one INSERT. */
+  private async record(done: { n: string; t: string; outcome: DeliveryOutcome }[]): Promise<void> {
+    await this.knex.raw(
+      `insert into push_deliveries (notification_id, token_hash, outcome)
+       select n, decode(t, 'hex'), o from unnest(?::uuid[], ?::text[], ?::text[]) as k(n, t, o)
+       on conflict do nothing`,
+      [done.map((d) => d.n), done.map((d) => d.t), done.map((d) => d.outcome)],
+    );
+  }
+
+  /** Hands phones in their quiet hours to delivery jobs of their own, due when the hours end (once each, however often this runs). */
+  private async hold(n: string, held: { data: DeliveryJob; at: Date }[]): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      const { rows } = await trx.raw(
+        `insert into push_deliveries (notification_id, token_hash, outcome)
+         select ?, decode(t, 'hex'), 'held' from unnest(?::text[]) as k(t)
+         on conflict do nothing returning encode(token_hash, 'hex') as t`,
+        [n, held.map((h) => h.data.t)],
+      );
+      const fresh = new Set((rows as { t: string }[]).map((r) => r.t));
+      await this.jobs.enqueueAt<DeliveryJob>(
+        DELIVERY_QUEUE,
+        held.filter((h) => fresh.has(h.data.t)),
+        { trx },
+      );
+    });
   }
 
   /**
@@ -317,44 +494,32 @@ export class NotificationService {
    * that starts in the same turn of the event loop (the runner starts a fetched batch at once):
    * one SELECT for the batch rather than one per delivery.
    */
-  private readDelivery(job: DeliveryJob): Promise<DeliveryRow | undefined> {
-    let batch = this.reading;
-    if (!batch) {
-      const keys: DeliveryJob[] = [];
-      const result = new Promise<Map<string, DeliveryRow>>((resolve, reject) => {
-        setImmediate(() => {
-          this.reading = undefined;
-          this.knex
-            .raw(
-              `select k.t as key_t, k.n as key_n, d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
-                      n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
-                      exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
-                 from unnest(?::text[], ?::uuid[]) as k(t, n)
-                 join push_notifications n on n.id = k.n
-                 join push_devices d on d.token_hash = decode(k.t, 'hex')`,
-              [keys.map((k) => k.t), keys.map((k) => k.n)],
-            )
-            .then((r: { rows: (DeliveryRow & { key_t: string; key_n: string })[] }) => {
-              resolve(new Map(r.rows.map((row) => [`${row.key_t} ${row.key_n}`, row])));
-            }, reject);
-        });
-      });
-      batch = { keys, result };
-      this.reading = batch;
-    }
-    batch.keys.push(job);
-    return batch.result.then((rows) => rows.get(`${job.t} ${job.n}`));
+  private async readDelivery(job: DeliveryJob): Promise<DeliveryRow | undefined> {
+    return (await this.deliveryReads.add(job)).get(`${job.t} ${job.n}`);
   }
 
-  private async sendTo(provider: PushProvider, message: PushMessage, tokenHashHex: string, context: JobContext): Promise<void> {
-    const job = { t: tokenHashHex };
-    const row = { token: message.token };
+  private async readDeliveries(keys: DeliveryJob[]): Promise<Map<string, DeliveryRow>> {
+    const r = (await this.knex.raw(
+      `select k.t as key_t, k.n as key_n, d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
+              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
+              exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
+         from unnest(?::text[], ?::uuid[]) as k(t, n)
+         join push_notifications n on n.id = k.n
+         join push_devices d on d.token_hash = decode(k.t, 'hex')`,
+      [keys.map((k) => k.t), keys.map((k) => k.n)],
+    )) as { rows: (DeliveryRow & { key_t: string; key_n: string })[] };
+    return new Map(r.rows.map((row) => [`${row.key_t} ${row.key_n}`, row]));
+  }
+
+  /** Sends one message; a token the provider calls gone deletes its device. */
+  private async sendTo(provider: PushProvider, message: PushMessage, tokenHashHex: string, context: JobContext): Promise<'sent' | 'gone'> {
     const outcome = await provider.send(message, context.signal);
     if (outcome === 'gone') {
       // Only the token as it was sent: a phone registered again meanwhile under the same token stays.
-      await this.knex.raw('delete from push_devices where token_hash = decode(?, ?) and token = ?', [job.t, 'hex', row.token]);
-      this.logger.info({ provider: provider.name, device: job.t.slice(0, 12) }, 'push token gone: device deleted');
+      await this.knex.raw('delete from push_devices where token_hash = decode(?, ?) and token = ?', [tokenHashHex, 'hex', message.token]);
+      this.logger.info({ provider: provider.name, device: tokenHashHex.slice(0, 12) }, 'push token gone: device deleted');
     }
+    return outcome;
   }
 
   /**

@@ -160,7 +160,8 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
         .send({ listChanges: false, householdNews: true, runDone: true })
         .expect(200);
       const { body } = await send({ ...note, data: { listId: 'l1', n: 2 }, excludeUserId: ada }).expect(202);
-      expect(await queue.runDue()).to.equal(2);
+      // One job: the notification's fan-out to every phone.
+      expect(await queue.runDue()).to.equal(1);
       expect(fcm.delivered.map((d) => d.token)).to.deep.equal(['bo-tablet']);
       expect(fcm.delivered[0]!.message.notification).to.deep.equal({ title: 'Handleliste', body: 'Ada la til melk' });
       expect(fcm.delivered[0]!.message.data).to.deep.include({ listId: 'l1', n: '2', notificationId: body.id, householdId: home, kind: 'listChanges' });
@@ -170,7 +171,7 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       expect(await queue.runDue()).to.equal(0);
     });
 
-    it('reads the phones and notifications of the deliveries a runner starts together in one SELECT, and each phone gets its own', async () => {
+    it('reads the phones and notifications of the fan-outs a runner starts together in one SELECT, and each phone gets its own', async () => {
       const phones = ['ada-1', 'ada-2', 'bo-1', 'bo-2', 'cy-1', 'cy-2'];
       for (const t of phones) await register(t.startsWith('ada') ? ada : t.startsWith('bo') ? bo : cy, t, 'android');
       const first = (await send(note).expect(202)).body.id as string;
@@ -181,7 +182,7 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       };
       db.knex.on('query', onQuery);
       try {
-        expect(await queue.runDue()).to.equal(12);
+        expect(await queue.runDue()).to.equal(2);
       } finally {
         db.knex.off('query', onQuery);
       }
@@ -215,6 +216,77 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
       await queue.runDue();
       expect(fcm.delivered.map((d) => d.token)).to.deep.equal(['ada-android']);
+    });
+
+    it('records each phone it is done with: a fan-out run again (its runner vanished, the job put back) sends only to phones not recorded', async () => {
+      await register(ada, 'ada-1', 'android');
+      await register(bo, 'bo-1', 'android');
+      await register(cy, 'cy-quiet', 'android');
+      // Cy's phone is in its quiet hours (13:00 in Oslo now): handed to a delivery job of its own.
+      await request(app)
+        .patch('/api/v1/me/devices/cy-quiet')
+        .set('X-Test-User', cy)
+        .send({ listChanges: true, householdNews: true, runDone: true, quietHours: { start: '12:30', end: '14:00' } })
+        .expect(200);
+      const id = (await send(note).expect(202)).body.id as string;
+      expect(await queue.runDue()).to.equal(1);
+      expect(fcm.delivered.map((d) => d.token).sort()).to.deep.equal(['ada-1', 'bo-1']);
+      const outcomes = await db.knex.raw(
+        `select d.token, x.outcome from push_deliveries x
+         join push_devices d on d.token_hash = x.token_hash where x.notification_id = ? order by 1`,
+        [id],
+      );
+      expect(outcomes.rows.map((r: { token: string; outcome: string }) => `${r.token} ${r.outcome}`)).to.deep.equal([
+        'ada-1 sent',
+        'bo-1 sent',
+        'cy-quiet held',
+      ]);
+      const held = () => db.knex.raw(`select data->'p'->>'t' as t from pgboss.job where name = 'push-deliver'`).then((r) => r.rows);
+      expect(await held()).to.have.length(1);
+      // The fan-out put back as the queue's expiry does for a vanished runner, with Bo's record lost (his answer came, its record did not).
+      await db.knex.raw(`delete from push_deliveries x using push_devices d where d.token_hash = x.token_hash and d.token = 'bo-1'`);
+      await db.knex.raw(`update pgboss.job set state = 'created', completed_on = null, start_after = now() - interval '1 second' where name = 'push-fanout'`);
+      expect(await queue.runDue()).to.equal(1);
+      // Only the phone without a record is sent again; the quiet one is not handed over twice.
+      expect(fcm.delivered.map((d) => d.token).sort()).to.deep.equal(['ada-1', 'bo-1', 'bo-1']);
+      expect(await held()).to.have.length(1);
+      // At 14:00 in Oslo Cy's phone gets it, once.
+      clock.set('2026-11-27T13:00:00.000Z');
+      await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+      expect(await queue.runDue()).to.equal(1);
+      expect(fcm.delivered.filter((d) => d.token === 'cy-quiet')).to.have.length(1);
+    });
+
+    it('retries only the phones a provider failed, as one job of just those, and each phone gets it once', async () => {
+      for (const [user, token] of [
+        [ada, 'ada-1'],
+        [bo, 'bo-1'],
+        [cy, 'cy-1'],
+      ] as const)
+        await register(user, token, 'android');
+      const sendsBefore = fcm.sends;
+      fcm.script.push({ status: 503, headers: { 'Retry-After': '20' } });
+      const id = (await send(note).expect(202)).body.id as string;
+      await queue.runDue();
+      expect(fcm.delivered).to.have.length(2);
+      const first = new Set(fcm.delivered.map((d) => d.token));
+      const retry = await db.knex.raw(
+        `select data, extract(epoch from start_after - now())::float8 as due_in from pgboss.job where name = 'push-fanout' and state = 'created'`,
+      );
+      expect(retry.rows).to.have.length(1);
+      expect(retry.rows[0].due_in).to.be.within(19, 20.1);
+      expect(retry.rows[0].data.a).to.equal(2);
+      expect(retry.rows[0].data.p.n).to.equal(id);
+      expect(retry.rows[0].data.p.t).to.have.length(1);
+      await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
+      expect(await queue.runDue()).to.equal(1);
+      const per = new Map<string, number>();
+      for (const d of fcm.delivered) per.set(d.token, (per.get(d.token) ?? 0) + 1);
+      expect([...per.keys()].sort()).to.deep.equal(['ada-1', 'bo-1', 'cy-1']);
+      expect([...per.values()]).to.deep.equal([1, 1, 1]);
+      expect([...first].every((t) => per.get(t) === 1)).to.equal(true);
+      // The 503 and three deliveries: nobody was sent twice.
+      expect(fcm.sends - sendsBefore).to.equal(4);
     });
 
     it('a phone switched off or deleted after the notification was sent gets nothing', async () => {

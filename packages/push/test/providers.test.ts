@@ -61,6 +61,22 @@ describe('push providers', () => {
       expect((m.apns as { headers: Record<string, string> }).headers['apns-collapse-id']).to.equal(`${HOUSEHOLD}:listChanges`);
     });
 
+    it('sends on at most its kept connections, however many sends are in flight, and keeps them for the next', async () => {
+      const few = new FcmProvider({ projectId: fcm.projectId, credentials: fcm.serviceAccount, url: fcm.url, tokenUrl: fcm.tokenUrl, clock, connections: 4 });
+      try {
+        await few.send(message()); // the access token first (its own connection to the token endpoint)
+        const before = fcm.connections;
+        const sends = Array.from({ length: 40 }, (_, i) => few.send(message({ token: `t-${i}` })));
+        expect(await Promise.all(sends)).to.deep.equal(Array(40).fill('sent'));
+        expect(fcm.connections - before).to.be.at.most(3); // the one kept from the first send, and 3 more
+        await Promise.all(Array.from({ length: 40 }, (_, i) => few.send(message({ token: `u-${i}` }))));
+        expect(fcm.connections - before).to.be.at.most(3);
+        expect(fcm.delivered).to.have.length(81);
+      } finally {
+        await few.close();
+      }
+    });
+
     it('renews the access token before it expires', async () => {
       // Tokens that live 60 s are within the library's five-minute renewal margin: each send gets a new one.
       fcm.tokenLifetimeSeconds = 60;

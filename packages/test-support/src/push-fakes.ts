@@ -57,6 +57,8 @@ export class FakeFcm {
   /** Every send request that arrived, answered or not. */
   sends = 0;
   tokenRequests = 0;
+  /** TCP connections accepted (a client keeping its connections open makes few). */
+  connections = 0;
   /** Lifetime of the access tokens it issues, in seconds. */
   tokenLifetimeSeconds = 3600;
   readonly script: FakeAnswer[] = [];
@@ -93,6 +95,9 @@ export class FakeFcm {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => this.handle(req, res, Buffer.concat(chunks).toString('utf8')));
+    });
+    this.server.on('connection', () => {
+      this.connections++;
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     const { port } = this.server.address() as AddressInfo;

@@ -21,6 +21,8 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { HouseholdProfile } from '@svc/contracts';
@@ -30,6 +32,7 @@ import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as push from '@svc/push';
 import { createTestDatabase, FakeFcm } from '@svc/test-support';
+import type { Knex } from 'knex';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,6 +72,12 @@ async function runnerProcess(config: RunnerConfig): Promise<void> {
     providers: { fcm: provider },
     logger: quiet,
   });
+  // Statements this runner sends, by what they do (pg-boss's fetch and completion, job inserts, the rest by verb).
+  const statements: Record<string, number> = {};
+  knex.on('query', (q: { sql: string }) => {
+    const kind = statementKind(q.sql);
+    statements[kind] = (statements[kind] ?? 0) + 1;
+  });
   await queue.start();
   const cpuAtReady = process.cpuUsage();
   process.stdout.write('ready\n');
@@ -76,7 +85,7 @@ async function runnerProcess(config: RunnerConfig): Promise<void> {
     void (async () => {
       await queue.stop();
       const cpu = process.cpuUsage(cpuAtReady);
-      process.stdout.write(`${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000 })}\n`);
+      process.stdout.write(`${JSON.stringify({ cpuMs: (cpu.user + cpu.system) / 1000, statements })}\n`);
       await provider.close();
       await knex.destroy();
       process.exit(0);
@@ -84,8 +93,39 @@ async function runnerProcess(config: RunnerConfig): Promise<void> {
   });
 }
 
-/** Starts a runner process and waits until it is ready; `stop()` ends it and answers its CPU ms since ready. */
-async function startRunner(config: RunnerConfig): Promise<{ stop(): Promise<number> }> {
+/** What a statement does, by its text: pg-boss's fetch, completion and job insert, else its first word. */
+function statementKind(sql: string): string {
+  if (/^\s*WITH next as/i.test(sql)) return 'job fetch';
+  if (/^\s*WITH results AS/i.test(sql)) return 'job complete';
+  if (/INSERT INTO \w+\.job\b/i.test(sql)) return 'job insert';
+  return (/^\s*(\w+)/.exec(sql)?.[1] ?? '?').toLowerCase();
+}
+
+/** CPU ms (user + system) used so far by the PostgreSQL backends serving `knex`'s database (from /proc; NaN off Linux). */
+async function backendCpu(knex: Knex): Promise<Map<number, number>> {
+  const { rows } = await knex.raw('select pid from pg_stat_activity where datname = current_database()');
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows as { pid: number }[]) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      /* not on this machine, or gone */
+    }
+  }
+  return cpu;
+}
+
+/** CPU the database's backends used between two `backendCpu` readings (a backend new since the first counts whole). */
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
+/** Starts a runner process and waits until it is ready; `stop()` ends it and answers its CPU ms since ready and its statements. */
+async function startRunner(config: RunnerConfig): Promise<{ stop(): Promise<{ cpuMs: number; statements: Record<string, number> }> }> {
   const child = spawn(process.execPath, [...process.execArgv, process.argv[1]!], {
     env: { ...process.env, FANOUT_RUNNER: JSON.stringify(config) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -112,7 +152,7 @@ async function startRunner(config: RunnerConfig): Promise<{ stop(): Promise<numb
       child.kill('SIGTERM');
       await exited;
       const line = out.split('\n').find((l) => l.startsWith('{'));
-      return line ? (JSON.parse(line) as { cpuMs: number }).cpuMs : Number.NaN;
+      return line ? (JSON.parse(line) as { cpuMs: number; statements: Record<string, number> }) : { cpuMs: Number.NaN, statements: {} };
     },
   };
 }
@@ -127,6 +167,18 @@ interface FanOutRow {
   requestToLastMs: number;
   rate: number;
   cpuMsPerDelivery: number;
+  /** CPU ms per delivery of the bench's own process (the sending side and the FCM fake). */
+  parentCpuMsPerDelivery: number;
+  /** CPU ms per delivery of the scratch database's PostgreSQL backends (every process's connections). */
+  pgCpuMsPerDelivery: number;
+  /** The runners' statements per delivery, by kind. */
+  statements: Record<string, number>;
+  load: [number, number];
+  /** Statements per notification of the sending side (the causing write, its transaction's BEGIN/COMMIT included). */
+  sendStatements: number;
+  /** ms from the first request until every notification was stored and enqueued, and how many deliveries had arrived by then. */
+  sentMs: number;
+  deliveredWhenSent: number;
 }
 
 async function seriesExtend(): Promise<void> {
@@ -201,6 +253,14 @@ async function fanOut(): Promise<void> {
       fcm.delivered.length = 0;
       const instances = await Promise.all(Array.from({ length: count }, () => startRunner({ dbUrl: db.url, fcm: fcmConfig })));
       const expected = sendTo.length * 30;
+      const load0 = os.loadavg()[0]!;
+      const pg0 = await backendCpu(db.knex);
+      const parent0 = process.cpuUsage();
+      let sendStatements = 0;
+      const countSend = () => {
+        sendStatements++;
+      };
+      db.knex.on('query', countSend);
       const started = performance.now();
       // Every household notified at once (as the planner's nightly run would), 16 requests in flight
       // (as many as one instance's pool serves at once; more only wait for a connection and time out).
@@ -211,9 +271,18 @@ async function fanOut(): Promise<void> {
             await sender.send(h, { kind: 'runDone', title: 'Plan ready', body: 'Next week is planned' });
         }),
       );
+      db.knex.off('query', countSend);
+      const sentMs = performance.now() - started;
+      const deliveredAtSent = fcm.delivered.length;
       while (fcm.delivered.length < expected && performance.now() - started < 600_000) await new Promise((r) => setTimeout(r, 20));
       const done = performance.now();
-      const cpuMs = (await Promise.all(instances.map((i) => i.stop()))).reduce((a, b) => a + b, 0);
+      const parentCpu = process.cpuUsage(parent0);
+      const pgMs = cpuSince(pg0, await backendCpu(db.knex));
+      const load1 = os.loadavg()[0]!;
+      const stopped = await Promise.all(instances.map((i) => i.stop()));
+      const cpuMs = stopped.reduce((a, b) => a + b.cpuMs, 0);
+      const statements: Record<string, number> = {};
+      for (const r of stopped) for (const [k, n] of Object.entries(r.statements)) statements[k] = (statements[k] ?? 0) + n;
       const seen = new Map<string, number>();
       for (const d of fcm.delivered) {
         const key = `${d.token} ${String((d.message.data as Record<string, unknown>)?.notificationId)}`;
@@ -229,11 +298,25 @@ async function fanOut(): Promise<void> {
         requestToLastMs: done - started,
         rate: fcm.delivered.length / ((done - started) / 1000),
         cpuMsPerDelivery: cpuMs / Math.max(1, fcm.delivered.length),
+        parentCpuMsPerDelivery: (parentCpu.user + parentCpu.system) / 1000 / Math.max(1, fcm.delivered.length),
+        pgCpuMsPerDelivery: pgMs / Math.max(1, fcm.delivered.length),
+        statements: Object.fromEntries(Object.entries(statements).map(([k, n]) => [k, n / Math.max(1, fcm.delivered.length)])),
+        load: [load0, load1],
+        sendStatements: sendStatements / sendTo.length,
+        sentMs,
+        deliveredWhenSent: deliveredAtSent,
       };
       rows.push(row);
       log(
         `fan-out ${label}, ${count} instance(s): ${row.delivered}/${expected} deliveries, ${row.lost} lost, ${row.doubled} doubled; ` +
-          `request to last delivery ${Math.round(row.requestToLastMs)} ms, ${Math.round(row.rate)} deliveries/s, runner CPU ${row.cpuMsPerDelivery.toFixed(2)} ms/delivery`,
+          `request to last delivery ${Math.round(row.requestToLastMs)} ms, ${Math.round(row.rate)} deliveries/s, runner CPU ${row.cpuMsPerDelivery.toFixed(2)} ms/delivery` +
+          `; per delivery: bench process (sender + FCM fake) ${row.parentCpuMsPerDelivery.toFixed(2)} ms CPU, PostgreSQL ${row.pgCpuMsPerDelivery.toFixed(2)} ms CPU, ` +
+          `runner statements ${Object.entries(row.statements)
+            .sort((a, b) => b[1] - a[1])
+            .map(([k, n]) => `${k} ${n.toFixed(3)}`)
+            .join(
+              ', ',
+            )}; sender ${row.sendStatements.toFixed(1)} statements per notification, every notification enqueued after ${Math.round(row.sentMs)} ms (${row.deliveredWhenSent} delivered by then); load ${row.load[0].toFixed(1)} → ${row.load[1].toFixed(1)}`,
       );
       return row.rate;
     };
@@ -244,11 +327,11 @@ async function fanOut(): Promise<void> {
     const clean = rows.every((r) => r.lost === 0 && r.doubled === 0);
     const lines = [
       '',
-      '| fan-out | instances (processes) | delivered / expected | lost | doubled | request → last delivery ms | deliveries/s | runner CPU ms/delivery |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      '| fan-out | instances (processes) | delivered / expected | lost | doubled | request → last delivery ms | deliveries/s | runner CPU ms/delivery | bench process (sender + fake) CPU ms/delivery | PostgreSQL CPU ms/delivery |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.label} | ${r.instances} | ${r.delivered} / ${r.expected} | ${r.lost} | ${r.doubled} | ${Math.round(r.requestToLastMs)} | ${Math.round(r.rate)} | ${r.cpuMsPerDelivery.toFixed(2)} |`,
+          `| ${r.label} | ${r.instances} | ${r.delivered} / ${r.expected} | ${r.lost} | ${r.doubled} | ${Math.round(r.requestToLastMs)} | ${Math.round(r.rate)} | ${r.cpuMsPerDelivery.toFixed(2)} | ${r.parentCpuMsPerDelivery.toFixed(2)} | ${r.pgCpuMsPerDelivery.toFixed(2)} |`,
       ),
       '',
       '| target | measured | verdict |',

@@ -26,6 +26,8 @@ export interface FcmOptions {
   clock: Clock;
   /** A send that has not answered by then is retried (default 10 s). */
   timeoutMs?: number;
+  /** Connections to FCM kept open and used at once; more sends wait for one (default 64). */
+  connections?: number;
 }
 
 /** FCM's values must be strings: strings stay, everything else is JSON-encoded. */
@@ -53,7 +55,11 @@ export class FcmProvider implements PushProvider {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     const secure = new URL(this.endpoint).protocol === 'https:';
     this.transport = secure ? https : http;
-    this.agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    // As many kept connections as are used at once: a fan-out of hundreds of sends would otherwise open
+    // a connection per send and close every one beyond the agent's 256 idle ones (connect + close per send).
+    const connections = options.connections ?? 64;
+    const agentOptions = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
     this.jwt = this.client();
   }
 

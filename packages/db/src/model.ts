@@ -1,4 +1,7 @@
 import objection from 'objection';
+import { type ApiFormat, formattedSql } from './api-format.js';
+
+export type { ApiFormat };
 
 const { Model } = objection;
 
@@ -35,6 +38,19 @@ export class BaseModel extends Model {
   static timestamps: readonly string[] = [];
   /** bytea columns: held as Buffers; a read that carries them in JSON (a declared read) writes them as hex, turned back here. */
   static binaries: readonly string[] = [];
+  /**
+   * How PostgreSQL writes an API field whose column's own JSON is not the API's (`ApiFormat`;
+   * `timestamps` aside): with `timestamps`, the one declaration `apiColumnsSql` selects by, so a
+   * statement whose row (or `row_to_json` of it) is the answer writes what `toApi` answers.
+   */
+  static apiFormats: Readonly<Record<string, ApiFormat>> = {};
+  /** The API fields the model answers (its `toApi`), in the answer's order; none for a model of no API shape of its own. */
+  static apiFields: readonly string[] = [];
+
+  /** `apiColumnsSql` of the model's `apiFields` on its table (or the table's alias `alias`). */
+  static apiColumnsSql(alias: string = this.tableName): string {
+    return apiColumnsSql(alias, this.apiFields, this.timestamps, this.apiFormats);
+  }
 
   /**
    * Objection's validator with its own options, plus strict mode off (as the HTTP layer's ajv has
@@ -80,15 +96,22 @@ export function isoTimestampSql(column: string): string {
 /**
  * A select list of the columns `names` (camelCase, as the model and the API name them; each the
  * snake_case column of the table aliased `alias`), every one aliased back to its camelCase name, and
- * those among `timestamps` formatted by `isoTimestampSql`: the row (or `row_to_json` of it) becomes
- * the model with the values a read through knex would give it. By name, never `*`: a migration that
- * adds a column must not break a prepared statement on live connections.
+ * those among `timestamps` formatted by `isoTimestampSql`, those in `formats` as it says (a model's
+ * `timestamps` and `apiFormats`): the row (or `row_to_json` of it) becomes the model with the values
+ * a read through knex would give it, and with every field formatted, the API's answer itself. By
+ * name, never `*`: a migration that adds a column must not break a prepared statement on live
+ * connections.
  */
-export function apiColumnsSql(alias: string, names: readonly string[], timestamps: readonly string[] = []): string {
+export function apiColumnsSql(
+  alias: string,
+  names: readonly string[],
+  timestamps: readonly string[] = [],
+  formats: Readonly<Record<string, ApiFormat>> = {},
+): string {
   return names
     .map((name) => {
       const column = `${alias}.${name.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}`;
-      return `${timestamps.includes(name) ? isoTimestampSql(column) : column} as "${name}"`;
+      return `${timestamps.includes(name) ? isoTimestampSql(column) : formattedSql(column, formats[name])} as "${name}"`;
     })
     .join(', ');
 }

@@ -117,24 +117,6 @@ export function apiColumnsSql(
 }
 
 /**
- * SQL of one `json` value: the row of `from` (a table and its alias) where `where`, as the object
- * of the select list `columns` (apiColumnsSql's, say), or null when there is none. The shape of a
- * read of one resource as JSON.
- */
-export function jsonRowSql(from: string, columns: string, where: string): string {
-  return `(select row_to_json(r) from (select ${columns} from ${from} where ${where}) r)`;
-}
-
-/**
- * `jsonRowSql` as text: the object's JSON exactly as PostgreSQL writes it (compact, the select
- * list's order; a jsonb column inside it in jsonb's own text form), or null. For a read whose value
- * is the answer itself: it is sent as it comes, never parsed into an object and written again.
- */
-export function jsonRowTextSql(from: string, columns: string, where: string): string {
-  return `(select row_to_json(r)::text from (select ${columns} from ${from} where ${where}) r)`;
-}
-
-/**
  * SQL of one `json` array: the rows of `from` (a table and its alias) where `where`, each the
  * object of the select list `columns` (naming `from`'s alias), in `orderBy`'s order; `[]` when
  * there are none. The shape of a list read lent to the session statement.

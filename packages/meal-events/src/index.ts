@@ -41,11 +41,9 @@ export {
 
 // The store: its interface and its Objection implementation.
 export {
-  apiParticipant,
   apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
-  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPosition,
   type MealEventStore,

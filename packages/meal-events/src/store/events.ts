@@ -55,11 +55,6 @@ export interface MealEventValues {
   reminderMinutes?: number | null;
 }
 
-/** A participant as the API answers it: its two members only (never `formerMemberId`). */
-export function apiParticipant(p: StoredParticipant): Participant {
-  return { memberId: p.memberId, name: p.name };
-}
-
 /** What a deleted event was: an occurrence of a series (and its original date) or a single event (both null). */
 export interface RemovedEvent {
   seriesId: string | null;

@@ -1,9 +1,7 @@
 export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
-  apiParticipant,
   CARRY_FORMER_MEMBERS,
   type CalendarEvent,
-  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
   type EventPosition,
   type MealEventStore,

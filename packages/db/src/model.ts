@@ -53,6 +53,27 @@ export class BaseModel extends Model {
   }
 
   /**
+   * The instance's `apiFields`, in order, as the API answers them: a field it does not hold is
+   * null, a `{ members }` field's objects carry those members alone (timestamps, dates and times
+   * are held as the API writes them: `$parseDatabaseJson`). What a model's `toApi` answers, made
+   * from the same declaration as `apiColumnsSql`.
+   */
+  protected apiObject(): Record<string, unknown> {
+    const model = this.constructor as typeof BaseModel;
+    const out: Record<string, unknown> = {};
+    const self = this as unknown as Record<string, unknown>;
+    for (const name of model.apiFields) {
+      const value = self[name] ?? null;
+      const format = model.apiFormats[name];
+      out[name] =
+        typeof format === 'object' && Array.isArray(value)
+          ? value.map((o: Record<string, unknown>) => Object.fromEntries(format.members.map((m) => [m, o[m]])))
+          : value;
+    }
+    return out;
+  }
+
+  /**
    * Objection's validator with its own options, plus strict mode off (as the HTTP layer's ajv has
    * it): a row schema made from an API schema may carry formats the HTTP layer defines and checks
    * (http-kit's `single-line`, `multi-line`); here they are ignored rather than refused, since the

@@ -83,23 +83,9 @@ export class MealEventModel extends BaseModel {
     return parsed;
   }
 
-  /** MealEventResponse: every column, in the contract's order. */
+  /** MealEventResponse: `apiFields` in the contract's order (participants with their API members only: a departed member's `formerMemberId` is never answered). */
   toApi(): MealEvent {
-    return {
-      id: this.id,
-      householdId: this.householdId,
-      date: this.date,
-      eventType: this.eventType,
-      servingTime: this.servingTime,
-      availableCookingMinutes: this.availableCookingMinutes,
-      notes: this.notes,
-      // Only the API's two members: a departed member's `formerMemberId` is never answered.
-      participants: this.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
-      createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
-      seriesId: this.seriesId ?? null,
-      reminderMinutes: this.reminderMinutes ?? null,
-    };
+    return this.apiObject() as unknown as MealEvent;
   }
 
   /** JSON of a model instance is its API shape too (never the bookkeeping of a query). */

@@ -234,20 +234,8 @@ export class MealEventsService {
         await write(trx);
       });
     const at = now.toISOString();
-    return {
-      id: occ[0]!.id,
-      householdId,
-      date: values.date,
-      eventType: values.eventType,
-      servingTime: values.servingTime,
-      availableCookingMinutes: values.availableCookingMinutes,
-      notes: values.notes,
-      participants: values.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
-      createdAt: at,
-      updatedAt: at,
-      seriesId,
-      reminderMinutes: values.reminderMinutes ?? null,
-    };
+    // The first occurrence as written (as the store answers a single event it created).
+    return MealEventModel.fromJson({ id: occ[0]!.id, householdId, ...values, createdAt: at, updatedAt: at, seriesId }).toApi();
   }
 
   /** GET …/series/{seriesId}: any member; 404 for an unknown (or deleted) series. */

@@ -31,6 +31,27 @@ export const TimestampSchema = { type: 'string', format: 'date-time' } as const;
  * Timestamps: the columns named in `timestamps` are held as ISO strings (what the API answers),
  * converted from pg's Date on read; writes pass ISO strings or Dates.
  */
+/** Per model class: its `apiObject`, made once. */
+const apiObjectMakers = new WeakMap<typeof BaseModel, (m: object) => Record<string, unknown>>();
+
+/**
+ * The function a model's `apiObject` runs: an object literal of the declared fields, compiled once
+ * per model class (a loop over the names reads each one by a key: ~10x the time on the hot GETs).
+ * The names are the model's own declaration, each written as a JSON string.
+ */
+function apiObjectMaker(fields: readonly string[], formats: Readonly<Record<string, ApiFormat>>): (m: object) => Record<string, unknown> {
+  const body = fields
+    .map((f) => {
+      const key = JSON.stringify(f);
+      const format = formats[f];
+      if (typeof format !== 'object') return `${key}: m[${key}] ?? null`;
+      const members = format.members.map((n) => `${JSON.stringify(n)}: o[${JSON.stringify(n)}]`).join(', ');
+      return `${key}: Array.isArray(m[${key}]) ? m[${key}].map((o) => ({ ${members} })) : (m[${key}] ?? null)`;
+    })
+    .join(',\n    ');
+  return new Function('m', `return {\n    ${body}\n  };`) as (m: object) => Record<string, unknown>;
+}
+
 export class BaseModel extends Model {
   /** `first()` adds `limit 1`. */
   static override useLimitInFirst = true;
@@ -60,17 +81,12 @@ export class BaseModel extends Model {
    */
   protected apiObject(): Record<string, unknown> {
     const model = this.constructor as typeof BaseModel;
-    const out: Record<string, unknown> = {};
-    const self = this as unknown as Record<string, unknown>;
-    for (const name of model.apiFields) {
-      const value = self[name] ?? null;
-      const format = model.apiFormats[name];
-      out[name] =
-        typeof format === 'object' && Array.isArray(value)
-          ? value.map((o: Record<string, unknown>) => Object.fromEntries(format.members.map((m) => [m, o[m]])))
-          : value;
+    let make = apiObjectMakers.get(model);
+    if (make === undefined) {
+      make = apiObjectMaker(model.apiFields, model.apiFormats);
+      apiObjectMakers.set(model, make);
     }
-    return out;
+    return make(this);
   }
 
   /**

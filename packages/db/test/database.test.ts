@@ -69,12 +69,19 @@ describe('@svc/db', () => {
       static override tableName = 'api_formats';
       static override apiFields = ['day', 'at', 'people'];
       static override apiFormats = { day: 'date', at: 'minutes', people: { members: ['memberId', 'name'] } } as const;
+      toApi() {
+        return this.apiObject();
+      }
     }
     const { rows } = await db.knex.raw(`select row_to_json(r)::text as j from (select ${Row.apiColumnsSql('a')} from api_formats a order by a.day desc) r`);
     expect(rows.map((r: { j: string }) => r.j)).to.deep.equal([
       JSON.stringify({ day: '2026-03-04', at: '07:05', people: people.map((p) => ({ memberId: p.memberId, name: p.name })) }),
       JSON.stringify({ day: '1999-12-31', at: '23:00', people: [] }),
     ]);
+    // The instance's side of the same declaration: the fields in order, null for one not held, the members picked.
+    expect(JSON.stringify(Row.fromJson({ people, at: '07:05', extra: 1 }).toApi())).to.equal(
+      JSON.stringify({ day: null, at: '07:05', people: people.map((p) => ({ memberId: p.memberId, name: p.name })) }),
+    );
   });
 
   it('runs each migration once when several instances migrate at the same moment, and rolls back', async () => {

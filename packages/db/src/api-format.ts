@@ -1,6 +1,7 @@
 /**
- * How PostgreSQL writes a model's API fields (`BaseModel.apiFormats`): shared by `apiColumnsSql`
- * and the read kernel's compile, so a declared read and a store's own statement write a field alike.
+ * How PostgreSQL writes a model's API fields (`BaseModel.apiFormats`), for `apiColumnsSql`. The read
+ * kernel does not apply them: its rows reach the answer through the model (`toApi`), and formatting
+ * them in the session statement made GET of one event ~20 % slower in the bench (docs/benchmarks.md).
  */
 
 /**

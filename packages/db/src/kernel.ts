@@ -13,7 +13,6 @@
  * wraps it as a derived table and adds its own parameters after `$2`; the principal never sees a
  * domain table, the domain read never sees a principal column but the account id.
  */
-import { formattedSql } from './api-format.js';
 import { isoTimestampSql } from './model.js';
 import type { DeclaredReads, MembershipDeclaration, PrincipalQuery, ReadDeclaration } from './reads.js';
 
@@ -63,7 +62,7 @@ export function compileRead(read: ReadDeclaration, b: ReadBindings, n = 0): stri
       }
       const [name, property] = typeof f === 'string' ? [f, f] : [f.name, f.column];
       const c = `${t}.${column(property)}`;
-      return `${timestamps.includes(property) ? isoTimestampSql(c) : binaries.includes(property) ? `encode(${c}, 'hex')` : formattedSql(c, read.model.apiFormats[property])} as "${name}"`;
+      return `${timestamps.includes(property) ? isoTimestampSql(c) : binaries.includes(property) ? `encode(${c}, 'hex')` : c} as "${name}"`;
     })
     .join(', ');
   const where = ['household' in read.scope ? `${t}.${column(read.scope.household)} = ${b.household}` : `${t}.${column(read.scope.account)} = ${b.account}`];

@@ -13,7 +13,7 @@ import type { BaseModel } from './model.js';
 export interface ReadDeclaration {
   /** Unique among the declared reads of the service: `[a-z_]+`, the package's name first. */
   readonly name: string;
-  /** The model whose table is read; its `timestamps` are formatted as the model holds them, its `apiFormats` as the API writes them. */
+  /** The model whose table is read; its `timestamps` are formatted as the model holds them. */
   readonly model: typeof BaseModel;
   /**
    * Whose data it is. `household`: `column` (a model property) holds the household id, which is

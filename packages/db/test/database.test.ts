@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { apiColumnsSql, createKnex, databaseAnswers, jsonRowSql, jsonRowsSql, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+import { apiColumnsSql, BaseModel, createKnex, databaseAnswers, jsonRowsSql, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
 
 describe('@svc/db', () => {
   let db: TestDatabase;
@@ -19,7 +19,7 @@ describe('@svc/db', () => {
     expect(await db.knex('mapped').first()).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo' });
   });
 
-  it('jsonRowSql answers one row as an object or null; jsonRowsSql the rows as an array in order, [] for none', async () => {
+  it('jsonRowsSql answers the rows as an array in order, [] for none', async () => {
     await db.knex.schema.createTable('json_rows', (t) => {
       t.integer('id');
       t.text('owner_name');
@@ -30,10 +30,7 @@ describe('@svc/db', () => {
       { id: 3, ownerName: 'other' },
     ]);
     const columns = apiColumnsSql('t', ['id', 'ownerName']);
-    const one = async (where: string) => (await db.knex.raw(`select ${jsonRowSql('json_rows t', columns, where)} as j`)).rows[0].j;
     const many = async (where: string) => (await db.knex.raw(`select ${jsonRowsSql('json_rows t', columns, where, 't.id')} as j`)).rows[0].j;
-    expect(await one('t.id = 2')).to.deep.equal({ id: 2, ownerName: 'b' });
-    expect(await one('t.id = 9')).to.equal(null);
     expect(await many("t.owner_name <> 'other'")).to.deep.equal([
       { id: 1, ownerName: 'a' },
       { id: 2, ownerName: 'b' },
@@ -51,6 +48,40 @@ describe('@svc/db', () => {
     const sql = apiColumnsSql('a', ['id', 'timeZoneId', 'updatedAt'], ['updatedAt']);
     const { rows } = await db.knex.raw(`select row_to_json(r) as j from (select ${sql} from api_columns a) r`);
     expect(rows[0].j).to.deep.equal({ id: 1, timeZoneId: 'Europe/Oslo', updatedAt: '2026-03-04T05:06:07.999Z' });
+  });
+
+  it("apiColumnsSql writes a model's apiFormats: dates, times to the minute, a jsonb array's objects with only their declared members in order", async () => {
+    await db.knex.schema.createTable('api_formats', (t) => {
+      t.date('day');
+      t.time('at');
+      t.jsonb('people');
+    });
+    // jsonb sorts keys by length and keeps members the API never answers.
+    const people = [
+      { name: 'Ä "b"\n', memberId: null, formerMemberId: 'x' },
+      { memberId: 'm', name: 'z' },
+    ];
+    await db.knex('api_formats').insert([
+      { day: '2026-03-04', at: '07:05:59', people: JSON.stringify(people) },
+      { day: '1999-12-31', at: '23:00', people: '[]' },
+    ]);
+    class Row extends BaseModel {
+      static override tableName = 'api_formats';
+      static override apiFields = ['day', 'at', 'people'];
+      static override apiFormats = { day: 'date', at: 'minutes', people: { members: ['memberId', 'name'] } } as const;
+      toApi() {
+        return this.apiObject();
+      }
+    }
+    const { rows } = await db.knex.raw(`select row_to_json(r)::text as j from (select ${Row.apiColumnsSql('a')} from api_formats a order by a.day desc) r`);
+    expect(rows.map((r: { j: string }) => r.j)).to.deep.equal([
+      JSON.stringify({ day: '2026-03-04', at: '07:05', people: people.map((p) => ({ memberId: p.memberId, name: p.name })) }),
+      JSON.stringify({ day: '1999-12-31', at: '23:00', people: [] }),
+    ]);
+    // The instance's side of the same declaration: the fields in order, null for one not held, the members picked.
+    expect(JSON.stringify(Row.fromJson({ people, at: '07:05', extra: 1 }).toApi())).to.equal(
+      JSON.stringify({ day: null, at: '07:05', people: people.map((p) => ({ memberId: p.memberId, name: p.name })) }),
+    );
   });
 
   it('runs each migration once when several instances migrate at the same moment, and rolls back', async () => {

@@ -30,6 +30,7 @@ export {
   MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
+  type PageAnswer,
   SERIES_EXTEND_EXPIRY_SECONDS,
   SERIES_EXTEND_QUEUE,
   SeriesExtender,
@@ -40,13 +41,10 @@ export {
 
 // The store: its interface and its Objection implementation.
 export {
-  apiParticipant,
   apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
-  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
-  type EventPageJson,
   type EventPosition,
   type MealEventStore,
   type MealEventValues,
@@ -55,7 +53,6 @@ export {
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
   type OccurrenceRef,
-  type PageAnswer,
   type PageRequest,
   type RemovedEvent,
   SeriesStore,

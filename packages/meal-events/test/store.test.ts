@@ -3,7 +3,7 @@ import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { type EventPageJson, MealEventModel, migrations, ObjectionMealEventStore, type PageRequest } from '../src/index.js';
+import { type MealEvent, MealEventModel, migrations, ObjectionMealEventStore, type PageRequest, SeriesStore } from '../src/index.js';
 
 describe('ObjectionMealEventStore', () => {
   let db: TestDatabase;
@@ -59,7 +59,7 @@ describe('ObjectionMealEventStore', () => {
     expect(store.pageQuery(household, requests[0]![1]).toSQL().bindings).to.include(51);
   });
 
-  it("page runs pageQuery as a prepared statement: the same text, its values in the order of knex's bindings, for every shape", async () => {
+  it("page runs pageQuery inside one prepared statement: its text, its values in the order of knex's bindings and then the limit, for every shape", async () => {
     const after = { date: '2026-11-22', servingTime: '18:00', id: randomUUID() };
     for (const from of [null, '2026-11-01']) {
       for (const to of [null, '2026-12-31']) {
@@ -67,8 +67,8 @@ describe('ObjectionMealEventStore', () => {
           const req: PageRequest = { from, to, after: a, limit: 7 };
           const native = store.pageQuery(household, req).toSQL().toNative();
           const statement = store.pageStatement(household, req);
-          expect(statement.text).to.equal(native.sql);
-          expect(statement.values).to.deep.equal(native.bindings);
+          expect(statement.text).to.contain(`(${native.sql}) q`);
+          expect(statement.values).to.deep.equal([...native.bindings, 7]);
           expect(statement.name).to.match(/^meal_events_page_[a-z]+$/);
         }
       }
@@ -90,18 +90,19 @@ describe('ObjectionMealEventStore', () => {
       await store.create(own, randomUUID(), values, new Date(at.getTime() + i));
     }
     const first = await store.page(own, { from: null, to: null, after: null, limit: 3 });
-    expect(first.hasMore).to.equal(true);
-    expect(first.items).to.have.length(3);
-    const last = first.items.at(-1)!;
-    const rest = await store.page(own, { from: null, to: '2026-12-31', after: { date: last.date, servingTime: last.servingTime, id: last.id }, limit: 3 });
-    expect(rest.hasMore).to.equal(false);
-    const items = [...first.items, ...rest.items];
+    const firstItems = JSON.parse(first.items) as MealEvent[];
+    expect(firstItems).to.have.length(3);
+    const last = firstItems.at(-1)!;
+    expect(first.last).to.deep.equal({ date: last.date, servingTime: last.servingTime, id: last.id });
+    const rest = await store.page(own, { from: null, to: '2026-12-31', after: first.last, limit: 3 });
+    expect(rest.last).to.equal(null);
+    const items = [...firstItems, ...(JSON.parse(rest.items) as MealEvent[])];
     expect(items.map((e) => e.notes)).to.deep.equal(['n0', 'n1', 'n2', 'n3', 'n4']);
     for (const item of items) expect(item).to.deep.equal(await store.get(own, item.id));
     expect(items[1]!.createdAt).to.equal('2026-11-22T09:00:00.124Z');
   });
 
-  it("pageJson writes every page exactly as the list route's serializer writes page's items, and finds the same next position", async () => {
+  it("writes every page byte for byte as the model answers its rows (select *, toApi, JSON.stringify), and finds the model's next position", async () => {
     const own = randomUUID();
     const members = [randomUUID(), randomUUID()];
     const notes = ['', 'plain', 'quote " back\\slash / slash', 'line\nbreak\ttab\r\u0001\u001f\u007f', 'ünïcödé 🍲 \u2028\u2029', 'x'.repeat(500)];
@@ -119,42 +120,78 @@ describe('ObjectionMealEventStore', () => {
             ? []
             : [
                 { memberId: members[i % 2]!, name: `Mëmber "${i}"` },
-                { memberId: null, name: 'Guest\\' },
+                // A departed member: stored with its former id, which is never answered.
+                { memberId: null, name: 'Guest\\', ...(i % 2 ? { formerMemberId: members[0]! } : {}) },
               ],
+        reminderMinutes: i % 5 === 0 ? null : i * 10,
       };
       await store.create(own, randomUUID(), values, new Date(at.getTime() + i * 1000));
     }
+    // A series of three occurrences: their seriesId.
+    await new SeriesStore(db.knex).create(
+      {
+        id: randomUUID(),
+        householdId: own,
+        repeat: { frequency: 'weekly', interval: 1, byDay: ['Wed'], until: null, count: 3 },
+        template: {
+          date: '2026-12-02',
+          eventType: 'Guests',
+          servingTime: '18:30',
+          availableCookingMinutes: 5,
+          notes: 'série',
+          participants: [],
+          reminderMinutes: 15,
+        },
+        writtenThrough: '2026-12-16',
+      },
+      ['2026-12-02', '2026-12-09', '2026-12-16'].map((date) => ({ id: randomUUID(), date })),
+      at,
+    );
     // Microseconds in a timestamp: cut to the millisecond, as pg's driver cuts them.
     await db.knex.raw(`update meal_events set updated_at = '2026-11-22 09:00:00.999999+00' where household_id = ?`, [own]);
-    for (const limit of [1, 4, 14, 15, 100]) {
+    const Event = MealEventModel.bindKnex(db.knex);
+    let pages = 0;
+    for (const limit of [1, 4, 17, 18, 100]) {
       for (const [from, to] of [
         [null, null],
         ['2026-12-02', null],
         [null, '2026-12-03'],
-        ['2026-12-02', '2026-12-03'],
+        ['2026-12-02', '2026-12-09'],
         ['2027-01-01', null],
       ] as const) {
         let after: PageRequest['after'] = null;
         for (let turn = 0; turn < 20; turn++) {
           const req: PageRequest = { from, to, after, limit };
-          const rows = await store.page(own, req);
-          const json = await store.pageJson(own, req);
-          // Byte for byte what the list route wrote before (its serializer writes a participant's
-          // members in the schema's order; the jsonb column keeps its own).
-          const inSchemaOrder = rows.items.map((e) => ({ ...e, participants: e.participants.map((p) => ({ memberId: p.memberId, name: p.name })) }));
-          expect(`[${json.items}]`, JSON.stringify(req)).to.equal(JSON.stringify(inSchemaOrder));
-          const last = rows.items.at(-1);
-          expect(json.last, JSON.stringify(req)).to.deep.equal(rows.hasMore && last ? { date: last.date, servingTime: last.servingTime, id: last.id } : null);
-          if (!json.last) break;
-          after = json.last;
+          const page = await store.page(own, req);
+          // The model path: every column (`select *`, pg's own Date and time parsing), the model's toApi.
+          const q = Event.query().where({ householdId: own });
+          if (from) q.where('date', '>=', from);
+          if (to) q.where('date', '<=', to);
+          if (after) q.whereRaw('(date, serving_time, id) > (?::date, ?::time, ?::uuid)', [after.date, after.servingTime, after.id]);
+          const rows = await q.orderBy(['date', 'servingTime', 'id']).limit(limit + 1);
+          const items = rows.slice(0, limit).map((r) => r.toApi());
+          expect(page.items, JSON.stringify(req)).to.equal(JSON.stringify(items));
+          const last = items.at(-1);
+          expect(page.last, JSON.stringify(req)).to.deep.equal(
+            rows.length > limit && last ? { date: last.date, servingTime: last.servingTime, id: last.id } : null,
+          );
+          pages++;
+          if (!page.last) break;
+          after = page.last;
         }
       }
     }
-    expect((await store.pageJson(randomUUID(), { from: null, to: null, after: null, limit: 5 })).items).to.equal('');
+    expect(pages).to.be.greaterThan(40);
+    const all = JSON.parse((await store.page(own, { from: null, to: null, after: null, limit: 100 })).items) as MealEvent[];
+    expect(all).to.have.length(17);
+    expect(all.filter((e) => e.seriesId !== null)).to.have.length(3);
+    expect(all.filter((e) => e.reminderMinutes !== null).length).to.be.greaterThan(3);
+    expect(JSON.stringify(all)).not.to.contain('formerMemberId');
+    expect((await store.page(randomUUID(), { from: null, to: null, after: null, limit: 5 })).items).to.equal('[]');
   });
 
-  it('pageJson reads its page from the ordering index, limit + 1 rows', async () => {
-    const { text, values } = store.pageJsonStatement(household, { from: null, to: null, after: position, limit: 50 });
+  it('page reads from the ordering index, limit + 1 rows', async () => {
+    const { text, values } = store.pageStatement(household, { from: null, to: null, after: position, limit: 50 });
     const explained = await db.knex.transaction(async (trx) => {
       await trx.raw('set local enable_seqscan = off');
       const bindings: unknown[] = [];
@@ -216,34 +253,28 @@ describe('ObjectionMealEventStore', () => {
       expect(await db.knex('meal_event_list_versions')).to.deep.equal([]);
     });
 
-    /** The page answer as a request whose read loaded `lent` as the list version (none: undefined), the statements it ran and the renders. */
+    /** The page as a request whose read loaded `lent` as the list version (none: undefined), and the statements it ran. */
     const readAs = async (on: ObjectionMealEventStore, hh: string, lent: string | undefined, limit = 10) => {
       const ctx = newRequestContext('test');
-      let renders = 0;
-      const answer = await runWithContext(ctx, async () => {
-        return on.pageAnswer(hh, { from: null, to: null, after: null, limit }, lent, (p) => {
-          renders++;
-          return JSON.stringify(p);
-        });
-      });
-      return { page: JSON.parse(answer.text) as EventPageJson, answer, statements: ctx.db.queries, renders };
+      const page = await runWithContext(ctx, () => on.page(hh, { from: null, to: null, after: null, limit }, lent));
+      return { page, statements: ctx.db.queries };
     };
 
-    it("answers a page again from the cache only under the version the request's session read lent", async () => {
+    it("answers a page again from the cache only under the version the request's session read lent: the same object", async () => {
       const hh = randomUUID();
       await store.create(hh, randomUUID(), values('first'), new Date());
       const v1 = await version(hh);
       const first = await readAs(store, hh, v1);
       expect(first.statements).to.equal(1);
-      expect(first.renders).to.equal(1);
-      expect(first.page).to.deep.equal(await store.pageJson(hh, { from: null, to: null, after: null, limit: 10 }));
+      expect(JSON.parse(first.page.items)).to.have.length(1);
       const again = await readAs(store, hh, v1);
-      expect(again.answer, 'the same answer').to.equal(first.answer);
-      expect(first.answer.bytes).to.equal(Buffer.byteLength(first.answer.text));
+      expect(again.page, 'the same page object').to.equal(first.page);
       expect(again.statements, 'the same version: from the cache').to.equal(0);
-      expect(again.renders, 'and not rendered again').to.equal(0);
-      // Nothing lent (outside a request, or the session read lent nothing): a statement.
-      expect((await readAs(store, hh, undefined)).statements).to.equal(1);
+      // Nothing lent (outside a request, or the session read lent nothing): a statement, the same page read anew.
+      const unlent = await readAs(store, hh, undefined);
+      expect(unlent.statements).to.equal(1);
+      expect(unlent.page).not.to.equal(first.page);
+      expect(unlent.page).to.deep.equal(first.page);
       // The list changed (here by hand, as another instance or a script would): the next request's
       // session read lends the new version, and the page is read again.
       await db.knex('meal_events').where({ household_id: hh }).update({ notes: 'changed' });

@@ -88,7 +88,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaultsJson(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      sendJsonText(res, await service.defaults(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
     },
   );
 

@@ -2,13 +2,13 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, 
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
-import { defaultRulesFor, defaultRulesJson } from './defaults.js';
+import { defaultRulesJson } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { MealRuleModel } from './models/index.js';
 import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
-import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
+import type { MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
 import { todayIn } from './today.js';
 
@@ -139,14 +139,12 @@ export class MealRulesService {
     if (!(await this.store.remove(householdId, ruleId))) throw notFoundRule();
   }
 
-  /** The guideline rules of the household's country; `active` while it has no CategoryFrequency rule of its own. Any member. */
-  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<DefaultRules> {
-    const { country, active } = await this.defaultsOf(userId, householdId, loaded);
-    return defaultRulesFor(householdId, country, active);
-  }
-
-  /** The same answer as the JSON text GET …/rules/defaults sends (made once per country; see defaultRulesJson). Any member. */
-  async defaultsJson(userId: string, householdId: string, loaded?: unknown): Promise<string> {
+  /**
+   * The guideline rules of the household's country (`active` while it has no CategoryFrequency rule
+   * of its own), as the JSON text of DefaultRulesResponse that GET …/rules/defaults sends:
+   * `defaultRulesFor`'s answer, written once per country and `active` (see defaultRulesJson). Any member.
+   */
+  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<string> {
     const { country, active } = await this.defaultsOf(userId, householdId, loaded);
     return defaultRulesJson(householdId, country, active);
   }

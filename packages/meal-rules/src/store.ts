@@ -1,4 +1,4 @@
-import { isoTimestampSql, jsonRowsSql, type Pojo, VersionedAnswers } from '@svc/db';
+import { jsonRowsSql, type Pojo, VersionedAnswers } from '@svc/db';
 import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
@@ -37,19 +37,11 @@ function writable(request: MealRuleRequest) {
   return { kind: payload.kind, strength: request.strength, scope: request.scope, startDate: request.startDate, endDate: request.endDate, payload };
 }
 
-/**
- * The columns `apiColumns` selects, by name and aliased to the model's camelCase names, timestamps
- * formatted by PostgreSQL as the API writes them: the same text in LIST_RULES_VERSIONED and in the session
- * read's declared read, so both give the model the same values.
- */
-const LIST_COLUMNS = `r.id, r.household_id as "householdId", r.kind, r.strength, r.scope, r.start_date::text as "startDate", r.end_date::text as "endDate",
-                r.source, r.payload, ${isoTimestampSql('r.created_at')} as "createdAt", ${isoTimestampSql('r.updated_at')} as "updatedAt"`;
-
 /** The household's rules version in the statement's snapshot (meal_rule_list_versions; 0: no rules). */
 const versionSql = (id: string) => `coalesce((select v.version::text from meal_rule_list_versions v where v.household_id = ${id}), '0')`;
 
 /** The household's rules, oldest first, as one JSON array. */
-const rowsJsonSql = (id: string) => jsonRowsSql('meal_rules r', LIST_COLUMNS, `r.household_id = ${id}`, 'r.created_at, r.id');
+const rowsJsonSql = (id: string) => jsonRowsSql('meal_rules r', MealRuleModel.apiColumnsSql('r'), `r.household_id = ${id}`, 'r.created_at, r.id');
 
 /**
  * The rules with their version read in the same snapshot, for the list read that lent

@@ -1,5 +1,5 @@
 import { BaseModel, objection, type Pojo, rowSchema } from '@svc/db';
-import { type MealEvent, MealEventSchema, type MealEventType, type Participant } from '../schemas.js';
+import { type MealEvent, MealEventSchema, type MealEventType, type Participant, ParticipantSchema } from '../schemas.js';
 
 const { raw } = objection;
 
@@ -21,10 +21,22 @@ export class MealEventModel extends BaseModel {
     reminderAt: { type: ['string', 'null'] },
   });
 
+  /** How PostgreSQL writes the fields whose columns' own JSON is not the API's (with `timestamps`: `apiColumnsSql`). */
+  static override apiFormats = {
+    date: 'date',
+    servingTime: 'minutes',
+    // Only the API's members, in its order: a departed member's `formerMemberId` is never answered.
+    participants: { members: Object.keys(ParticipantSchema.properties) },
+  } as const;
+
+  /** MealEventResponse's fields, in the contract's order: what `toApi` answers and `apiColumns` selects. */
+  static override apiFields: readonly string[] = Object.keys(MealEventSchema.properties);
+
   /**
-   * `apiColumns`: every column, with `date`, `servingTime` and the timestamps formatted by PostgreSQL (`to_char`),
-   * so the answer depends neither on the pg driver's type parsers nor on the server's DateStyle.
-   * The formatted columns keep their names: ORDER BY must therefore qualify the table's columns
+   * `apiColumns`: the API fields, every one formatted by PostgreSQL as the API writes it
+   * (`apiFormats`, `timestamps`), so the answer depends neither on the pg driver's type parsers
+   * nor on the server's DateStyle, and its `row_to_json` is the answer's JSON. The formatted
+   * columns keep their names: ORDER BY must therefore qualify the table's columns
    * (`meal_events.date`), or it would sort by the text (and could not use the index).
    */
   static override modifiers = {
@@ -33,22 +45,7 @@ export class MealEventModel extends BaseModel {
       query.modify('apiColumns').select('sequence');
     },
     apiColumns(query: objection.QueryBuilder<MealEventModel>) {
-      query.select(
-        'id',
-        'householdId',
-        raw(`to_char(??, 'YYYY-MM-DD') as ??`, ['date', 'date']),
-        'eventType',
-        raw(`to_char(??, 'HH24:MI') as ??`, ['servingTime', 'servingTime']),
-        'availableCookingMinutes',
-        'notes',
-        'participants',
-        // ISO 8601 UTC with milliseconds, as toISOString() writes it (the columns hold milliseconds):
-        // no Date to parse per row and format back on the hot list read.
-        raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['createdAt', 'createdAt']),
-        raw(`to_char(?? at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ??`, ['updatedAt', 'updatedAt']),
-        'seriesId',
-        'reminderMinutes',
-      );
+      query.select(raw(MealEventModel.apiColumnsSql()));
     },
   };
 
@@ -86,23 +83,9 @@ export class MealEventModel extends BaseModel {
     return parsed;
   }
 
-  /** MealEventResponse: every column, in the contract's order. */
+  /** MealEventResponse: `apiFields` in the contract's order (participants with their API members only: a departed member's `formerMemberId` is never answered). */
   toApi(): MealEvent {
-    return {
-      id: this.id,
-      householdId: this.householdId,
-      date: this.date,
-      eventType: this.eventType,
-      servingTime: this.servingTime,
-      availableCookingMinutes: this.availableCookingMinutes,
-      notes: this.notes,
-      // Only the API's two members: a departed member's `formerMemberId` is never answered.
-      participants: this.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
-      createdAt: this.createdAt,
-      updatedAt: this.updatedAt,
-      seriesId: this.seriesId ?? null,
-      reminderMinutes: this.reminderMinutes ?? null,
-    };
+    return this.apiObject() as unknown as MealEvent;
   }
 
   /** JSON of a model instance is its API shape too (never the bookkeeping of a query). */

@@ -10,10 +10,10 @@ import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.j
 import {
   apiSeries,
   CARRY_FORMER_MEMBERS,
+  type EventPage,
   type EventPosition,
   type MealEventStore,
   type MealEventValues,
-  type PageAnswer,
   type PageRequest,
   type SeriesStore,
   type StoredSeries,
@@ -38,6 +38,32 @@ export interface MealEventsServiceOptions {
   profiles: HouseholdProfiles;
   /** Reminders of events (`reminderMinutes`): enqueued with each write; none: stored but never sent (tests of other things). */
   reminders?: EventReminders;
+}
+
+/**
+ * A page's answer (PagedMealEventResponse): its UTF-8 bytes, kept and sent as they are (http-kit's
+ * `sendJsonText` takes a Buffer), their length (Content-Length), and the text read back from them
+ * when asked (tests, a caller that wants the string; nothing on the hot path asks).
+ */
+export interface PageAnswer {
+  /** The answer's UTF-8 bytes. */
+  readonly body: Buffer;
+  /** `body.length`: the Content-Length. */
+  readonly bytes: number;
+  /** The answer as text, decoded from `body` each time it is read. */
+  readonly text: string;
+}
+
+function pageAnswerOf(text: string): PageAnswer {
+  // Encoded once, so every send of it writes these bytes as they are (no string joined to the head and encoded again).
+  const body = Buffer.from(text, 'utf8');
+  return {
+    body,
+    bytes: body.length,
+    get text() {
+      return body.toString('utf8');
+    },
+  };
 }
 
 const notFoundEvent = () => new NotFoundError('not_found', 'No such meal event in this household');
@@ -76,6 +102,8 @@ export class MealEventsService {
   private readonly series: SeriesStore;
   private readonly profiles: HouseholdProfiles;
   private readonly reminders: EventReminders | undefined;
+  /** The answer made of each page the store handed out, while the store keeps the page (to answer it again). */
+  private readonly answers = new WeakMap<EventPage, PageAnswer>();
 
   constructor(options: MealEventsServiceOptions) {
     this.store = options.store;
@@ -113,13 +141,17 @@ export class MealEventsService {
    */
   async list(userId: string, householdId: string, query: ListEventsQuery, loaded?: unknown): Promise<PageAnswer> {
     const request = await this.pageRequest(userId, householdId, query);
+    // `loaded`: the list version `eventsRead` loaded with the caller, under which the store may answer a page it read before.
+    const page = await this.store.page(householdId, request, (loaded as { version?: string } | undefined)?.version);
     // The answer depends on nothing but the household, the request and the page (the cursor codec
-    // is deterministic), so the store may keep it and send it again while the list is unchanged.
-    // `loaded`: the list version `eventsRead` loaded with the caller, under which a kept page may be sent again.
-    return this.store.pageAnswer(householdId, request, (loaded as { version?: string } | undefined)?.version, (page) => {
+    // is deterministic), so the one made of a page the store answers again is sent again.
+    let answer = this.answers.get(page);
+    if (answer === undefined) {
       const nextCursor = page.last ? this.cursorAfter(householdId, request, page.last) : null;
-      return `{"items":[${page.items}],"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`;
-    });
+      answer = pageAnswerOf(`{"items":${page.items},"nextCursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)},"total":null}`);
+      this.answers.set(page, answer);
+    }
+    return answer;
   }
 
   /** Checks the caller and the query (range, cursor and its filter) and says which page to read. */
@@ -202,20 +234,8 @@ export class MealEventsService {
         await write(trx);
       });
     const at = now.toISOString();
-    return {
-      id: occ[0]!.id,
-      householdId,
-      date: values.date,
-      eventType: values.eventType,
-      servingTime: values.servingTime,
-      availableCookingMinutes: values.availableCookingMinutes,
-      notes: values.notes,
-      participants: values.participants.map((p) => ({ memberId: p.memberId, name: p.name })),
-      createdAt: at,
-      updatedAt: at,
-      seriesId,
-      reminderMinutes: values.reminderMinutes ?? null,
-    };
+    // The first occurrence as written (as the store answers a single event it created).
+    return MealEventModel.fromJson({ id: occ[0]!.id, householdId, ...values, createdAt: at, updatedAt: at, seriesId }).toApi();
   }
 
   /** GET …/series/{seriesId}: any member; 404 for an unknown (or deleted) series. */
@@ -434,10 +454,10 @@ export class MealEventsService {
     let after: EventPosition | null = null;
     for (;;) {
       const page = await this.store.page(householdId.toLowerCase(), { from: null, to: null, after, limit: EXPORT_PAGE });
-      if (page.items.length) yield page.items;
-      const last = page.items.at(-1);
-      if (!page.hasMore || !last) return;
-      after = { date: last.date, servingTime: last.servingTime, id: last.id };
+      const items = JSON.parse(page.items) as MealEvent[];
+      if (items.length) yield items;
+      if (!page.last) return;
+      after = page.last;
     }
   }
 

@@ -1,24 +1,8 @@
 import { objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
-import { MealEventModel } from '../models/index.js';
+import { MealEventListVersionModel, MealEventModel } from '../models/index.js';
 import type { MealEvent, MealEventType, Participant } from '../schemas.js';
-
-/** A row of the page statement: `apiColumns` under the table's own (snake_case) names. */
-interface PageRow {
-  id: string;
-  household_id: string;
-  date: string;
-  event_type: MealEventType;
-  serving_time: string;
-  available_cooking_minutes: number;
-  notes: string;
-  participants: Participant[];
-  created_at: string;
-  updated_at: string;
-  series_id: string | null;
-  reminder_minutes: number | null;
-}
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
 export interface EventPosition {
@@ -37,18 +21,16 @@ export interface PageRequest {
   limit: number;
 }
 
+/**
+ * A page of the list, as PostgreSQL wrote it from the model's declaration (`MealEventModel`'s
+ * `apiColumnsSql`): the text is what JSON.stringify writes of each event's `toApi()` (a test holds
+ * them byte for byte), so the list route sends it without an object per event in between.
+ */
 export interface EventPage {
-  items: MealEvent[];
-  /** True when at least one more event follows the last item (the store reads limit + 1 rows). */
-  hasMore: boolean;
-}
-
-/** A page as JSON text, written by PostgreSQL: what the list route answers, without a row or an object per event in between. */
-export interface EventPageJson {
-  /** The items, each exactly as JSON.stringify writes a MealEvent of `page`, joined by commas (no brackets); '' for none. */
-  items: string;
+  /** The page's events as the JSON text of an array (`[]` for none). */
+  readonly items: string;
   /** The position of the last item when another event follows it (the next page starts after it); null on the last page. */
-  last: EventPosition | null;
+  readonly last: EventPosition | null;
 }
 
 /**
@@ -73,11 +55,6 @@ export interface MealEventValues {
   reminderMinutes?: number | null;
 }
 
-/** A participant as the API answers it: its two members only (never `formerMemberId`). */
-export function apiParticipant(p: StoredParticipant): Participant {
-  return { memberId: p.memberId, name: p.name };
-}
-
 /** What a deleted event was: an occurrence of a series (and its original date) or a single event (both null). */
 export interface RemovedEvent {
   seriesId: string | null;
@@ -95,18 +72,13 @@ export interface CalendarEvent extends MealEvent {
  * event of another household is not found. Time comes in as `now`; the store holds no clock.
  */
 export interface MealEventStore {
-  /** One page in list order (keyset: its cost does not grow with depth). */
-  page(householdId: string, request: PageRequest): Promise<EventPage>;
-  /** The same page as `page`, as JSON text. */
-  pageJson(householdId: string, request: PageRequest): Promise<EventPageJson>;
   /**
-   * The hot list read: the page as `pageJson` reads it, handed to `render`, whose bytes (the
-   * answer) this returns. A page this instance answered before, while the household's list is
-   * unchanged (`version`: the one the read kernel loaded with the caller), is answered with the
-   * bytes `render` made then, without a statement. `render` must
-   * depend only on `householdId`, `request` and the page.
+   * One page in list order (keyset: its cost does not grow with depth). With `version` (the list
+   * version the read kernel loaded with the caller), a page this instance read before while the
+   * household's list is unchanged is answered again without a statement: the same object, so a
+   * caller may keep what it made of it (the answer's bytes) beside it.
    */
-  pageAnswer(householdId: string, request: PageRequest, version: string | undefined, render: (page: EventPageJson) => string): Promise<PageAnswer>;
+  page(householdId: string, request: PageRequest, version?: string): Promise<EventPage>;
   /**
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
    * read kernel loaded it, made into the answer by the model without a statement.
@@ -168,47 +140,11 @@ export const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_
     left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
                         where x.p->>'formerMemberId' is not null and x.p->'name' = n.p->'name' limit 1) o on true)`;
 
-/**
- * The participants (a jsonb array) as compact JSON in the schema's key order, memberId then name
- * (jsonb's own text puts spaces after every colon and comma and sorts keys by length): as the
- * events page writes them, the same bytes JSON.stringify would.
- */
-function participantsJsonSql(column: string): string {
-  return `(select coalesce('[' || string_agg(row_to_json(p)::text, ',' order by a.i) || ']', '[]')
-               from jsonb_array_elements(${column}) with ordinality a(v, i)
-               cross join lateral (select a.v->'memberId' as "memberId", a.v->'name' as name) p)::json`;
-}
-
-/**
- * A page's answer as `render` wrote it: its UTF-8 bytes, kept and sent as they are (http-kit's
- * `sendJsonText` takes a Buffer), their length (Content-Length), and the text read back from them
- * when asked (tests, a caller that wants the string; nothing on the hot path asks).
- */
-export interface PageAnswer {
-  /** The answer's UTF-8 bytes. */
-  body: Buffer;
-  /** `body.length`: the Content-Length. */
-  bytes: number;
-  /** The answer as text, decoded from `body` each time it is read. */
-  readonly text: string;
-}
-
-function pageAnswerOf(text: string): PageAnswer {
-  const body = Buffer.from(text, 'utf8');
-  return {
-    body,
-    bytes: body.length,
-    get text() {
-      return body.toString('utf8');
-    },
-  };
-}
-
-/** Bytes of page answers an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
+/** Characters of pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
 export const DEFAULT_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface ObjectionMealEventStoreOptions {
-  /** Bytes of page answers kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
+  /** Characters of pages kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
   pageCacheBytes?: number;
 }
 
@@ -216,20 +152,17 @@ export interface ObjectionMealEventStoreOptions {
 export class ObjectionMealEventStore implements MealEventStore {
   private readonly Event: typeof MealEventModel;
 
-  /** `pageQuery`'s SQL by shape, compiled once. */
+  /** `pageStatement`'s SQL by shape, compiled once. */
   private readonly pageTexts = new Map<string, string>();
   /**
-   * Page answers by statement and values, each under the list version its statement read in the
-   * same snapshot; least recently used out first past the budget. Kept as strings, on the
-   * JavaScript heap, which compacts: as Buffers (memory of their own, outside it) the pages that
-   * came and went left the process ~11 MB larger under the bench's mixed load (RSS 201–202 vs
-   * 189–191 MB, A/B on one VM, 2026-11-26).
+   * Pages by statement and values, each under the list version its statement read in the same
+   * snapshot; least recently used out first past the budget.
    */
-  private readonly answers: VersionedAnswers<PageAnswer>;
+  private readonly pages: VersionedAnswers<EventPage>;
 
   constructor(knex: Knex, options: ObjectionMealEventStoreOptions = {}) {
     this.Event = MealEventModel.bindKnex(knex);
-    this.answers = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (answer) => answer.bytes);
+    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (page) => page.items.length);
   }
 
   private mine(householdId: string, id: string, trx?: Knex.Transaction) {
@@ -259,60 +192,57 @@ export class ObjectionMealEventStore implements MealEventStore {
     return q.orderBy([{ column: 'mealEvents.date' }, { column: 'mealEvents.servingTime' }, { column: 'mealEvents.id' }]).limit(request.limit + 1);
   }
 
-  /** The SQL `page` runs, as a knex builder: the store test and the benchmark EXPLAIN exactly this. */
+  /** The rows `page` reads (the API fields, `apiColumns`), as a knex builder: the store test and the benchmark EXPLAIN exactly this. */
   pageQuery(householdId: string, request: PageRequest): Knex.QueryBuilder {
     return this.pageBuilder(householdId, request).toKnexQuery();
   }
 
   /**
-   * The statement `page` runs: `pageQuery`'s SQL, compiled by knex once per shape (which of from /
-   * to / after it has: the text is the same for every request of one shape), named after the shape,
-   * and the request's values in the order of its placeholders (the store test holds them to knex's
-   * own bindings for every shape).
+   * The statement `page` runs: `pageQuery`'s rows (one index scan, cut at limit + 1; its SQL
+   * compiled by knex once per shape — which of from / to / after it has — and named after it) made
+   * into one row by PostgreSQL: the first `limit` rows, each `row_to_json` of the model's API
+   * fields (so the JSON the API answers), joined in list order into an array; the count of rows
+   * read (limit + 1: another page follows) and the position of the limit-th, the next cursor's;
+   * and the household's list version in the same snapshot, which the page is kept under. Its
+   * values: the request's in the order of knex's placeholders (the store test holds them to
+   * knex's own bindings for every shape), then `limit`.
    */
   pageStatement(householdId: string, request: PageRequest): PreparedStatement {
     const shape = `${request.from !== null ? 'f' : ''}${request.to !== null ? 't' : ''}${request.after !== null ? 'a' : ''}` || 'all';
-    let text = this.pageTexts.get(shape);
-    if (text === undefined) {
-      text = this.pageQuery(householdId, request).toSQL().toNative().sql;
-      this.pageTexts.set(shape, text);
-    }
     const values: unknown[] = [householdId];
     if (request.from !== null) values.push(request.from);
     if (request.to !== null) values.push(request.to);
     if (request.after !== null) values.push(request.after.date, request.after.servingTime, request.after.id);
-    values.push(request.limit + 1);
+    values.push(request.limit + 1, request.limit);
+    let text = this.pageTexts.get(shape);
+    if (text === undefined) {
+      const limit = `$${values.length}`;
+      text = `select coalesce('[' || string_agg(x.j, ',' order by x.n) filter (where x.n <= ${limit}) || ']', '[]') as items, count(*)::int as found,
+       (select v.version::text from ${MealEventListVersionModel.tableName} v where v.household_id = $1) as version,
+       max(x.date) filter (where x.n = ${limit}) as last_date, max(x.serving_time) filter (where x.n = ${limit}) as last_serving_time,
+       max(x.id::text) filter (where x.n = ${limit}) as last_id
+  from (select row_to_json(q)::text as j, q.date, q."servingTime" as serving_time, q.id,
+               row_number() over (order by q.date::date, q."servingTime"::time, q.id) as n
+          from (${this.pageQuery(householdId, request).toSQL().toNative().sql}) q) x`;
+      this.pageTexts.set(shape, text);
+    }
     return { name: `meal_events_page_${shape}`, text, values };
   }
 
   /**
-   * The statement `pageJson` runs: `pageStatement`'s rows (the same index scan, cut at limit + 1)
-   * made into one row by PostgreSQL — each event as the JSON the API answers (row_to_json keeps the
-   * columns' order, which is the schema's; participants rebuilt from the jsonb in the schema's key
-   * order, memberId then name), joined in list order; the count of rows read (limit + 1: another
-   * page follows) and the position of the limit-th, the next cursor's; and the household's list
-   * version in the same snapshot, which the page is cached under. Its one more value is `limit`.
+   * One page: one prepared statement (`pageStatement`) whose one row holds the page as the API
+   * writes it, so the process neither parses a row per event nor builds and serializes an object
+   * per event. With `version`, a page read before under that version is the answer (every change
+   * of the list moves the version in the same transaction); each page read is kept under the
+   * version its statement read in the same snapshot.
    */
-  pageJsonStatement(householdId: string, request: PageRequest): PreparedStatement {
-    const page = this.pageStatement(householdId, request);
-    const limit = `$${page.values.length + 1}`;
-    const participants = participantsJsonSql('q.participants');
-    const text = `select coalesce(string_agg(x.j, ',' order by x.n) filter (where x.n <= ${limit}), '') as items, count(*)::int as found,
-       (select v.version::text from meal_event_list_versions v where v.household_id = $1) as version,
-       max(x.date) filter (where x.n = ${limit}) as last_date, max(x.serving_time) filter (where x.n = ${limit}) as last_serving_time,
-       max(x.id::text) filter (where x.n = ${limit}) as last_id
-  from (select row_to_json(r)::text as j, q.date, q.serving_time, q.id,
-               row_number() over (order by q.date::date, q.serving_time::time, q.id) as n
-          from (${page.text}) q
-          cross join lateral (select q.id, q.household_id as "householdId", q.date, q.event_type as "eventType", q.serving_time as "servingTime",
-                                     q.available_cooking_minutes as "availableCookingMinutes", q.notes, ${participants} as participants,
-                                     q.created_at as "createdAt", q.updated_at as "updatedAt", q.series_id as "seriesId",
-                                     q.reminder_minutes as "reminderMinutes") r) x`;
-    return { name: `${page.name}_json`, text, values: [...page.values, request.limit] };
-  }
-
-  /** The page statement's one row as a page, and the list version it read. */
-  private async readPageJson(statement: PreparedStatement, request: PageRequest): Promise<{ page: EventPageJson; version: string }> {
+  async page(householdId: string, request: PageRequest, version?: string): Promise<EventPage> {
+    const statement = this.pageStatement(householdId, request);
+    const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
+    if (version !== undefined) {
+      const held = this.pages.get(key, version);
+      if (held) return held;
+    }
     const [row] = await preparedQuery<{
       items: string;
       found: number;
@@ -322,69 +252,9 @@ export class ObjectionMealEventStore implements MealEventStore {
       last_id: string | null;
     }>(this.Event.knex(), statement);
     const more = row !== undefined && row.found > request.limit && row.last_date !== null && row.last_serving_time !== null && row.last_id !== null;
-    const page = { items: row?.items ?? '', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
-    return { page, version: row?.version ?? '0' };
-  }
-
-  /**
-   * The list read as JSON text: one prepared statement (`pageJsonStatement`) whose one row holds
-   * the page as the API writes it, so the process neither parses a row per event nor builds and
-   * serializes an object per event (the store test holds it byte for byte to what the serializer
-   * wrote of `page`).
-   */
-  async pageJson(householdId: string, request: PageRequest): Promise<EventPageJson> {
-    return (await this.readPageJson(this.pageJsonStatement(householdId, request), request)).page;
-  }
-
-  /**
-   * The hot list read: `pageJson`'s statement, its page handed to `render`, and the answer kept
-   * under the list version the statement read in the same snapshot. A page asked for again is
-   * answered with those bytes, without a statement, when the list version the request's session
-   * read loaded (`eventsRead`: `version`) is the one they were made under (every change of the list moves
-   * the version in the same transaction); the text is sent as it is (no cursor signed again, no
-   * string rebuilt or measured per answer).
-   */
-  async pageAnswer(householdId: string, request: PageRequest, version: string | undefined, render: (page: EventPageJson) => string): Promise<PageAnswer> {
-    const statement = this.pageJsonStatement(householdId, request);
-    const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
-    if (version !== undefined) {
-      const held = this.answers.get(key, version);
-      if (held) return held;
-    }
-    const read = await this.readPageJson(statement, request);
-    // Encoded once here, so every send of it writes these bytes as they are (no string joined to the head and encoded again).
-    const answer = pageAnswerOf(render(read.page));
-    this.answers.set(key, read.version, answer);
-    return answer;
-  }
-
-  /**
-   * The list read as rows: one prepared statement (`pageStatement`). `apiColumns` already formats every
-   * value in PostgreSQL, so each row only gets the API's names, without knex building and compiling
-   * the query, a model instance, or a Date parsed and formatted back.
-   */
-  async page(householdId: string, request: PageRequest): Promise<EventPage> {
-    const rows = await preparedQuery<PageRow>(this.Event.knex(), this.pageStatement(householdId, request));
-    const hasMore = rows.length > request.limit;
-    const items: MealEvent[] = [];
-    for (let i = 0; i < rows.length && i < request.limit; i++) {
-      const r = rows[i]!;
-      items.push({
-        id: r.id,
-        householdId: r.household_id,
-        date: r.date,
-        eventType: r.event_type,
-        servingTime: r.serving_time,
-        availableCookingMinutes: r.available_cooking_minutes,
-        notes: r.notes,
-        participants: r.participants.map(apiParticipant),
-        createdAt: r.created_at,
-        updatedAt: r.updated_at,
-        seriesId: r.series_id,
-        reminderMinutes: r.reminder_minutes,
-      });
-    }
-    return { items, hasMore };
+    const page: EventPage = { items: row?.items ?? '[]', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
+    this.pages.set(key, row?.version ?? '0', page);
+    return page;
   }
 
   async get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined> {

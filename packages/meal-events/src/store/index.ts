@@ -1,17 +1,13 @@
 export { type CalendarFeedStore, ObjectionCalendarFeedStore, type StoredCalendarFeed } from './calendar-feeds.js';
 export {
-  apiParticipant,
   CARRY_FORMER_MEMBERS,
   type CalendarEvent,
-  DEFAULT_PAGE_CACHE_BYTES,
   type EventPage,
-  type EventPageJson,
   type EventPosition,
   type MealEventStore,
   type MealEventValues,
   ObjectionMealEventStore,
   type ObjectionMealEventStoreOptions,
-  type PageAnswer,
   type PageRequest,
   type RemovedEvent,
   type StoredParticipant,

@@ -19,26 +19,20 @@ export class MealRuleModel extends BaseModel {
   static override timestamps = ['createdAt', 'updatedAt'];
   static override jsonSchema = rowSchema(MealRuleResponseSchema, { payload: { type: 'object' } });
 
+  /** The two dates as `YYYY-MM-DD` straight from PostgreSQL (with `timestamps`: `apiColumnsSql`). */
+  static override apiFormats = { startDate: 'date', endDate: 'date' } as const;
+
+  /** MealRuleResponse's fields, in the contract's order. */
+  static override apiFields: readonly string[] = Object.keys(MealRuleResponseSchema.properties);
+
   /**
-   * `apiColumns`: every column, the two dates as text (`YYYY-MM-DD`) straight from PostgreSQL, so
-   * the answer depends neither on the pg driver's date parsing (a local-midnight Date) nor on the
-   * server's DateStyle.
+   * `apiColumns`: the API fields (`apiColumnsSql`), the dates and timestamps as text straight from
+   * PostgreSQL, so the answer depends neither on the pg driver's date parsing (a local-midnight
+   * Date) nor on the server's DateStyle.
    */
   static override modifiers = {
     apiColumns(query: objection.QueryBuilder<MealRuleModel>) {
-      query.select(
-        'id',
-        'householdId',
-        'kind',
-        'strength',
-        'scope',
-        raw('??::text as ??', ['startDate', 'startDate']),
-        raw('??::text as ??', ['endDate', 'endDate']),
-        'source',
-        'payload',
-        'createdAt',
-        'updatedAt',
-      );
+      query.select(raw(MealRuleModel.apiColumnsSql()));
     },
   };
 

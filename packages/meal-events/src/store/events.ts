@@ -140,11 +140,15 @@ export const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_
     left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
                         where x.p->>'formerMemberId' is not null and x.p->'name' = n.p->'name' limit 1) o on true)`;
 
-/** Characters of pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB). */
+/** Bytes of pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB of text, counted twice: its rendered answer). */
 export const DEFAULT_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface ObjectionMealEventStoreOptions {
-  /** Characters of pages kept for answering again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0 keeps none. */
+  /**
+   * Bytes kept for answering pages again while the list is unchanged (DEFAULT_PAGE_CACHE_BYTES); 0
+   * keeps none. Each page counts twice its text: the page, and what a caller keeps made of it for
+   * as long as the page object lives (the service's rendered answer).
+   */
   pageCacheBytes?: number;
 }
 
@@ -162,7 +166,7 @@ export class ObjectionMealEventStore implements MealEventStore {
 
   constructor(knex: Knex, options: ObjectionMealEventStoreOptions = {}) {
     this.Event = MealEventModel.bindKnex(knex);
-    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (page) => page.items.length);
+    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_PAGE_CACHE_BYTES, (page) => 2 * page.items.length);
   }
 
   private mine(householdId: string, id: string, trx?: Knex.Transaction) {

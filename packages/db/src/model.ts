@@ -21,16 +21,6 @@ export function rowSchema(api: ModelSchema, own: Record<string, unknown> = {}): 
 /** A timestamp as models hold it: ISO 8601 UTC with milliseconds (pg's Date is turned into this on read). */
 export const TimestampSchema = { type: 'string', format: 'date-time' } as const;
 
-/**
- * The base of every package's Objection models. Column names are mapped by the knex the model is
- * bound to (`createKnex` sets knexSnakeCaseMappers), so models use camelCase like the rest of the
- * code. A model is never bound globally (`Model.knex()`): stores bind it to the knex (or
- * transaction) they were given with `Model.bindKnex(knex)` or `Model.query(trx)`, so two apps in
- * one process (the tests run many) never share a database.
- *
- * Timestamps: the columns named in `timestamps` are held as ISO strings (what the API answers),
- * converted from pg's Date on read; writes pass ISO strings or Dates.
- */
 /** Per model class: its `apiObject`, made once. */
 const apiObjectMakers = new WeakMap<typeof BaseModel, (m: object) => Record<string, unknown>>();
 
@@ -52,6 +42,16 @@ function apiObjectMaker(fields: readonly string[], formats: Readonly<Record<stri
   return new Function('m', `return {\n    ${body}\n  };`) as (m: object) => Record<string, unknown>;
 }
 
+/**
+ * The base of every package's Objection models. Column names are mapped by the knex the model is
+ * bound to (`createKnex` sets knexSnakeCaseMappers), so models use camelCase like the rest of the
+ * code. A model is never bound globally (`Model.knex()`): stores bind it to the knex (or
+ * transaction) they were given with `Model.bindKnex(knex)` or `Model.query(trx)`, so two apps in
+ * one process (the tests run many) never share a database.
+ *
+ * Timestamps: the columns named in `timestamps` are held as ISO strings (what the API answers),
+ * converted from pg's Date on read; writes pass ISO strings or Dates.
+ */
 export class BaseModel extends Model {
   /** `first()` adds `limit 1`. */
   static override useLimitInFirst = true;

@@ -192,6 +192,11 @@ export interface HouseholdNewsEvent {
   subjectUserId?: string | null;
   subjectName?: string | null;
   role?: HouseholdRole;
+  /**
+   * The news' id (a uuid), when the teller may tell the same news again (a job run twice): told
+   * again with the same id, nobody hears it twice. None: a new id.
+   */
+  id?: string;
 }
 
 /**

@@ -4,8 +4,8 @@
  * the plan and its AI credits, and intake (invite codes, waitlist).
  */
 
-// Migrations: the package's tables (and its relations to other packages' tables), its change sources.
-export { changeSources, migrate, migrations, relations } from './migrations.js';
+// Migrations: the package's tables (and its relations to other packages' tables), its change sources, its queue and the writes that enqueue on it.
+export { changeSources, jobSources, migrate, migrations, queues, RENAME_QUEUE, relations } from './migrations.js';
 
 // Models: one per table.
 export * from './models/index.js';

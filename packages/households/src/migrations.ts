@@ -1,5 +1,6 @@
 import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
+import { createQueueMigration, type JobSource } from '@svc/jobs';
 import type { Knex } from 'knex';
 import * as createHouseholds from '../migrations/20261122100000_create_households.js';
 import * as createInvitations from '../migrations/20261122100100_create_household_invitations.js';
@@ -8,8 +9,10 @@ import * as createCredits from '../migrations/20261122100300_create_plans_and_cr
 import * as createIntakeCodes from '../migrations/20261122100400_create_intake_codes.js';
 import * as oneOwner from '../migrations/20261125110000_one_owner_per_household.js';
 import * as departures from '../migrations/20261127100000_member_departures.js';
+import * as renamedBy from '../migrations/20261128100000_household_renamed_by.js';
 import * as accountFks from '../migrations/relations/20261125110000_households_account_fks.js';
 import * as departuresFk from '../migrations/relations/20261127100000_household_departures_account_fk.js';
+import * as renamedByFk from '../migrations/relations/20261128100000_households_renamed_by_fk.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_households`. */
 export const migrations: MigrationSet = {
@@ -22,6 +25,7 @@ export const migrations: MigrationSet = {
     { name: '20261122100400_create_intake_codes', ...createIntakeCodes },
     { name: '20261125110000_one_owner_per_household', ...oneOwner },
     { name: '20261127100000_member_departures', ...departures },
+    { name: '20261128100000_household_renamed_by', ...renamedBy },
   ],
 };
 
@@ -35,6 +39,7 @@ export const relations: MigrationSet = {
   migrations: [
     { name: '20261125110000_households_account_fks', ...accountFks },
     { name: '20261127100000_household_departures_account_fk', ...departuresFk },
+    { name: '20261128100000_households_renamed_by_fk', ...renamedByFk },
   ],
 };
 
@@ -47,4 +52,36 @@ export async function migrate(knex: Knex): Promise<string[]> {
 export const changeSources: readonly ChangeSource[] = [
   { resource: 'household', table: 'households', idColumn: 'id', householdColumn: 'id' },
   { resource: 'member', table: 'household_members', idColumn: 'id', householdColumn: 'household_id' },
+];
+
+/** The queue of a rename's news (@svc/jobs): one job per renaming statement, made by the statement itself (`jobSources`). */
+export const RENAME_QUEUE = 'households-renamed';
+/** How long a rename's job may run before another instance takes it over. */
+export const RENAME_EXPIRE_SECONDS = 120;
+
+/**
+ * This package's queues in @svc/jobs (a rename's news): run after @svc/jobs' own migrations, which
+ * the host runs first. History: `knex_migrations_households_queues`.
+ */
+export const queues: MigrationSet = {
+  name: 'households_queues',
+  migrations: [createQueueMigration('20261128100100_renamed_queue', RENAME_QUEUE, { expireInSeconds: RENAME_EXPIRE_SECONDS })],
+};
+
+/**
+ * Writes of this package that enqueue work by themselves (@svc/jobs installs the triggers, after
+ * every package's migrations and queues): an UPDATE that changes a household's name enqueues the
+ * rename's news in the writing statement, naming the account the statement wrote as `renamed_by`
+ * and counted from the service's time of the write (`updated_at`). Writing the name it already had
+ * enqueues nothing, and a rename that rolls back leaves no job.
+ */
+export const jobSources: readonly JobSource[] = [
+  {
+    table: 'households',
+    queue: RENAME_QUEUE,
+    payload: { h: 'id', a: 'renamed_by' },
+    countFrom: 'updated_at',
+    whenNotNull: 'renamed_by',
+    onUpdateOf: ['name'],
+  },
 ];

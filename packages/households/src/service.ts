@@ -18,11 +18,13 @@ import type {
 } from '@svc/contracts';
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import type { JobQueue } from '@svc/jobs';
 import type { Knex } from 'knex';
 import type { CreditBalance, CreditLedger } from './CreditLedger.js';
 import { InvitationCodeSealer } from './code-sealer.js';
 import { toHourMinute } from './formats.js';
 import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
+import { RENAME_EXPIRE_SECONDS, RENAME_QUEUE } from './migrations.js';
 import { HouseholdModel, type IntakeInviteCode } from './models/index.js';
 import { AT_THE_TABLE, recapText } from './onboarding.js';
 import { householdRead, memberRead, membersRead } from './reads.js';
@@ -77,6 +79,12 @@ export interface HouseholdsServiceOptions {
   news?: HouseholdNews;
   /** Told of a PATCH that writes the time zone, inside its transaction (from @svc/meal-events: pending reminders move). */
   zoneListeners?: readonly HouseholdZoneWritten[];
+}
+
+/** A rename's job (made by the renaming statement, this package's `jobSources`): the household and the account that renamed it. */
+interface RenameJob {
+  h: string;
+  a: string | null;
 }
 
 /** What the operator CLI (`npm run admin`) may do. */
@@ -256,26 +264,43 @@ export class HouseholdsService {
 
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
   async update(userId: string, householdId: string, body: UpdateHouseholdRequest): Promise<HouseholdResponse> {
-    const zoneWritten = body.timeZoneId != null && this.zoneListeners.length > 0;
-    if (body.name == null && !zoneWritten) {
-      assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
-      return this.store.update(householdId, householdChanges(body), this.clock.now());
-    }
-    // A rename tells the members (householdNews) in its transaction: the Owner check, the old name
-    // and the change are one statement, the news job one INSERT (as many statements as a PATCH
-    // without a name, and the job's). Not the Owner: roleOf says why (404, or 403), rolled back.
     const changes = householdChanges(body);
-    return this.store.transaction(async (trx) => {
-      const done = await this.store.updateAsOwner(userId, householdId, changes, this.clock.now(), trx);
-      if (!done) {
+    if (Object.keys(changes).length === 0) {
+      assertRole(await this.store.roleOf(userId, householdId), ['Owner']);
+      return this.store.update(householdId, changes, this.clock.now());
+    }
+    // The Owner check and the change are one statement; a rename's news is enqueued by that
+    // statement itself (this package's `jobSources`), so a PATCH is one statement after the
+    // session's. Not the Owner: roleOf says why (404, or 403). A zone written moves what is derived
+    // from local times in it (pending reminders) in the same transaction.
+    const zoneWritten = body.timeZoneId != null && this.zoneListeners.length > 0;
+    const write = async (trx?: Knex.Transaction) => {
+      const household = await this.store.updateAsOwner(userId, householdId, changes, this.clock.now(), trx);
+      if (!household) {
         assertRole(await this.store.roleOf(userId, householdId, trx), ['Owner']);
         throw householdNotFound();
       }
-      if (done.oldName !== done.household.name) await this.news({ type: 'householdRenamed', householdId, actorUserId: userId }, trx);
-      // A zone written: what is derived from local times in it (pending reminders) moves in this transaction.
-      if (zoneWritten) for (const told of this.zoneListeners) await told(householdId, done.household.timeZoneId, this.clock.now(), trx);
-      return done.household;
-    });
+      if (zoneWritten && trx) for (const told of this.zoneListeners) await told(householdId, household.timeZoneId, this.clock.now(), trx);
+      return household;
+    };
+    return zoneWritten ? this.store.transaction(write) : write();
+  }
+
+  /**
+   * Registers this package's job handlers on the host's queue (every instance): a rename's news,
+   * enqueued by the renaming statement, told through `news` with the job's id as the news' id, so
+   * the job run again (its instance died after telling) tells nobody twice.
+   */
+  defineJobs(jobs: JobQueue): void {
+    jobs.define<RenameJob>(
+      RENAME_QUEUE,
+      async (job, context) => {
+        if (!job.a) return; // the renaming account is gone: nobody to name
+        const event = { type: 'householdRenamed', householdId: job.h, actorUserId: job.a, id: context.id } as const;
+        await this.store.transaction((trx) => this.news(event, trx));
+      },
+      { expireInSeconds: RENAME_EXPIRE_SECONDS },
+    );
   }
 
   /**

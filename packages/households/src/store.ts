@@ -146,20 +146,14 @@ export interface HouseholdStore {
   create(input: { userId: string; household: NewHousehold; intake: IntakeTicket | null; welcomeCredits: number; at: Date }): Promise<HouseholdResponse>;
   /** Applies the changes (none: answers the household as it is, updatedAt untouched). */
   update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse>;
-  /** `update` inside `trx` (a rename, which tells the members in the same transaction). */
-  updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx: Knex.Transaction): Promise<HouseholdResponse>;
   /**
-   * `update` by the household's Owner, in ONE statement inside `trx`: the Owner check, the row's
-   * lock (FOR NO KEY UPDATE, as lockHousehold takes it) with the name it had, and the change.
+   * `update` by the household's Owner, in ONE statement (inside `trx` when given): the Owner check
+   * and the change. A change of the name records `userId` as `renamed_by`, and the statement itself
+   * enqueues the rename's news when the name really changed (this package's `jobSources`).
    * Undefined when `userId` is not the Owner of an existing household (the caller asks roleOf why).
+   * `changes` must not be empty.
    */
-  updateAsOwner(
-    userId: string,
-    householdId: string,
-    changes: HouseholdChanges,
-    at: Date,
-    trx: Knex.Transaction,
-  ): Promise<{ household: HouseholdResponse; oldName: string } | undefined>;
+  updateAsOwner(userId: string, householdId: string, changes: HouseholdChanges, at: Date, trx?: Knex.Transaction): Promise<HouseholdResponse | undefined>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
   /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
@@ -388,15 +382,11 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     });
   }
 
-  update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
-    return this.updateWithin(householdId, changes, at);
-  }
-
-  async updateWithin(householdId: string, changes: HouseholdChanges, at: Date, trx?: Knex.Transaction): Promise<HouseholdResponse> {
+  async update(householdId: string, changes: HouseholdChanges, at: Date): Promise<HouseholdResponse> {
     const [row] =
       Object.keys(changes).length === 0
-        ? await this.Household.query(trx).where({ id: householdId })
-        : await this.Household.query(trx)
+        ? await this.Household.query().where({ id: householdId })
+        : await this.Household.query()
             .patch({ ...changes, updatedAt: at.toISOString() })
             .where({ id: householdId })
             .returning('*');
@@ -409,26 +399,16 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     householdId: string,
     changes: HouseholdChanges,
     at: Date,
-    trx: Knex.Transaction,
-  ): Promise<{ household: HouseholdResponse; oldName: string } | undefined> {
+    trx?: Knex.Transaction,
+  ): Promise<HouseholdResponse | undefined> {
     if (!isUuid(householdId) || !isUuid(userId)) return undefined;
-    // The model formats the values as a patch does (jsonb columns as JSON text).
-    const values = this.Household.fromJson({ ...changes, updatedAt: at.toISOString() }, { patch: true }).$toDatabaseJson();
-    // The lock in the FROM subquery reads the row's latest committed name (after waiting for a
-    // parallel writer), which the statement's own snapshot might not; the UPDATE then changes the
-    // row it already holds. Objection has no UPDATE … FROM: knex's own builder (updateFrom) on the model's table.
-    const rows = (await trx('households')
-      .update(values)
-      .updateFrom(trx.raw('(select name as old_name from households where id = ? for no key update) as old', [householdId]))
+    const patch = changes.name === undefined ? changes : { ...changes, renamedBy: userId };
+    const [row] = await this.Household.query(trx)
+      .patch({ ...patch, updatedAt: at.toISOString() })
       .where('households.id', householdId)
-      .whereExists((q) =>
-        q.select(trx.raw('1')).from('household_members as m').whereRaw('m.household_id = households.id').where({ 'm.userId': userId, 'm.role': 'Owner' }),
-      )
-      .returning(['households.*', 'old.old_name'])) as (Record<string, unknown> & { oldName: string })[];
-    const row = rows[0];
-    if (!row) return undefined;
-    const { oldName, ...household } = row;
-    return { household: this.Household.fromDatabaseJson(household).toApi(), oldName };
+      .whereExists(this.Member.query(trx).select(raw('1')).whereColumn('household_members.householdId', 'households.id').where({ userId, role: 'Owner' }))
+      .returning('*');
+    return row?.toApi();
   }
 
   async members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]> {

@@ -231,10 +231,12 @@ export class NotificationService {
   /**
    * The householdNews capability (@svc/contracts' HouseholdNews) @svc/households calls inside the
    * transaction of a change: one INSERT (a job); the notification is written and sent after the
-   * commit, to the members as they are then (a removed member is no longer told).
+   * commit, to the members as they are then (a removed member is no longer told). An event with an
+   * `id` is the notification's id: the same news told again is stored and sent once.
    */
-  readonly news: HouseholdNews = async (event, trx) => {
-    await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, { e: event, n: this.newId(), at: this.clock.now().toISOString() }, { trx: trx as Knex.Transaction });
+  readonly news: HouseholdNews = async ({ id, ...event }, trx) => {
+    const n = id !== undefined && isUuid(id) ? id.toLowerCase() : this.newId();
+    await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, { e: event, n, at: this.clock.now().toISOString() }, { trx: trx as Knex.Transaction });
   };
 
   /**

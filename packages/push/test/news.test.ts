@@ -142,6 +142,24 @@ describe('householdNews delivery: after the commit, batched per phone, held in q
     expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', ada).expect(200)).body.items).to.have.length(0);
   });
 
+  it('the same news told again with its id (a job run twice) is stored and sent once; without an id each telling is news', async () => {
+    const id = randomUUID();
+    await change({ type: 'householdRenamed', id });
+    await change({ type: 'householdRenamed', id: id.toUpperCase() });
+    await queue.runDue();
+    expect(bodies()).to.deep.equal(['Ada ga husstanden nytt navn: Hjemme']);
+    const inbox = (await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items;
+    expect(inbox.map((i: { id: string }) => i.id)).to.deep.equal([id]);
+    // Told again later (the news job had not been run yet at the first telling, or ran long ago): still once.
+    await change({ type: 'householdRenamed', id });
+    await queue.runDue();
+    expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items).to.have.length(1);
+    // An id that is not a uuid is not trusted as one: a new id, told.
+    await change({ type: 'householdRenamed', id: 'not-a-uuid' });
+    await queue.runDue();
+    expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items).to.have.length(2);
+  });
+
   it('the first news goes out at once; more within the next 60 s become one message at the end of that minute', async () => {
     await change({ type: 'memberJoined', subjectUserId: ada });
     await queue.runDue();

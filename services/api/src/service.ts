@@ -43,6 +43,7 @@ export const allMigrations = [
   idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
   accounts.queues,
+  households.queues,
   mealEvents.queues,
   changes.queues,
   // Foreign keys across packages, once every package's tables exist.
@@ -53,8 +54,8 @@ export const allMigrations = [
   signInFactors.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
   changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
-  // Writes that enqueue their own jobs (the mail outbox's rows, events' reminders), once the tables and queues exist.
-  jobs.sourceMigrations([...accounts.jobSources, ...mealEvents.jobSources]),
+  // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
+  jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
 
 export interface ServiceDeps {
@@ -183,6 +184,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     zoneListeners: [(householdId, zone, now, trx) => eventReminders.zoneWritten(householdId, zone, now, trx as Knex.Transaction)],
     news: notifications.news,
   });
+  // A rename's news: enqueued by the renaming statement, told through push by the job.
+  householdsApi.defineJobs(jobQueue);
   // The parser's typo indexes, built now rather than inside the first parse request.
   mealRules.warmUpParser();
   const rulesService = new mealRules.MealRulesService({

@@ -140,6 +140,52 @@ describe('push through the composed service (FCM and APNs fakes)', () => {
     expect(await heard()).to.deep.equal([]);
   });
 
+  it('a rename is news once per real change: parallel renames each told, the same name in parallel once, refused or unchanged ones never', async () => {
+    const ada = await signUp(h.app, 'ada-renames@example.com', 'Ada');
+    const bo = await signUp(h.app, 'bo-renames@example.com', 'Bo');
+    const home = (await ada.post('/api/v1/households').send({ name: 'Home', timeZoneId: 'Europe/Oslo', defaultDinnerTime: '18:00' }).expect(201)).body;
+    const code = (await ada.post(`/api/v1/households/${home.id}/invitations`).send({ role: 'Adult' })).body.code;
+    await bo.post('/api/v1/invitations/accept').send({ code }).expect(200);
+    await h.service.jobs.runDue();
+    const told = async () => {
+      await h.service.jobs.runDue();
+      const items = (await bo.get('/api/v1/me/notifications?limit=100').expect(200)).body.items as { kind: string; body: string; data: { event?: string } }[];
+      return items.filter((i) => i.kind === 'householdNews' && i.data.event === 'householdRenamed').map((i) => i.body);
+    };
+    const renames = async () => (await told()).length;
+    const jobsLeft = async () =>
+      Number((await h.db.knex.raw(`select count(*)::int as n from pgboss.job where name = 'households-renamed' and state = 'created'`)).rows[0].n);
+
+    // Refused: not the Owner (403), a name the contract refuses (400), no such household (404): no news, no job, no write.
+    await bo.patch(`/api/v1/households/${home.id}`).send({ name: 'Bo’s' }).expect(403);
+    await ada.patch(`/api/v1/households/${home.id}`).send({ name: '', maxNewDishesPerWeek: 3 }).expect(400);
+    await ada.patch('/api/v1/households/00000000-0000-4000-8000-000000000000').send({ name: 'Nowhere' }).expect(404);
+    expect(await jobsLeft()).to.equal(0);
+    expect((await ada.get(`/api/v1/households/${home.id}`).expect(200)).body).to.include({ name: 'Home', maxNewDishesPerWeek: home.maxNewDishesPerWeek });
+    // The name it already has, and a PATCH of other settings: no news.
+    await ada.patch(`/api/v1/households/${home.id}`).send({ name: 'Home' }).expect(200);
+    await ada.patch(`/api/v1/households/${home.id}`).send({ maxNewDishesPerWeek: 2 }).expect(200);
+    expect(await jobsLeft()).to.equal(0);
+    expect(await renames()).to.equal(0);
+
+    // Six parallel renames to one new name: one changed it, the others wrote the name it then had.
+    const same = await Promise.all(Array.from({ length: 6 }, () => ada.patch(`/api/v1/households/${home.id}`).send({ name: 'Cabin' })));
+    expect(same.map((r) => r.status)).to.deep.equal([200, 200, 200, 200, 200, 200]);
+    expect(await jobsLeft()).to.equal(1);
+    expect(await renames()).to.equal(1);
+    // Five parallel renames to five names: each changed it, each is news (the inbox keeps each; the phone's minute batches them).
+    const names = ['A', 'B', 'C', 'D', 'E'].map((x) => `Cabin ${x}`);
+    await Promise.all(names.map((name) => ada.patch(`/api/v1/households/${home.id}`).send({ name }).expect(200)));
+    expect(await jobsLeft()).to.equal(5);
+    expect(await renames()).to.equal(6);
+    expect(await jobsLeft()).to.equal(0);
+    // The news names the one who renamed it, as the row recorded it, and the name as it is when told.
+    const row = (await h.db.knex('households').where({ id: home.id }).first()) as { renamedBy: string; name: string };
+    expect(names).to.include(row.name);
+    expect((await told()).sort()).to.deep.equal(['Ada renamed the household to Cabin', ...Array(5).fill(`Ada renamed the household to ${row.name}`)]);
+    expect(row.renamedBy).to.equal((await ada.get('/api/v1/me').expect(200)).body.user.id);
+  });
+
   it('reminds the participants of a meal event at its time less reminderMinutes (household zone), once, on their phones; a moved event moves it', async () => {
     for (const d of [fcm.delivered, apns.delivered]) d.length = 0;
     h.clock.set('2026-11-22T09:00:00.000Z');

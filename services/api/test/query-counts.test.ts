@@ -19,11 +19,14 @@ const BUDGET: Record<string, number> = {
   'POST /api/v1/auth/register (new address)': 6,
   'POST /api/v1/auth/forgot-password': 7,
   'GET /api/v1/households/{id}': 1,
-  // A rename tells the members (householdNews) in its transaction: BEGIN, ONE statement for the
-  // Owner check, the row lock with the old name (to tell only a real rename) and the change, the
-  // INSERT of the news job (counted since @svc/jobs announces its statements to knex), COMMIT. It
-  // was 6 without the job's INSERT (3 before push); without `name` it stays at 3.
-  'PATCH /api/v1/households/{id}': 5,
+  // The session, then ONE statement: the Owner check and the change; a rename's news job is
+  // enqueued by that statement itself (households' `jobSources`, a trigger @svc/jobs installs),
+  // and only when the name really changed. It was 3 before push, then 5 (BEGIN, the change, the
+  // news job's INSERT, COMMIT).
+  'PATCH /api/v1/households/{id}': 2,
+  'PATCH /api/v1/households/{id} (no rename)': 2,
+  // A new zone moves the pending reminders in the same transaction: BEGIN, the change, the move, COMMIT.
+  'PATCH /api/v1/households/{id} (time zone)': 5,
   'GET /api/v1/households/{id}/members': 3,
   'GET /api/v1/households/{id}/rules': 1,
   'POST /api/v1/households/{id}/rules': 2,
@@ -92,6 +95,8 @@ describe('SQL statements per operation', function () {
     await measure('POST /api/v1/auth/forgot-password', () => agent.post('/api/v1/auth/forgot-password').send({ email: 'counts@example.com' }), 204);
     await measure('GET /api/v1/households/{id}', () => agent.get(hh), 200);
     await measure('PATCH /api/v1/households/{id}', () => agent.patch(hh).send({ name: 'Counted home' }), 200);
+    await measure('PATCH /api/v1/households/{id} (no rename)', () => agent.patch(hh).send({ maxNewDishesPerWeek: 4 }), 200);
+    await measure('PATCH /api/v1/households/{id} (time zone)', () => agent.patch(hh).send({ timeZoneId: 'Europe/London' }), 200);
     await measure('GET /api/v1/households/{id}/members', () => agent.get(`${hh}/members`), 200);
     await measure('GET /api/v1/households/{id}/rules', () => agent.get(`${hh}/rules`), 200);
     await measure(

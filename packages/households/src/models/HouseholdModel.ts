@@ -6,7 +6,7 @@ import { HouseholdMemberModel } from './HouseholdMemberModel.js';
 
 /**
  * One row of `households`: the settings of HouseholdResponse, plus the onboarding state, the AI
- * pause and the creator. Everything else of a household hangs on it with ON DELETE CASCADE.
+ * pause, the creator and who last renamed it. Everything else of a household hangs on it with ON DELETE CASCADE.
  */
 export class HouseholdModel extends BaseModel {
   static override tableName = 'households';
@@ -19,6 +19,7 @@ export class HouseholdModel extends BaseModel {
     onboardingSkippedSteps: { type: ['array', 'null'], items: { type: 'string' } },
     aiPausedUntil: { ...TimestampSchema, type: ['string', 'null'] },
     createdBy: { type: ['string', 'null'], format: 'uuid' },
+    renamedBy: { type: ['string', 'null'], format: 'uuid' },
   });
   /** `loyalty_programs` and `onboarding_skipped_steps` are PostgreSQL text[] (the driver maps arrays), not JSON. */
   static override jsonAttributes: string[] = [];
@@ -62,6 +63,8 @@ export class HouseholdModel extends BaseModel {
   declare aiPausedUntil: string | null;
   /** The creating account (accounts.id; null once that account is deleted). */
   declare createdBy: string | null;
+  /** The account that last renamed it (accounts.id; null before any rename and once that account is deleted): the rename's news names it. */
+  declare renamedBy: string | null;
   declare createdAt: string;
   declare updatedAt: string;
 

@@ -61,6 +61,11 @@ export class FakeFcm {
   connections = 0;
   /** Lifetime of the access tokens it issues, in seconds. */
   tokenLifetimeSeconds = 3600;
+  /**
+   * Each accepted send is answered (and recorded) this many ms after it arrived, as a provider
+   * across the internet answers (0: at once). For benchmarks; tests script answers instead.
+   */
+  latencyMs = 0;
   readonly script: FakeAnswer[] = [];
   readonly answerFor = new Map<string, FakeAnswer>();
   private readonly unregistered = new Set<string>();
@@ -158,8 +163,12 @@ export class FakeFcm {
           details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'UNREGISTERED' }],
         },
       });
-    this.delivered.push({ token, message, authorization });
-    this.json(res, 200, { name: `projects/${this.projectId}/messages/${this.delivered.length}` });
+    const accept = () => {
+      this.delivered.push({ token, message, authorization });
+      this.json(res, 200, { name: `projects/${this.projectId}/messages/${this.delivered.length}` });
+    };
+    if (this.latencyMs > 0) setTimeout(accept, this.latencyMs);
+    else accept();
   }
 }
 

@@ -28,9 +28,9 @@
  *   npx tsx services/api/bench/profile-top.ts prof/me.cpuprofile   # top self time
  *
  * Options: --seconds 10 --connections 50 --rounds 3 --events 100000 --rss-seconds 60
- * --storm-logins 20 --storm-connections 20 --fanout-households 1000 --driver wrk|autocannon --only <ids> (fan-out, me-ceiling, me-naive, me, household, me-bearer, household-bearer,
+ * --storm-logins 20 --storm-connections 20 --fanout-households 1000 --fanout-latency-ms 50 --driver wrk|autocannon --only <ids> (fan-out, me-ceiling, me-naive, me, household, me-bearer, household-bearer,
  * rules, rules-defaults, time-zones, members, event, device, calendar-feed, sessions, logins, events-ceiling, events-first, events-series, events-deep, changes, changes-deep,
- * patch-household, storm, rss).
+ * patch-household, patch-household-settings, storm, rss).
  * Diagnostics: BENCH_SERVICE_FLAGS='--trace-gc' adds node flags to the service process only;
  * BENCH_STDOUT=1 keeps each process's stdout in /tmp/bench-<name>.log; HEAP_GROWING_PERCENT is
  * passed to the service as main reads it.
@@ -64,6 +64,7 @@ const { values: args } = parseArgs({
     profile: { type: 'string' },
     only: { type: 'string' },
     'fanout-households': { type: 'string' },
+    'fanout-latency-ms': { type: 'string' },
     quick: { type: 'boolean', default: false },
     driver: { type: 'string' },
   },
@@ -107,7 +108,8 @@ const ext = path.extname(fileURLToPath(import.meta.url));
 // (autovacuum, dirty buffers) for a while, which measured ahead of them cost the reads up to half
 // their rate. `--only fan-out` runs it alone.
 async function fanOut(): Promise<number> {
-  const child = fork(path.join(here, `background${ext}`), ['--only', 'fan-out', '--fanout-households', String(num(args['fanout-households'], 1000))], {
+  const fanOutArgs = ['--fanout-households', String(num(args['fanout-households'], 1000)), '--fanout-latency-ms', String(num(args['fanout-latency-ms'], 50))];
+  const child = fork(path.join(here, `background${ext}`), ['--only', 'fan-out', ...fanOutArgs], {
     execArgv: process.execArgv,
     stdio: 'inherit',
   });
@@ -561,6 +563,17 @@ try {
         authenticatedGet: true,
       },
       {
+        // The same write without a rename: nothing enqueued (issue 32's anchor for the cost of the
+        // rename's news, measured in the same run).
+        id: 'patch-household-settings',
+        label: 'PATCH household, no rename (write)',
+        app: 'service',
+        method: 'PATCH',
+        path: hh,
+        bodies: [{ maxNewDishesPerWeek: 4 }, { maxNewDishesPerWeek: 5 }],
+        authenticatedGet: false,
+      },
+      {
         id: 'patch-household',
         label: 'PATCH household (write)',
         app: 'service',
@@ -633,8 +646,22 @@ try {
     };
   }
 
-  /** After writes: PostgreSQL's deferred work done now, between rounds, not during the next scenario. */
+  /**
+   * After writes: the jobs they left (a rename's news) run to the end, and PostgreSQL's deferred
+   * work is done now, between rounds, not during the next scenario.
+   */
   async function settle(): Promise<void> {
+    const drainStarted = performance.now();
+    for (;;) {
+      const { rows: left } = await db.knex.raw(
+        `select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active') and start_after <= now()`,
+      );
+      if (left[0].n === 0 || performance.now() - drainStarted > 120_000) {
+        if (left[0].n) log(`settle: ${left[0].n} jobs still due after 120 s; going on`);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
     for (const sql of ['vacuum (analyze)', 'checkpoint']) {
       try {
         await db.knex.raw(sql);
@@ -907,6 +934,17 @@ try {
       t && c ? t.rps >= 0.9 * c.rps : undefined,
     );
   }
+  // Issue 32: a rename enqueues its news (a job, then the notification) on the causing write; the
+  // same PATCH without a rename enqueues nothing.
+  const renaming = byId('patch-household');
+  const settings = byId('patch-household-settings');
+  verdict(
+    'PATCH household with a rename (news enqueued) within 10 % of one without',
+    renaming && settings
+      ? `${pct(renaming.rps / settings.rps)} (${Math.round(renaming.rps)} vs ${Math.round(settings.rps)} req/s); ${renaming.queries} vs ${settings.queries} statements`
+      : '—',
+    renaming && settings ? renaming.rps >= 0.9 * settings.rps : undefined,
+  );
   const deep = byId('events-deep');
   verdict(
     `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 /**
- * Who last renamed the household: the rename's news (householdNews, "Ada renamed the household to
+ * Who last wrote the household's name (a PATCH with `name`): the rename's news (householdNews, "Ada renamed the household to
  * …") is enqueued by the renaming UPDATE itself (a trigger @svc/jobs installs from this package's
  * `jobSources`), which can name only what the row holds.
  */
@@ -10,7 +10,7 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('renamed_by')
       .nullable()
       .comment(
-        'The account that last renamed the household (accounts.id; null before any rename and once that account is deleted); named by the news of the rename',
+        'The account whose PATCH last wrote the name (accounts.id; null before any and once that account is deleted); named by the news of a rename',
       );
   });
 }

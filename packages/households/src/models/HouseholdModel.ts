@@ -6,7 +6,7 @@ import { HouseholdMemberModel } from './HouseholdMemberModel.js';
 
 /**
  * One row of `households`: the settings of HouseholdResponse, plus the onboarding state, the AI
- * pause, the creator and who last renamed it. Everything else of a household hangs on it with ON DELETE CASCADE.
+ * pause, the creator and who last wrote its name. Everything else of a household hangs on it with ON DELETE CASCADE.
  */
 export class HouseholdModel extends BaseModel {
   static override tableName = 'households';
@@ -63,7 +63,7 @@ export class HouseholdModel extends BaseModel {
   declare aiPausedUntil: string | null;
   /** The creating account (accounts.id; null once that account is deleted). */
   declare createdBy: string | null;
-  /** The account that last renamed it (accounts.id; null before any rename and once that account is deleted): the rename's news names it. */
+  /** The account whose PATCH last wrote the name (accounts.id; null before any and once that account is deleted): a rename's news names it. */
   declare renamedBy: string | null;
   declare createdAt: string;
   declare updatedAt: string;

@@ -202,9 +202,10 @@ export interface HouseholdNewsEvent {
 /**
  * Tells a household's members about a change; from @svc/push, called by @svc/households once per
  * change inside the change's transaction (one INSERT: the news is sent after the commit, never for
- * a change that rolled back).
+ * a change that rolled back). Without `trx` — from a job that runs after the change committed,
+ * with the event's `id` — the news is written and on its way when the call returns.
  */
-export type HouseholdNews = (event: HouseholdNewsEvent, trx: Transaction) => Promise<void>;
+export type HouseholdNews = (event: HouseholdNewsEvent, trx?: Transaction) => Promise<void>;
 
 /**
  * Told, inside the transaction of a PATCH that writes a household's time zone, the zone it has now

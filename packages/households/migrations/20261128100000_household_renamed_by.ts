@@ -9,9 +9,7 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('households', (t) => {
     t.uuid('renamed_by')
       .nullable()
-      .comment(
-        'The account whose PATCH last wrote the name (accounts.id; null before any and once that account is deleted); named by the news of a rename',
-      );
+      .comment('The account whose PATCH last wrote the name (accounts.id; null before any and once that account is deleted); named by the news of a rename');
   });
 }
 

@@ -54,7 +54,7 @@ export const changeSources: readonly ChangeSource[] = [
   { resource: 'member', table: 'household_members', idColumn: 'id', householdColumn: 'household_id' },
 ];
 
-/** The queue of a rename's news (@svc/jobs): one job per renaming statement, made by the statement itself (`jobSources`). */
+/** The queue of a rename's news (@svc/jobs): one job per renamed household, made by the renaming statement itself (`jobSources`). */
 export const RENAME_QUEUE = 'households-renamed';
 /** How long a rename's job may run before another instance takes it over. */
 export const RENAME_EXPIRE_SECONDS = 120;
@@ -71,9 +71,10 @@ export const queues: MigrationSet = {
 /**
  * Writes of this package that enqueue work by themselves (@svc/jobs installs the triggers, after
  * every package's migrations and queues): an UPDATE that changes a household's name enqueues the
- * rename's news in the writing statement, naming the account the statement wrote as `renamed_by`
- * and counted from the service's time of the write (`updated_at`). Writing the name it already had
- * enqueues nothing, and a rename that rolls back leaves no job.
+ * rename's news in the writing statement (a row trigger whose WHEN compares the old and new name:
+ * an UPDATE that keeps the name runs nothing), naming the account the statement wrote as
+ * `renamed_by` and counted from the service's time of the write (`updated_at`). Writing the name
+ * it already had enqueues nothing, and a rename that rolls back leaves no job.
  */
 export const jobSources: readonly JobSource[] = [
   {
@@ -83,5 +84,9 @@ export const jobSources: readonly JobSource[] = [
     countFrom: 'updated_at',
     whenNotNull: 'renamed_by',
     onUpdateOf: ['name'],
+    // A household is updated a row at a time and mostly not renamed: a PATCH of its settings does no trigger work.
+    rowLevelUpdate: true,
+    // A new household has no `renamed_by`: no INSERT can enqueue.
+    onInsert: false,
   },
 ];

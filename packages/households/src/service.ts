@@ -288,16 +288,17 @@ export class HouseholdsService {
 
   /**
    * Registers this package's job handlers on the host's queue (every instance): a rename's news,
-   * enqueued by the renaming statement, told through `news` with the job's id as the news' id, so
-   * the job run again (its instance died after telling) tells nobody twice.
+   * enqueued by the renaming statement, told through `news` (without a transaction: the rename has
+   * committed) with the job's id as the news' id, so the job run again (its instance died after
+   * telling) tells nobody twice.
    */
   defineJobs(jobs: JobQueue): void {
     jobs.define<RenameJob>(
       RENAME_QUEUE,
       async (job, context) => {
         if (!job.a) return; // the renaming account is gone: nobody to name
-        const event = { type: 'householdRenamed', householdId: job.h, actorUserId: job.a, id: context.id } as const;
-        await this.store.transaction((trx) => this.news(event, trx));
+        // After the commit, so without a transaction: push writes the news now (no second job).
+        await this.news({ type: 'householdRenamed', householdId: job.h, actorUserId: job.a, id: context.id });
       },
       { expireInSeconds: RENAME_EXPIRE_SECONDS },
     );

@@ -41,6 +41,16 @@ export interface JobSource {
   /** The primary key column, for `onUpdateOf` (default `id`). */
   idColumn?: string;
   /**
+   * With `onUpdateOf`: the UPDATE trigger is a row trigger whose WHEN compares the columns, so an
+   * UPDATE that changes none of them does no work at all (no transition rows kept, no function
+   * run), and one that does enqueues a job per changed row. For a table updated often, a row at a
+   * time, for other reasons (a household's settings); the statement trigger (the default) suits
+   * updates of many rows at once.
+   */
+  rowLevelUpdate?: boolean;
+  /** Rows inserted enqueue a job too (default true; false: no INSERT trigger, for a source that no inserted row can satisfy). */
+  onInsert?: boolean;
+  /**
    * Rows already in the table when the trigger is installed enqueue a job too (those passing the
    * other conditions) when these columns are null (e.g. mail not yet sent nor given up).
    */
@@ -105,6 +115,7 @@ function sourceMigration(source: JobSource): Migration {
   const table = ident(source.table);
   const id = ident(source.idColumn ?? 'id');
   const changed = (source.onUpdateOf ?? []).map((c) => `r.${ident(c)} is distinct from o.${ident(c)}`).join(' or ');
+  if (source.rowLevelUpdate) return rowLevelMigration(source, fn, table);
   return {
     name: fn,
     up: async (knex: Knex) => {
@@ -134,6 +145,49 @@ function sourceMigration(source: JobSource): Migration {
       await knex.raw(`drop trigger if exists ${fn}_insert on ${table}`);
       await knex.raw(`drop trigger if exists ${fn}_update on ${table}`);
       await knex.raw(`drop function if exists ${fn}()`);
+    },
+  };
+}
+
+/**
+ * A source whose UPDATE trigger is a row trigger (`rowLevelUpdate`): `FOR EACH ROW WHEN (old.c IS
+ * DISTINCT FROM new.c OR …)`, its function inserting the job of the one row (`new`); the INSERT
+ * trigger, unless `onInsert` is false, is the statement trigger as for every source.
+ */
+function rowLevelMigration(source: JobSource, fn: string, table: string): Migration {
+  const columns = source.onUpdateOf ?? [];
+  if (!columns.length) throw new Error(`jobs: ${table}: rowLevelUpdate needs onUpdateOf`);
+  const when = columns.map((c) => `old.${ident(c)} is distinct from new.${ident(c)}`).join(' or ');
+  const insertTrigger = source.onInsert !== false;
+  return {
+    name: fn,
+    up: async (knex: Knex) => {
+      if (insertTrigger) {
+        await knex.raw(`
+          create function ${fn}() returns trigger language plpgsql as $$
+          begin
+            ${insertSql(source, 'new_rows r', '')};
+            return null;
+          end $$`);
+        await knex.raw(`create trigger ${fn}_insert after insert on ${table} referencing new table as new_rows for each statement execute function ${fn}()`);
+      }
+      await knex.raw(`
+        create function ${fn}_row() returns trigger language plpgsql as $$
+        begin
+          ${insertSql(source, '(select new.*) r', '')};
+          return null;
+        end $$`);
+      await knex.raw(`create trigger ${fn}_update after update on ${table} for each row when (${when}) execute function ${fn}_row()`);
+      if (source.backfillWhenNull) {
+        const pending = source.backfillWhenNull.map((c) => `r.${ident(c)} is null`).join(' and ');
+        await knex.raw(insertSql(source, `${table} r`, pending));
+      }
+    },
+    down: async (knex: Knex) => {
+      await knex.raw(`drop trigger if exists ${fn}_insert on ${table}`);
+      await knex.raw(`drop trigger if exists ${fn}_update on ${table}`);
+      await knex.raw(`drop function if exists ${fn}()`);
+      await knex.raw(`drop function if exists ${fn}_row()`);
     },
   };
 }

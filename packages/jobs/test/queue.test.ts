@@ -28,12 +28,23 @@ const testTable: MigrationSet = {
     {
       name: '20261127170200_test_rows',
       up: (knex) =>
-        knex.raw('create table jobs_test_rows (id uuid primary key default gen_random_uuid(), n int not null, gate text, due timestamptz, note text)'),
-      down: (knex) => knex.raw('drop table jobs_test_rows'),
+        knex.raw(`create table jobs_test_rows (id uuid primary key default gen_random_uuid(), n int not null, gate text, due timestamptz, note text);
+                  create table jobs_test_row_rows (id uuid primary key default gen_random_uuid(), n int not null, gate text, note text)`),
+      down: (knex) => knex.raw('drop table jobs_test_rows; drop table jobs_test_row_rows'),
     },
   ],
 };
 const testSource: JobSource = { table: 'jobs_test_rows', queue: QUEUE, payload: { n: 'n' }, dueColumn: 'due', whenNotNull: 'gate', onUpdateOf: ['gate'] };
+// The same on a row trigger: only an UPDATE that changes the gate runs anything; inserts never enqueue.
+const rowSource: JobSource = {
+  table: 'jobs_test_row_rows',
+  queue: QUEUE,
+  payload: { n: 'n' },
+  whenNotNull: 'gate',
+  onUpdateOf: ['gate'],
+  rowLevelUpdate: true,
+  onInsert: false,
+};
 
 function recordingLogger() {
   const lines: { level: string; obj: object; msg?: string }[] = [];
@@ -71,12 +82,12 @@ describe('jobs: the PostgreSQL job queue', () => {
       .then((r) => r.rows);
 
   before(async () => {
-    db = await createTestDatabase([migrations, testQueues, testTable, sourceMigrations([testSource])]);
+    db = await createTestDatabase([migrations, testQueues, testTable, sourceMigrations([testSource, rowSource])]);
   });
   beforeEach(() => clock.set('2026-11-27T12:00:00.000Z'));
   afterEach(async () => {
     await Promise.all(queues.splice(0).map((q) => q.stop(1000)));
-    await db.knex.raw('delete from pgboss.job; delete from pgboss.archive; delete from jobs_test_rows');
+    await db.knex.raw('delete from pgboss.job; delete from pgboss.archive; delete from jobs_test_rows; delete from jobs_test_row_rows');
   });
   after(async () => {
     await Promise.all(knexes.map((k) => k.destroy()));
@@ -413,5 +424,30 @@ describe('jobs: the PostgreSQL job queue', () => {
     await db.knex.raw(`update jobs_test_rows set gate = 'now', due = now() where n = 3`);
     expect(await q.runDue()).to.equal(1);
     expect(ran.map((r) => r.n)).to.deep.equal([1, 3]);
+  });
+
+  it('a row-level UPDATE source (rowLevelUpdate): one job per row whose column changed, none for other updates, inserts or rollbacks', async () => {
+    const triggers = await db.knex.raw(
+      `select tgname, (tgtype & 1) = 1 as per_row, tgqual is not null as has_when from pg_trigger where tgrelid = 'jobs_test_row_rows'::regclass and not tgisinternal`,
+    );
+    expect(triggers.rows).to.deep.equal([{ tgname: 'jobs_enqueue_jobs_test_row_rows_test_work_update', per_row: true, has_when: true }]);
+    const ran: number[] = [];
+    const q = newQueue(async (d) => {
+      ran.push(d.n);
+    });
+    await db.knex.raw(`insert into jobs_test_row_rows (n, gate) values (1, 'a'), (2, 'a'), (3, null), (4, 'a')`);
+    await db.knex.raw(`update jobs_test_row_rows set note = 'x'`);
+    await db.knex.raw(`update jobs_test_row_rows set gate = 'a' where n in (1, 2)`);
+    expect(await jobs()).to.have.length(0);
+    // One statement changing three rows' gate: three jobs (the row whose gate becomes null passes no gate).
+    await db.knex.raw(`update jobs_test_row_rows set gate = case n when 4 then null else 'b' end`);
+    await db.knex
+      .transaction(async (trx) => {
+        await trx.raw(`update jobs_test_row_rows set gate = 'c' where n = 1`);
+        await trx.rollback();
+      })
+      .catch(() => undefined);
+    expect(await q.runDue()).to.equal(3);
+    expect(ran.sort()).to.deep.equal([1, 2, 3]);
   });
 });

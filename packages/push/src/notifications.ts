@@ -232,11 +232,15 @@ export class NotificationService {
    * The householdNews capability (@svc/contracts' HouseholdNews) @svc/households calls inside the
    * transaction of a change: one INSERT (a job); the notification is written and sent after the
    * commit, to the members as they are then (a removed member is no longer told). An event with an
-   * `id` is the notification's id: the same news told again is stored and sent once.
+   * `id` is the notification's id: the same news told again is stored and sent once. Without `trx`
+   * (a job after the commit) the notification is written and its fan-out enqueued at once.
    */
   readonly news: HouseholdNews = async ({ id, ...event }, trx) => {
     const n = id !== undefined && isUuid(id) ? id.toLowerCase() : this.newId();
-    await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, { e: event, n, at: this.clock.now().toISOString() }, { trx: trx as Knex.Transaction });
+    const job: NewsJob = { e: event, n, at: this.clock.now().toISOString() };
+    // No transaction: the caller is a job after the commit (a rename's), so the news is written now, not by another job.
+    if (!trx) return this.announce(job);
+    await this.jobs.enqueue<NewsJob>(NEWS_QUEUE, job, { trx: trx as Knex.Transaction });
   };
 
   /**

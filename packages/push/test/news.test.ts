@@ -142,7 +142,7 @@ describe('householdNews delivery: after the commit, batched per phone, held in q
     expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', ada).expect(200)).body.items).to.have.length(0);
   });
 
-  it('the same news told again with its id (a job run twice) is stored and sent once; without an id each telling is news', async () => {
+  it('the same news told again with its id (a job run twice) is stored and sent once, inside a transaction or after one; without an id each telling is news', async () => {
     const id = randomUUID();
     await change({ type: 'householdRenamed', id });
     await change({ type: 'householdRenamed', id: id.toUpperCase() });
@@ -158,6 +158,14 @@ describe('householdNews delivery: after the commit, batched per phone, held in q
     await change({ type: 'householdRenamed', id: 'not-a-uuid' });
     await queue.runDue();
     expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items).to.have.length(2);
+    // Told without a transaction (a job after the commit): the notification is written at once, no news job; again with its id: nothing more.
+    const later = randomUUID();
+    clock.advanceSeconds(1); // the newest in the inbox
+    await notifications.news({ type: 'householdRenamed', householdId: home, actorUserId: ada, id: later });
+    expect(Number((await db.knex.raw(`select count(*)::int as n from pgboss.job where name = 'push-news' and state = 'created'`)).rows[0].n)).to.equal(0);
+    expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items[0].id).to.equal(later);
+    await notifications.news({ type: 'householdRenamed', householdId: home, actorUserId: ada, id: later });
+    expect((await request(app).get('/api/v1/me/notifications').set('X-Test-User', bo).expect(200)).body.items).to.have.length(3);
   });
 
   it('the first news goes out at once; more within the next 60 s become one message at the end of that minute', async () => {

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createKnex, type MigrationSet, rollbackMigrations, runMigrations } from '@svc/db';
 import { ManualClock } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
@@ -58,9 +58,14 @@ function recordingLogger() {
 
 describe('jobs: the PostgreSQL job queue', () => {
   let db: TestDatabase;
-  const clock = new ManualClock('2026-11-27T12:00:00.000Z');
+  // The tests' instant is PostgreSQL's own now() (to the second), read once: pg-boss compares due
+  // times with the database's clock, so a fixed calendar date would drift away from it as days pass.
+  let T0 = '';
+  const at = (ms: number) => new Date(Date.parse(T0) + ms).toISOString();
+  const clock = new ManualClock('2000-01-01T00:00:00.000Z');
   const queues: JobQueue[] = [];
   const knexes: Knex[] = [];
+  const children: ChildProcess[] = [];
 
   function newQueue(handler: (data: { n: number }, ctx: JobContext) => Promise<void>, options: { knex?: Knex; registry?: Registry; logger?: JobsLogger } = {}) {
     const q = new JobQueue({
@@ -83,9 +88,18 @@ describe('jobs: the PostgreSQL job queue', () => {
 
   before(async () => {
     db = await createTestDatabase([migrations, testQueues, testTable, sourceMigrations([testSource, rowSource])]);
+    T0 = new Date((await db.knex.raw(`select date_trunc('second', now()) as t`)).rows[0].t).toISOString();
   });
-  beforeEach(() => clock.set('2026-11-27T12:00:00.000Z'));
+  beforeEach(() => clock.set(T0));
   afterEach(async () => {
+    await Promise.all(
+      children.splice(0).map((c) => {
+        if (c.exitCode !== null || c.signalCode !== null) return undefined;
+        const gone = new Promise((r) => c.once('exit', r));
+        c.kill('SIGKILL');
+        return gone;
+      }),
+    );
     await Promise.all(queues.splice(0).map((q) => q.stop(1000)));
     await db.knex.raw('delete from pgboss.job; delete from pgboss.archive; delete from jobs_test_rows; delete from jobs_test_row_rows');
   });
@@ -192,7 +206,7 @@ describe('jobs: the PostgreSQL job queue', () => {
     await q.runDue();
     const rows = await jobs();
     expect(rows.map((r: { state: string }) => r.state)).to.deep.equal(['completed', 'created']);
-    expect(rows[1].data).to.deep.equal({ p: { n: 1 }, a: 2, f: '2026-11-27T12:00:00.000Z' });
+    expect(rows[1].data).to.deep.equal({ p: { n: 1 }, a: 2, f: T0 });
     expect(rows[1].due_in).to.be.within(29, 30.1);
     await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
     await q.runDue();
@@ -212,7 +226,7 @@ describe('jobs: the PostgreSQL job queue', () => {
     await q.runDue();
     const rows = await jobs();
     expect(rows[1].due_in).to.be.within(8 * 3600 - 2, 8 * 3600 + 0.1);
-    expect(rows[1].data).to.include({ a: 1, f: '2026-11-27T20:00:00.000Z' });
+    expect(rows[1].data).to.include({ a: 1, f: at(8 * 3_600_000) });
     // 23 hours later the day's limit still has 9 hours to go: it counts from the new time.
     clock.advance(23 * 3_600_000);
     await db.knex.raw(`update pgboss.job set start_after = now() - interval '1 second' where state = 'created'`);
@@ -252,13 +266,15 @@ describe('jobs: the PostgreSQL job queue', () => {
       },
       { registry },
     );
+    // First due 30 s ago, by the test's clock and the database's alike.
+    clock.set(at(-30_000));
     await q.enqueueMany(QUEUE, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    clock.set(T0);
     await db.knex.raw(`update pgboss.job set start_after = now() - interval '30 seconds'`);
     const before = await registry.metrics();
     expect(before).to.match(/jobs_queued\{queue="test-work"\} 3/);
     expect(Number(/jobs_oldest_due_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
-    // First due by the test's clock (12:00): the real clock is days later, so a large age.
-    expect(Number(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.greaterThan(0);
+    expect(Number(/jobs_oldest_unfinished_age_seconds\{queue="test-work"\} ([\d.]+)/.exec(before)![1])).to.be.within(29, 60);
     await q.runDue();
     const after = await registry.metrics();
     expect(after).to.match(/jobs_queued\{queue="test-work"\} 0/);
@@ -305,14 +321,18 @@ describe('jobs: the PostgreSQL job queue', () => {
       import { createKnex } from '@svc/db';
       import { JobQueue } from '@svc/jobs';
       const knex = createKnex(process.env.DB_URL, { poolMax: 2 });
-      const q = new JobQueue({ knex, clock: { now: () => new Date() }, logger: { info() {}, warn() {}, error() {} }, pollIntervalMs: 50 });
+      // The test's own instant, not this process's wall clock: a fixed date must never meet a real clock.
+      const q = new JobQueue({ knex, clock: { now: () => new Date(process.env.NOW) }, logger: { info() {}, warn() {}, error() {} }, pollIntervalMs: 50 });
       q.define('${QUEUE}', async (d, ctx) => { process.stdout.write('started ' + ctx.id + '\\n'); await new Promise(() => {}); }, { expireInSeconds: 60 });
       await q.start();
     `;
     const child = spawn(process.execPath, ['--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
-      env: { ...process.env, DB_URL: db.url },
+      env: { ...process.env, DB_URL: db.url, NOW: clock.now().toISOString() },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    // Killed when the test ends, pass or fail: a runner left behind would take the next tests' jobs.
+    children.push(child);
     const started = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (b: Buffer) => {
         const m = /started (\S+)/.exec(b.toString());
@@ -322,7 +342,7 @@ describe('jobs: the PostgreSQL job queue', () => {
     });
     expect(started).to.equal(id);
     child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await exited;
     expect((await jobs())[0].state).to.equal('active');
 
     const ran: string[] = [];
@@ -351,6 +371,8 @@ describe('jobs: the PostgreSQL job queue', () => {
       entered = r;
     });
     const q = new JobQueue({ knex: db.knex, clock, logger: recordingLogger().logger, pollIntervalMs: 20 });
+    // Stopped by afterEach when the test fails: a runner left going would take the next tests' jobs.
+    queues.push(q);
     q.define(
       QUEUE,
       async (d: { n: number }) => {

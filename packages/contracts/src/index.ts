@@ -331,3 +331,39 @@ export interface ChangeSource {
   /** The column holding the household's id (`household_id`; `id` for the households table itself). */
   householdColumn: string;
 }
+
+/** The meal categories of the contract (`MealCategory`). */
+export type MealCategory = 'Fish' | 'Meat' | 'Poultry' | 'Vegetarian' | 'Vegan' | 'Soup' | 'Pasta' | 'Taco' | 'Leftovers' | 'Other';
+
+/** A dish's price class. */
+export type PriceClass = 'Cheap' | 'Mid' | 'Expensive';
+
+/** Where a dish the planner may choose comes from: the household's own dishes or the starter library. */
+export type DishOrigin = 'own' | 'starter';
+
+/** The languages the starter library is written in. */
+export type StarterLanguage = 'en' | 'nb';
+
+/** A dish as the planner sees it (own or starter); `madeAgain` is false for every starter dish. */
+export interface PlannableDish {
+  id: string;
+  origin: DishOrigin;
+  name: string;
+  category: MealCategory;
+  activeMinutes: number;
+  priceClass: PriceClass;
+  madeAgain: boolean;
+}
+
+/**
+ * What the dishes package offers the planner: the candidates of a household, and one dish by its
+ * reference (for a day set by hand). Offered by `@svc/dishes`, used by `@svc/planner`.
+ */
+export interface DishCatalog {
+  /** Every own dish of the household (at most 2,000), ordered by id. */
+  ownDishes(householdId: string, trx?: Transaction): Promise<PlannableDish[]>;
+  /** The whole starter library in one language, ordered by id (the same ids, categories, minutes and price classes in each). */
+  starterDishes(language: StarterLanguage): readonly PlannableDish[];
+  /** One dish: an own dish of that household, or a starter dish in that language; undefined when there is none. */
+  find(householdId: string, ref: { id: string; origin: DishOrigin }, language: StarterLanguage, trx?: Transaction): Promise<PlannableDish | undefined>;
+}

@@ -367,3 +367,25 @@ export interface DishCatalog {
   /** One dish: an own dish of that household, or a starter dish in that language; undefined when there is none. */
   find(householdId: string, ref: { id: string; origin: DishOrigin }, language: StarterLanguage, trx?: Transaction): Promise<PlannableDish | undefined>;
 }
+
+/** One dinner of a household's current plans, as the calendar feed shows it. */
+export interface PlannedDinner {
+  /** The plan it belongs to. */
+  planId: string;
+  /** YYYY-MM-DD, in the household's zone. */
+  date: string;
+  /** HH:mm, in the household's zone. */
+  servingTime: string;
+  /** The dish's name (the plan's snapshot). */
+  dishName: string;
+}
+
+/**
+ * What the planner offers the calendar feed: the dinners of the household's current plans, and a
+ * version that changes whenever they change (so a cached feed can be revalidated cheaply).
+ * Offered by `@svc/planner`, used by `@svc/meal-events`.
+ */
+export interface PlannedDinners {
+  version(householdId: string): Promise<string>;
+  dinners(householdId: string): Promise<PlannedDinner[]>;
+}

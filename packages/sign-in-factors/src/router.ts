@@ -191,8 +191,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'passkeySignInOptions',
       summary: 'WebAuthn request options for signing in with a passkey (discoverable credentials)',
       description:
-        'No allowCredentials: the authenticator offers the passkeys it holds for this RP ID. The challenge is single use and lives five minutes. Also the challenge of a passkey step-up (DELETE /api/v1/me, POST /api/v1/me/email).',
+        'No allowCredentials: the authenticator offers the passkeys it holds for this RP ID. The challenge is single use and lives five minutes. Also the challenge of a passkey step-up (DELETE /api/v1/me, POST /api/v1/me/email, POST /api/v1/me/password, DELETE /api/v1/me/mfa/totp). Rate-limited per IP like every /api/v1/auth/* operation; while 50,000 such challenges are live at once, 429 `rate_limited` (Retry-After 60).',
       responses: { 200: { description: 'PublicKeyCredentialRequestOptionsJSON', schema: WebAuthnOptionsSchema } },
+      errorCodes: { 429: ['rate_limited'] },
     },
     async (_req, res) => {
       res.setHeader('Cache-Control', 'no-store');

@@ -10,7 +10,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { Clock, RandomBytes, SecondFactorGate, SignInCompletion, SignInFactorNotice, StepUpProof } from '@svc/contracts';
-import { AuthenticationError, ConflictError, InputError, type Logger, NotFoundError, timing } from '@svc/http-kit';
+import { AuthenticationError, ConflictError, InputError, type Logger, NotFoundError, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { PasskeyResponse } from './models/index.js';
 import { FactorSecrets, tokenHash } from './secrets.js';
@@ -273,7 +273,9 @@ export class SignInFactorsService implements SecondFactorGate {
 
   private async newChallenge(purpose: 'registration' | 'authentication', accountId: string | null): Promise<string> {
     const challenge = this.o.random(32).toString('base64url');
-    await this.store.insertChallenge({ challenge, purpose, accountId, expiresAt: new Date(this.now().getTime() + CHALLENGE_LIFETIME_MS) });
+    const now = this.now();
+    if (!(await this.store.insertChallenge({ challenge, purpose, accountId, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) }, { now })))
+      throw new TooManyRequestsError('rate_limited', 'Too many passkey sign-ins are under way; try again in a minute', 60);
     return challenge;
   }
 

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { loadConfig } from '../src/config.js';
 import { buildService, type Service } from '../src/service.js';
-import { type Harness, signUp, startHarness } from './harness.js';
+import { type Harness, linkTo, signUp, startHarness } from './harness.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -352,6 +352,31 @@ describe('TOTP and recovery codes', function () {
           .send({ mfaToken: again, code: totpCode(secret, h.clock.now()) })
       ).status,
     ).to.equal(200);
+  });
+
+  it('issue 47: codes blocked by the cap work again after a password reset by mail', async () => {
+    const { secret } = await enrol('ma@example.test');
+    await h.db.knex.raw('update mfa_totp set failed_codes = 100');
+    h.clock.advance(60_000);
+    const blocked = await request(h.app)
+      .post('/api/v1/auth/mfa')
+      .send({ mfaToken: await passwordStep(h.app, 'ma@example.test'), code: totpCode(secret, h.clock.now()) });
+    expect([blocked.status, blocked.body.code]).to.deep.equal([400, 'invalid_code']);
+    await request(h.app).post('/api/v1/auth/forgot-password').send({ email: 'ma@example.test' }).expect(204);
+    const mail = (await h.mailsTo('ma@example.test')).find((m) => m.text.includes('/reset-password'))!;
+    const link = linkTo(mail, '/reset-password');
+    const reset = await request(h.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ email: link.searchParams.get('email'), token: link.searchParams.get('token'), newPassword: 'another good passphrase' });
+    expect(reset.status, JSON.stringify(reset.body)).to.equal(204);
+    expect((await h.db.knex.raw('select failed_codes::int as n from mfa_totp')).rows[0].n).to.equal(0);
+    h.clock.advance(30_000);
+    const login = await request(h.app).post('/api/v1/auth/login').send({ email: 'ma@example.test', password: 'another good passphrase' });
+    expect(login.body.code).to.equal('mfa_required');
+    const signedIn = await request(h.app)
+      .post('/api/v1/auth/mfa')
+      .send({ mfaToken: login.body.mfaToken, code: totpCode(secret, h.clock.now()) });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
   });
 
   it('the /sign-in/verify page (a browser social sign-in with TOTP on) asks for the code, signs the browser in and lands on returnUrl', async () => {

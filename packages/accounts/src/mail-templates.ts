@@ -23,6 +23,7 @@ export type MailKind =
   // Second factors and passkeys (@svc/sign-in-factors asks for them).
   | 'factor_totp_enabled'
   | 'factor_totp_disabled'
+  | 'factor_totp_codes_blocked'
   | 'factor_recovery_code_used'
   | 'factor_passkey_added'
   | 'factor_passkey_removed';

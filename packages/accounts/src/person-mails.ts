@@ -63,6 +63,10 @@ const FACTOR_NOTICES = {
     },
     passkey_added: { subject: 'A passkey was added to your account', body: 'A new passkey can now sign in to your account.' },
     passkey_removed: { subject: 'A passkey was removed from your account', body: 'One of your passkeys can no longer sign in to your account.' },
+    totp_codes_blocked: {
+      subject: 'Too many wrong sign-in codes',
+      body: 'Someone entered 100 wrong codes from your authenticator app in a row, so codes no longer work. Sign in with a recovery code, or reset your password; if this was not you, also change your password.',
+    },
   },
   nb: {
     totp_enabled: {
@@ -79,6 +83,10 @@ const FACTOR_NOTICES = {
     },
     passkey_added: { subject: 'En tilgangsnøkkel ble lagt til kontoen din', body: 'En ny tilgangsnøkkel (passkey) kan nå logge inn på kontoen din.' },
     passkey_removed: { subject: 'En tilgangsnøkkel ble fjernet fra kontoen din', body: 'En av tilgangsnøklene dine kan ikke lenger logge inn på kontoen din.' },
+    totp_codes_blocked: {
+      subject: 'For mange feil innloggingskoder',
+      body: 'Noen skrev inn 100 feil koder fra autentiseringsappen din på rad, så kodene virker ikke lenger. Logg inn med en gjenopprettingskode, eller tilbakestill passordet; var det ikke deg, bytt også passord.',
+    },
   },
 } as const;
 

@@ -165,7 +165,8 @@ export class PersonService {
   /**
    * Proves the caller is the account holder before the account goes: its password (checked like a
    * login, lockout included), or, for an account that has no password it can sign in with, a
-   * sign-in within the last ten minutes.
+   * sign-in within the last ten minutes; with TOTP on, a fresh second factor as well (alone, it
+   * stands in for the password).
    */
   private async reauthenticate(account: PersonAccount, caller: Caller, password: string | undefined, proof: StepUpProof = {}): Promise<void> {
     const refuse = () => new AuthenticationError('reauthentication_required', 'Confirm it is you: send your password, or sign in again first');
@@ -174,6 +175,11 @@ export class PersonService {
     if (gate && password === undefined && (proof.code !== undefined || proof.recoveryCode !== undefined || proof.passkey !== undefined)) {
       if ((await gate.stepUp(account.id, proof)) !== 'ok') throw refuse();
       return;
+    }
+    // With TOTP on the password (or a recent sign-in) alone is not enough: a stolen session that
+    // knows the password must not end the account without the second factor.
+    if (gate && (await gate.summary(account.id)).totp) {
+      if ((await gate.stepUp(account.id, proof)) !== 'ok') throw refuse();
     }
     if (account.hasPassword && account.emailNormalized !== null) {
       if (password === undefined || !(await this.o.checkPassword(account.emailNormalized, password))) throw refuse();

@@ -121,17 +121,20 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       operationId: 'changePassword',
       summary: 'Changes (or, for a social-only account, sets) the password',
       description:
-        'This session stays signed in under a new session id; every other session of the account ends, every open mailed link is retired, and the address gets a notice. The current password counts toward the login lockout (423 while locked).',
+        'This session stays signed in under a new session id; every other session of the account ends, every open mailed link is retired, and the address gets a notice. The current password counts toward the login lockout (423 while locked). With TOTP on, a fresh second factor is required as well: `code`, `recoveryCode` or `passkey` (an assertion over a challenge of POST /api/v1/auth/passkey/options); without one that verifies, 401 `reauthentication_required` before the password is looked at (codes count toward the lockout).',
       auth: true,
       body: ChangePasswordRequest,
       responses: ok204,
       errorCodes: {
         400: ['wrong_current_password', 'password_rejected', 'password_pwned', 'validation_failed', 'value_too_long'],
+        401: ['reauthentication_required'],
         423: ['account_locked'],
       },
     },
     async (req, res) => {
       const { userId } = principalOf(req);
+      const { code, recoveryCode, passkey } = req.input.body;
+      await service.requireStepUp(userId, { code, recoveryCode, passkey }, req.get('accept-language'), { onlyWithTotp: true });
       const stamp = await service.changePassword(userId, req.input.body.currentPassword, req.input.body.newPassword);
       if (!stamp) throw new AuthenticationError('unauthenticated', 'The account of this session no longer exists');
       await sessions.signIn(req, userId, stamp);

@@ -69,6 +69,13 @@ export const ChangePasswordRequest = {
   properties: {
     currentPassword: { type: ['string', 'null'], maxLength: MAX.password, description: 'required (non-null) when the account has a password' },
     newPassword: { ...password, description: '8 to 256 characters, not seen in a breach' },
+    code: { type: 'string', maxLength: 20, description: 'with TOTP on (required then, or recoveryCode or passkey): the code the authenticator app shows now' },
+    recoveryCode: { type: 'string', maxLength: 40, description: 'with TOTP on: an unused recovery code (spent)' },
+    passkey: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'with TOTP on, for an account with a passkey: an assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options',
+    },
   },
 } as const satisfies TypedSchema;
 export type ChangePasswordBody = Infer<typeof ChangePasswordRequest>;

@@ -411,13 +411,14 @@ export class AccountService {
   }
 
   /**
-   * Refuses an operation that asks for a fresh proof (the change of address) while the account has
-   * a second factor on and `proof` names none that verifies: 401 `reauthentication_required`.
+   * Refuses an operation that asks for a fresh proof (the change of address; with `onlyWithTotp`,
+   * the change of password) while the account has a second factor on (TOTP, or a passkey unless
+   * `onlyWithTotp`) and `proof` names none that verifies: 401 `reauthentication_required`.
    */
-  async requireStepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string): Promise<void> {
+  async requireStepUp(accountId: string, proof: StepUpProof, acceptLanguage?: string, options: { onlyWithTotp?: boolean } = {}): Promise<void> {
     if (!this.gate) return;
     const { totp, passkeys } = await this.gate.summary(accountId);
-    if (!totp && passkeys === 0) return;
+    if (!totp && (passkeys === 0 || options.onlyWithTotp)) return;
     if ((await this.gate.stepUp(accountId, proof, acceptLanguage)) !== 'ok')
       throw new AuthenticationError(
         'reauthentication_required',
@@ -1022,6 +1023,8 @@ export class AccountService {
       await this.accessTokens.endAll(account.id, trx);
       await this.o.store.update(account.id, { passwordHash, emailConfirmed: true, securityStamp: newStamp(this.o.random) }, now, trx);
       await this.o.store.clearLoginFailures(key, trx);
+      // Codes blocked by the cap of wrong TOTP codes work again after a reset by mail.
+      await this.gate?.resetCodeFailures?.(account.id, trx);
       await this.writeMail(trx, true, passwordResetNoticeMail(this.o.publicBaseUrl, { to: locked.email ?? spent.email, displayName: locked.displayName }));
     });
   }

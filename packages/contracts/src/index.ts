@@ -249,10 +249,15 @@ export interface SecondFactorGate {
    * what that operation answers (400 `invalid_code`, 401 `invalid_credentials`, 423).
    */
   finish(req: unknown, body: { mfaToken: string; code?: string; recoveryCode?: string }): Promise<{ returnUrl: string | null }>;
+  /**
+   * A password reset happened (inside `trx`): the count of wrong TOTP codes starts again, so codes
+   * blocked by the cap of wrong codes in a row work again.
+   */
+  resetCodeFailures?(accountId: string, trx?: Transaction): Promise<void>;
 }
 
 /** A change of a person's sign-in factors, mailed to them as a notice. */
-export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed';
+export type SignInFactorNotice = 'totp_enabled' | 'totp_disabled' | 'recovery_code_used' | 'passkey_added' | 'passkey_removed' | 'totp_codes_blocked';
 
 /**
  * What @svc/sign-in-factors needs from @svc/accounts (wired by the host): finishing a sign-in, the

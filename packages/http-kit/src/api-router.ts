@@ -4,6 +4,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { type TokenAccess, tokenScopeGate } from './access-scopes.js';
 import { InputError } from './errors.js';
 import { type ConditionalWriteLocks, checkIfMatch, tagAnswer } from './etag.js';
+import { takesIdempotencyKey } from './idempotency.js';
 import { requireAuth, throwDeferredInputError } from './middleware.js';
 import { type JsonSchema, mergeInputErrors, PartValidator, withStringLimits } from './validation.js';
 
@@ -202,6 +203,9 @@ export class ApiRouter {
       ...(full.auth ? [requireAuth] : []),
       ...(full.guard ? [full.guard] : []),
       validate,
+      // After every gate of the route and its input check: a kept answer is sent again only to a
+      // request that passed them itself (and before If-Match, which the first request's write changed).
+      ...(takesIdempotencyKey(full) ? [idempotencyStep] : []),
       ...(full.current ? [ifMatch(full.current)] : []),
       ...(handlers as unknown as RequestHandler[]),
     ];
@@ -223,6 +227,13 @@ export class ApiRouter {
     return this;
   }
 }
+
+/** The app's Idempotency-Key step (`HttpAppOptions.idempotency`, kept in `app.locals`), when it has one. */
+const idempotencyStep: RequestHandler = (req, res, next) => {
+  const step = req.app?.locals.idempotency as RequestHandler | undefined;
+  if (!step) return next();
+  return step(req, res, next);
+};
 
 /** The If-Match step of a route with `current`: nothing to do without the header. */
 function ifMatch(current: NonNullable<OperationSpec['current']>): RequestHandler {

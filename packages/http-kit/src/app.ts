@@ -16,6 +16,7 @@ import {
   hookTimingHeaders,
   jsonBody,
   originGuard,
+  rejectDuplicateAuthorization,
   rejectNulInUrl,
   requestContext,
   requestLogger,
@@ -49,7 +50,7 @@ export interface HttpAppOptions {
   draining?: () => boolean;
   /** Serialise If-Match writes of one resource across instances (see `ConditionalWriteLocks`); none: checked without a lock. */
   conditionalWriteLocks?: ConditionalWriteLocks;
-  /** After the session step, under /api (`idempotency`: Idempotency-Key on a person's writes). */
+  /** Idempotency-Key on a person's writes (`idempotency`), run by each write route after its own gates. */
   idempotency?: RequestHandler;
   /** Runs before /api/v1/auth/* routes (the per-IP rate limit). */
   authLimiter?: RequestHandler;
@@ -58,7 +59,7 @@ export interface HttpAppOptions {
 
 /**
  * The one request pipeline, shared by the host and by every package's router tests:
- * trace id and timing → log → security headers → CORS (when origins are given) → NUL check → open routes → app-version gate →
+ * trace id and timing → log → security headers → CORS (when origins are given) → NUL check → one Authorization → open routes → app-version gate →
  * JSON body → CSRF origin check → session → auth rate limit → routers → 404/405 → problem+json.
  */
 export function createHttpApp(options: HttpAppOptions): Express {
@@ -94,6 +95,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const cors = corsPolicy(options.corsOrigins ?? []);
   if (cors) steps.push(cors);
   steps.push(rejectNulInUrl());
+  steps.push(rejectDuplicateAuthorization());
   for (const r of options.open ?? []) steps.push(onlyFor(r));
   steps.push(underApi([appVersionGate(options.appVersionFloors ?? {})]));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
@@ -114,7 +116,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
   if (options.authenticate) steps.push(underApi(options.authenticate));
   if (options.authLimiter) steps.push(under(AUTH_PATH, [options.authLimiter]));
-  if (options.idempotency) steps.push(underApi([options.idempotency]));
+  // Not a pipeline step: each write route runs it in its own chain, after its gates (ApiRouter).
+  if (options.idempotency) app.locals.idempotency = options.idempotency;
   const locks = options.conditionalWriteLocks;
   if (locks) {
     steps.push((req, res, next) => {

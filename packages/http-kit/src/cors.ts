@@ -12,6 +12,7 @@ export const CORS_EXPOSED_HEADERS: readonly string[] = [
   'Retry-After',
   'ETag',
   'Location',
+  'Idempotent-Replayed',
   'Server-Timing',
   'X-Diagnostics',
   'RateLimit',

@@ -127,10 +127,14 @@ export class LockedError extends HttpError {
   }
 }
 
-/** 426: the app build is below its platform's floor. */
+/**
+ * 426: the app build is below its platform's floor. RFC 9110 §15.5.22 wants an `Upgrade` naming
+ * what to move to (here the platform's app at its floor, `ios-app/2.4.0`), with the `upgrade`
+ * connection option so intermediaries do not forward it.
+ */
 export class UpgradeRequiredError extends HttpError {
-  constructor(message: string) {
-    super(426, 'app_version_unsupported', message, { type: 'app-version-unsupported' });
+  constructor(message: string, upgrade = 'app/latest') {
+    super(426, 'app_version_unsupported', message, { type: 'app-version-unsupported', headers: { Upgrade: upgrade, Connection: 'Upgrade' } });
   }
 }
 

@@ -105,6 +105,24 @@ export function rejectNulInUrl(): RequestHandler {
 }
 
 /**
+ * More than one `Authorization` header is refused at once (400 `validation_failed`): Node keeps
+ * only the first, so a proxy that adds its own (or a client that sends a cookie-era and a bearer
+ * one) would be judged on a credential nobody chose. Only requests that carry one are looked at
+ * (their raw header list is scanned; `headersDistinct` would build every header's list).
+ */
+export function rejectDuplicateAuthorization(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.headers.authorization !== undefined) {
+      const raw = req.rawHeaders;
+      let seen = 0;
+      for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') seen++;
+      if (seen > 1) throw new InputError('validation_failed', 'Send one Authorization header', [{ field: 'Authorization', message: 'sent more than once' }]);
+    }
+    next();
+  };
+}
+
+/**
  * Input the pipeline could not accept (a body that is not JSON or does not parse, is too large, or
  * holds a NUL; a NUL in the URL) is not answered at once: the route first checks the session, so a
  * session-required operation answers 401 to a caller without one whatever it sent
@@ -298,7 +316,10 @@ export function appVersionGate(floors: AppVersionFloors): RequestHandler {
       const platform = m[1] as 'ios' | 'android';
       const floor = floors[platform];
       if (floor && compareVersions(m[2]!, floor) < 0) {
-        throw new UpgradeRequiredError(`This ${platform} build (${m[2]}) is below the supported floor ${floor}; update the app from the store`);
+        throw new UpgradeRequiredError(
+          `This ${platform} build (${m[2]}) is below the supported floor ${floor}; update the app from the store`,
+          `${platform}-app/${floor}`,
+        );
       }
     }
     next();

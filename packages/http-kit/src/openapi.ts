@@ -90,6 +90,15 @@ const HEADERS: Record<string, Record<string, unknown>> = {
     description: 'On a 415: the content codings a request body may be sent in',
     schema: { type: 'string', examples: ['gzip, deflate, br'] },
   },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this answer is the kept first answer to the request’s `Idempotency-Key`, sent again without running the operation (absent on a first answer)',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  Upgrade: {
+    description: 'On a 426: what to upgrade to, the platform’s app at its lowest supported build (`<platform>-app/<floor>`), with `Connection: Upgrade`',
+    schema: { type: 'string', examples: ['ios-app/2.4.0'] },
+  },
   RateLimit: {
     description: 'IETF httpapi RateLimit header: the quota left in the current window and when it resets (seconds)',
     schema: { type: 'string', examples: ['"auth";r=97;t=42'] },
@@ -218,12 +227,17 @@ function parameters(schema: JsonSchema | undefined, where: 'path' | 'query', nam
 interface OperationTraits {
   rateLimited: boolean;
   setsCookie: boolean;
+  /** Takes Idempotency-Key: a kept answer (success or 4xx) may come back as a replay. */
+  idempotent: boolean;
 }
 
 function problem(op: OperationSpec, status: number, codes: string[], traits: OperationTraits) {
   const headers: Record<string, unknown> = { 'X-Trace-Id': ref('X-Trace-Id'), 'Server-Timing': ref('Server-Timing'), 'X-Diagnostics': ref('X-Diagnostics') };
   if (status === 429 || status === 423 || status === 503) headers['Retry-After'] = ref('Retry-After');
   if (status === 415) headers['Accept-Encoding'] = ref('Accept-Encoding');
+  if (status === 426) headers.Upgrade = ref('Upgrade');
+  // A kept 4xx answer may be a replay; a refusal of the caller (401, 403, 423, 429) and 5xx are never kept.
+  if (traits.idempotent && status >= 400 && status < 500 && ![401, 403, 423, 429].includes(status)) headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
   if (traits.rateLimited) Object.assign(headers, { RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') });
   const unique = [...new Set(codes)];
   const text = op.responses[status]?.description ?? STATUS_TEXT[status] ?? 'Error';
@@ -260,8 +274,9 @@ const IDEMPOTENCY_KEY_PARAMETER = {
   required: false,
   schema: { type: 'string', minLength: 1, maxLength: 255 },
   description:
-    'Makes a retry safe (1–255 characters, e.g. a UUID per intended change): the same key with the same JSON body on the same method and path from the same person within 24 h answers what the first answered (status, body, Location, ETag) without doing it again; answers of 500 and above are not kept. ' +
-    'The same key with another body or path answers 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_flight`. An empty or longer key answers 400 `validation_failed`.',
+    'Makes a retry safe (1–255 characters, e.g. a UUID per intended change): the same key with the same JSON body on the same method and path from the same person within 24 h answers what the first answered (status, body, Location, ETag) without doing it again, marked `Idempotent-Replayed: true`; answers of 500 and above, and refusals of the caller (401, 403, 423, 429), are not kept. ' +
+    'A replay comes only after this request passed the operation’s own checks (sign-in, token scope, membership): keys are per credential (a cookie session, or each access token), and on a household’s operation bound to the caller’s role there (no longer a member: the operation’s 404; another role: 422). ' +
+    'The same key with another body or path answers 422 `idempotency_key_reused` (also when the kept answer can no longer be opened after a key rotation); while the first request runs, 409 `idempotency_key_in_flight`. An empty or longer key answers 400 `validation_failed`.',
 };
 
 const IF_MATCH_PARAMETER = {
@@ -289,6 +304,7 @@ export function buildOpenApi(info: { title: string; version: string; description
       // Every /api/v1/auth/* operation shares the per-IP limit; other limited routes declare 429 rate_limited.
       rateLimited: underAuth || declared429.includes('rate_limited') || op.tokenScope !== undefined,
       setsCookie: underAuth || Boolean(op.auth),
+      idempotent: idempotent(op),
     };
     // What the pipeline may answer for this operation, besides what it declares itself.
     const codes: Record<number, string[]> = {};
@@ -332,6 +348,7 @@ export function buildOpenApi(info: { title: string; version: string; description
         ...(traits.setsCookie ? { 'Set-Cookie': ref('Set-Cookie') } : {}),
         ...(traits.rateLimited ? { RateLimit: ref('RateLimit'), 'RateLimit-Policy': ref('RateLimit-Policy') } : {}),
         ...(op.etag ? { ETag: ref('ETag') } : {}),
+        ...(traits.idempotent ? { 'Idempotent-Replayed': ref('Idempotent-Replayed') } : {}),
         ...r.headers,
       };
       const name = status === successes[0] ? `${id}Response` : `${id}Response${status}`;

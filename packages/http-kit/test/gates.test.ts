@@ -12,6 +12,9 @@ describe('the app-version gate', () => {
       expect(res.status, v).to.equal(426);
       expect(res.body.type).to.equal('app-version-unsupported');
       expect(res.headers['content-type']).to.match(/problem\+json/);
+      // RFC 9110 §15.5.22: a 426 names what to upgrade to, with the upgrade connection option.
+      expect(res.headers.upgrade, v).to.equal(v.startsWith('ios') ? 'ios-app/2.4.0' : 'android-app/2.3.1');
+      expect(res.headers.connection).to.match(/upgrade/i);
     }
   });
 

@@ -136,3 +136,33 @@ describe('Server-Timing is written as the head goes out', () => {
     expect(res.headers['x-trace-id']).to.match(/^[0-9a-f]{32}$/);
   });
 });
+
+describe('two Authorization headers (issue 47)', () => {
+  it('are refused with 400 problem+json, not judged by the first; one, in any letter case, passes', async () => {
+    const http = await import('node:http');
+    const server = app([demoRouter()]).listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as { port: number };
+    const send = (headers: Record<string, string | string[]>) =>
+      new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+        const req = http.request({ port, host: '127.0.0.1', path: '/api/v1/ping', headers }, (res) => {
+          let body = '';
+          res.on('data', (c: Buffer) => {
+            body += c.toString('utf8');
+          });
+          res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      const two = await send({ Authorization: ['Bearer mp_pat_first', 'Bearer mp_pat_second'] });
+      expect(two.status).to.equal(400);
+      expect(two.type).to.match(/application\/problem\+json/);
+      expect(JSON.parse(two.body).code).to.equal('validation_failed');
+      expect((await send({ authorization: 'Bearer x' })).status).to.equal(200);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { runMigrations } from '../../db/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
 import {
+  AnswerSealer,
   ApiRouter,
   canonicalJson,
   createLogger,
@@ -26,7 +27,7 @@ describe('Idempotency-Key (PostgreSQL store)', () => {
   before(async () => {
     db = await createTestDatabase();
     await runMigrations(db.knex, [idempotencyMigrations]);
-    store = new PgIdempotencyStore(db.knex);
+    store = new PgIdempotencyStore(db.knex, new AnswerSealer('test secret'));
     const api = new ApiRouter();
     api.route(
       {
@@ -94,7 +95,9 @@ describe('Idempotency-Key (PostgreSQL store)', () => {
     const fingerprint = createHash('sha256')
       .update(canonicalJson({ n: 1 }))
       .digest('base64url');
-    expect(await store.claim({ userId: 'u3', key: 'dead', method: 'POST', path: '/api/v1/things', fingerprint, now: clock.now() })).to.equal(true);
+    expect(
+      await store.claim({ userId: 'u3', key: 'dead', method: 'POST', path: '/api/v1/things', fingerprint, role: '', scopes: null, now: clock.now() }),
+    ).to.equal(true);
     const busy = await post('u3', 'dead', { n: 1 });
     expect([busy.status, busy.body.code]).to.deep.equal([409, 'idempotency_key_in_flight']);
     clock.advance(IDEMPOTENCY_LEASE_MS);

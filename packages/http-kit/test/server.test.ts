@@ -76,3 +76,45 @@ describe('createHttpServer', () => {
     }
   });
 });
+
+describe('createHttpServer: a request trickled in is cut (issue 47)', () => {
+  it('answers 408 request_timeout and closes a connection whose body trickles past the request timeout, while a prompt request on another connection is served', async () => {
+    const server = createHttpServer(app([demoRouter()]), { requestTimeoutMs: 1_000, connectionsCheckMs: 200 });
+    const base = await listening(server);
+    const { port } = server.address() as { port: number };
+    const net = await import('node:net');
+    const socket = net.connect(port, '127.0.0.1');
+    let trickle: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const started = Date.now();
+      socket.write('POST /api/v1/things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"name":"');
+      // One byte every 50 ms: never finishes on its own (100,000 bytes would take over an hour).
+      trickle = setInterval(() => {
+        if (socket.writable) socket.write('a');
+      }, 50);
+      let answer = '';
+      socket.on('data', (c: Buffer) => {
+        answer += c.toString('utf8');
+      });
+      socket.on('error', () => {}); // writes racing the close
+      const prompt = await request(base).post('/api/v1/things').send({ name: 'ok' });
+      expect(prompt.status).to.equal(201);
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      const lived = Date.now() - started;
+      expect(answer).to.match(/^HTTP\/1\.1 408 /);
+      expect(answer).to.include('"code":"request_timeout"');
+      // The limit plus at most a check interval or two, never Node's old 300 s.
+      expect(lived).to.be.within(900, 5_000);
+    } finally {
+      clearInterval(trickle);
+      socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('defaults to a 25 s request timeout (20 s for headers), checked every 2 s', () => {
+    const server = createHttpServer(app([demoRouter()]));
+    expect([server.requestTimeout, server.headersTimeout]).to.deep.equal([25_000, 20_000]);
+  });
+});

@@ -110,10 +110,22 @@ export const InternalNotificationBody = {
   required: ['kind', 'title', 'body'],
   properties: {
     kind: { type: 'string', enum: PUSH_KINDS, description: 'Which switch of a phone decides whether it is pushed' },
-    title: { type: 'string', minLength: 1, maxLength: 100, description: 'The visible title, 1 to 100 characters' },
-    body: { type: 'string', minLength: 1, maxLength: 500, description: 'The visible text, 1 to 500 characters' },
+    title: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      ...singleLine,
+      description: 'The visible title, 1 to 100 characters; one line without control characters or bidirectional controls',
+    },
+    body: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      ...singleLine,
+      description: 'The visible text, 1 to 500 characters; one line without control characters (no CR or LF) or bidirectional controls',
+    },
     data: { type: 'object', description: 'Passed to the app, at most 2,048 bytes as JSON; FCM gets each value as a string (objects JSON-encoded)' },
-    excludeUserId: { type: 'string', maxLength: 200, description: 'An account id that is not told (the person who acted)' },
+    excludeUserId: { type: 'string', format: 'uuid', description: 'An account id (a uuid) that is not told (the person who acted)' },
   },
 } as const satisfies TypedSchema;
 export type InternalNotificationRequest = Infer<typeof InternalNotificationBody>;

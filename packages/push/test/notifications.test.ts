@@ -110,6 +110,16 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       expect((await send({ ...note, title: 'x'.repeat(101) }).expect(400)).body.code).to.equal('validation_failed');
       expect((await send({ ...note, body: 'x'.repeat(501) }).expect(400)).body.code).to.equal('validation_failed');
       expect((await send({ ...note, data: { blob: 'x'.repeat(2040) } }).expect(400)).body.code).to.equal('validation_failed');
+      // As strict as the public routes (issue 47): no CR or LF (a header or log line split) in the
+      // visible texts, and excludeUserId is an account id.
+      for (const bad of [
+        { ...note, title: 'Hi\r\nX-Injected: 1' },
+        { ...note, body: 'line one\nline two' },
+        { ...note, title: 'bidi \u202e' },
+        { ...note, excludeUserId: 'not-a-uuid' },
+        { ...note, excludeUserId: `${ada}\n` },
+      ])
+        expect((await send(bad).expect(400)).body.code, JSON.stringify(bad)).to.equal('validation_failed');
       // 100 characters of two UTF-16 units each: within the limit.
       await send({ ...note, title: '🍅'.repeat(100), body: 'ø'.repeat(500), data: { blob: 'x'.repeat(2030) } }).expect(202);
     });

@@ -1,5 +1,6 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { ApiRouter, principalOf } from '@svc/http-kit';
+import type { RequestHandler } from 'express';
 import {
   MfaRequest,
   PasskeyListSchema,
@@ -19,6 +20,12 @@ export interface RouterOptions {
   service: SignInFactorsService;
   /** The schema of what a login answers (accounts' MeResponse), for the document. */
   signInResponseSchema?: Record<string, unknown>;
+  /**
+   * The limit of POST /api/v1/me/passkeys/options per account (each answer stores a challenge);
+   * the host hands in an http-kit `RateLimit` middleware. The sign-in options are under
+   * /api/v1/auth/*, behind the host's per-IP limit.
+   */
+  passkeyOptionsLimit?: RequestHandler;
 }
 
 /** TOTP, recovery codes, passkeys, and the second step of a sign-in (decisions.md §8 "Stronger sign-in"). */
@@ -72,11 +79,16 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'disableTotp',
       summary: 'Turns TOTP off (its recovery codes go with it)',
       description:
-        'Takes `{ code }`, `{ recoveryCode }` or `{ password }`; each counts toward the login lockout (423 while locked). A wrong code → 400 `invalid_code`; a wrong password → 400 `wrong_current_password`. 404 when TOTP is not on. Mails a notice.',
+        'Takes a fresh second factor: `{ code }`, `{ recoveryCode }` or `{ passkey }` (an assertion over a challenge of POST /api/v1/auth/passkey/options); a stolen session that knows the password cannot turn TOTP off, so `{ password }` alone answers 401 `reauthentication_required` (a password sent along is checked too). Each check counts toward the login lockout (423 while locked). A wrong code → 400 `invalid_code`; a passkey that does not verify → 401 `reauthentication_required`; a wrong password → 400 `wrong_current_password`. 404 when TOTP is not on. Mails a notice.',
       auth: true,
       body: TotpDisableRequest,
       responses: { 204: { description: 'TOTP is off' } },
-      errorCodes: { 400: ['invalid_code', 'wrong_current_password', 'validation_failed', 'value_too_long'], 404: ['not_found'], 423: ['account_locked'] },
+      errorCodes: {
+        400: ['invalid_code', 'wrong_current_password', 'validation_failed', 'value_too_long'],
+        401: ['reauthentication_required'],
+        404: ['not_found'],
+        423: ['account_locked'],
+      },
     },
     async (req, res) => {
       await service.disableTotp(principalOf(req).userId, req.input.body, req.get('accept-language'));
@@ -91,7 +103,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'completeMfa',
       summary: 'The second step of a sign-in: the mfaToken with a TOTP code or a recovery code',
       description:
-        'Answers what login answers, with the session cookie (the session keeps the first factor as its method). An unknown, spent or expired mfaToken → 401 `invalid_credentials`. A wrong code → 400 `invalid_code`; it counts toward the login lockout (423 while locked) and does not spend the token. A used code is refused within its window, on every instance. Using a recovery code mails a notice.',
+        'Answers what login answers, with the session cookie (the session keeps the first factor as its method). An unknown, spent or expired mfaToken → 401 `invalid_credentials`. A wrong code → 400 `invalid_code`; it counts toward the login lockout (423 while locked) and does not spend the token. After 100 wrong codes in a row (over any number of lockouts) codes are refused with 400 `invalid_code` until a recovery code is used or the password is reset by mail; reaching that mails a notice. A used code is refused within its window, on every instance. Using a recovery code mails a notice.',
       body: MfaRequest,
       responses: { 200: signedIn },
       errorCodes: { 400: ['invalid_code', 'validation_failed', 'value_too_long'], 401: ['invalid_credentials'], 423: ['account_locked'] },
@@ -110,10 +122,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'passkeyRegistrationOptions',
       summary: 'WebAuthn creation options for adding a passkey (JSON form, top-level)',
       description:
-        'ES256 and RS256; resident keys and user verification preferred; the account’s passkeys excluded. The challenge is single use and lives five minutes.',
+        'ES256 and RS256; resident keys and user verification preferred; the account’s passkeys excluded. The challenge is single use and lives five minutes; an account keeps its five newest. Rate-limited per account (429 `rate_limited`).',
       auth: true,
       responses: { 200: { description: 'PublicKeyCredentialCreationOptionsJSON', schema: WebAuthnOptionsSchema } },
+      errorCodes: { 429: ['rate_limited'] },
     },
+    ...(options.passkeyOptionsLimit ? [options.passkeyOptionsLimit] : []),
     async (req, res) => {
       res.setHeader('Cache-Control', 'no-store');
       res.json(await service.registrationOptions(principalOf(req).userId));
@@ -177,8 +191,9 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'passkeySignInOptions',
       summary: 'WebAuthn request options for signing in with a passkey (discoverable credentials)',
       description:
-        'No allowCredentials: the authenticator offers the passkeys it holds for this RP ID. The challenge is single use and lives five minutes. Also the challenge of a passkey step-up (DELETE /api/v1/me, POST /api/v1/me/email).',
+        'No allowCredentials: the authenticator offers the passkeys it holds for this RP ID. The challenge is single use and lives five minutes. Also the challenge of a passkey step-up (DELETE /api/v1/me, POST /api/v1/me/email, POST /api/v1/me/password, DELETE /api/v1/me/mfa/totp). Rate-limited per IP like every /api/v1/auth/* operation; while 50,000 such challenges are live at once, 429 `rate_limited` (Retry-After 60).',
       responses: { 200: { description: 'PublicKeyCredentialRequestOptionsJSON', schema: WebAuthnOptionsSchema } },
+      errorCodes: { 429: ['rate_limited'] },
     },
     async (_req, res) => {
       res.setHeader('Cache-Control', 'no-store');

@@ -35,8 +35,21 @@ export const RecoveryCodesSchema = {
 export const TotpDisableRequest = {
   title: 'TotpDisableRequest',
   type: 'object',
-  properties: { code, recoveryCode, password: { type: 'string', maxLength: 256, description: "the account's password" } },
-  description: 'one of code, recoveryCode or password; each counts toward the login lockout',
+  properties: {
+    code,
+    recoveryCode,
+    passkey: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'for an account with a passkey: an assertion (JSON form) over a challenge of POST /api/v1/auth/passkey/options',
+    },
+    password: {
+      type: 'string',
+      maxLength: 256,
+      description: "the account's password: checked when sent, but never enough alone (401 reauthentication_required)",
+    },
+  },
+  description: 'a fresh second factor: code, recoveryCode or passkey (a password alone is refused); each counts toward the login lockout',
 } as const satisfies TypedSchema;
 
 export const MfaRequest = {

@@ -10,7 +10,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { Clock, RandomBytes, SecondFactorGate, SignInCompletion, SignInFactorNotice, StepUpProof } from '@svc/contracts';
-import { AuthenticationError, ConflictError, InputError, type Logger, NotFoundError, timing } from '@svc/http-kit';
+import { AuthenticationError, ConflictError, InputError, type Logger, NotFoundError, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { PasskeyResponse } from './models/index.js';
 import { FactorSecrets, tokenHash } from './secrets.js';
@@ -21,6 +21,11 @@ import { matchingStep, newTotpSecret, otpauthUrl } from './totp.js';
 export const MFA_TOKEN_LIFETIME_MS = 5 * 60_000;
 /** A WebAuthn challenge lives five minutes (the options' timeout), and is used once. */
 export const CHALLENGE_LIFETIME_MS = 5 * 60_000;
+/**
+ * Wrong TOTP codes in a row (over any number of lockouts) after which codes are refused until a
+ * recovery code or a password reset (NIST SP 800-63B §5.2.2: at most 100 consecutive failures).
+ */
+export const TOTP_FAILURE_CAP = 100;
 /** decisions.md §8: ten recovery codes. */
 export const RECOVERY_CODE_COUNT = 10;
 /** ES256 and RS256 (COSE algorithm ids). */
@@ -50,8 +55,9 @@ export interface SignInFactorsServiceOptions {
   issuer?: string;
 }
 
-const invalidCode = () =>
-  new InputError('invalid_code', 'The code is wrong, expired or already used', [{ field: 'code', message: 'did not match', in: 'body' }]);
+const invalidCode = (detail = 'The code is wrong, expired or already used') =>
+  new InputError('invalid_code', detail, [{ field: 'code', message: 'did not match', in: 'body' }]);
+const CAPPED_DETAIL = `${TOTP_FAILURE_CAP} wrong codes in a row: codes are refused until you use a recovery code or reset your password`;
 const invalidCredentials = (detail = 'The sign-in could not be verified') => new AuthenticationError('invalid_credentials', detail);
 
 /**
@@ -158,21 +164,36 @@ export class SignInFactorsService implements SecondFactorGate {
   }
 
   /**
-   * DELETE /me/mfa/totp with `{ code }`, `{ recoveryCode }` or `{ password }`: every check counts
-   * toward the login lockout (423 while locked). Mails a notice.
+   * DELETE /me/mfa/totp with `{ code }`, `{ recoveryCode }` or `{ passkey }` (an assertion, for an
+   * account with a passkey): a fresh second factor, so a stolen session that knows the password
+   * cannot turn it off; `{ password }` alone answers 401 `reauthentication_required` (a password
+   * sent along is checked too). Every check counts toward the login lockout (423 while locked).
+   * Mails a notice.
    */
-  async disableTotp(accountId: string, proof: { code?: string; recoveryCode?: string; password?: string }, acceptLanguage?: string): Promise<void> {
+  async disableTotp(
+    accountId: string,
+    proof: { code?: string; recoveryCode?: string; password?: string; passkey?: Record<string, unknown> },
+    acceptLanguage?: string,
+  ): Promise<void> {
     const totp = await this.store.totp(accountId);
     if (!totp?.confirmed) throw new NotFoundError('not_found', 'TOTP is not on');
-    if (proof.password !== undefined) {
-      if (!(await this.o.accounts.checkPassword(accountId, proof.password)))
-        throw new InputError('wrong_current_password', 'The password did not match', [{ field: 'password', message: 'did not match', in: 'body' }]);
-    } else if (proof.code !== undefined || proof.recoveryCode !== undefined) {
-      if (!(await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof, acceptLanguage)))) throw invalidCode();
-    } else {
-      throw new InputError('validation_failed', 'Send code, recoveryCode or password', [
-        { field: 'code', message: 'code, recoveryCode or password is required', in: 'body' },
-      ]);
+    if (proof.code === undefined && proof.recoveryCode === undefined && proof.passkey === undefined) {
+      if (proof.password === undefined)
+        throw new InputError('validation_failed', 'Send code, recoveryCode or passkey', [
+          { field: 'code', message: 'code, recoveryCode or passkey is required', in: 'body' },
+        ]);
+      throw new AuthenticationError(
+        'reauthentication_required',
+        'Confirm it is you: send a code of your authenticator app, a recovery code or a passkey assertion',
+      );
+    }
+    if (proof.password !== undefined && !(await this.o.accounts.checkPassword(accountId, proof.password)))
+      throw new InputError('wrong_current_password', 'The password did not match', [{ field: 'password', message: 'did not match', in: 'body' }]);
+    if (proof.passkey !== undefined) {
+      if ((await this.stepUp(accountId, { passkey: proof.passkey }, acceptLanguage)) !== 'ok')
+        throw new AuthenticationError('reauthentication_required', 'The passkey assertion did not verify');
+    } else if (!(await this.o.accounts.underLockout(accountId, () => this.checkSecondFactor(accountId, proof, acceptLanguage)))) {
+      throw await this.refusedCode(accountId);
     }
     await this.notify(accountId, 'totp_disabled', acceptLanguage, async (trx) => {
       if (!(await this.store.deleteTotp(accountId, trx))) throw new NotFoundError('not_found', 'TOTP is not on');
@@ -190,14 +211,35 @@ export class SignInFactorsService implements SecondFactorGate {
       // Spent and noticed in one transaction: no code is used without its mail.
       return this.store.transaction(async (trx) => {
         const spent = await this.store.spendRecoveryCode(accountId, hash, now, trx);
-        if (spent) await this.o.accounts.notify(accountId, 'recovery_code_used', trx, acceptLanguage);
+        if (spent) {
+          await this.store.resetFailedCodes(accountId, trx);
+          await this.o.accounts.notify(accountId, 'recovery_code_used', trx, acceptLanguage);
+        }
         return spent;
       });
     }
     const totp = await this.store.totp(accountId);
+    // Past the cap no code is even checked: guessing needs a recovery code or the password's reset.
+    if (totp?.confirmed && totp.failedCodes >= TOTP_FAILURE_CAP) return false;
     const secret = totp?.confirmed ? this.secrets.open(accountId, totp.secretSealed) : null;
     const step = secret === null || proof.code === undefined ? null : matchingStep(secret, proof.code, now);
-    return step !== null && (await this.store.useStep(accountId, step, undefined));
+    if (step !== null && (await this.store.useStep(accountId, step, undefined))) return true;
+    if (totp?.confirmed && (await this.store.countFailedCode(accountId)) === TOTP_FAILURE_CAP) {
+      // Exactly the failure that reached the cap mails the notice (parallel failures count one by one).
+      await this.store.transaction((trx) => this.o.accounts.notify(accountId, 'totp_codes_blocked', trx, acceptLanguage));
+    }
+    return false;
+  }
+
+  /** The 400 a refused code answers: it says so when codes are refused for the cap. */
+  private async refusedCode(accountId: string): Promise<InputError> {
+    const totp = await this.store.totp(accountId);
+    return totp?.confirmed && totp.failedCodes >= TOTP_FAILURE_CAP ? invalidCode(CAPPED_DETAIL) : invalidCode();
+  }
+
+  /** A password reset (accounts asks): the wrong codes' count starts again. */
+  async resetCodeFailures(accountId: string, trx?: import('@svc/contracts').Transaction): Promise<void> {
+    await this.store.resetFailedCodes(accountId, trx as import('knex').Knex.Transaction | undefined);
   }
 
   /**
@@ -212,7 +254,7 @@ export class SignInFactorsService implements SecondFactorGate {
     const ok = await timing.step('second-factor', () =>
       this.o.accounts.underLockout(pending.accountId, () => this.checkSecondFactor(pending.accountId, body, req.get('accept-language'))),
     );
-    if (!ok) throw invalidCode();
+    if (!ok) throw await this.refusedCode(pending.accountId);
     if (!(await this.store.spendSignInToken(hash, this.now()))) throw invalidCredentials('The sign-in expired or was already completed; sign in again');
     const answer = await this.o.accounts.complete(req, pending.accountId, pending.method);
     return { answer, returnUrl: pending.returnUrl };
@@ -231,7 +273,9 @@ export class SignInFactorsService implements SecondFactorGate {
 
   private async newChallenge(purpose: 'registration' | 'authentication', accountId: string | null): Promise<string> {
     const challenge = this.o.random(32).toString('base64url');
-    await this.store.insertChallenge({ challenge, purpose, accountId, expiresAt: new Date(this.now().getTime() + CHALLENGE_LIFETIME_MS) });
+    const now = this.now();
+    if (!(await this.store.insertChallenge({ challenge, purpose, accountId, expiresAt: new Date(now.getTime() + CHALLENGE_LIFETIME_MS) }, { now })))
+      throw new TooManyRequestsError('rate_limited', 'Too many passkey sign-ins are under way; try again in a minute', 60);
     return challenge;
   }
 

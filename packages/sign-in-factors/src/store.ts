@@ -12,6 +12,9 @@ const SUMMARY = {
 /** A database handle or a transaction. */
 export type Db = Knex | Knex.Transaction;
 
+/** Sign-in challenges (asked for without an account) live at once, at most: 50,000 in five minutes is over 160 passkey sign-ins a second. */
+export const MAX_LIVE_SIGN_IN_CHALLENGES = 50_000;
+
 /** A stored passkey as the WebAuthn check needs it. */
 export interface StoredPasskey {
   id: string;
@@ -47,9 +50,9 @@ export class SignInFactorStore {
     return this.knex.transaction(fn);
   }
 
-  async totp(accountId: string, trx?: Db): Promise<{ secretSealed: Buffer; confirmed: boolean } | undefined> {
+  async totp(accountId: string, trx?: Db): Promise<{ secretSealed: Buffer; confirmed: boolean; failedCodes: number } | undefined> {
     const row = await this.Totp.query(trx).findById(accountId);
-    return row && { secretSealed: row.secretSealed, confirmed: row.confirmedAt !== null };
+    return row && { secretSealed: row.secretSealed, confirmed: row.confirmedAt !== null, failedCodes: row.failedCodes ?? 0 };
   }
 
   /** Locks the account's TOTP row (enrolment, confirmation and turning off are serialised by it). */
@@ -74,16 +77,31 @@ export class SignInFactorStore {
   /**
    * Records `step` as used, answering false when that step or a later one was already used: one
    * statement, so a code replayed on another instance (or in parallel) is accepted once.
-   * `confirm` also turns TOTP on (enrolment's first right code).
+   * `confirm` also turns TOTP on (enrolment's first right code). A right code starts the count of
+   * wrong ones again.
    */
   async useStep(accountId: string, step: number, confirm: { at: Date } | undefined, trx?: Db): Promise<boolean> {
     const result = await (trx ?? this.knex).raw(
-      `update mfa_totp set last_used_step = ?, confirmed_at = coalesce(confirmed_at, ?::timestamptz)
+      `update mfa_totp set last_used_step = ?, confirmed_at = coalesce(confirmed_at, ?::timestamptz), failed_codes = 0
        where account_id = ? and (last_used_step is null or last_used_step < ?) and (confirmed_at is not null) = ?
        returning account_id`,
       [step, confirm?.at ?? null, accountId, step, confirm === undefined],
     );
     return result.rows.length > 0;
+  }
+
+  /** Counts one more wrong code (one statement: parallel wrong codes each count); answers the count now. */
+  async countFailedCode(accountId: string): Promise<number> {
+    const { rows } = await this.knex.raw<{ rows: { n: number }[] }>(
+      'update mfa_totp set failed_codes = failed_codes + 1 where account_id = ? returning failed_codes as n',
+      [accountId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** A right code, a recovery code or a password reset: the count starts again. */
+  async resetFailedCodes(accountId: string, trx?: Db): Promise<void> {
+    await (trx ?? this.knex).raw('update mfa_totp set failed_codes = 0 where account_id = ? and failed_codes <> 0', [accountId]);
   }
 
   async deleteTotp(accountId: string, trx: Db): Promise<boolean> {
@@ -134,8 +152,35 @@ export class SignInFactorStore {
     return rows.length > 0;
   }
 
-  async insertChallenge(row: { challenge: string; purpose: 'registration' | 'authentication'; accountId: string | null; expiresAt: Date }): Promise<void> {
+  /**
+   * Stores a challenge. An account keeps at most `keepPerAccount` live registration challenges
+   * (the oldest go): asking for options again and again cannot fill the table. Sign-in challenges
+   * (no account yet) are refused (false) while `liveSignIn` of them are live at `now`: a bound on
+   * what unauthenticated callers can make the table hold, however many addresses they come from
+   * (parallel inserts may pass it by their number).
+   */
+  async insertChallenge(
+    row: { challenge: string; purpose: 'registration' | 'authentication'; accountId: string | null; expiresAt: Date },
+    limits: { keepPerAccount?: number; liveSignIn?: number; now?: Date } = {},
+  ): Promise<boolean> {
+    if (row.accountId === null) {
+      const cap = limits.liveSignIn ?? MAX_LIVE_SIGN_IN_CHALLENGES;
+      const { rows } = await this.knex.raw<{ rows: unknown[] }>(
+        `insert into webauthn_challenges (challenge, purpose, account_id, expires_at)
+         select ?, ?, null, ?
+          where (select count(*) from (select 1 from webauthn_challenges where account_id is null and expires_at > ? limit ?) live) < ?
+         returning challenge`,
+        [row.challenge, row.purpose, row.expiresAt, limits.now ?? new Date(0), cap, cap],
+      );
+      return rows.length > 0;
+    }
     await this.knex('webauthnChallenges').insert(row);
+    await this.knex.raw(
+      `delete from webauthn_challenges where account_id = ? and purpose = ? and challenge not in
+         (select challenge from webauthn_challenges where account_id = ? and purpose = ? order by expires_at desc limit ?)`,
+      [row.accountId, row.purpose, row.accountId, row.purpose, limits.keepPerAccount ?? 5],
+    );
+    return true;
   }
 
   /** Takes a challenge (single use, shared by every instance): DELETE … RETURNING of an unexpired one of this purpose (and account). */

@@ -57,6 +57,34 @@ describe('sign-in-factors store and secrets', () => {
     expect(await store.takeChallenge('c2', 'authentication', null, new Date(now.getTime() + 300_000))).to.equal(false);
   });
 
+  it('bounds what is stored: five registration challenges an account, and sign-in challenges while the live ones are under the cap', async () => {
+    const now = new Date('2026-11-27T12:00:00.000Z');
+    const later = new Date(now.getTime() + 300_000);
+    const accountId = randomUUID();
+    for (let i = 0; i < 8; i++) {
+      expect(await store.insertChallenge({ challenge: `r${i}`, purpose: 'registration', accountId, expiresAt: new Date(later.getTime() + i) })).to.equal(true);
+    }
+    const kept = await db.knex.raw('select challenge from webauthn_challenges where account_id = ? order by challenge', [accountId]);
+    expect(kept.rows.map((r: { challenge: string }) => r.challenge)).to.deep.equal(['r3', 'r4', 'r5', 'r6', 'r7']);
+    await db.knex.raw('delete from webauthn_challenges where account_id is null');
+    const made = await Promise.all(
+      Array.from({ length: 3 }, (_, i) =>
+        store.insertChallenge({ challenge: `s${i}`, purpose: 'authentication', accountId: null, expiresAt: later }, { liveSignIn: 3, now }),
+      ),
+    );
+    expect(made.every(Boolean)).to.equal(true);
+    expect(await store.insertChallenge({ challenge: 's3', purpose: 'authentication', accountId: null, expiresAt: later }, { liveSignIn: 3, now })).to.equal(
+      false,
+    );
+    // Once those expired, there is room again.
+    expect(
+      await store.insertChallenge(
+        { challenge: 's4', purpose: 'authentication', accountId: null, expiresAt: new Date(later.getTime() + 300_000) },
+        { liveSignIn: 3, now: later },
+      ),
+    ).to.equal(true);
+  });
+
   it('spends a recovery code once of 20 parallel attempts', async () => {
     const accountId = randomUUID();
     const hash = new FactorSecrets('k').recoveryCodeHash('abcde-fghij');

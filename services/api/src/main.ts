@@ -72,8 +72,8 @@ async function main(): Promise<void> {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  server.keepAliveTimeout = 65_000; // longer than typical load balancer idle timeouts
-  server.headersTimeout = 66_000;
+  // Longer than typical load balancer idle timeouts; the request and headers timeouts are http-kit's (a trickled request is cut).
+  server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info(

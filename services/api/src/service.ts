@@ -7,6 +7,7 @@ import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
 import * as households from '@svc/households';
 import {
+  AnswerSealer,
   type ApiRouter,
   idempotency,
   idempotencyMigrations,
@@ -15,6 +16,7 @@ import {
   PgConditionalWriteLocks,
   PgIdempotencyStore,
   pathMatcher,
+  RateLimit,
   systemClock,
   systemRandom,
 } from '@svc/http-kit';
@@ -248,8 +250,10 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     event: eventsService.changeValue,
   };
   const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
-  // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
-  const idempotencyStore = new PgIdempotencyStore(knex);
+  // Idempotency-Key: kept in PostgreSQL (every instance shares them), answers sealed with a key
+  // derived from SESSION_SECRET (rotating it leaves the last 24 h's keys answering 422); forgotten
+  // after 24 h by the daily purge.
+  const idempotencyStore = new PgIdempotencyStore(knex, new AnswerSealer(derivedKey(config.sessionSecret, 'idempotency-answers')));
   const changesPurge = new changes.ChangesPurgeScheduler(jobQueue, changesService, [() => idempotencyStore.purge(clock.now())]);
   changesPurge.define();
   const pushService = new push.PushService({ store: new push.ObjectionPushStore(knex), clock, config: { defaultProvider: config.pushDefaultProvider } });
@@ -340,7 +344,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
 
   const routers: ApiRouter[] = [
     accountsRouter,
-    signInFactors.createRouter({ service: factorsService, signInResponseSchema: accounts.MeResponseSchema }),
+    signInFactors.createRouter({
+      service: factorsService,
+      signInResponseSchema: accounts.MeResponseSchema,
+      // Each answer stores a challenge: ten an account per ten minutes, shared by every instance.
+      passkeyOptionsLimit: new RateLimit({ keyPrefix: 'passkey-options', points: 10, durationSeconds: 600, redis, code: 'rate_limited' }).middleware(
+        (req) => req.principal?.userId ?? req.ip ?? 'unknown',
+      ),
+    }),
     households.createRouter({ service: householdsApi }),
     mealRules.createRouter({ service: rulesService }),
     mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
@@ -366,7 +377,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     draining: deps.draining,
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
-    idempotency: idempotency({ store: idempotencyStore, clock, logger }),
+    idempotency: idempotency({ store: idempotencyStore, clock, logger, roleOf: householdsApi.access.roleOf }),
     conditionalWriteLocks: new PgConditionalWriteLocks(knex),
     routers,
   });

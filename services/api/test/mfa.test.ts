@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { loadConfig } from '../src/config.js';
 import { buildService, type Service } from '../src/service.js';
-import { type Harness, signUp, startHarness } from './harness.js';
+import { type Harness, linkTo, signUp, startHarness } from './harness.js';
 
 const PASSWORD = 'correct horse battery';
 
@@ -237,10 +237,14 @@ describe('TOTP and recovery codes', function () {
       expect((await request(h.app).post('/api/v1/auth/login').send({ email: 'gu@example.test', password: 'wrong password!' })).status).to.equal(401);
   });
 
-  it('turning TOTP off: a wrong password is 400 wrong_current_password, a wrong code 400 invalid_code; a right code turns it off with a notice', async () => {
+  it('turning TOTP off: the password alone is 401 reauthentication_required, a wrong password beside a code 400 wrong_current_password, a wrong code 400 invalid_code; a right code turns it off with a notice', async () => {
     const { agent, secret } = await enrol('ha@example.test');
     h.clock.advance(60_000);
-    const badPassword = await agent.delete('/api/v1/me/mfa/totp').send({ password: 'not my password' });
+    // Issue 47: a stolen session that knows the password cannot turn the second factor off.
+    const passwordOnly = await agent.delete('/api/v1/me/mfa/totp').send({ password: PASSWORD });
+    expect([passwordOnly.status, passwordOnly.body.code]).to.deep.equal([401, 'reauthentication_required']);
+    expect((await agent.get('/api/v1/me/logins')).body.totp).to.equal(true);
+    const badPassword = await agent.delete('/api/v1/me/mfa/totp').send({ password: 'not my password', code: totpCode(secret, h.clock.now()) });
     expect(badPassword.status).to.equal(400);
     expect(badPassword.body.code).to.equal('wrong_current_password');
     const badCode = await agent.delete('/api/v1/me/mfa/totp').send({ code: totpCode(secret, new Date(h.clock.now().getTime() + 3600_000)) });
@@ -276,6 +280,103 @@ describe('TOTP and recovery codes', function () {
     expect(deleted.status).to.equal(204);
     // The account's factors went with it (foreign keys cascade).
     expect(await h.db.knex('mfa_totp').count('* as n').first()).to.deep.equal({ n: '0' });
+  });
+
+  it('issue 47: with TOTP on, a stolen session plus the password can neither change the password nor delete the account; with a code each works', async () => {
+    const { agent, secret } = await enrol('ka@example.test');
+    h.clock.advance(60_000);
+    const change = await agent.post('/api/v1/me/password').send({ currentPassword: PASSWORD, newPassword: 'a brand new passphrase' });
+    expect([change.status, change.body.code]).to.deep.equal([401, 'reauthentication_required']);
+    const wrongCode = await agent
+      .post('/api/v1/me/password')
+      .send({ currentPassword: PASSWORD, newPassword: 'a brand new passphrase', code: totpCode(secret, new Date(h.clock.now().getTime() + 3600_000)) });
+    expect([wrongCode.status, wrongCode.body.code]).to.deep.equal([401, 'reauthentication_required']);
+    const changed = await agent
+      .post('/api/v1/me/password')
+      .send({ currentPassword: PASSWORD, newPassword: 'a brand new passphrase', code: totpCode(secret, h.clock.now()) });
+    expect(changed.status, JSON.stringify(changed.body)).to.equal(204);
+    h.clock.advance(30_000);
+    const deleteWithPassword = await agent.delete('/api/v1/me').send({ password: 'a brand new passphrase' });
+    expect([deleteWithPassword.status, deleteWithPassword.body.code]).to.deep.equal([401, 'reauthentication_required']);
+    expect((await agent.get('/api/v1/me')).status).to.equal(200);
+    const deleted = await agent.delete('/api/v1/me').send({ password: 'a brand new passphrase', code: totpCode(secret, h.clock.now()) });
+    expect(deleted.status, JSON.stringify(deleted.body)).to.equal(204);
+  });
+
+  it('issue 47: 100 wrong codes in a row, over many lockouts and in parallel on two instances, block codes until a recovery code; one notice', async function () {
+    this.timeout(600_000);
+    const { agent, secret, recoveryCodes } = await enrol('la@example.test');
+    const userId = (await agent.get('/api/v1/me')).body.user.id as string;
+    const other = await secondInstance();
+    // What a right password hands out (the password step itself is tested above; bcrypt per round would only slow this down).
+    const mfaTokenFor = async () => (await h.service.accounts.secondFactors!.demand(userId, 'password'))!;
+    const wrongAt = (at: Date) => {
+      const right = totpCode(secret, at);
+      return right === '000000' ? '111111' : '000000';
+    };
+    let checked = 0;
+    for (let round = 0; checked < 100 && round < 40; round++) {
+      h.clock.advance(301_000); // past the five-failure lock of the round before
+      const mfaToken = await mfaTokenFor();
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          request(i % 2 ? other.app : h.app)
+            .post('/api/v1/auth/mfa')
+            .send({ mfaToken, code: wrongAt(h.clock.now()) }),
+        ),
+      );
+      checked += answers.filter((a) => a.status === 400).length;
+      expect(answers.every((a) => a.status === 400 || a.status === 423)).to.equal(true);
+    }
+    expect(checked).to.be.at.least(100);
+    // The count went on over every lockout, one by one in parallel, and stops at the cap.
+    expect((await h.db.knex.raw('select failed_codes::int as n from mfa_totp')).rows[0].n).to.equal(100);
+    h.clock.advance(301_000);
+    const mfaToken = await passwordStep(h.app, 'la@example.test');
+    const right = await request(h.app)
+      .post('/api/v1/auth/mfa')
+      .send({ mfaToken, code: totpCode(secret, h.clock.now()) });
+    expect([right.status, right.body.code]).to.deep.equal([400, 'invalid_code']);
+    expect(right.body.detail).to.match(/recovery code/);
+    const notices = (await h.mailsTo('la@example.test')).filter((m) => m.subject === 'Too many wrong sign-in codes');
+    expect(notices).to.have.length(1);
+    // A recovery code still signs in, and the count starts again: codes work once more.
+    const recovered = await request(other.app).post('/api/v1/auth/mfa').send({ mfaToken, recoveryCode: recoveryCodes[0] });
+    expect(recovered.status, JSON.stringify(recovered.body)).to.equal(200);
+    h.clock.advance(30_000);
+    const again = await passwordStep(h.app, 'la@example.test');
+    expect(
+      (
+        await request(h.app)
+          .post('/api/v1/auth/mfa')
+          .send({ mfaToken: again, code: totpCode(secret, h.clock.now()) })
+      ).status,
+    ).to.equal(200);
+  });
+
+  it('issue 47: codes blocked by the cap work again after a password reset by mail', async () => {
+    const { secret } = await enrol('ma@example.test');
+    await h.db.knex.raw('update mfa_totp set failed_codes = 100');
+    h.clock.advance(60_000);
+    const blocked = await request(h.app)
+      .post('/api/v1/auth/mfa')
+      .send({ mfaToken: await passwordStep(h.app, 'ma@example.test'), code: totpCode(secret, h.clock.now()) });
+    expect([blocked.status, blocked.body.code]).to.deep.equal([400, 'invalid_code']);
+    await request(h.app).post('/api/v1/auth/forgot-password').send({ email: 'ma@example.test' }).expect(204);
+    const mail = (await h.mailsTo('ma@example.test')).find((m) => m.text.includes('/reset-password'))!;
+    const link = linkTo(mail, '/reset-password');
+    const reset = await request(h.app)
+      .post('/api/v1/auth/reset-password')
+      .send({ email: link.searchParams.get('email'), token: link.searchParams.get('token'), newPassword: 'another good passphrase' });
+    expect(reset.status, JSON.stringify(reset.body)).to.equal(204);
+    expect((await h.db.knex.raw('select failed_codes::int as n from mfa_totp')).rows[0].n).to.equal(0);
+    h.clock.advance(30_000);
+    const login = await request(h.app).post('/api/v1/auth/login').send({ email: 'ma@example.test', password: 'another good passphrase' });
+    expect(login.body.code).to.equal('mfa_required');
+    const signedIn = await request(h.app)
+      .post('/api/v1/auth/mfa')
+      .send({ mfaToken: login.body.mfaToken, code: totpCode(secret, h.clock.now()) });
+    expect(signedIn.status, JSON.stringify(signedIn.body)).to.equal(200);
   });
 
   it('the /sign-in/verify page (a browser social sign-in with TOTP on) asks for the code, signs the browser in and lands on returnUrl', async () => {

@@ -9,6 +9,7 @@ export class TotpModel extends BaseModel {
   declare secretSealed: Buffer;
   declare confirmedAt: string | null;
   declare lastUsedStep: string | null;
+  declare failedCodes: number;
   declare createdAt: string;
 }
 

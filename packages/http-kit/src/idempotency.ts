@@ -158,12 +158,12 @@ export interface IdempotencyOptions {
  * ever sent to a request that passed them itself, and a refusal of those gates is never kept.
  *
  * The key is the person's (decisions.md §8), bound to what it was first used with: the method, the
- * path with its query, the body compared as JSON, the credential's reach (a cookie session's, or
- * a token's scopes: a replay goes to a session, or to a token holding every scope of the token
- * that first used the key; any other credential gets 422, so a narrower token never reads what
- * the session or a broader token was answered) and, on a household's routes, the caller's role
+ * path with its query, the body compared as JSON and, on a household's routes, the caller's role
  * there (checked again before a replay: a member removed since gets the route's 404, a changed
- * role 422). None of these runs the operation a second time.
+ * role 422). Whatever credential the person comes with (cookie or token), the replay is sent only
+ * after this request passed the route's own scope gate: a token without the route's scope gets the
+ * gate's 403, never the kept answer. The token's scopes are recorded with the key for the audit
+ * trail. None of these runs the operation a second time.
  *
  * The claim is one statement; the answer is sealed (AES-256-GCM) and kept right after it has
  * been handed to the connection (not on the request's path), and a retry reaching this instance
@@ -199,8 +199,6 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     const local = `${userId}\n${key}`;
     const current = req.principal.scopes;
     const scopes = current ? [...current].sort().join(' ') : null;
-    /** Whether this credential reaches at least as far as the one that first used the key. */
-    const covers = (first: string | null) => current === undefined || (first !== null && first.split(' ').every((s) => s === '' || current.includes(s)));
     await writing.get(local);
     const path = req.originalUrl;
     const fingerprint = createHash('sha256')
@@ -223,11 +221,6 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
         throw new UnprocessableError(
           'idempotency_key_reused',
           'This Idempotency-Key was used for another request (another body, method or path) within 24 hours',
-        );
-      if (held && !covers(held.scopes))
-        throw new UnprocessableError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was used by a credential that reaches further (your session, or a token with other scopes); use a new key',
         );
       if (held && held.role !== role)
         throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used when you had another role in this household; use a new key');

@@ -210,8 +210,8 @@ describe('dishes in the composed service', function () {
     expect(answers.filter((r) => r.status === 201)).to.have.length(4);
     const refused = answers.filter((r) => r.status !== 201);
     expect(refused.map((r) => [r.status, r.body.code])).to.deep.equal(Array.from({ length: 6 }, () => [409, 'limit_reached']));
-    const [{ n }] = await h.db.knex('dishes').where({ household_id: householdId }).count({ n: '*' });
-    expect(Number(n)).to.equal(2000);
+    const [counted] = await h.db.knex('dishes').where({ household_id: householdId }).count({ n: '*' });
+    expect(Number(counted!.n)).to.equal(2000);
   });
 
   it("deletes a household's dishes with the household", async () => {

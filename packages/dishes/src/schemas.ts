@@ -165,6 +165,25 @@ export type DishListQuery = Infer<typeof DishListQuerySchema>;
 export const DishPageSchema = {
   title: 'DishPage',
   type: 'object',
+  examples: [
+    {
+      items: [
+        {
+          id: '5d0f3c1e-8b7a-4c2e-9f61-2a4b6c8d0e12',
+          householdId: '0b9e6f5c-3d2a-4e8b-9c71-6a5f4e3d2c1b',
+          name: 'Fish cakes with potatoes and carrots',
+          category: 'Fish',
+          activeMinutes: 25,
+          priceClass: 'Cheap',
+          tags: ['classic', 'kid-friendly'],
+          madeAgain: true,
+          createdAt: '2026-12-01T17:02:11.482Z',
+          updatedAt: '2026-12-01T17:02:11.482Z',
+        },
+      ],
+      nextCursor: null,
+    },
+  ],
   required: ['items', 'nextCursor'],
   properties: {
     items: { type: 'array', items: DishSchema, description: 'By name ignoring letter case, then id' },

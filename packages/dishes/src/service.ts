@@ -22,6 +22,8 @@ export interface DishesServiceOptions {
   random?: RandomBytes;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
 const notFoundDish = () => new NotFoundError('not_found', 'The household has no such dish');
 
 /** The name's key: the list's order and what `q` is looked for in (JavaScript's locale-free lower case). */
@@ -83,10 +85,12 @@ export class DishesService {
     this.catalog = {
       ownDishes: (householdId, trx) => store.plannable(householdId, trx as Knex.Transaction | undefined),
       starterDishes: (language) => STARTER_LIBRARY[language].plannable,
-      find: async (householdId, ref, language, trx?: Transaction) =>
-        ref.origin === 'starter'
-          ? STARTER_LIBRARY[language].byId.get(ref.id.toLowerCase())
-          : store.plannableOne(householdId, ref.id, trx as Knex.Transaction | undefined),
+      find: async (householdId, ref, language, trx?: Transaction) => {
+        const id = ref.id.toLowerCase();
+        // Not a uuid: no dish has it (and PostgreSQL would refuse to compare it).
+        if (!UUID.test(id)) return undefined;
+        return ref.origin === 'starter' ? STARTER_LIBRARY[language].byId.get(id) : store.plannableOne(householdId, id, trx as Knex.Transaction | undefined);
+      },
     };
   }
 

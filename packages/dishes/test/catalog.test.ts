@@ -41,6 +41,8 @@ describe('the DishCatalog the planner reads', () => {
       STARTER_LIBRARY.nb.byId.get(starter.id)!.name,
     );
     expect(await catalog.find(householdId, { id: starter.id, origin: 'own' }, 'en')).to.equal(undefined);
+    expect(await catalog.find(householdId, { id: 'not-a-uuid', origin: 'own' }, 'en')).to.equal(undefined);
+    expect((await catalog.find(householdId, { id: dish.id.toUpperCase(), origin: 'own' }, 'en'))?.id).to.equal(dish.id);
     expect(catalog.starterDishes('nb')).to.equal(STARTER_LIBRARY.nb.plannable);
   });
 

@@ -105,6 +105,7 @@ export class DishesService {
    * household's list) is 400 `invalid_cursor`.
    */
   async list(userId: string, householdId: string, query: DishListQuery): Promise<DishPage> {
+    // The caller's memberships come with the session: the role costs no statement of its own.
     await this.access.roleOf(userId, householdId);
     let category: string | null = query.category ?? null;
     let q = query.q === undefined ? null : nameKeyOf(query.q);

@@ -5,6 +5,7 @@ import * as changes from '@svc/changes';
 import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import * as dishes from '@svc/dishes';
 import * as households from '@svc/households';
 import {
   AnswerSealer,
@@ -39,6 +40,7 @@ export const allMigrations = [
   households.migrations,
   mealRules.migrations,
   mealEvents.migrations,
+  dishes.migrations,
   push.migrations,
   signInFactors.migrations,
   changes.migrations,
@@ -53,9 +55,10 @@ export const allMigrations = [
   push.relations,
   mealRules.relations,
   mealEvents.relations,
+  dishes.relations,
   signInFactors.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
-  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
+  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources, ...dishes.changeSources]),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -241,6 +244,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
+  // A household's own dishes and the starter library; `dishesService.catalog` is what the planner reads of them.
+  const dishesService = new dishes.DishesService({
+    store: new dishes.ObjectionDishStore(knex),
+    clock,
+    random,
+    access: householdsApi.access,
+    cursorSecret: derivedKey(config.sessionSecret, 'dishes-cursor'),
+  });
   // The changes feed: each kind's value read with the page, in its one statement, by the owning
   // package's declared read of one row, made into the answer its own GET makes of that row.
   const changeValues: changes.ChangeValueReads = {
@@ -248,6 +259,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     member: householdsApi.changeValues!.member,
     rule: rulesService.changeValue,
     event: eventsService.changeValue,
+    dish: dishesService.changeValue,
   };
   const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
   // Idempotency-Key: kept in PostgreSQL (every instance shares them), answers sealed with a key
@@ -355,6 +367,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households.createRouter({ service: householdsApi }),
     mealRules.createRouter({ service: rulesService }),
     mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
+    dishes.createRouter({ service: dishesService }),
     push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     changes.createRouter({ service: changesService }),
   ];

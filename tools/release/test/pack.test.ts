@@ -9,12 +9,13 @@ const ALLOWED = [/^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^dist\/s
 describe('every publishable package packs clean', () => {
   const packages = publishable();
 
-  it('finds the eleven libraries, none of the test-only or host workspaces', () => {
+  it('finds the twelve libraries, none of the test-only or host workspaces', () => {
     expect(packages.map((p) => p.name).sort()).to.deep.equal([
       '@svc/accounts',
       '@svc/changes',
       '@svc/contracts',
       '@svc/db',
+      '@svc/dishes',
       '@svc/households',
       '@svc/http-kit',
       '@svc/jobs',

@@ -247,7 +247,12 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     rule: rulesService.changeValue,
     event: eventsService.changeValue,
   };
-  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
+  const changesService = new changes.ChangesService({
+    store: new changes.ChangesStore(knex, changeValues),
+    access: householdsApi.access,
+    clock,
+    cursorSecret: derivedKey(config.sessionSecret, 'changes-cursor'),
+  });
   // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
   const idempotencyStore = new PgIdempotencyStore(knex);
   const changesPurge = new changes.ChangesPurgeScheduler(jobQueue, changesService, [() => idempotencyStore.purge(clock.now())]);

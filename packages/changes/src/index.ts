@@ -5,6 +5,7 @@
  * triggers made from the owning packages' `ChangeSource` declarations), in commit order per
  * household (a counter row moved under its lock), one row per resource (its latest change).
  * Values are read with the page, in its one statement, by the owning packages' declared reads (`ChangeValueReads`).
+ * Cursors are signed to their household; the counter's version comes with the session (`changesRead`).
  */
 
 // Migrations: the package's tables.
@@ -12,6 +13,9 @@ export { migrations, queues, sourceMigrations } from './migrations.js';
 
 // Models: one per table.
 export { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/index.js';
+
+// Declared reads (the host's read kernel loads them with the caller).
+export { changesRead } from './reads.js';
 
 // The router.
 export { createRouter, type RouterOptions } from './router.js';
@@ -27,8 +31,13 @@ export {
   ChangesPurgeScheduler,
   ChangesService,
   type ChangesServiceOptions,
+  DEFAULT_CHANGES_PAGE_CACHE_BYTES,
   DELETIONS_KEPT_MS,
+  type RenderedChanges,
 } from './service.js';
 
 // The store.
 export { type ChangePage, type ChangeRow, ChangesStore, type ChangeValueRead, type ChangeValueReads } from './store.js';
+
+// Also of this package: the cursors.
+export { ChangesCursor, invalidCursor } from './cursor.js';

@@ -88,6 +88,21 @@ export const migrations: MigrationSet = {
       },
     },
     {
+      // The counter's state as one value the session's statement can read ahead (`changesRead`):
+      // it moves with every recorded change and with every purge, so a page made at one version is
+      // the page at that version on any instance.
+      name: '20261202100000_household_change_counters_version',
+      up: async (knex: Knex) => {
+        await knex.raw(`alter table household_change_counters add column version text generated always as (last::text || '.' || purged_through::text) stored`);
+        await knex.raw(
+          `comment on column household_change_counters.version is 'last.purged_through: read with the session, so an empty poll needs no statement and a page read again at an unchanged version is the one rendered before'`,
+        );
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('alter table household_change_counters drop column version');
+      },
+    },
+    {
       // The planner's resources (dishes and plans) join the feed.
       name: '20261202100200_household_changes_dish_and_plan',
       up: async (knex: Knex) => {

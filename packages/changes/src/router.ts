@@ -1,4 +1,5 @@
-import { ApiRouter, principalOf } from '@svc/http-kit';
+import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { changesRead } from './reads.js';
 import { ChangesParams, ChangesQuery, ChangesSchema } from './schemas.js';
 import type { ChangesService } from './service.js';
 
@@ -21,15 +22,20 @@ export function createRouter(options: RouterOptions): ApiRouter {
       description:
         'Any member. Each resource appears once, with its latest change; `value` is the resource now (null on delete). ' +
         'Without `since` the feed starts at the oldest kept change. Deletions are kept 90 days: a cursor from before the oldest kept deletion answers 410 `cursor_expired` (read everything again). ' +
-        'Keep `nextCursor` and ask again with it; it is a string also when `items` is empty.',
+        'Keep `nextCursor` and ask again with it; it is a string also when `items` is empty. A cursor works only on the household it came from: ' +
+        'anything else (altered, made up, of another household) answers 400 `invalid_cursor`.',
       params: ChangesParams,
       query: ChangesQuery,
       responses: { 200: { description: 'One page of changes, oldest first', schema: ChangesSchema } },
-      errorCodes: { 400: ['validation_failed'], 404: ['not_found'], 410: ['cursor_expired'] },
+      fieldCodes: { since: 'invalid_cursor' },
+      errorCodes: { 400: ['validation_failed', 'invalid_cursor'], 404: ['not_found'], 410: ['cursor_expired'] },
+      read: changesRead,
     },
     async (req, res) => {
       const { since, limit } = req.input.query;
-      res.json(await service.list(principalOf(req).userId, req.input.params.householdId, since, limit ?? 100));
+      // A hot read: the answer is rendered once per page and version (see ChangesService.list).
+      const answer = await service.list(principalOf(req).userId, req.input.params.householdId, since, limit ?? 100, req.loadedRead);
+      sendJsonText(res, answer.body, answer.bytes);
     },
   );
   return api;

@@ -12,9 +12,10 @@ export const ChangesQuery = {
   properties: {
     since: {
       type: 'string',
-      pattern: '^(0|[1-9][0-9]{0,17})$',
-      maxLength: 18,
-      description: 'A `nextCursor` of an earlier answer (opaque); left out: from the oldest kept change',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'A `nextCursor` of an earlier answer of this household (opaque); left out: from the oldest kept change. Another string answers 400 `invalid_cursor`.',
     },
     limit: { type: 'integer', minimum: 1, maximum: 500, default: 100, description: 'Items per page, 1–500 (default 100)' },
   },

@@ -1,12 +1,16 @@
 import type { ChangeResource, Clock, HouseholdAccess } from '@svc/contracts';
+import { VersionedAnswers } from '@svc/db';
 import { GoneError } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
+import { ChangesCursor } from './cursor.js';
 import type { ChangesStore } from './store.js';
 
 /** Deletions are kept this long; a cursor from before the oldest forgotten one answers 410. */
 export const DELETIONS_KEPT_MS = 90 * 24 * 60 * 60 * 1000;
 /** The queue of the daily purge of old deletions (created by `queues`). */
 export const CHANGES_PURGE_QUEUE = 'changes-purge';
+/** Rendered pages kept per instance by default (UTF-16 length of their text): some 40 pages of 100 events. */
+export const DEFAULT_CHANGES_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface ChangeItem {
   resource: ChangeResource;
@@ -21,26 +25,67 @@ export interface ChangesAnswer {
   nextCursor: string;
 }
 
+/** A ChangesAnswer as the JSON text the route sends, with its length in UTF-8 bytes. */
+export interface RenderedChanges {
+  readonly body: string;
+  readonly bytes: number;
+}
+
 export interface ChangesServiceOptions {
   /** Made with every kind's `ChangeValueRead` (the owning packages' declared reads): it reads each upsert's value with its page. */
   store: ChangesStore;
   access: HouseholdAccess;
   clock: Clock;
+  /** Signs the cursors (`since`, `nextCursor`) to the household they were handed out for. */
+  cursorSecret: string;
+  /** Rendered pages kept, by household, position and limit, under the counter version they were read at; 0 keeps none. */
+  pageCacheBytes?: number;
+}
+
+function rendered(answer: ChangesAnswer): RenderedChanges {
+  const body = JSON.stringify(answer);
+  return { body, bytes: Buffer.byteLength(body) };
+}
+
+/** The counter's `last` in a version `last.purgedThrough` ("0": none yet). */
+function lastOf(version: string): bigint {
+  const dot = version.indexOf('.');
+  return BigInt(dot < 0 ? version : version.slice(0, dot));
 }
 
 /** GET …/changes: any member; values read with the page, by the owning packages' declared reads. */
 export class ChangesService {
-  constructor(private readonly options: ChangesServiceOptions) {}
+  private readonly cursors: ChangesCursor;
+  private readonly pages: VersionedAnswers<RenderedChanges>;
+
+  constructor(private readonly options: ChangesServiceOptions) {
+    this.cursors = new ChangesCursor(options.cursorSecret);
+    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_CHANGES_PAGE_CACHE_BYTES, (page) => 2 * page.body.length);
+  }
 
   /**
-   * One page: the caller's membership (from the session's statement, which loads the caller's
-   * memberships), then the page with its values in one statement.
+   * One page, as the JSON text of ChangesResponse: the caller's membership (from the session's
+   * statement, which loads the caller's memberships), the cursor (signed for this household), then
+   * the page with its values in one statement. `loaded`: the household counter's version
+   * `changesRead` loaded with the caller. With it, a poll with nothing new (`since` at the last
+   * position) is answered without a statement, and a page rendered before at that version is
+   * answered again (every recorded change and every purge move the version in the writing
+   * transaction, whichever instance or script wrote).
    */
-  async list(userId: string, householdId: string, since: string | undefined, limit: number): Promise<ChangesAnswer> {
+  async list(userId: string, householdId: string, since: string | undefined, limit: number, loaded?: unknown): Promise<RenderedChanges> {
     const { store, access } = this.options;
     await access.roleOf(userId, householdId);
-    const page = await store.page(householdId, since ?? '0', limit);
-    if (since !== undefined && BigInt(since) < BigInt(page.purgedThrough))
+    const position = since === undefined ? '0' : this.cursors.decode(householdId, since);
+    const version = (loaded as { version?: unknown } | undefined)?.version;
+    const key = `${householdId}\n${since === undefined ? 'start' : position}\n${limit}`;
+    if (typeof version === 'string') {
+      // A signed cursor is never past its household's last position: at it, nothing is new.
+      if (since !== undefined && BigInt(position) >= lastOf(version)) return rendered({ items: [], nextCursor: since });
+      const held = this.pages.get(key, version);
+      if (held) return held;
+    }
+    const page = await store.page(householdId, position, limit);
+    if (since !== undefined && BigInt(position) < BigInt(page.purgedThrough))
       throw new GoneError('cursor_expired', 'Deletions after this cursor were forgotten (kept 90 days): read everything again, without since');
     const items: ChangeItem[] = [];
     for (const r of page.rows) {
@@ -53,8 +98,10 @@ export class ChangesService {
       items.push({ resource: r.resource, id: r.id, change: 'upsert', at: r.at, value: r.value });
     }
     const lastRow = page.rows.at(-1);
-    const nextCursor = lastRow ? lastRow.position : (since ?? page.last);
-    return { items, nextCursor };
+    const nextCursor = lastRow ? this.cursors.encode(householdId, lastRow.position) : (since ?? this.cursors.encode(householdId, page.last));
+    const answer = rendered({ items, nextCursor });
+    if (page.keepable) this.pages.set(key, page.version, answer);
+    return answer;
   }
 
   /** Forgets deletions older than 90 days (the purge job's work). */

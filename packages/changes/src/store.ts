@@ -43,6 +43,14 @@ export interface ChangePage {
   purgedThrough: string;
   /** The household's last position ("0" before any change). */
   last: string;
+  /** The counter's version (`last.purgedThrough`, "0" before any change), read in the page's snapshot: what `changesRead` loads. */
+  version: string;
+  /**
+   * Whether the page's values depend only on rows whose every change moves the counter: false when
+   * an upsert's value borrows a field of another package (a member's account name), which can
+   * change without the household's version moving, so such a page must not be answered again.
+   */
+  keepable: boolean;
 }
 
 /** Reads the feed (keyset: `position > since`, on the (household_id, position) index) and purges old deletions. */
@@ -51,6 +59,8 @@ export class ChangesStore {
   private readonly Counter: typeof HouseholdChangeCounterModel;
 
   private readonly pageStatement: Omit<PreparedStatement, 'values'>;
+  /** Kinds whose value borrows another package's field (a link): a page holding one is not kept. */
+  private readonly borrowing: Set<ChangeResource>;
 
   /** `values`: each kind's value read (the page's statement reads them); a kind left out pages without values. */
   constructor(
@@ -60,6 +70,11 @@ export class ChangesStore {
     this.Change = HouseholdChangeModel.bindKnex(knex);
     this.Counter = HouseholdChangeCounterModel.bindKnex(knex);
     this.pageStatement = pageStatement(values);
+    this.borrowing = new Set(
+      (Object.entries(values) as [ChangeResource, ChangeValueRead][])
+        .filter(([, v]) => v.read.fields.some((f) => typeof f !== 'string' && 'link' in f))
+        .map(([resource]) => resource),
+    );
   }
 
   /**
@@ -68,14 +83,20 @@ export class ChangesStore {
    * each value one lookup by its key, compiled from its owner's declared read).
    */
   async page(householdId: string, since: string, limit: number): Promise<ChangePage> {
-    const [row] = await preparedQuery<{ page: (ChangeRow & { row?: unknown })[] | null; purged_through: string | null; last: string | null }>(this.knex, {
+    const [row] = await preparedQuery<{
+      page: (ChangeRow & { row?: unknown })[] | null;
+      purged_through: string | null;
+      last: string | null;
+      version: string | null;
+    }>(this.knex, {
       ...this.pageStatement,
       values: [householdId, since, limit],
     });
     const rows: ChangeRow[] = (row?.page ?? []).map(({ row: lent, ...change }) =>
       lent === null || lent === undefined ? change : { ...change, value: this.values[change.resource]!.answer(lent) },
     );
-    return { rows, purgedThrough: row?.purged_through ?? '0', last: row?.last ?? '0' };
+    const keepable = !rows.some((r) => r.change === 'upsert' && this.borrowing.has(r.resource));
+    return { rows, purgedThrough: row?.purged_through ?? '0', last: row?.last ?? '0', version: row?.version ?? '0', keepable };
   }
 
   /**
@@ -136,7 +157,7 @@ function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatemen
            'at', ${isoTimestampSql('c.at')}, 'position', c.position::text${value}) order by c.position)
          from (select resource, resource_id, change, at, position from household_changes
                 where household_id = $1::uuid and position > $2::bigint order by position limit $3::int) c) as page,
-       case when not k.deleted then k.purged_through::text end as purged_through, k.last::text as last
+       case when not k.deleted then k.purged_through::text end as purged_through, k.last::text as last, k.version
   from (select 1) one left join household_change_counters k on k.household_id = $1::uuid`;
   return { name: `changes_page_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };
 }

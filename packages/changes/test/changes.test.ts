@@ -143,6 +143,34 @@ describe('changes store and triggers', () => {
     expect((await valued.page(other, '0', 10)).rows.map((r) => r.value)).to.deep.equal([{ id: other, name: 'Other', kind: 'household' }]);
   });
 
+  it('reads the counter’s version (last.purgedThrough) with the page; a page with a value borrowed from another package is not keepable', async () => {
+    const h = randomUUID();
+    await db.knex('test_households').insert({ id: h, name: 'Versioned' });
+    const x = randomUUID();
+    await db.knex('test_items').insert({ id: x, household_id: h, note: 'n' });
+    const page = await store.page(h, '0', 10);
+    expect([page.last, page.purgedThrough, page.version, page.keepable]).to.deep.equal(['2', '0', '2.0', true]);
+    expect((await store.counter(h))?.version).to.equal('2.0');
+    await db.knex('test_items').where({ id: x }).delete();
+    await store.purgeDeletions(new Date(Date.now() + 60_000));
+    expect((await store.page(h, '0', 10)).version, 'a purge moves the version').to.equal('3.3');
+    expect((await store.page(randomUUID(), '0', 10)).version, 'no change yet').to.equal('0');
+    const lent = declareRead({
+      name: 'test_item_lent',
+      model: TestItemModel,
+      scope: { household: 'householdId' },
+      arg: { column: 'id', format: 'uuid' },
+      fields: ['id', { name: 'householdName', link: { model: TestHouseholdModel, key: 'id', field: 'name' }, by: 'householdId' }],
+    });
+    const borrowing = new ChangesStore(db.knex, { household: VALUES.household, event: { read: lent, answer: (r) => r } });
+    const y = randomUUID();
+    await db.knex('test_items').insert({ id: y, household_id: h, note: 'lent' });
+    const withLink = await borrowing.page(h, '3', 10);
+    expect(withLink.rows.map((r) => r.value)).to.deep.equal([{ id: y, householdName: 'Versioned' }]);
+    expect(withLink.keepable).to.equal(false);
+    expect((await borrowing.page(h, '4', 10)).keepable, 'no such upsert on the page').to.equal(true);
+  });
+
   it('refuses a value read that is not one row of the household by its uuid', () => {
     const list = declareRead({
       name: 'test_items',

@@ -3,7 +3,7 @@
  * of the app being measured. The process prints `port=<n>` on stdout once it listens, then answers
  * the bench over the IPC channel of `child_process.fork`:
  *
- *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms of delay beyond the 5 ms sampling interval), cpu: process.cpuUsage(), rssKb, queries }
+ *   { cmd: 'stats' }      → { eld: { p50, p99, max } (ms of delay beyond the 5 ms sampling interval), cpu: process.cpuUsage(), rssKb, queries, node }
  *   { cmd: 'eld-reset' }  → { ok: true }   (restarts the event-loop delay histogram)
  *   { cmd: 'exit' }       → closes the listener and exits 0, so a --cpu-prof profile is written
  *   { cmd: 'fixture', name, body } → { ok } (hands the process data the bench made while seeding,
@@ -21,6 +21,8 @@ export interface ChildStats {
   rssKb: number;
   /** process.memoryUsage() of the process (bytes): how much of the RSS is V8's heap. */
   memory?: NodeJS.MemoryUsage;
+  /** process.version of the process: every measured process runs on the same Node. */
+  node: string;
   /** SQL queries the process has sent so far, when it counts them (the naive anchor does). */
   queries?: number;
 }
@@ -56,6 +58,7 @@ export function attachHarness(
         rssKb: rssKb(process.pid),
         memory: process.memoryUsage(),
         queries: opts.queries?.(),
+        node: process.version,
       };
       reply(stats);
     } else if (msg.cmd === 'eld-reset') {

@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 export type Driver = 'wrk' | 'autocannon';
 
 export interface LoadRequest {
-  method: 'GET' | 'PATCH' | 'POST';
+  method: 'GET' | 'PATCH' | 'POST' | 'PUT';
   path: string;
   body?: unknown;
 }

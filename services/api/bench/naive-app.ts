@@ -6,6 +6,12 @@
  *
  *   POST /login { email }   bench-only sign-in (no password): puts the account in a new session
  *   GET  /api/v1/me         the measured read (4 queries: session, account, memberships, session upsert)
+ *   PATCH /api/v1/households/:id, POST /api/v1/households/:id/events, PUT …/events/:eventId
+ *                           the naive write (issue 44): the session as above, then ONE UPDATE or
+ *                           INSERT in a transaction (BEGIN, the statement with an Owner/Adult check
+ *                           in its WHERE, COMMIT) on the service's own tables, whose triggers (the
+ *                           changes feed, list versions, jobs) fire as they do for the service;
+ *                           the row answered as JSON (no validation beyond PostgreSQL's types)
  *
  * BENCH_DATABASE_URL and SESSION_SECRET come from the environment; prints `port=<n>`.
  */
@@ -112,6 +118,76 @@ app.get('/api/v1/me', async (req, res) => {
     hasPassword: account.has_password,
     serverNow: new Date().toISOString(),
   });
+});
+
+/** One statement in a transaction on a client of the pool; its first row, or undefined. */
+async function inTransaction(text: string, values: unknown[]): Promise<Record<string, unknown> | undefined> {
+  const client = await pool.connect();
+  try {
+    queries += 3;
+    await client.query('begin');
+    const { rows } = await client.query(text, values);
+    await client.query('commit');
+    return rows[0];
+  } catch (err) {
+    await client.query('rollback').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+const WRITER = `exists (select 1 from household_members m where m.household_id = $1 and m.user_id = $2 and m.role in ('Owner', 'Adult'))`;
+const answer = (res: express.Response, row: Record<string, unknown> | undefined, status = 200) => {
+  if (row) res.status(status).json(row);
+  else res.status(404).json({ title: 'not_found' });
+};
+interface EventBody {
+  date: string;
+  eventType: string;
+  servingTime: string;
+  availableCookingMinutes: number;
+  notes: string;
+  participants: unknown[];
+}
+const eventValues = (b: EventBody) => [b.date, b.eventType, b.servingTime, b.availableCookingMinutes, b.notes, JSON.stringify(b.participants)];
+
+app.patch('/api/v1/households/:householdId', async (req, res) => {
+  if (!req.session.accountId) {
+    res.status(401).json({ title: 'unauthorized' });
+    return;
+  }
+  const row = await inTransaction(
+    `update households set name = coalesce($3, name), max_new_dishes_per_week = coalesce($4, max_new_dishes_per_week), updated_at = now()
+      where id = $1 and ${WRITER} returning id, name, max_new_dishes_per_week, updated_at`,
+    [req.params.householdId, req.session.accountId, req.body?.name ?? null, req.body?.maxNewDishesPerWeek ?? null],
+  );
+  answer(res, row);
+});
+app.post('/api/v1/households/:householdId/events', async (req, res) => {
+  if (!req.session.accountId) {
+    res.status(401).json({ title: 'unauthorized' });
+    return;
+  }
+  const row = await inTransaction(
+    `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at)
+     select gen_random_uuid(), $1, $3, $4, $5, $6, $7, $8, now(), now() where ${WRITER}
+     returning id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at`,
+    [req.params.householdId, req.session.accountId, ...eventValues(req.body as EventBody)],
+  );
+  answer(res, row, 201);
+});
+app.put('/api/v1/households/:householdId/events/:eventId', async (req, res) => {
+  if (!req.session.accountId) {
+    res.status(401).json({ title: 'unauthorized' });
+    return;
+  }
+  const row = await inTransaction(
+    `update meal_events set date = $4, event_type = $5, serving_time = $6, available_cooking_minutes = $7, notes = $8, participants = $9, updated_at = now()
+      where household_id = $1 and id = $3 and ${WRITER}
+      returning id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at`,
+    [req.params.householdId, req.session.accountId, req.params.eventId, ...eventValues(req.body as EventBody)],
+  );
+  answer(res, row);
 });
 
 const server = await listen(http.createServer(app));

@@ -261,7 +261,12 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     event: eventsService.changeValue,
     dish: dishesService.changeValue,
   };
-  const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
+  const changesService = new changes.ChangesService({
+    store: new changes.ChangesStore(knex, changeValues),
+    access: householdsApi.access,
+    clock,
+    cursorSecret: derivedKey(config.sessionSecret, 'changes-cursor'),
+  });
   // Idempotency-Key: kept in PostgreSQL (every instance shares them), answers sealed with a key
   // derived from SESSION_SECRET (rotating it leaves the last 24 h's keys answering 422); forgotten
   // after 24 h by the daily purge.

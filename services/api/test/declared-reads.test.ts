@@ -15,6 +15,14 @@ const queries = (res: request.Response): number => JSON.parse(res.headers['x-dia
  */
 const ownStatements: Record<string, number> = {};
 
+/**
+ * The query a read is measured with, when its path alone is not the case it serves: the changes
+ * feed's version answers a poll with nothing new (`since` at the end), held here to the model path.
+ */
+const queryOf: Record<string, (url: string, get: (url: string) => Promise<request.Response>) => Promise<string>> = {
+  changes_changes: async (url, get) => `?since=${encodeURIComponent((await get(`${url}?limit=500`)).body.nextCursor)}`,
+};
+
 describe('declared reads', () => {
   let h: Harness;
   before(async () => {
@@ -63,10 +71,11 @@ describe('declared reads', () => {
     const cookie = (await owner.get('/api/v1/me')).request.cookies as unknown as string;
     expect(h.service.declaredReads.length).to.be.greaterThan(0);
     for (const { name, path } of h.service.declaredReads) {
-      const url = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, p: string) => {
+      let url = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_m, p: string) => {
         expect(params, `${name}: a value for {${p}}`).to.have.property(p);
         return encodeURIComponent(params[p]!);
       });
+      if (queryOf[name]) url += await queryOf[name](url, (u) => owner.get(u));
       // Once to fill what an instance may keep (a list's answer under its version), then measured.
       expect((await owner.get(url)).status, `${name} ${url}`).to.equal(200);
       const lent = await owner.get(url).set('X-Diagnostics', '1');

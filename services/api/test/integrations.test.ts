@@ -122,7 +122,7 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
       const second = await feed(a, first.body.nextCursor, 1);
       expect(second.body.items).to.deep.equal([{ resource: 'event', id: event.id, change: 'delete', at: second.body.items[0].at, value: null }]);
       for (const limit of ['0', '501', 'x']) expect((await request(a).get(`${hh}/changes?limit=${limit}`).set('Cookie', adult)).status).to.equal(400);
-      expect((await request(a).get(`${hh}/changes?since=abc`).set('Cookie', adult)).body.code).to.equal('validation_failed');
+      expect((await request(a).get(`${hh}/changes?since=abc`).set('Cookie', adult)).body.code).to.equal('invalid_cursor');
     });
 
     it('answers 404 to a non-member', async () => {
@@ -501,7 +501,7 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
         expect(item.value, `${item.resource} ${item.id}`).to.deep.equal(own);
       }
       expect(items.find((i) => i.id === rule.id)?.value).to.deep.include({ id: rule.id });
-      // Pages of 7 by cursor: the same items, two statements each, whatever kinds a page holds.
+      // Pages of 7 by cursor: the same items, two statements each (read the first time), whatever kinds a page holds.
       const paged: unknown[] = [];
       let since: string | undefined;
       for (let n = 0; n < 100; n++) {
@@ -510,7 +510,8 @@ describe('integrations: changes feed, Idempotency-Key, ETag / If-Match', functio
           .set('Cookie', adult)
           .set('X-Diagnostics', '1');
         expect(page.status).to.equal(200);
-        expect(statements(page), `page ${n + 1}`).to.equal(2);
+        // The last poll (nothing new) is answered from the version read with the session.
+        expect(statements(page), `page ${n + 1}`).to.equal(page.body.items.length ? 2 : 1);
         if (!page.body.items.length) break;
         paged.push(...page.body.items);
         since = page.body.nextCursor;

@@ -22,4 +22,6 @@ export class HouseholdChangeCounterModel extends BaseModel {
   declare last: string;
   declare purgedThrough: string;
   declare deleted: boolean;
+  /** `last.purgedThrough` (a generated column): what `changesRead` loads with the session. */
+  declare version: string;
 }

@@ -64,7 +64,7 @@ export const CLASSES_45: Record<string, ParserCase[]> = {
     en('pasta no moer than 2 times a week', [freq('Pasta', 0, 2)]),
     en('soup maximun once a week', [freq('Soup', 0, 1)]),
     en('vegetarian bewteen 3 and 4 times a week', [freq('Vegetarian', 3, 4)]),
-    nb('fisk mist to ganger i uka', [freq('Fish', 2, 7)]),
+    nb('fisk minnst to ganger i uka', [freq('Fish', 2, 7)]),
     nb('kjøtt masks to ganger i uka', [freq('Meat', 0, 2)]),
     nb('kylling hlyst tre ganger i uka', [freq('Poultry', 0, 3)]),
     nb('vegetar mellm 2 og 3 ganger i uka', [freq('Vegetarian', 2, 3)]),

@@ -7,7 +7,7 @@ import { type Clause, splitClauses } from './split.js';
 import { summariseLeftovers, summariseRequest } from './summary.js';
 import type { Lang } from './tags.js';
 import { tokenize } from './text.js';
-import { warmUp } from './tolerant.js';
+import { correctTypo, quantifierTypos, warmUp } from './tolerant.js';
 import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser, Weekday } from './types.js';
 import { validateCreateRequest } from './validate.js';
 
@@ -388,7 +388,16 @@ const WARM_UP_SENTENCES = [
   'fisk minst to gagner i uka, ikke svinekjøtt på mandger, middag kl 17.30 på hverdagr og restefest på søndager',
   'hele juli er vi på hytta, så maks 30 minutter, helst billig, ikke kjøtt unntatt lørdag, taco julaften 24. desember',
 ];
-const WARM_UP_ROUNDS = 3;
+const WARM_UP_ROUNDS = 10;
+/** typos looked up past the cache, so the look-up's code is warm too */
+const WARM_UP_TYPOS: readonly (readonly [string, Lang])[] = [
+  ['wendesday', 'en'],
+  ['vegatarian', 'en'],
+  ['desmeber', 'en'],
+  ['tirsdga', 'nb'],
+  ['hvedager', 'nb'],
+  ['kyllin', 'nb'],
+];
 
 /**
  * Builds every table the parser reads (the lexicons, the word lists and typo indexes of both
@@ -397,7 +406,13 @@ const WARM_UP_ROUNDS = 3;
  */
 export function warmUpParser(): void {
   warmUp();
-  for (let i = 0; i < WARM_UP_ROUNDS; i++) for (const text of WARM_UP_SENTENCES) parse(text, { today: '2026-11-22' });
+  for (let i = 0; i < WARM_UP_ROUNDS; i++) {
+    for (const text of WARM_UP_SENTENCES) parse(text, { today: '2026-11-22' });
+    for (const [word, lang] of WARM_UP_TYPOS) {
+      correctTypo(word, lang);
+      quantifierTypos(word, lang);
+    }
+  }
 }
 
 warmUpParser();

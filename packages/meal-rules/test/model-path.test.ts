@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { after, before, describe, it } from 'mocha';
 import { createModelRuleParser, type ParseRulesResponse, type RuleParser } from '../src/index.js';
 import { mergeModelReading } from '../src/merge.js';
-import { parseRulesOffline } from '../src/parser/index.js';
+import { dishesNamed, parseRulesOffline } from '../src/parser/index.js';
 import { type ParserCase, TODAY } from './parser-case-kit.js';
 import { CLASSES } from './parser-class-cases.js';
 import { HELD_OUT } from './parser-heldout.js';
@@ -44,7 +44,7 @@ describe('the language-model path against a fixture model', () => {
     const fromModel = await parser.parse(c.text, ctx);
     const sent = model.requests[model.requests.length - 1]?.body.messages as { role: string; content: string }[];
     expect(sent.find((m) => m.role === 'user')?.content).to.equal(c.text);
-    return mergeModelReading(fromModel, parseRulesOffline(c.text, ctx));
+    return mergeModelReading(fromModel, parseRulesOffline(c.text, ctx), dishesNamed(c.text, ctx));
   }
 
   for (const [name, table] of [

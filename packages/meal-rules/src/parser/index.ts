@@ -1,5 +1,5 @@
 export { detectLanguage } from './language.js';
-export { createOfflineRuleParser, parseRulesOffline, warmUpParser } from './parse.js';
+export { createOfflineRuleParser, type DishesNamed, dishesNamed, parseRulesOffline, warmUpParser } from './parse.js';
 export type {
   CreateMealRuleRequest,
   MealCategory,

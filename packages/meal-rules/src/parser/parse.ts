@@ -8,7 +8,16 @@ import { summariseLeftovers, summariseRequest } from './summary.js';
 import type { Lang } from './tags.js';
 import { tokenize } from './text.js';
 import { correctTypo, quantifierTypos, warmUp } from './tolerant.js';
-import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser, Weekday } from './types.js';
+import type {
+  CreateMealRuleRequest,
+  MealCategory,
+  ParseContext,
+  ParsedLeftoverDinners,
+  ParsedRuleProposal,
+  ParseRulesResponse,
+  RuleParser,
+  Weekday,
+} from './types.js';
 import { validateCreateRequest } from './validate.js';
 
 // The offline parser: sentence → clauses → facts → rule requests. Clauses
@@ -360,6 +369,29 @@ function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
   const merged = mergeLeftovers(reading.wishes);
   const leftoverDinners: ParsedLeftoverDinners | null = merged ? { summary: summariseLeftovers(merged, lang), ...merged } : null;
   return { proposals: reading.proposals, leftoverDinners, unheard: unheardTexts(src, clauses, reading.status) };
+}
+
+/** What dishes a sentence names: the categories by their own words, and whether it names a food below them. */
+export interface DishesNamed {
+  categories: ReadonlySet<MealCategory>;
+  food: boolean;
+}
+
+/**
+ * The categories a sentence names by their own words ("meat", "kylling"), and whether it names a
+ * food below them ("pork", "laks"). The model path uses it so that a model's "no pork" is never
+ * a ban on every meat dinner (issue 45).
+ */
+export function dishesNamed(text: string, ctx?: ParseContext): DishesNamed {
+  const src = typeof text === 'string' ? text : '';
+  const items = annotate(tokenize(src), src, lexiconFor(detectLanguage(src, ctx?.language)));
+  const categories = new Set<MealCategory>();
+  let food = false;
+  for (const it of items) {
+    if (it.tag.t === 'cat') categories.add(it.tag.cat);
+    if (it.tag.t === 'food') food = true;
+  }
+  return { categories, food };
 }
 
 /** Never throws: whatever goes wrong inside, the sentence comes back as not understood. */

@@ -1,4 +1,4 @@
-import type { MealRulePayload, ParsedRuleProposal, ParseRulesResponse, Weekday } from './parser/index.js';
+import type { DishesNamed, MealRulePayload, ParsedRuleProposal, ParseRulesResponse, Weekday } from './parser/index.js';
 import { isValidCreateRequest } from './rule-validation.js';
 
 /** The weekdays a payload speaks of; `undefined` for "every day" (an empty list of a kind where empty means every day). */
@@ -76,7 +76,33 @@ export function creatableOnly(parsed: ParseRulesResponse): ParseRulesResponse {
   return { proposals, leftoverDinners: parsed.leftoverDinners, unheard: [...parsed.unheard, ...refused] };
 }
 
-/** What POST …/rules/parse answers when the model answered: its creatable proposals merged with the offline reading. */
-export function mergeModelReading(model: ParseRulesResponse, offline: ParseRulesResponse): ParseRulesResponse {
-  return creatableOnly(mergeParses(creatableOnly(model), offline));
+const CATEGORY_KINDS: ReadonlySet<string> = new Set(['CategoryFrequency', 'CategoryExcludedDays', 'CategoryOnDay']);
+
+/**
+ * Issue 45: a model may read "no pork" as no meat at all. In a sentence that names a food below
+ * the categories, a model's dish rule stands only for a category the sentence names by its own
+ * words or the offline parser proposed too; the others are dropped, and the offline parser's
+ * unheard clauses (where the food is) are reported beside the model's.
+ */
+export function withoutFoodBans(model: ParseRulesResponse, offline: ParseRulesResponse, dishes: DishesNamed): ParseRulesResponse {
+  if (!dishes.food) return model;
+  const offlineCats = new Set(offline.proposals.map((p) => p.request.payload).flatMap((p) => ('category' in p ? [p.category] : [])));
+  const keep = (p: ParsedRuleProposal) => {
+    const payload = p.request.payload;
+    if (!CATEGORY_KINDS.has(payload.kind) || !('category' in payload)) return true;
+    return dishes.categories.has(payload.category) || offlineCats.has(payload.category);
+  };
+  const proposals = model.proposals.filter(keep);
+  if (proposals.length === model.proposals.length) return model;
+  const unheard = [...model.unheard, ...offline.unheard.filter((u) => !model.unheard.includes(u))];
+  return { ...model, proposals, unheard };
+}
+
+/**
+ * What POST …/rules/parse answers when the model answered: its creatable proposals (none banning a
+ * category for a food, when `dishes` is given) merged with the offline reading.
+ */
+export function mergeModelReading(model: ParseRulesResponse, offline: ParseRulesResponse, dishes?: DishesNamed): ParseRulesResponse {
+  const guarded = dishes ? withoutFoodBans(creatableOnly(model), offline, dishes) : creatableOnly(model);
+  return creatableOnly(mergeParses(guarded, offline));
 }

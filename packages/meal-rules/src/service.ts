@@ -5,7 +5,7 @@ import { answerIssues } from './answer.js';
 import { defaultRulesJson } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { MealRuleModel } from './models/index.js';
-import { createOfflineRuleParser, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
+import { createOfflineRuleParser, dishesNamed, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
 import type { MealRule, MealRuleRequest } from './schemas.js';
@@ -202,7 +202,7 @@ export class MealRulesService {
     try {
       if (fromModel) {
         const model = await fromModel;
-        if (model) return { answer: mergeModelReading(model, offline ?? EMPTY_PARSE), charged: true };
+        if (model) return { answer: mergeModelReading(model, offline ?? EMPTY_PARSE, dishesNamed(text, ctx)), charged: true };
       }
       if (offline) return { answer: creatableOnly(offline), charged: !this.modelParser };
     } catch (err) {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { mergeParses, sameSubject } from '../src/merge.js';
-import type { MealRulePayload, ParsedRuleProposal, ParseRulesResponse } from '../src/parser/index.js';
+import { mergeModelReading, mergeParses, sameSubject } from '../src/merge.js';
+import { dishesNamed, type MealRulePayload, type ParsedRuleProposal, type ParseRulesResponse, parseRulesOffline } from '../src/parser/index.js';
 
 function proposal(payload: MealRulePayload, summary = payload.kind): ParsedRuleProposal {
   const dated = 'specificDate' in payload && payload.specificDate !== null;
@@ -56,5 +56,39 @@ describe('merging the model’s reading with the offline parser’s', () => {
     // a model that heard only leftovers heard something: its unheard stands
     const leftoversOnly = { ...silent, leftoverDinners: { summary: 'No leftovers', enabled: false, askedEveryDays: null } };
     expect(mergeParses(leftoversOnly, offline).unheard).to.deep.equal([text]);
+  });
+
+  describe('a model that bans a category for a food (issue 45)', () => {
+    const never = (category: 'Meat' | 'Fish' | 'Poultry') => proposal({ kind: 'CategoryFrequency', category, minimumPerWeek: 0, maximumPerWeek: 0 });
+    const merged = (text: string, model: ParseRulesResponse) => {
+      const ctx = { today: '2026-11-22' };
+      return mergeModelReading(model, parseRulesOffline(text, ctx), dishesNamed(text, ctx));
+    };
+
+    it('drops the ban and reports the food’s clause: "no pork thx", "ikke laks", "ingen reker, æ e allergisk"', () => {
+      for (const [text, category] of [
+        ['no pork thx', 'Meat'],
+        ['ikke laks', 'Fish'],
+        ['ingen reker, æ e allergisk', 'Fish'],
+        ['no turkey on fridays', 'Poultry'],
+      ] as const) {
+        const answer = merged(text, { proposals: [never(category)], leftoverDinners: null, unheard: [] });
+        expect(answer.proposals, text).to.deep.equal([]);
+        expect(answer.unheard, text).to.deep.equal([text]);
+      }
+    });
+
+    it('keeps a ban the sentence says in the category’s own words, or the offline parser heard too', () => {
+      const redMeat = merged('no red meat, and no pork either', { proposals: [never('Meat')], leftoverDinners: null, unheard: ['no pork either'] });
+      expect(redMeat.proposals.map((p) => p.request.payload)).to.deep.equal([never('Meat').request.payload]);
+      expect(redMeat.unheard).to.deep.equal(['no pork either']);
+      const vegetarians = merged('we are vegetarians, no tofu', {
+        proposals: [never('Meat'), never('Poultry'), never('Fish')],
+        leftoverDinners: null,
+        unheard: ['no tofu'],
+      });
+      expect(vegetarians.proposals).to.have.length(3);
+      expect(vegetarians.unheard).to.deep.equal(['no tofu']);
+    });
   });
 });

@@ -36,6 +36,11 @@ import {
 // that mix rules, and sentences with no rule (an empty proposal list; `unheard` holds the clause
 // unless it is only a greeting or politeness). Today is TODAY (Sunday 22 November 2026).
 //
+// Issue 45 changed the contract for foods below the categories ("no pork", "salmon on Mondays",
+// "kalkun på julaften"): they are `unheard`, never a category rule. The expected readings of those
+// sentences were changed to say so, in a commit of their own before the parser was changed; no
+// other expectation was touched.
+//
 // Choices where §6 is silent (a careful user's reading, written into the README):
 // - "the first week of July" is 1–7 July, "the first two weeks" 1–14, "the second week" 8–14,
 //   "the last week of December" 25–31 December;
@@ -59,7 +64,7 @@ const ENGLISH: ParserCase[] = [
   en('vegetarian every day the first week of January', [freq('Vegetarian', 7, 7, r('2027-01-01', '2027-01-07'))]),
   en('no fish the last week of December', [never('Fish', r('2026-12-25', '2026-12-31'))]),
   en('max 20 min cooking from 23 December to 2 January', [cook(20, [], r('2026-12-23', '2027-01-02'))]),
-  en('from the 20th to the 27th of December no pork', [never('Meat', r('2026-12-20', '2026-12-27'))]),
+  en('from the 20th to the 27th of December no pork', [], { unheard: ['from the 20th to the 27th of December no pork'] }),
   en('between 5 and 12 January we only eat cheap food', [price('Cheap', [], r('2027-01-05', '2027-01-12'))]),
   en('1 to 14 July, no meat please', [never('Meat', JULY_1_14)]),
   en('no red meat from 1 July to 14 July 2027', [never('Meat', JULY_1_14)]),
@@ -108,7 +113,7 @@ const ENGLISH: ParserCase[] = [
   en('soup on saterday', [on('Soup', SAT)]),
   en('at least once a week vegtarian', [freq('Vegetarian', 1, 7)]),
   en('tacos on firdays and satudays', [on('Taco', FRI), on('Taco', SAT)]),
-  en('no pork on thrusdays', [excl('Meat', [THU])]),
+  en('no pork on thrusdays', [], { unheard: ['no pork on thrusdays'] }),
   en('chicken atleast twice a week', [freq('Poultry', 2, 7)]),
   en('max 30 minuts on weekdays', [cook(30, WORKDAYS)]),
   en('dinner at 17.30 on weekdasy', [dinnerAt('17:30', WORKDAYS)]),
@@ -116,7 +121,7 @@ const ENGLISH: ParserCase[] = [
   en('vegeterian food on mondays and wensdays', [on('Vegetarian', MON), on('Vegetarian', WED)]),
   en('no meat in Decemeber', [never('Meat', r('2026-12-01', '2026-12-31'))]),
   en('pizza on fridays and tacos on tuesdys', [on('Other', FRI), on('Taco', TUE)]),
-  en('salmon every thurdsay', [on('Fish', THU)]),
+  en('salmon every thurdsay', [], { unheard: ['salmon every thurdsay'] }),
   // text messages
   en('fish 2x a week', [freq('Fish', 2, 2)]),
   en('taco fri pls', [on('Taco', FRI)]),
@@ -124,7 +129,7 @@ const ENGLISH: ParserCase[] = [
   en('dinner @ 6 weekdays', [dinnerAt('18:00', WORKDAYS)]),
   en('max 30 min weeknights thx', [cook(30, WORKDAYS)]),
   en('pasta tues + thurs', [on('Pasta', TUE), on('Pasta', THU)]),
-  en('fish 2x/week, no pork, taco fri', [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI)]),
+  en('fish 2x/week, no pork, taco fri', [freq('Fish', 2, 2), on('Taco', FRI)], { unheard: ['no pork'] }),
   en('ok so no fish on sundays lol', [excl('Fish', [SUN])]),
   en('cheap stuff mon-thu pls!!', [price('Cheap', [MON, TUE, WED, THU])]),
   en('veggie 3x a week', [freq('Vegetarian', 3, 3)]),
@@ -144,14 +149,14 @@ const ENGLISH: ParserCase[] = [
   en('fish twice a week pls and ty', [freq('Fish', 2, 2)]),
   en('meatless mondays pls', [on('Vegetarian', MON)]),
   // lists
-  en('- fish twice a week\n- no pork\n- tacos on fridays', [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI)]),
+  en('- fish twice a week\n- no pork\n- tacos on fridays', [freq('Fish', 2, 2), on('Taco', FRI)], { unheard: ['no pork'] }),
   en('1. no meat on mondays\n2. pasta on wednesdays\n3. dinner at 18:00', [excl('Meat', [MON]), on('Pasta', WED), dinnerAt('18:00')]),
   en('Monday: fish\nTuesday: pasta\nFriday: tacos', [on('Fish', MON), on('Pasta', TUE), on('Taco', FRI)]),
   en('* cheap on weekdays\n* max 30 minutes on weekdays\n* no fish on sundays', [price('Cheap', WORKDAYS), cook(30, WORKDAYS), excl('Fish', [SUN])]),
   en('Our rules: fish twice a week, chicken once a week, vegetarian on Mondays', [freq('Fish', 2, 2), freq('Poultry', 1, 1), on('Vegetarian', MON)]),
   en('fish, chicken and pasta once a week each', [freq('Fish', 1, 1), freq('Poultry', 1, 1), freq('Pasta', 1, 1)]),
   en('tacos on Friday, pizza on Saturday, soup on Sunday', [on('Taco', FRI), on('Other', SAT), on('Soup', SUN)]),
-  en('1) fish twice a week 2) no pork 3) dinner at 17:30', [freq('Fish', 2, 2), never('Meat'), dinnerAt('17:30')]),
+  en('1) fish twice a week 2) no pork 3) dinner at 17:30', [freq('Fish', 2, 2), dinnerAt('17:30')], { unheard: ['no pork'] }),
   en('Rules:\n- no fish on Mondays\n- leftovers on Thursdays', [excl('Fish', [MON]), on('Leftovers', THU)], { leftoverDinners: leftovers(true) }),
   en('mon fish, wed pasta, fri taco', [on('Fish', MON), on('Pasta', WED), on('Taco', FRI)]),
   // lists that mix rules
@@ -163,7 +168,7 @@ const ENGLISH: ParserCase[] = [
   en('chicken on Tuesdays and Ola has football on Thursdays', [on('Poultry', TUE)], { unheard: ['Ola has football on Thursdays'] }),
   en('tacos on Friday and on Saturday we are out', [on('Taco', FRI)], { unheard: ['on Saturday we are out'] }),
   en('fish on Mondays and under 30 minutes on Wednesdays', [on('Fish', MON), cook(30, [WED])]),
-  en('no pork and dinner at 17:30', [never('Meat'), dinnerAt('17:30')]),
+  en('no pork and dinner at 17:30', [dinnerAt('17:30')], { unheard: ['no pork'] }),
   en('soup on Mondays and cheap dinners on Fridays', [on('Soup', MON), price('Cheap', [FRI])]),
   en('vegetarian twice a week and tacos on Fridays and we eat at 6', [freq('Vegetarian', 2, 2), on('Taco', FRI), dinnerAt('18:00')]),
   en('no meat on weekdays and Dad cooks at weekends', [excl('Meat', WORKDAYS)], { unheard: ['Dad cooks at weekends'] }),
@@ -193,7 +198,7 @@ const ENGLISH: ParserCase[] = [
     on('Pasta', THU),
     on('Soup', SUN, soft),
   ]),
-  en('no pork ever and no beef on fridays and max 2 chicken dinners a week', [never('Meat'), excl('Meat', [FRI]), freq('Poultry', 0, 2)]),
+  en('no pork ever and no beef on fridays and max 2 chicken dinners a week', [freq('Poultry', 0, 2)], { unheard: ['no pork ever and no beef on fridays'] }),
   en('dinner should be at 17:30 every day and it should take no more than 40 minutes to make', [dinnerAt('17:30'), cook(40, ALL)]),
   en('Hi we are four people and we like fish on mondays and tacos on fridays thanks', [on('Fish', MON), on('Taco', FRI)], {
     unheard: ['we are four people'],
@@ -245,7 +250,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('vegetar hver dag første uka i januar', [freq('Vegetarian', 7, 7, r('2027-01-01', '2027-01-07'))]),
   nb('ikke fisk siste uka i desember', [never('Fish', r('2026-12-25', '2026-12-31'))]),
   nb('maks 20 minutter fra 23. desember til 2. januar', [cook(20, [], r('2026-12-23', '2027-01-02'))]),
-  nb('fra den 20. til den 27. desember ikke svin', [never('Meat', r('2026-12-20', '2026-12-27'))]),
+  nb('fra den 20. til den 27. desember ikke svin', [], { unheard: ['fra den 20. til den 27. desember ikke svin'] }),
   nb('mellom 5. og 12. januar bare billig mat', [price('Cheap', [], r('2027-01-05', '2027-01-12'))]),
   nb('fisk to ganger i uka fra 1 til 14 juli', [freq('Fish', 2, 2, JULY_1_14)]),
   nb('fra og med 1. juli til og med 14. juli ikke kjøtt', [never('Meat', JULY_1_14)]),
@@ -291,11 +296,11 @@ const NORWEGIAN: ParserCase[] = [
   nb('taco på fredager og pizza på lørdagr', [on('Taco', FRI), on('Other', SAT)]),
   nb('billig middag på mandager og tirsdagr', [price('Cheap', [MON, TUE])]),
   nb('fisk på sønadger', [on('Fish', SUN)]),
-  nb('ikke svinekjøt på fredager', [excl('Meat', [FRI])]),
+  nb('ikke svinekjøt på fredager', [], { unheard: ['ikke svinekjøt på fredager'] }),
   nb('vegetarmiddag to gagner i uka', [freq('Vegetarian', 2, 2)]),
   nb('fisk to ganger i uak', [freq('Fish', 2, 2)]),
-  nb('lakks på fredager', [on('Fish', FRI)]),
-  nb('kjøtdeig på tirsdagr', [on('Meat', TUE)]),
+  nb('lakks på fredager', [], { unheard: ['lakks på fredager'] }),
+  nb('kjøtdeig på tirsdagr', [], { unheard: ['kjøtdeig på tirsdagr'] }),
   nb('middag klokka 17 på hvedagr', [dinnerAt('17:00', WORKDAYS)]),
   nb('ingen fisk i helgn', [excl('Fish', WEEKEND)]),
   nb('pasta på onsdgaer', [on('Pasta', WED)]),
@@ -312,7 +317,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('middag kl 18 hverdager', [dinnerAt('18:00', WORKDAYS)]),
   nb('maks 30 min hverdager', [cook(30, WORKDAYS)]),
   nb('pasta tir + tor', [on('Pasta', TUE), on('Pasta', THU)]),
-  nb('fisk 2x/uke, ikke svin, taco fre', [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI)]),
+  nb('fisk 2x/uke, ikke svin, taco fre', [freq('Fish', 2, 2), on('Taco', FRI)], { unheard: ['ikke svin'] }),
   nb('ok, ikke fisk på søndager da', [excl('Fish', [SUN])]),
   nb('billig mat man-tor!!', [price('Cheap', [MON, TUE, WED, THU])]),
   nb('vegetar 3 ganger/uke', [freq('Vegetarian', 3, 3)]),
@@ -331,13 +336,13 @@ const NORWEGIAN: ParserCase[] = [
   nb('kjøttfrie mandager takk', [on('Vegetarian', MON)]),
   nb('fisk to ganger i uka, mvh Kari', [freq('Fish', 2, 2)]),
   // lister
-  nb('- fisk to ganger i uka\n- ikke svin\n- taco på fredager', [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI)]),
+  nb('- fisk to ganger i uka\n- ikke svin\n- taco på fredager', [freq('Fish', 2, 2), on('Taco', FRI)], { unheard: ['ikke svin'] }),
   nb('1. ikke kjøtt på mandager\n2. pasta på onsdager\n3. middag kl 18', [excl('Meat', [MON]), on('Pasta', WED), dinnerAt('18:00')]),
   nb('Mandag: fisk\nTirsdag: pasta\nFredag: taco', [on('Fish', MON), on('Pasta', TUE), on('Taco', FRI)]),
   nb('* billig på hverdager\n* maks 30 minutter på hverdager\n* ikke fisk på søndager', [price('Cheap', WORKDAYS), cook(30, WORKDAYS), excl('Fish', [SUN])]),
   nb('Våre regler: fisk to ganger i uka, kylling en gang i uka, vegetar på mandager', [freq('Fish', 2, 2), freq('Poultry', 1, 1), on('Vegetarian', MON)]),
   nb('taco på fredag, pizza på lørdag, suppe på søndag', [on('Taco', FRI), on('Other', SAT), on('Soup', SUN)]),
-  nb('1) fisk to ganger i uka 2) ikke svin 3) middag kl 17.30', [freq('Fish', 2, 2), never('Meat'), dinnerAt('17:30')]),
+  nb('1) fisk to ganger i uka 2) ikke svin 3) middag kl 17.30', [freq('Fish', 2, 2), dinnerAt('17:30')], { unheard: ['ikke svin'] }),
   nb('Regler:\n- ikke fisk på mandager\n- rester på torsdager', [excl('Fish', [MON]), on('Leftovers', THU)], { leftoverDinners: leftovers(true) }),
   nb('man fisk, ons pasta, fre taco', [on('Fish', MON), on('Pasta', WED), on('Taco', FRI)]),
   nb('fisk, kylling og pasta en gang i uka hver', [freq('Fish', 1, 1), freq('Poultry', 1, 1), freq('Pasta', 1, 1)]),
@@ -350,7 +355,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('kylling på tirsdager og Ola har fotball på torsdager', [on('Poultry', TUE)], { unheard: ['Ola har fotball på torsdager'] }),
   nb('taco på fredag og på lørdag er vi ute', [on('Taco', FRI)], { unheard: ['på lørdag er vi ute'] }),
   nb('fisk på mandager og under 30 minutter på onsdager', [on('Fish', MON), cook(30, [WED])]),
-  nb('ikke svin og middag kl 17.30', [never('Meat'), dinnerAt('17:30')]),
+  nb('ikke svin og middag kl 17.30', [dinnerAt('17:30')], { unheard: ['ikke svin'] }),
   nb('suppe på mandager og billig middag på fredager', [on('Soup', MON), price('Cheap', [FRI])]),
   nb('vegetar to ganger i uka og taco på fredager og vi spiser kl 18', [freq('Vegetarian', 2, 2), on('Taco', FRI), dinnerAt('18:00')]),
   nb('ikke kjøtt på hverdager og pappa lager mat i helgene', [excl('Meat', WORKDAYS)], { unheard: ['pappa lager mat i helgene'] }),
@@ -379,7 +384,9 @@ const NORWEGIAN: ParserCase[] = [
     on('Pasta', THU),
     on('Soup', SUN, soft),
   ]),
-  nb('aldri svinekjøtt og ikke storfe på fredager og maks 2 kyllingmiddager i uka', [never('Meat'), excl('Meat', [FRI]), freq('Poultry', 0, 2)]),
+  nb('aldri svinekjøtt og ikke storfe på fredager og maks 2 kyllingmiddager i uka', [freq('Poultry', 0, 2)], {
+    unheard: ['aldri svinekjøtt og ikke storfe på fredager'],
+  }),
   nb('middagen skal være kl 17.30 hver dag og den skal ikke ta mer enn 40 minutter å lage', [dinnerAt('17:30'), cook(40, ALL)]),
   nb('Hei vi er fire personer og vi liker fisk på mandager og taco på fredager takk', [on('Fish', MON), on('Taco', FRI)], {
     unheard: ['vi er fire personer'],

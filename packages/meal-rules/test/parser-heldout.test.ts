@@ -4,11 +4,12 @@ import { validateCreateRequest } from '../src/parser/index.js';
 import type { ParserCase } from './parser-case-kit.js';
 import { HELD_OUT } from './parser-heldout.js';
 import { HELD_OUT_2 } from './parser-heldout-2.js';
+import { HELD_OUT_3 } from './parser-heldout-3.js';
 import { mismatches, percent, runCase } from './parser-score.js';
 
 // The held-out tables are scored, not tested case by case: the parser is never tuned on them, so
 // a miss is a number to report, not a failure to patch. The bar (issues 16 and 36) is 95 % fully
-// right on each table.
+// right on each table (issue 45's third table too).
 
 function scoreTable(name: string, table: ParserCase[], minPerLanguage: number): void {
   describe(`offline rule parser: ${name}`, () => {
@@ -42,3 +43,4 @@ function scoreTable(name: string, table: ParserCase[], minPerLanguage: number): 
 
 scoreTable('held-out', HELD_OUT, 75);
 scoreTable('held-out 2', HELD_OUT_2, 150);
+scoreTable('held-out 3', HELD_OUT_3, 35);

@@ -33,6 +33,11 @@ import {
 // (Sunday 22 November 2026) unless a case says otherwise. The second batch (marked below) was
 // written after the parser was tuned on the tuning table, and committed before the parser was
 // run on it: it measures how the parser does on sentences nobody wrote it for.
+//
+// Issue 45 changed the contract for foods below the categories ("no pork", "salmon on Mondays",
+// "kalkun på julaften"): they are `unheard`, never a category rule. The expected readings of those
+// sentences were changed to say so, in a commit of their own before the parser was changed; no
+// other expectation was touched.
 
 const OTHER_THAN_MON: typeof ALL = [TUE, WED, THU, FRI, SAT, SUN];
 
@@ -47,8 +52,8 @@ const ENGLISH: ParserCase[] = [
   en('tacos on firday', [on('Taco', FRI)]),
   en('cheap dinners on weekdyas', [price('Cheap', WORKDAYS)]),
   en('dinner at 18:00 on tuesdy and thursday', [dinnerAt('18:00', [TUE, THU])]),
-  en('salmon on mondya', [on('Fish', MON)]),
-  en('no pork on wednesdays or fridyas', [excl('Meat', [WED, FRI])]),
+  en('salmon on mondya', [], { unheard: ['salmon on mondya'] }),
+  en('no pork on wednesdays or fridyas', [], { unheard: ['no pork on wednesdays or fridyas'] }),
   en('vegatarian on mondays', [on('Vegetarian', MON)]),
   en('spaghettti on tuesday', [on('Pasta', TUE)]),
   en('soup on thursady', [on('Soup', THU)]),
@@ -107,7 +112,7 @@ const ENGLISH: ParserCase[] = [
   en('preferably fish twice a week', [freq('Fish', 2, 2, soft)]),
   en('Hi! We would love tacos on Fridays and cheap dinners on weekdays. Thanks', [on('Taco', FRI, soft), price('Cheap', WORKDAYS)]),
   en('no fish on Mondays, pasta on Wednesdays, and tacos on Fridays', [excl('Fish', [MON]), on('Pasta', WED), on('Taco', FRI)]),
-  en('Fish twice a week. No pork. Dinner at 6pm.', [freq('Fish', 2, 2), never('Meat'), dinnerAt('18:00')]),
+  en('Fish twice a week. No pork. Dinner at 6pm.', [freq('Fish', 2, 2), dinnerAt('18:00')], { unheard: ['No pork'] }),
   en('taco on New Years Eve', [onDate('Taco', '2026-12-31')]),
   en('max 20 min on mon, tue and wed', [cook(20, [MON, TUE, WED])]),
   en('Dinner at 19:00 on 24 December', [dinnerAt('19:00', ALL, { date: '2026-12-24' })]),
@@ -124,18 +129,18 @@ const ENGLISH: ParserCase[] = [
   en('pasta twice a week at most, and no pasta on Mondays', [freq('Pasta', 0, 2), excl('Pasta', [MON])]),
   en('Tuesday is pasta night', [on('Pasta', TUE)]),
   en('fish on frdiays and saturdays', [on('Fish', FRI), on('Fish', SAT)]),
-  en('no beef from 1 to 7 March', [never('Meat', { range: ['2027-03-01', '2027-03-07'] })]),
+  en('no beef from 1 to 7 March', [], { unheard: ['no beef from 1 to 7 March'] }),
   en('dinner at 5pm every day except Fridays, then at 7pm', [dinnerAt('17:00', [MON, TUE, WED, THU, SAT, SUN]), dinnerAt('19:00', [FRI])]),
   en('cheap or reasonably priced dinners every day', [price('CheapOrMid', ALL)]),
   en('at least 2 vegeterian dinners per week', [freq('Vegetarian', 2, 7)]),
   en('please no fish on saturdays and sundays', [excl('Fish', WEEKEND)]),
   en('Max 45 minutes on Saturday and Sunday, 20 minutes the other days', [cook(45, WEEKEND), cook(20, WORKDAYS)]),
   en('We would like dinner at 18:30 every day', [dinnerAt('18:30', ALL, soft)]),
-  en('turkey on chirstmas day', [onDate('Poultry', '2026-12-25')]),
+  en('turkey on chirstmas day', [], { unheard: ['turkey on chirstmas day'] }),
   en(
     'Hi there! We are a family of five. Fish twice a week, no pork, tacos on Fridays, and dinner at 17:30 on weekdays. Thanks!',
-    [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI), dinnerAt('17:30', WORKDAYS)],
-    { unheard: ['We are a family of five'] },
+    [freq('Fish', 2, 2), on('Taco', FRI), dinnerAt('17:30', WORKDAYS)],
+    { unheard: ['We are a family of five', 'no pork'] },
   ),
   en('No fish on Mondays or Tuesdays, chicken twice a week, and preferably something vegetarian on Wednesdays', [
     excl('Fish', [MON, TUE]),
@@ -160,7 +165,7 @@ const ENGLISH: ParserCase[] = [
   en('Leftovers on Wednesdays and Sundays', [on('Leftovers', WED), on('Leftovers', SUN)], { leftoverDinners: leftovers(true) }),
   en('Fish on Tuesdays and Thursdays, and tacos on Fridays if possible', [on('Fish', TUE), on('Fish', THU), on('Taco', FRI, soft)]),
   en('No more than 2 pasta dinners a week please', [freq('Pasta', 0, 2)]),
-  en('turkey on christmas eve', [onDate('Poultry', '2026-12-24')]),
+  en('turkey on christmas eve', [], { unheard: ['turkey on christmas eve'] }),
   en('Max 30 min mon-thu, 1 hour fri-sun', [cook(30, [MON, TUE, WED, THU]), cook(60, [FRI, SAT, SUN])]),
   en('soup once a week, preferably on Monday', [freq('Soup', 1, 1), on('Soup', MON, soft)]),
   en('no fish on saturdya or sundya', [excl('Fish', WEEKEND)]),
@@ -183,9 +188,9 @@ const NORWEGIAN: ParserCase[] = [
   nb('ikke kjøtt i agust', [never('Meat', { range: ['2027-08-01', '2027-08-31'] })]),
   nb('taco 24. desmber', [onDate('Taco', '2026-12-24')]),
   nb('vegeterian på mandager', [on('Vegetarian', MON)]),
-  nb('laks på fredagr', [on('Fish', FRI)]),
-  nb('ikke svinekjøt', [never('Meat')]),
-  nb('kjøtdeig maks en gang i uka', [freq('Meat', 0, 1)]),
+  nb('laks på fredagr', [], { unheard: ['laks på fredagr'] }),
+  nb('ikke svinekjøt', [], { unheard: ['ikke svinekjøt'] }),
+  nb('kjøtdeig maks en gang i uka', [], { unheard: ['kjøtdeig maks en gang i uka'] }),
   nb('billig på tisdager', [price('Cheap', [TUE])]),
   // datoperioder
   nb('fra 3. til 9. august ikke kjøtt', [never('Meat', { range: ['2027-08-03', '2027-08-09'] })]),
@@ -234,7 +239,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('helst fisk to ganger i uka', [freq('Fish', 2, 2, soft)]),
   nb('Hei! Vi vil gjerne ha taco på fredager og billig mat på hverdager. Takk', [on('Taco', FRI, soft), price('Cheap', WORKDAYS)]),
   nb('ikke fisk på mandager, pasta på onsdager og taco på fredager', [excl('Fish', [MON]), on('Pasta', WED), on('Taco', FRI)]),
-  nb('Fisk to ganger i uka. Ikke svin. Middag kl 18.', [freq('Fish', 2, 2), never('Meat'), dinnerAt('18:00')]),
+  nb('Fisk to ganger i uka. Ikke svin. Middag kl 18.', [freq('Fish', 2, 2), dinnerAt('18:00')], { unheard: ['Ikke svin'] }),
   nb('taco på nyttårsaften', [onDate('Taco', '2026-12-31')]),
   nb('maks 20 min på man, tir og ons', [cook(20, [MON, TUE, WED])]),
   nb('middag kl 19 på julaften', [dinnerAt('19:00', ALL, { date: '2026-12-24' })]),
@@ -257,18 +262,18 @@ const NORWEGIAN: ParserCase[] = [
   nb('ingen restemiddager takk', [], { leftoverDinners: leftovers(false) }),
   nb('tirsdag er pastakveld', [on('Pasta', TUE)]),
   nb('fisk på fredgaer og lørdager', [on('Fish', FRI), on('Fish', SAT)]),
-  nb('ikke storfe fra 1. til 7. mars', [never('Meat', { range: ['2027-03-01', '2027-03-07'] })]),
+  nb('ikke storfe fra 1. til 7. mars', [], { unheard: ['ikke storfe fra 1. til 7. mars'] }),
   nb('middag kl 17 hver dag unntatt fredag, da kl 19', [dinnerAt('17:00', [MON, TUE, WED, THU, SAT, SUN]), dinnerAt('19:00', [FRI])]),
   nb('billig eller rimelig mat hver dag', [price('CheapOrMid', ALL)]),
   nb('minst 2 vegetarmidager i uka', [freq('Vegetarian', 2, 7)]),
   nb('vær så snill, ikke fisk i helgene', [excl('Fish', WEEKEND)]),
   nb('maks 45 minutter lørdag og søndag, 20 minutter de andre dagene', [cook(45, WEEKEND), cook(20, WORKDAYS)]),
   nb('vi vil gjerne spise kl 18.30 hver dag', [dinnerAt('18:30', ALL, soft)]),
-  nb('kalkun på førstte juledag', [onDate('Poultry', '2026-12-25')]),
+  nb('kalkun på førstte juledag', [], { unheard: ['kalkun på førstte juledag'] }),
   nb(
     'Hei! Vi er en familie på fire. Fisk to ganger i uka, ikke svinekjøtt, taco på fredager og middag kl 17 på hverdager. Takk!',
-    [freq('Fish', 2, 2), never('Meat'), on('Taco', FRI), dinnerAt('17:00', WORKDAYS)],
-    { unheard: ['Vi er en familie på fire'] },
+    [freq('Fish', 2, 2), on('Taco', FRI), dinnerAt('17:00', WORKDAYS)],
+    { unheard: ['Vi er en familie på fire', 'ikke svinekjøtt'] },
   ),
   nb('Ikke fisk på mandager eller tirsdager, kylling to ganger i uka, og helst noe vegetar på onsdager', [
     excl('Fish', [MON, TUE]),
@@ -293,7 +298,7 @@ const NORWEGIAN: ParserCase[] = [
   nb('rester på onsdager og søndager', [on('Leftovers', WED), on('Leftovers', SUN)], { leftoverDinners: leftovers(true) }),
   nb('fisk på tirsdager og torsdager, og taco på fredager hvis mulig', [on('Fish', TUE), on('Fish', THU), on('Taco', FRI, soft)]),
   nb('ikke mer enn 2 pastamiddager i uka takk', [freq('Pasta', 0, 2)]),
-  nb('kalkun på julaften', [onDate('Poultry', '2026-12-24')]),
+  nb('kalkun på julaften', [], { unheard: ['kalkun på julaften'] }),
   nb('maks 30 min man-tor, 1 time fre-søn', [cook(30, [MON, TUE, WED, THU]), cook(60, [FRI, SAT, SUN])]),
   nb('suppe en gang i uka, helst på mandag', [freq('Soup', 1, 1), on('Soup', MON, soft)]),
   nb('ingen fisk på lørdga eller søndga', [excl('Fish', WEEKEND)]),

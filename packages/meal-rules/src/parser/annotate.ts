@@ -1,7 +1,7 @@
 import { type Entry, LEXICON_SOURCES, LIST_WORDS, NAME_ABBREVIATIONS, PREFIX_ABBREVIATIONS } from './lexicon.js';
 import { type Item, is, type Lang, type Tag } from './tags.js';
 import { fold, type Token } from './text.js';
-import { isKnownWord, typoTarget } from './tolerant.js';
+import { isKnownWord, quantifierTypos, typoTarget } from './tolerant.js';
 
 // Turns tokens into tagged items: longest-phrase lookup in the language's
 // lexicon, then a few local fix-ups that need a neighbour to decide
@@ -38,6 +38,9 @@ function compile(lang: Lang, entries: readonly Entry[]): Lexicon {
 }
 
 const cache = new Map<Lang, Lexicon>();
+
+/** Whether both lexicons are compiled (the start-up test reads it right after the import). */
+export const lexiconsCompiled = (): boolean => cache.has('en') && cache.has('nb');
 
 export function lexiconFor(lang: Lang): Lexicon {
   let lex = cache.get(lang);
@@ -154,9 +157,36 @@ function norwegianCompound(tok: Token, lex: Lexicon): Token[] | null {
   return null;
 }
 
+const isFood = (word: string, lex: Lexicon) => singleTags(word, lex).some((t) => t.t === 'food');
+
+/** "kjøtt" at the end of a compound names an animal's meat ("hvalkjøtt"), a food, not the category */
+const MEAT_TAILS = ['kjøttet', 'kjøtt'].map(fold);
+const MIN_FOOD_PART = 4;
+
+/**
+ * "kantarellsopp", "laksefilet", "hvalkjøtt": a Norwegian compound with a food at either end is a
+ * food (its tail, or its head with or without the linking e or s). Parts shorter than four letters
+ * are not looked at ("ost", "løk" end too many other words).
+ */
+function isFoodCompound(w: string, lex: Lexicon): boolean {
+  if (w.length < MIN_FOOD_PART + 3) return false;
+  for (let cut = 3; cut <= w.length - MIN_FOOD_PART; cut++) {
+    const tail = w.slice(cut);
+    if (isFood(tail, lex) || MEAT_TAILS.includes(tail)) return true;
+  }
+  for (let cut = MIN_FOOD_PART; cut <= w.length - 3; cut++) {
+    const head = w.slice(0, cut);
+    if (isFood(head, lex) || (/[es]$/.test(head) && head.length > MIN_FOOD_PART && isFood(head.slice(0, -1), lex))) return true;
+  }
+  return false;
+}
+
 /** A word neither lexicon nor the common-word lists know: a compound, or a typo of a vocabulary word. */
 function readUnknown(tok: Token, lex: Lexicon): Token[] {
-  if (tok.kind !== 'word' || lex.phrases.has(tok.text) || isKnownWord(tok.text, lex.lang)) return [tok];
+  if (tok.kind !== 'word' || lex.phrases.has(tok.text)) return [tok];
+  // a food compound wins over the common-word lists: "hvalkjøtt" must never be read as anything else
+  if (lex.lang === 'nb' && isFoodCompound(tok.text, lex)) return [{ ...tok, food: true }];
+  if (isKnownWord(tok.text, lex.lang)) return [tok];
   const parts = lex.lang === 'nb' ? norwegianCompound(tok, lex) : null;
   if (parts) return parts;
   const fixed = typoTarget(tok.text, lex.lang);
@@ -202,6 +232,8 @@ function borrowable(tag: Tag): boolean {
   switch (tag.t) {
     case 'num':
     case 'word':
+    // each language lists its own foods; "ham" is "him" in Norwegian
+    case 'food':
     case 'only':
     case 'vague':
     case 'vegPeople':
@@ -237,6 +269,11 @@ function toItems(tokens: Token[], lex: Lexicon): Item[] {
   let i = 0;
   while (i < tokens.length) {
     const tok = tokens[i] as Token;
+    if (tok.food) {
+      items.push({ tag: { t: 'food' }, text: tok.text, start: tok.start, end: tok.end });
+      i++;
+      continue;
+    }
     const own = matchPhrase(tokens, i, lex);
     const phrase = atBeforeNumber(tokens, i, lex, own) ?? own ?? (tok.kind === 'word' ? otherLanguagePhrase(tokens, i, lex) : null);
     if (phrase) {
@@ -343,9 +380,44 @@ function resolveWeak(items: Item[]): Item[] {
   });
 }
 
+const isNumberToken = (tok: Token | undefined, lex: Lexicon): boolean =>
+  tok?.kind === 'num' || (tok?.kind === 'word' && singleTags(tok.text, lex).some((t) => t.t === 'num' || t.t === 'times'));
+
+/** Whether the token at `at` of `trial` lies inside a quantifier phrase (a one-word one before a number). */
+function inQuantifierPhrase(trial: Token[], at: number, lex: Lexicon): boolean {
+  for (let start = 0; start <= at; start++) {
+    const p = matchPhrase(trial, start, lex);
+    if (!p?.tags.some((t) => t.t === 'quant') || start + p.words.length <= at) continue;
+    if (p.words.length > 1 || isNumberToken(trial[start + 1], lex)) return true;
+  }
+  return false;
+}
+
+/**
+ * "at laest twice", "no mroe than 2", "maxx 3", "høtst en gang": a word one slip from a quantifier
+ * word is that word where exactly one such reading completes a quantifier phrase.
+ */
+function readQuantifierTypos(tokens: Token[], lex: Lexicon): Token[] {
+  tokens.forEach((tok, i) => {
+    if (tok.kind !== 'word' || tok.food || lex.phrases.has(tok.text) || isKnownWord(tok.text, lex.lang)) return;
+    const trial = tokens.slice(Math.max(0, i - 2), i + 3);
+    const at = Math.min(i, 2);
+    const fits = quantifierTypos(tok.text, lex.lang).filter((word) => {
+      trial[at] = { ...tok, text: word };
+      return inQuantifierPhrase(trial, at, lex);
+    });
+    const [only] = fits;
+    if (fits.length === 1 && only) tokens[i] = { ...tok, text: only };
+  });
+  return tokens;
+}
+
 export function annotate(tokens: Token[], src: string, lex: Lexicon): Item[] {
-  const prepared = dropAbbreviationDots(tokens)
-    .flatMap((t) => splitCompound(t, src, lex))
-    .flatMap((t) => readUnknown(t, lex));
+  const prepared = readQuantifierTypos(
+    dropAbbreviationDots(tokens)
+      .flatMap((t) => splitCompound(t, src, lex))
+      .flatMap((t) => readUnknown(t, lex)),
+    lex,
+  );
   return resolveWeak(composeTens(absorbOrdinalDots(toItems(prepared, lex))));
 }

@@ -13,6 +13,8 @@ import type { MealCategory, PriceCeiling } from './types.js';
 
 export interface ClauseFacts {
   cats: { cat: MealCategory; pos: number }[];
+  /** foods below the categories named in the clause ("no pork"): never a category rule */
+  foods: number;
   neg: boolean;
   only: boolean;
   vegPeople: boolean;
@@ -168,6 +170,7 @@ export function analyseClause(clause: Clause, today: Ymd, inherited: Inherited):
   return {
     ...found,
     cats: categoriesOf(seq),
+    foods: seq.filter((it) => is(it, 'food')).length,
     neg: negPos >= 0,
     negPos,
     only: has('only'),

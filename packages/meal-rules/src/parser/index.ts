@@ -1,6 +1,5 @@
 export { detectLanguage } from './language.js';
-export { createOfflineRuleParser, parseRulesOffline } from './parse.js';
-export { warmUp as warmUpParser } from './tolerant.js';
+export { createOfflineRuleParser, type DishesNamed, dishesNamed, parseRulesOffline, warmUpParser } from './parse.js';
 export type {
   CreateMealRuleRequest,
   MealCategory,

@@ -56,16 +56,14 @@ const words = (s: string): string[] => s.trim().split(/\s+/);
 // ---------------------------------------------------------------------------
 // Dishes: shared by both languages (people mix "taco" and "pizza" freely).
 
+// A category's own words: only these make a category rule. A food below a category (a cut of
+// meat, a fish, a shellfish, a named dish of them) is in FOOD_WORDS instead: "no pork" would
+// otherwise ban every meat dinner (issue 45).
 const CATEGORY_WORDS: Readonly<Record<MealCategory, string>> = {
-  Fish: `fish fishes seafood salmon cod tuna trout haddock mackerel pollock shrimp shrimps prawns
-    fisk fisken fiskemiddag fiskemiddager fiskemiddagen fiskerett fiskeretter sjømat sjømaten laks laksen
-    torsk torsken sei makrell reker fiskeboller fiskekaker fiskegrateng fiskepinner fiskeburger ørret`,
-  Meat: `meat meats beef pork lamb steak steaks meatballs meatball mince
-    kjøtt kjøttet kjøttmiddag kjøttmiddager kjøttretter storfe storfekjøtt oksekjøtt svin svinekjøtt
-    svinekjøttet lam lammekjøtt biff kjøttdeig kjøttkaker kjøttboller karbonader pinnekjøtt ribbe svineribbe
-    fårikål lapskaus medisterkaker lammestek svinestek biffer ribs bacon roastbeef`,
-  Poultry: `chicken chickens turkey poultry duck kylling kyllingen kyllinger kyllingmiddag kyllingmiddager kyllingfilet
-    kyllinggryte kyllinglår fjærkre kalkun`,
+  Fish: `fish fishes seafood fisk fisken fiskemiddag fiskemiddager fiskemiddagen fiskerett fiskeretter sjømat sjømaten`,
+  Meat: 'meat meats kjøtt kjøttet kjøttmiddag kjøttmiddager kjøttmiddagen kjøttrett kjøttretter',
+  Poultry: `chicken chickens poultry kylling kyllingen kyllinger kyllingmiddag kyllingmiddager kyllingfilet
+    kyllinggryte kyllinglår fjærkre`,
   Vegetarian: `vegetarian veggie veg meatless meat-free vegetar vegetarisk vegetariske vegetarmat vegetarmiddag
     vegetarmiddager vegetarmiddagen vegetarrett vegetarretter vegetardag vegetardager kjøttfri kjøttfritt kjøttfrie`,
   Vegan: 'vegan plant-based vegansk veganske veganmat veganmiddag veganmiddager plantebasert plantebaserte',
@@ -74,26 +72,82 @@ const CATEGORY_WORDS: Readonly<Record<MealCategory, string>> = {
   Pasta: `pasta spaghetti lasagna lasagne macaroni penne tagliatelle carbonara bolognese pastaen spagetti
     makaroni pastarett pastaretter`,
   Taco: 'taco tacos tex-mex burrito burritos fajitas tacoen tacokveld tacomiddag',
-  Leftovers: 'leftovers leftover left-overs rester restene restemiddag restemiddager restemat',
-  Other: `pizza pizzas burger burgers hamburger hamburgers pancakes pancake sushi sausages sausage hotdogs
+  Leftovers: `leftovers leftover left-overs rester restene restemiddag restemiddager restemiddagen restemat restematen
+    restefest restefesten restefester restekveld restekvelden restekvelder restedag restedagen restedager`,
+  Other: `pizza pizzas burger burgers hamburger hamburgers pancakes pancake sushi hotdogs
     porridge waffles kebab takeaway takeout take-out pizzaen pizzaer burgere hamburgere pannekaker pannekake grøt
-    grøten risgrøt havregrøt pølser pølse vafler fastfood`,
+    grøten risgrøt havregrøt vafler fastfood`,
 };
 
+/**
+ * Foods below the categories, in both languages and the forms people write (plural, definite,
+ * compound). A clause that names one is `unheard` (decisions §6: a dislike or an allergy no rule
+ * kind holds), never a category rule. Norwegian compounds with a food at either end
+ * ("laksefilet", "hasselnøtter") are foods too (annotate.ts).
+ */
+export const FOOD_WORDS: readonly string[] = words(`
+  beef pork lamb lambs mutton veal venison steak steaks meatball meatballs mince bacon sausage sausages
+  salami pepperoni chorizo ribs brisket roastbeef goat rabbit liver kidneys offal turkey duck goose
+  salmon cod tuna trout haddock mackerel pollock herring sardines sardine anchovies anchovy halibut
+  plaice catfish tilapia shrimp shrimps prawn prawns shellfish mussel mussels clam clams oyster oysters
+  scallop scallops crab crabs lobster lobsters squid octopus calamari crayfish caviar roe
+  mushroom mushrooms onion onions garlic coriander cilantro parsley basil dill tomato tomatoes pepper peppers
+  chili chilli chilies aubergine eggplant courgette zucchini broccoli cauliflower cabbage spinach kale peas beans
+  lentils chickpeas celery olives olive avocado avocados beetroot leek leeks sprouts corn carrots potatoes
+  nut nuts peanut peanuts almond almonds walnut walnuts cashew cashews hazelnut hazelnuts pistachio pistachios
+  pecan pecans sesame gluten lactose dairy eggs egg cheese tofu
+  storfe storfekjøtt storfekjøttet oksekjøtt oksekjøttet okse svin svinet svinekjøtt svinekjøttet gris lam lammet
+  lammekjøtt lammekjøttet lammestek kalv kalvekjøtt viltkjøtt hjort elg reinsdyr biff biffen biffer kjøttdeig
+  kjøttdeigen kjøttkaker kjøttkakene kjøttboller kjøttbollene karbonader karbonadene pinnekjøtt ribbe ribba
+  svineribbe svinestek svinekoteletter koteletter fårikål lapskaus medisterkaker medister skinke skinka
+  skinken spekeskinke bacon baconet pølse pølsa pølsen pølser pølsene wienerpølser
+  kalkun kalkunen anda
+  laks laksen laksefilet torsk torsken sei seien hyse hysa makrell makrellen makrellfilet sild silda silden
+  ørret ørreten røye kveite flyndre steinbit uer tunfisk tunfisken ansjos sardiner
+  fiskeboller fiskebollene fiskekaker fiskekakene fiskegrateng fiskepinner fiskepinnene fiskeburger fiskeburgere
+  skalldyr skalldyrene reke reker rekene krabbe krabber krabbene hummer blåskjell skjell østers kamskjell
+  blekksprut kreps krepsen
+  sopp soppen soppene kantarell kantareller løk løken hvitløk rødløk purre koriander persille basilikum dill
+  mynte tomat tomater tomatene paprika chili aubergine squash brokkoli blomkål kål kålen spinat grønnkål erter
+  erten bønner bønnene linser kikerter selleri oliven avokado rødbeter mais gulrøtter gulrot poteter poteten
+  nøtt nøtter nøttene peanøtt peanøtter peanøttene mandel mandler mandlene valnøtter hasselnøtter cashewnøtter
+  pistasjnøtter sesam gluten laktose melk egg eggene ost osten
+`);
+
+// English only: Norwegian "ham" is "him"
+export const EN_FOOD_WORDS: readonly string[] = ['ham', 'hams'];
+
+// Foods named in more than one word: each is a food, never the category its first word names.
+export const FOOD_PHRASES: readonly string[] = [
+  'fish and chips',
+  'fish fingers',
+  'fish sticks',
+  'fish cakes',
+  'fish balls',
+  'fisk og chips',
+  'minced meat',
+  'ground beef',
+  'pork chops',
+  'lamb chops',
+  'pulled pork',
+  'hot dog sausages',
+  'pork sausages',
+  'sea fruit',
+  'ground meat',
+  'pine nuts',
+  'spring onions',
+  'chicken liver',
+  'chicken livers',
+];
+
 const CATEGORY_PHRASES: Entry[] = [
-  ['fish and chips', cat('Fish')],
   ['fish soup', cat('Soup')],
   ['tomato soup', cat('Soup')],
   ['chicken soup', cat('Soup')],
   ['fish dinner', cat('Fish')],
   ['fish dinners', cat('Fish')],
-  ['fish fingers', cat('Fish')],
-  ['fish sticks', cat('Fish')],
   ['sea food', cat('Fish')],
-  ['fisk og chips', cat('Fish')],
   ['red meat', cat('Meat')],
-  ['minced meat', cat('Meat')],
-  ['ground beef', cat('Meat')],
   ['meat dinner', cat('Meat')],
   ['meat dinners', cat('Meat')],
   ['meat dishes', cat('Meat')],
@@ -116,6 +170,10 @@ const CATEGORY_PHRASES: Entry[] = [
   ['taco night', cat('Taco')],
   ['left overs', cat('Leftovers')],
   ['leftover dinners', cat('Leftovers')],
+  ...all(
+    ['leftover night', 'leftovers night', 'leftover nights', 'leftovers nights', 'leftover day', 'leftovers day', 'leftover days', 'leftovers days'],
+    cat('Leftovers'),
+  ),
   ['hot dogs', cat('Other')],
   ['hot dog', cat('Other')],
   ['take away', cat('Other')],
@@ -131,8 +189,10 @@ const CATEGORY_PHRASES: Entry[] = [
   ['taco tuesday', [cat('Taco'), day('Tuesday')]],
 ];
 
+const FOOD: Tag = { t: 'food' };
+
 function categoryEntries(): Entry[] {
-  const out: Entry[] = [...CATEGORY_PHRASES];
+  const out: Entry[] = [...CATEGORY_PHRASES, ...all(FOOD_PHRASES, FOOD), ...all(FOOD_WORDS, FOOD)];
   for (const [c, list] of Object.entries(CATEGORY_WORDS) as [MealCategory, string][]) {
     out.push(...all(words(list), cat(c)));
   }
@@ -336,6 +396,11 @@ const EN: Entry[] = [
       'dont',
       'do not',
       'never',
+      // "nobody here eats leftovers": a statement about everyone is a "no"
+      'nobody',
+      'no one',
+      'no-one',
+      'noone',
       'avoid',
       'avoiding',
       'none',
@@ -1162,7 +1227,7 @@ const NB: Entry[] = [
 ];
 
 export const LEXICON_SOURCES: Readonly<Record<'en' | 'nb', readonly Entry[]>> = {
-  en: [...EN, ...categoryEntries()],
+  en: [...EN, ...categoryEntries(), ...all(EN_FOOD_WORDS, FOOD)],
   nb: [...NB, ...categoryEntries()],
 };
 

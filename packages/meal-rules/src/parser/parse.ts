@@ -7,7 +7,17 @@ import { type Clause, splitClauses } from './split.js';
 import { summariseLeftovers, summariseRequest } from './summary.js';
 import type { Lang } from './tags.js';
 import { tokenize } from './text.js';
-import type { CreateMealRuleRequest, ParseContext, ParsedLeftoverDinners, ParsedRuleProposal, ParseRulesResponse, RuleParser, Weekday } from './types.js';
+import { correctTypo, quantifierTypos, warmUp } from './tolerant.js';
+import type {
+  CreateMealRuleRequest,
+  MealCategory,
+  ParseContext,
+  ParsedLeftoverDinners,
+  ParsedRuleProposal,
+  ParseRulesResponse,
+  RuleParser,
+  Weekday,
+} from './types.js';
 import { validateCreateRequest } from './validate.js';
 
 // The offline parser: sentence → clauses → facts → rule requests. Clauses
@@ -15,7 +25,10 @@ import { validateCreateRequest } from './validate.js';
 // ("if possible") softens the wish next to it, and a clause with days but no
 // dish ("…but not on Thursdays") borrows the dish of the clause before.
 
-type Status = 'rule' | 'unheard' | 'dropped';
+/** 'ruleAndUnheard': a clause that gave a rule but also named a food no rule holds ("no meat or shrimp") */
+type Status = 'rule' | 'unheard' | 'ruleAndUnheard' | 'dropped';
+
+const reported = (s: Status | undefined): boolean => s === 'unheard' || s === 'ruleAndUnheard';
 
 function resolveToday(ctx: ParseContext | undefined): Ymd {
   return parseIso(ctx?.today) ?? todayUtc();
@@ -35,7 +48,7 @@ function softness(clauses: Clause[], facts: ClauseFacts[]): boolean[] {
 
 function canBorrowDish(f: ClauseFacts): boolean {
   const saysWhen = f.days.days.length > 0 || f.dates.dates.length > 0 || f.days.everyDay;
-  return f.cats.length === 0 && f.unknown === 0 && !f.who && !f.past && (saysWhen || f.count !== null || f.perWeekAlone);
+  return f.cats.length === 0 && f.foods === 0 && f.unknown === 0 && !f.who && !f.past && (saysWhen || f.count !== null || f.perWeekAlone);
 }
 
 const DAY_LIST_KINDS = new Set(['MaximumActiveCookingTime', 'PriceClassOnDays', 'DinnerTimeOnWeekday']);
@@ -187,9 +200,9 @@ function startAfterGreeting(c: Clause): number {
 function unheardTexts(src: string, clauses: Clause[], status: Status[]): string[] {
   const groups: { start: number; end: number }[] = [];
   clauses.forEach((c, i) => {
-    const joined = i > 0 && status[i - 1] === 'unheard' && clauses[i - 1]?.sentence === c.sentence;
+    const joined = i > 0 && reported(status[i - 1]) && clauses[i - 1]?.sentence === c.sentence;
     const last = groups[groups.length - 1];
-    if (status[i] !== 'unheard') return;
+    if (!reported(status[i])) return;
     if (joined && last) last.end = c.end;
     else groups.push({ start: startAfterGreeting(c), end: c.end });
   });
@@ -207,20 +220,30 @@ function resolveOtherDays(f: ClauseFacts, named: Set<Weekday>): ClauseFacts {
   return { ...f, days: { ...f.days, days, named: true } };
 }
 
+/** A date range and no wish: "1 to 14 July", "hele juli er vi på ferie" (the range, and why). */
+function rangeAndNoWish(f: ClauseFacts): boolean {
+  const says = f.cats.length + f.foods + f.times.length + f.durations.length + f.days.days.length;
+  return f.dates.range !== null && f.dates.dates.length === 0 && says === 0 && !f.price && !f.count && !f.days.everyDay && !f.past;
+}
+
 /** Only a date range: "1 to 14 July, no meat", "From Dec 20 through Dec 31, no fish". */
 function onlyRange(f: ClauseFacts): boolean {
-  const says = f.cats.length + f.times.length + f.durations.length + f.days.days.length;
-  return f.dates.range !== null && f.dates.dates.length === 0 && says === 0 && !f.price && !f.count && !f.days.everyDay && f.unknown === 0 && !f.who && !f.past;
+  return rangeAndNoWish(f) && f.unknown === 0 && !f.who;
 }
 
 const saysNoDate = (f: ClauseFacts | undefined): f is ClauseFacts => f !== undefined && f.dates.range === null && f.dates.dates.length === 0 && !f.softOnly;
 
-/** A clause of only a date range gives it to the clause after it in the sentence, else the one before. */
+/**
+ * A clause of only a date range gives it to the clause after it in the sentence, else the one
+ * before; a range that opens the sentence with the reason for it gives it to the clause after.
+ */
 function lendRanges(clauses: Clause[], facts: ClauseFacts[]): void {
   facts.forEach((f, i) => {
-    if (!onlyRange(f)) return;
+    // "hele juli er vi på ferie, så …": a range that opens the sentence, with its reason, scopes the wish after it
+    const opens = clauses[i - 1]?.sentence !== clauses[i]?.sentence && rangeAndNoWish(f);
+    if (!onlyRange(f) && !opens) return;
     const same = (j: number) => clauses[j]?.sentence === clauses[i]?.sentence && saysNoDate(facts[j]);
-    const target = same(i + 1) ? i + 1 : same(i - 1) ? i - 1 : -1;
+    const target = same(i + 1) ? i + 1 : same(i - 1) && !opens ? i - 1 : -1;
     const t = facts[target];
     if (!t) return;
     facts[target] = { ...t, dates: { ...t.dates, range: f.dates.range } };
@@ -264,6 +287,8 @@ class Reading {
   private readonly kinds: string[] = [];
   /** the last clause that said more than a soft word */
   private prevIndex = -1;
+  /** every request proposed so far, as JSON */
+  private readonly said = new Set<string>();
 
   constructor(
     private readonly clauses: Clause[],
@@ -276,6 +301,10 @@ class Reading {
     const { f, emitted, borrowed } = this.emitWithNeighbours(i);
     const valid = emitted.drafts.filter((d) => validateCreateRequest(d.request).length === 0);
     for (const d of valid) {
+      // "fish on New Year's Eve, 31 December": one dated wish said twice is answered once
+      const key = JSON.stringify(d.request);
+      if (this.said.has(key)) continue;
+      this.said.add(key);
       if (borrowed && valid.length === 1 && narrowsPrevious(this.proposals, d.request, this.lang)) continue;
       if (borrowed && f.days.excepted.length > 0 && replacesNever(this.proposals, d.request, this.lang)) continue;
       this.proposals.push({ summary: summariseRequest(d.request, this.lang), request: d.request });
@@ -285,7 +314,8 @@ class Reading {
     this.kinds[i] = kindsOf({ drafts: valid, leftovers: null });
     const heard = valid.length > 0 || emitted.leftovers !== null;
     const unheard = f.content && !f.lentRange && !isSignOff(this.clauses[i] as Clause);
-    this.status.push(heard ? 'rule' : unheard ? 'unheard' : 'dropped');
+    // a food beside a rule ("no meat or shrimp"): the rule, and the clause reported too
+    this.status.push(heard ? (f.foods > 0 ? 'ruleAndUnheard' : 'rule') : unheard ? 'unheard' : 'dropped');
     if (!f.softOnly) this.prevIndex = i;
   }
 
@@ -341,6 +371,29 @@ function parse(src: string, ctx: ParseContext | undefined): ParseRulesResponse {
   return { proposals: reading.proposals, leftoverDinners, unheard: unheardTexts(src, clauses, reading.status) };
 }
 
+/** What dishes a sentence names: the categories by their own words, and whether it names a food below them. */
+export interface DishesNamed {
+  categories: ReadonlySet<MealCategory>;
+  food: boolean;
+}
+
+/**
+ * The categories a sentence names by their own words ("meat", "kylling"), and whether it names a
+ * food below them ("pork", "laks"). The model path uses it so that a model's "no pork" is never
+ * a ban on every meat dinner (issue 45).
+ */
+export function dishesNamed(text: string, ctx?: ParseContext): DishesNamed {
+  const src = typeof text === 'string' ? text : '';
+  const items = annotate(tokenize(src), src, lexiconFor(detectLanguage(src, ctx?.language)));
+  const categories = new Set<MealCategory>();
+  let food = false;
+  for (const it of items) {
+    if (it.tag.t === 'cat') categories.add(it.tag.cat);
+    if (it.tag.t === 'food') food = true;
+  }
+  return { categories, food };
+}
+
 /** Never throws: whatever goes wrong inside, the sentence comes back as not understood. */
 export function parseRulesOffline(text: string, ctx: ParseContext): ParseRulesResponse {
   const src = typeof text === 'string' ? text : '';
@@ -358,3 +411,40 @@ export function createOfflineRuleParser(): RuleParser {
     parse: async (text, ctx) => parseRulesOffline(text, ctx),
   };
 }
+
+// Sentences that pass through every recogniser of both languages (typos, compounds, foods, dates,
+// times, counts, leftovers), read a few times when the module loads.
+const WARM_UP_SENTENCES = [
+  'fish at laest twice a week, no pork, tacos on fridys and dinner at 5:30, 6 or 6:30 on weekdays; leftovers every 3 days',
+  'from 1 to 7 march we are away, so max 20 minutes and cheap dinners, no meat except on saturdays until 31 December',
+  'fisk minst to gagner i uka, ikke svinekjøtt på mandger, middag kl 17.30 på hverdagr og restefest på søndager',
+  'hele juli er vi på hytta, så maks 30 minutter, helst billig, ikke kjøtt unntatt lørdag, taco julaften 24. desember',
+];
+const WARM_UP_ROUNDS = 10;
+/** typos looked up past the cache, so the look-up's code is warm too */
+const WARM_UP_TYPOS: readonly (readonly [string, Lang])[] = [
+  ['wendesday', 'en'],
+  ['vegatarian', 'en'],
+  ['desmeber', 'en'],
+  ['tirsdga', 'nb'],
+  ['hvedager', 'nb'],
+  ['kyllin', 'nb'],
+];
+
+/**
+ * Builds every table the parser reads (the lexicons, the word lists and typo indexes of both
+ * languages) and runs its code once over sentences of both languages, so the first request is no
+ * slower than the later ones. Runs when the module loads; calling it again costs a few parses.
+ */
+export function warmUpParser(): void {
+  warmUp();
+  for (let i = 0; i < WARM_UP_ROUNDS; i++) {
+    for (const text of WARM_UP_SENTENCES) parse(text, { today: '2026-11-22' });
+    for (const [word, lang] of WARM_UP_TYPOS) {
+      correctTypo(word, lang);
+      quantifierTypos(word, lang);
+    }
+  }
+}
+
+warmUpParser();

@@ -78,7 +78,7 @@ function minutesClock(seq: Item[], p: number): Clock | null {
 }
 
 /** "at 6", "kl 17", "six o'clock", "6 pm", "five thirty" */
-function hourClock(seq: Item[], p: number, expectTime: boolean, continues: boolean): Clock | null {
+function hourClock(seq: Item[], p: number, expectTime: boolean, continues: boolean, afterTime: boolean): Clock | null {
   const hour = plainNumber(seq[p]);
   if (hour === null || !isInt(hour, 0, 24)) return null;
   const prev = seq[p - 1];
@@ -88,7 +88,8 @@ function hourClock(seq: Item[], p: number, expectTime: boolean, continues: boole
   if (is(next, 'oclock')) return { h: hour % 24, m: 0, used: [p, p + 1] };
   // "…and 18 at weekends" after a dinner time: the bare hour continues the list
   // "…except Thursdays when it's 7"
-  const cued = (is(prev, 'at') && (prev.tag.strong === true || expectTime)) || (continues && p === 0) || (is(prev, 'when') && expectTime);
+  // "at 6, 6:30 or 7": a bare hour right after another time of the list
+  const cued = (is(prev, 'at') && (prev.tag.strong === true || expectTime)) || (continues && p === 0) || (is(prev, 'when') && expectTime) || afterTime;
   const countsSomething = ['unit', 'times', 'per', 'month', 'cat', 'dinner'].includes(next?.tag.t ?? '');
   if (!cued || countsSomething) return null;
   const minutes = plainNumber(next);
@@ -122,13 +123,26 @@ function saysMorning(seq: Item[], used: boolean[], from: number): boolean {
  * @param continues the clause only continues a dinner-time clause ("…og seks i helgene"),
  *   so even a bare hour at its start is a clock time
  */
+const LIST_LINKS = new Set(['comma', 'or', 'and', 'slash']);
+
+/** "17:30, 18 eller 18.30": the item before p (after a list link, and an "at" of its own) ends a time just found */
+function followsTime(seq: Item[], p: number, lastEnd: number): boolean {
+  let k = p - 1;
+  if (is(seq[k], 'at')) k--;
+  return k > lastEnd && LIST_LINKS.has(seq[k]?.tag.t ?? '') && k - 1 === lastEnd;
+}
+
 export function findTimes(seq: Item[], used: boolean[], expectTime: boolean, continues = false): TimeHit[] {
   const hits: TimeHit[] = [];
+  let lastEnd = -2;
   for (let p = 0; p < seq.length; p++) {
     // "2/1 to 9/1" is a pair of dates, not "one to nine"
     if (used[p] || is(seq[p - 1], 'slash') || is(seq[p + 1], 'slash')) continue;
     const clock =
-      digitalClock(seq, p, expectTime) ?? phraseClock(seq, p) ?? (expectTime ? minutesClock(seq, p) : null) ?? hourClock(seq, p, expectTime, continues);
+      digitalClock(seq, p, expectTime) ??
+      phraseClock(seq, p) ??
+      (expectTime ? minutesClock(seq, p) : null) ??
+      hourClock(seq, p, expectTime, continues, followsTime(seq, p, lastEnd));
     if (!clock || clock.used.some((k) => used[k])) continue;
     const last = Math.max(...clock.used);
     const time = format(clock, saysMorning(seq, used, last + 1));
@@ -136,6 +150,7 @@ export function findTimes(seq: Item[], used: boolean[], expectTime: boolean, con
     for (const k of clock.used) used[k] = true;
     if (is(seq[p - 1], 'at')) used[p - 1] = true;
     hits.push({ time, pos: p });
+    lastEnd = last;
     p = last;
   }
   return hits;

@@ -13,6 +13,8 @@ export type TimeMod = 'halfPast' | 'quarterPast' | 'quarterTo' | 'halfBefore';
 
 export type Tag =
   | { t: 'cat'; cat: MealCategory }
+  /** a food below the categories ("pork", "laks", "sopp"): no rule kind holds it, so its clause is unheard */
+  | { t: 'food' }
   /** weak: also an ordinary word ("sat", "sun", nb "man"); kept only next to other days */
   | { t: 'day'; day: Weekday; weak?: boolean }
   /** weekdays, weekend, every day (every: true) */

@@ -17,6 +17,8 @@ export interface Token {
   seps?: string[];
   /** "24th", "1st" */
   ordinal?: boolean;
+  /** a Norwegian compound read as a food below the categories ("kantarellsopp") */
+  food?: boolean;
 }
 
 const LETTER = /[\p{L}\p{M}]/u;

@@ -88,6 +88,7 @@ function tagsOf(entry: Entry): readonly { t: TagKind }[] {
 }
 
 const meaningCache = new Map<Lang, Map<string, string>>();
+const FOOD_MEANING = JSON.stringify([{ t: 'food' }]);
 
 /** Every word of a lexicon, each with what it means: a one-word entry's tags, else the word. */
 function meanings(lang: Lang): Map<string, string> {
@@ -287,12 +288,17 @@ export function correctTypo(word: string, lang: Lang): string | null {
   const [target] = meant;
   // anything of another meaning as near (a common word, the other language's word) makes it a guess
   const ranks = commonWordRanks(lang);
+  const targetIsDish = target?.includes('"t":"cat"') === true;
   const blocks = (c: { word: string; d: number }) => {
     if (meaningOf(c.word) === target) return false;
     if (c.d < best) return true;
     // two slips: a vocabulary word too short to absorb two edits was not what was meant ("wensdays" is
     // two slips from both wednesdays and weekdays, but eight letters carry one slip), so it does not block
-    const vocabulary = (meanings('en').has(c.word) || meanings('nb').has(c.word)) && (c.d < 2 || allowedEdits(c.word.length) >= c.d);
+    // a food blocks a dish word as near ("soppa" is no typo of suppa: it may be the mushrooms), but
+    // beside a weekday or month it is the rarer word and blocks only when nearer ("mandger" is mandager)
+    const food = meanings('en').get(c.word) === FOOD_MEANING || meanings('nb').get(c.word) === FOOD_MEANING;
+    const weakFood = food && !targetIsDish;
+    const vocabulary = !weakFood && (meanings('en').has(c.word) || meanings('nb').has(c.word)) && (c.d < 2 || allowedEdits(c.word.length) >= c.d);
     return vocabulary || (ranks.get(c.word) ?? Number.POSITIVE_INFINITY) <= TIE_BLOCKING_RANK;
   };
   const near = best === 1 ? nearestOneEdit(word, index.blockerBuckets) : nearest(word, index.blockers, best);
@@ -322,6 +328,39 @@ export function tolerantVocabulary(lang: Lang): { targets: string[]; meaningOf: 
   return { targets: [...index.targets.values()].flat(), meaningOf: (w) => index.meaning.get(w) ?? `other:${w}` };
 }
 
+// --- quantifiers ------------------------------------------------------------------------
+//
+// "at laest", "no mroe than", "maxx 3", "høtst en gang": a word one edit from a word of a
+// quantifier phrase ("least", "more", "max", "høyst"; three letters or more) may be read as it.
+// The caller decides where: only where exactly one such reading completes a quantifier phrase
+// (a one-word quantifier before a number). A word of the lexicon one edit away that is no
+// quantifier ("last" beside "least", "mins" beside "minst") cannot complete one, so it takes no
+// part; two quantifier readings that both fit leave the word alone.
+
+/** the words of each language's quantifier phrases, by length and first or second letter */
+let quantBuckets: Record<Lang, LetterBuckets> | null = null;
+
+function buildQuantBuckets(): Record<Lang, LetterBuckets> {
+  const bucketsOf = (lang: Lang): LetterBuckets => {
+    const out = new Set<string>();
+    for (const entry of LEXICON_SOURCES[lang]) {
+      if (!tagsOf(entry).some((t) => t.t === 'quant')) continue;
+      for (const w of phraseWords(entry)) if (w.length >= 3 && /^[a-z]+$/.test(w)) out.add(w);
+    }
+    return letterBuckets(byLength(out));
+  };
+  return { en: bucketsOf('en'), nb: bucketsOf('nb') };
+}
+
+/** The words of the language's quantifier phrases one edit from a typed word (the context is the caller's). */
+export function quantifierTypos(word: string, lang: Lang): string[] {
+  if (word.length < MIN_TYPED_LENGTH || word.length > 12 || !/^[a-z]+$/.test(word)) return [];
+  quantBuckets ??= buildQuantBuckets();
+  return nearestOneEdit(word, quantBuckets[lang])
+    .filter((c) => c.d === 1)
+    .map((c) => c.word);
+}
+
 /**
  * Builds the word lists and typo indexes of both languages now, rather than in the first request
  * that meets an unknown word (a few hundred milliseconds of a blocked event loop). The host calls
@@ -332,4 +371,10 @@ export function warmUp(): void {
     indexFor(lang);
     isKnownWord('', lang);
   }
+  quantBuckets ??= buildQuantBuckets();
+}
+
+/** Whether warmUp has built every table (the start-up test reads it right after the import). */
+export function tablesBuilt(): boolean {
+  return indexes.has('en') && indexes.has('nb') && knownCache.has('en') && knownCache.has('nb') && quantBuckets !== null;
 }

@@ -87,6 +87,22 @@ export const migrations: MigrationSet = {
         await knex.raw('drop index household_changes_page_idx');
       },
     },
+    {
+      // The planner's resources join the feed: dishes (@svc/dishes) and plans (@svc/planner).
+      name: '20261202100000_household_changes_dish_and_plan',
+      up: async (knex: Knex) => {
+        await knex.raw('alter table household_changes drop constraint if exists household_changes_resource_check');
+        await knex.raw(
+          "alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event', 'dish', 'plan'))",
+        );
+      },
+      down: async (knex: Knex) => {
+        await knex.raw('alter table household_changes drop constraint if exists household_changes_resource_check');
+        await knex.raw(
+          "alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event'))",
+        );
+      },
+    },
   ],
 };
 

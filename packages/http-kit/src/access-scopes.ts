@@ -6,7 +6,7 @@ import { NotAllowedError } from './errors.js';
  * names the one scope that lets a token reach it (`OperationSpec.tokenScope`); an operation that
  * names none is never reachable with a token.
  */
-export const TOKEN_SCOPES = ['households:read', 'events:read', 'events:write', 'rules:read', 'rules:write'] as const;
+export const TOKEN_SCOPES = ['households:read', 'events:read', 'events:write', 'rules:read', 'rules:write', 'plans:read', 'plans:write'] as const;
 
 /** One of TOKEN_SCOPES. */
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
@@ -25,6 +25,8 @@ export const TOKEN_SCOPE_DESCRIPTIONS: Record<TokenScope, string> = {
   'events:write': 'POST, PUT and DELETE of meal events',
   'rules:read': 'GET of meal rules and rule defaults',
   'rules:write': 'POST, PATCH and DELETE of meal rules, and parse',
+  'plans:read': 'GET of dishes, starter dishes and plans',
+  'plans:write': 'dish writes, plan runs and day changes',
 };
 
 /**

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import * as changes from '@svc/changes';
-import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { Clock, DishCatalog, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
 import * as households from '@svc/households';
@@ -21,6 +21,7 @@ import {
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
+import * as planner from '@svc/planner';
 import * as push from '@svc/push';
 import * as signInFactors from '@svc/sign-in-factors';
 import type { Express } from 'express';
@@ -39,6 +40,7 @@ export const allMigrations = [
   mealEvents.migrations,
   push.migrations,
   signInFactors.migrations,
+  planner.migrations,
   changes.migrations,
   idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
@@ -46,14 +48,16 @@ export const allMigrations = [
   households.queues,
   mealEvents.queues,
   changes.queues,
+  planner.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
   mealRules.relations,
   mealEvents.relations,
   signInFactors.relations,
+  planner.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
-  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources]),
+  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources, ...planner.changeSources]),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -78,6 +82,8 @@ export interface ServiceDeps {
   draining?: () => boolean;
   /** False: no declared read is loaded with the principal, every route reads itself (the byte-equality test's reference). Default true. */
   declaredReads?: boolean;
+  /** The dishes the planner plans with (tests may hand in their own); default @svc/dishes' catalog. */
+  dishCatalog?: DishCatalog;
 }
 
 export interface Service {
@@ -86,6 +92,8 @@ export interface Service {
   /** What households (and the admin command's waitlist) know of accounts. */
   accountDirectory: accounts.AccountDirectoryWithWaitlist;
   households: households.HouseholdsService;
+  /** The planner (tests run a plan's run by hand with `planner.run(planId)`). */
+  planner: planner.PlannerService;
   /** The job queue every package defers work to (runs on every instance). */
   jobs: jobs.JobQueue;
   /** The declared reads the routes serve, by name and path (GET). */
@@ -95,6 +103,13 @@ export interface Service {
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
+
+/** Until @svc/dishes is wired in: no own dishes, no starter library. */
+const NO_DISHES: DishCatalog = {
+  ownDishes: async () => [],
+  starterDishes: () => [],
+  find: async () => undefined,
+};
 
 /** A key of its own for each purpose, derived from the session secret, so one secret is all ops keep. */
 function derivedKey(secret: string, purpose: string): string {
@@ -241,11 +256,29 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   });
   // The changes feed: each kind's value read with the page, in its one statement, by the owning
   // package's declared read of one row, made into the answer its own GET makes of that row.
+  // The planner: runs on the job queue, solved in worker threads; inputs through the owning packages' capabilities.
+  const planSolver = new planner.PlanSolverPool({ threads: config.planner.threads, timeoutMs: config.planner.timeoutMs });
+  const plannerService = new planner.PlannerService({
+    store: new planner.ObjectionPlanStore(knex),
+    knex,
+    clock,
+    jobs: jobQueue,
+    access: householdsApi.access,
+    households: households.planningHouseholds(householdMembers),
+    rules: mealRules.planningRules(rulesService),
+    events: mealEvents.planningEvents(eventsStore),
+    dishes: deps.dishCatalog ?? NO_DISHES,
+    tellRunDone: push.runDoneTeller(notifications, householdsApi.profiles),
+    solver: planSolver,
+    logger: logger.child({ component: 'planner' }),
+  });
+  plannerService.defineJobs();
   const changeValues: changes.ChangeValueReads = {
     household: householdsApi.changeValues!.household,
     member: householdsApi.changeValues!.member,
     rule: rulesService.changeValue,
     event: eventsService.changeValue,
+    plan: plannerService.changeValue,
   };
   const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
   // Idempotency-Key: kept in PostgreSQL (every instance shares them); forgotten after 24 h by the daily purge.
@@ -346,6 +379,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
     push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     changes.createRouter({ service: changesService }),
+    planner.createRouter({ service: plannerService }),
   ];
   const declaredReads: { name: string; path: string }[] = [];
   for (const { method, path: route, read, heldVersion } of routers.flatMap((r) => r.operations)) {
@@ -381,6 +415,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accounts: accountsService,
     accountDirectory,
     households: householdsApi,
+    planner: plannerService,
     jobs: jobQueue,
     declaredReads,
     readKernel: reads,
@@ -389,6 +424,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       clearInterval(factorsPrune);
       changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
+      await plannerService.close(); // the LISTEN connection of Prefer: wait
+      await planSolver.destroy(); // the solver's worker threads
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // housekeeping, the mail transport and the hashing threads
       clearInterval(redisProbe);

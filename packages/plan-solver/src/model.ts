@@ -150,58 +150,134 @@ function forbidFixedRepeats(problem: Problem, c: DishClass): void {
  */
 export async function solveModel(problem: Problem, deadline: number): Promise<ModelOutcome> {
   const h = await highs();
-  const { input, days } = problem;
+  const { input } = problem;
   const counting = problem.costs && !input.alwaysNewDishes && input.maxNewDishesPerWeek < 7;
   const exactKeys = new Set<string>();
   let solves = 0;
+  const run = (lp: BuiltLp | null): Solved => {
+    if (!lp) return { status: 'infeasible' };
+    solves++;
+
+    return runLp(h, problem, lp, deadline);
+  };
   for (;;) {
     const classes = buildClasses(problem, exactKeys, counting);
     for (const c of classes) if (c.exact) forbidFixedRepeats(problem, c);
-    const lp = buildLp(problem, classes, counting);
-    if (!lp) return { status: 'infeasible' };
-    const remaining = deadline - performance.now();
-    if (remaining <= 0) throw new PlanSolverTimeout(0);
-    solves++;
-    const model = h.createModel({
-      numCols: lp.lp.cost.length,
-      numRows: lp.lp.rowLower.length,
-      colCost: lp.lp.cost,
-      colLower: lp.lp.lower,
-      colUpper: lp.lp.upper,
-      rowLower: lp.lp.rowLower,
-      rowUpper: lp.lp.rowUpper,
-      matrix: { format: 'csr', numRows: lp.lp.rowLower.length, numCols: lp.lp.cost.length, starts: lp.lp.starts, indices: lp.lp.indices, values: lp.lp.values },
-      integrality: Int32Array.from(lp.lp.integer),
-    });
-    let values: Float64Array | number[];
-    try {
-      const { tieMax } = weights(days.length);
-      model.options.set({
-        output_flag: false,
-        mip_rel_gap: 0,
-        // Below the weight of one preference unit: softCost and preference cost are proven least.
-        mip_abs_gap: problem.costs ? tieMax + 1 : 0.5,
-        time_limit: Math.min(remaining, 1e9) / 1000,
-        random_seed: 0,
-      });
-      model.run();
-      const status = model.getModelStatus();
-      const codes = h.constants.modelStatus;
-      if (status === codes.infeasible) return { status: 'infeasible' };
-      if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
-      if (status !== codes.optimal) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
-      values = model.getSolution().colValue;
-    } finally {
-      model.dispose();
+    // The relaxation: a class's dishes may repeat among themselves for free (so a class another
+    // one beats is never needed).
+    const beaten = dominated(classes, () => true);
+    const relaxed = run(buildLp(problem, classes, counting, new Set(), new Set(beaten.keys())));
+    if (relaxed.status === 'infeasible') return { status: 'infeasible' };
+    const first = deal(problem, classes, relaxed.chosenClass);
+    if (first.failed.length === 0) return { status: 'optimal', chosen: first.chosen, solves, classes: classes.length };
+    // Restrictions: no class chosen more often than it has dishes in any repeat window, which the
+    // dealing always serves; any set of classes may be offered. When one costs what the
+    // relaxation costs, it is a least plan. First the classes that ran out (with the classes they
+    // beat back in), added as they run out; then every class.
+    const longest = Math.max(0, ...problem.repeats.map((r) => r.days));
+    const small = classes.filter((c) => !c.exact && c.members.length < longest);
+    const windowed = new Set<DishClass>(first.failed);
+    const matches = (x: Solved): x is Solved & { status: 'optimal' } =>
+      x.status === 'optimal' && x.objective.softCost === relaxed.objective.softCost && x.objective.preference === relaxed.objective.preference;
+    for (let round = 0; round < 6; round++) {
+      const left = new Set<DishClass>();
+      for (const [b] of beaten) {
+        let a: DishClass | undefined = b;
+        let back = false;
+        while (a) {
+          if (windowed.has(a)) back = true;
+          a = beaten.get(a);
+        }
+        if (!back) left.add(b);
+      }
+      const restricted = run(buildLp(problem, classes, counting, windowed, left));
+      if (!matches(restricted)) break;
+      const next = deal(problem, classes, restricted.chosenClass);
+      if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
+      for (const c of next.failed) windowed.add(c);
     }
-    const chosenClass: (DishClass | null)[] = days.map(() => null);
-    for (const [dayIndex, cols] of lp.dayCols) {
-      for (const [col, c] of cols) if (values[col]! > 0.5) chosenClass[dayIndex] = c;
+    const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()));
+    if (matches(restricted)) {
+      const next = deal(problem, classes, restricted.chosenClass);
+      if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
     }
-    const { chosen, failed } = deal(problem, classes, chosenClass);
-    if (failed.length === 0) return { status: 'optimal', chosen, solves, classes: classes.length };
-    for (const c of failed) for (const dish of c.members) exactKeys.add(dish.key);
+    for (const c of first.failed) for (const dish of c.members) exactKeys.add(dish.key);
   }
+}
+
+type Solved = { status: 'infeasible' } | { status: 'optimal'; chosenClass: (DishClass | null)[]; objective: { softCost: number; preference: number } };
+
+function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): Solved {
+  const { lp, dayCols } = built;
+  const remaining = deadline - performance.now();
+  if (remaining <= 0) throw new PlanSolverTimeout(0);
+  const model = h.createModel({
+    numCols: lp.cost.length,
+    numRows: lp.rowLower.length,
+    colCost: lp.cost,
+    colLower: lp.lower,
+    colUpper: lp.upper,
+    rowLower: lp.rowLower,
+    rowUpper: lp.rowUpper,
+    matrix: { format: 'csr', numRows: lp.rowLower.length, numCols: lp.cost.length, starts: lp.starts, indices: lp.indices, values: lp.values },
+    integrality: Int32Array.from(lp.integer),
+  });
+  const { A, B, tieMax } = weights(problem.days.length);
+  try {
+    model.options.set({
+      output_flag: false,
+      mip_rel_gap: 0,
+      // Below the weight of one preference unit: softCost and preference cost are proven least.
+      mip_abs_gap: problem.costs ? tieMax + 1 : 0.5,
+      time_limit: Math.min(remaining, 1e9) / 1000,
+      random_seed: 0,
+    });
+    model.run();
+    const status = model.getModelStatus();
+    const codes = h.constants.modelStatus;
+    if (status === codes.infeasible) return { status: 'infeasible' };
+    if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
+    if (status !== codes.optimal) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
+    const values = model.getSolution().colValue;
+    const chosenClass: (DishClass | null)[] = problem.days.map(() => null);
+    for (const [dayIndex, cols] of dayCols) for (const [col, c] of cols) if (values[col]! > 0.5) chosenClass[dayIndex] = c;
+    const objective = Math.round(model.getObjectiveValue());
+    const softCost = problem.costs ? Math.floor(objective / A) : 0;
+    const preference = problem.costs ? Math.floor((objective - softCost * A) / B) : 0;
+    return { status: 'optimal', chosenClass, objective: { softCost, preference } };
+  } finally {
+    model.dispose();
+  }
+}
+
+/**
+ * Classes another class beats on every day (allowed wherever it is, no more Soft units, the same
+ * category and costs): a plan never needs them unless the better class runs out of dishes, so
+ * they are left out where `unlimited` says the better class cannot run out.
+ */
+function dominated(classes: readonly DishClass[], unlimited: (c: DishClass) => boolean): Map<DishClass, DishClass> {
+  const out = new Map<DishClass, DishClass>();
+  const groups = new Map<string, DishClass[]>();
+  for (const c of classes) {
+    if (c.exact) continue;
+    const key = `${c.category}\u0000${c.starter}${c.isNew}${c.madeAgain}`;
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
+  }
+  const beats = (a: DishClass, b: DishClass) => a.verdict.every((v, i) => b.verdict[i] === null || (v !== null && v <= b.verdict[i]!));
+  for (const g of groups.values()) {
+    for (const b of g) {
+      for (const a of g) {
+        if (a === b || out.has(a) || !unlimited(a) || !beats(a, b)) continue;
+        // Of two equal classes keep the first.
+        if (beats(b, a) && g.indexOf(b) < g.indexOf(a)) continue;
+        out.set(b, a);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /** Deals each class's days to its dishes, least recently used first; a class whose dealing repeats a dish inside a repeat window fails. */
@@ -227,7 +303,16 @@ function deal(problem: Problem, classes: DishClass[], chosenClass: (DishClass | 
   return { chosen, failed: [...failed] };
 }
 
-function buildLp(problem: Problem, classes: DishClass[], counting: boolean): { lp: Lp; dayCols: Map<number, [number, DishClass][]> } | null {
+type BuiltLp = { lp: Lp; dayCols: Map<number, [number, DishClass][]> };
+
+function buildLp(
+  problem: Problem,
+  allClasses: DishClass[],
+  counting: boolean,
+  windows: ReadonlySet<DishClass>,
+  dropped: ReadonlySet<DishClass>,
+): BuiltLp | null {
+  const classes = allClasses.filter((c) => !dropped.has(c));
   const { input, days } = problem;
   const { A, B } = problem.costs ? weights(days.length) : { A: 0, B: 0 };
   const tie = problem.costs ? 1 : 0;
@@ -375,6 +460,19 @@ function buildLp(problem: Problem, classes: DishClass[], counting: boolean): { l
       if (entries.length === 0) continue;
       const excess = lp.col(B, 0, Infinity, false);
       lp.row([...entries, [excess, -1]], -Infinity, input.maxNewDishesPerWeek - keptNew.size);
+    }
+  }
+  for (const c of windows) {
+    const cols = colOf.get(c)!;
+    for (const day of days) {
+      const n = repeatWindow(problem, day.dayNum);
+      if (n <= 1 || cols.get(day.index) === undefined) continue;
+      const entries: [number, number][] = [];
+      for (const other of days) {
+        const col = cols.get(other.index);
+        if (col !== undefined && other.dayNum <= day.dayNum && day.dayNum - other.dayNum < n) entries.push([col, 1]);
+      }
+      if (entries.length > c.members.length) lp.row(entries, -Infinity, c.members.length);
     }
   }
 

@@ -17,7 +17,14 @@ const date = (i: number) => {
 const weekdays = fc.subarray(WEEKDAYS, { minLength: 1, maxLength: 3 });
 const category = fc.constantFrom(...CATEGORIES);
 const payload: fc.Arbitrary<PlanRule['payload']> = fc.oneof(
-  fc.record({ kind: fc.constant('CategoryFrequency' as const), category, minimumPerWeek: fc.integer({ min: 0, max: 4 }), maximumPerWeek: fc.integer({ min: 0, max: 7 }) }).map((p) => ({ ...p, maximumPerWeek: Math.max(p.minimumPerWeek, p.maximumPerWeek) })),
+  fc
+    .record({
+      kind: fc.constant('CategoryFrequency' as const),
+      category,
+      minimumPerWeek: fc.integer({ min: 0, max: 4 }),
+      maximumPerWeek: fc.integer({ min: 0, max: 7 }),
+    })
+    .map((p) => ({ ...p, maximumPerWeek: Math.max(p.minimumPerWeek, p.maximumPerWeek) })),
   fc.record({ kind: fc.constant('CategoryExcludedDays' as const), category, excludedWeekdays: weekdays }),
   fc.record({
     kind: fc.constant('CategoryOnDay' as const),
@@ -25,19 +32,26 @@ const payload: fc.Arbitrary<PlanRule['payload']> = fc.oneof(
     weekday: fc.option(fc.constantFrom(...WEEKDAYS), { nil: null }),
     specificDate: fc.option(fc.integer({ min: 0, max: 6 }).map(date), { nil: null }),
   }),
-  fc.record({ kind: fc.constant('MaximumActiveCookingTime' as const), minutes: fc.constantFrom(20, 40), weekdays, specificDate: fc.option(fc.integer({ min: 0, max: 6 }).map(date), { nil: null }) }),
+  fc.record({
+    kind: fc.constant('MaximumActiveCookingTime' as const),
+    minutes: fc.constantFrom(20, 40),
+    weekdays,
+    specificDate: fc.option(fc.integer({ min: 0, max: 6 }).map(date), { nil: null }),
+  }),
   fc.record({ kind: fc.constant('DinnerTimeOnWeekday' as const), time: fc.constantFrom('17:00', '18:30'), weekdays }),
   fc.record({ kind: fc.constant('PriceClassOnDays' as const), ceiling: fc.constantFrom('Cheap' as const, 'CheapOrMid' as const), weekdays }),
   fc.record({ kind: fc.constant('RepeatAfterDays' as const), days: fc.integer({ min: 1, max: 9 }) }),
 );
 const scope = fc.oneof(
   fc.constant({ scope: 'Permanent' as const, startDate: null, endDate: null }),
-  fc.tuple(fc.integer({ min: -3, max: 6 }), fc.integer({ min: 0, max: 9 })).map(([a, len]) => ({ scope: 'DateRange' as const, startDate: date(a), endDate: date(a + len) })),
+  fc
+    .tuple(fc.integer({ min: -3, max: 6 }), fc.integer({ min: 0, max: 9 }))
+    .map(([a, len]) => ({ scope: 'DateRange' as const, startDate: date(a), endDate: date(a + len) })),
   fc.integer({ min: 0, max: 6 }).map((a) => ({ scope: 'SpecificDate' as const, startDate: date(a), endDate: null })),
 );
-const rules = fc.array(fc.record({ payload, strength: fc.constantFrom('Hard' as const, 'Soft' as const), scope }), { maxLength: 4 }).map((list) =>
-  list.map((r, i): PlanRule => ({ id: `r${i}`, strength: r.strength, ...r.scope, updatedAt: '2026-12-01T00:00:00Z', payload: r.payload })),
-);
+const rules = fc
+  .array(fc.record({ payload, strength: fc.constantFrom('Hard' as const, 'Soft' as const), scope }), { maxLength: 4 })
+  .map((list) => list.map((r, i): PlanRule => ({ id: `r${i}`, strength: r.strength, ...r.scope, updatedAt: '2026-12-01T00:00:00Z', payload: r.payload })));
 const dishes = fc
   .array(
     fc.record({
@@ -85,14 +99,16 @@ const household: fc.Arbitrary<PlanInput> = fc
       madeAgainLift: h.madeAgainLift,
       rules: h.rules,
       candidates: h.dishes,
-      events: h.events.map((e, i): PlanEvent => ({
-        id: `e${i}`,
-        date: date(e.day),
-        eventType: e.eventType,
-        servingTime: e.servingTime,
-        availableCookingMinutes: e.availableCookingMinutes,
-        participants: e.participants.map((memberId) => ({ memberId })),
-      })),
+      events: h.events.map(
+        (e, i): PlanEvent => ({
+          id: `e${i}`,
+          date: date(e.day),
+          eventType: e.eventType,
+          servingTime: e.servingTime,
+          availableCookingMinutes: e.availableCookingMinutes,
+          participants: e.participants.map((memberId) => ({ memberId })),
+        }),
+      ),
       keptDays: h.kept
         ? [
             {

@@ -12,4 +12,4 @@ export {
   solvePlan,
   type UnmetItem,
   type WhyItem,
-} from './solver-shim.js';
+} from '@svc/plan-solver';

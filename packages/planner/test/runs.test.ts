@@ -14,7 +14,6 @@ import {
   PlannerService,
   type PlanSolver,
   PlanSolverPool,
-  PlanSolverTimeout,
   preferredWait,
   queues,
 } from '../src/index.js';
@@ -38,7 +37,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   const told: PlanRunEnded[] = [];
   const roles = new Map<string, HouseholdRole>();
   let queue: jobs.JobQueue;
-  let solver: PlanSolver;
+  let solver: PlanSolverPool;
   let service: PlannerService;
   let store: ObjectionPlanStore;
   const householdId = randomUUID();
@@ -121,6 +120,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
     );
     await queue.stop(1000);
     await service.close();
+    await solver.destroy();
     await db.knex.raw('delete from pgboss.job; delete from pgboss.archive; delete from plans');
   });
   after(async () => db.destroy());
@@ -198,8 +198,8 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
     await queue.stop(1000);
     for (const failing of [
       { solve: async () => Promise.reject(new Error('worker crashed')) },
-      // What the pool answers for a solve over PLANNER_TIMEOUT_MS.
-      { solve: () => new Promise<never>((_, reject) => setTimeout(() => reject(new PlanSolverTimeout()), 20)) },
+      // The real pool with a limit no solve keeps (PLANNER_TIMEOUT_MS of 1 ms): PlanSolverTimeout.
+      new PlanSolverPool({ timeoutMs: 1, threads: 1 }),
     ] as PlanSolver[]) {
       queue = new jobs.JobQueue({ knex: db.knex, clock, logger: createLogger({ level: 'silent' }) });
       await service.close();
@@ -214,6 +214,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
       expect(told).to.deep.equal([{ planId: run.id, householdId, status: 'failed' }]);
       expect((await store.byId(first.id))?.status).to.equal('done');
       await queue.stop(1000);
+      if (failing instanceof PlanSolverPool) await failing.destroy();
     }
   });
 
@@ -231,13 +232,15 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
     const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
     const waiting = service.waitFor(householdId, plan.id, 10);
     // Another "instance": its own service on the same database runs the job.
-    const other = build(new PlanSolverPool({ timeoutMs: 5000 }));
+    const otherPool = new PlanSolverPool({ timeoutMs: 5000 });
+    const other = build(otherPool);
     const started = Date.now();
     await other.run(plan.id);
     const ended = await waiting;
     expect(ended?.status).to.equal('done');
     expect(Date.now() - started).to.be.lessThan(9000);
     await other.close();
+    await otherPool.destroy();
     // Already ended: answered at once; still queued after the wait: undefined.
     expect((await service.waitFor(householdId, plan.id, 1))?.id).to.equal(plan.id);
   });

@@ -15,7 +15,9 @@ export async function up(knex: Knex): Promise<void> {
       .onDelete('CASCADE')
       .comment('whose token it is: it acts as this person (deleting the account ends it)');
     t.text('name').notNullable().comment('what the person called it (single line, 1–100 characters)');
-    t.specificType('scopes', 'text[]').notNullable().comment('what it may do: households:read, events:read, events:write, rules:read, rules:write');
+    t.specificType('scopes', 'text[]')
+      .notNullable()
+      .comment('what it may do: households:read, events:read, events:write, rules:read, rules:write, plans:read, plans:write');
     t.text('token_hash')
       .notNullable()
       .unique()

@@ -4,7 +4,7 @@ import type { AccessTokenService } from './access-token-service.js';
 import { AccessTokenIdParams, AccessTokenListResponseSchema, CreateAccessTokenRequest, CreatedAccessTokenResponseSchema } from './access-tokens.js';
 
 const SCOPES_TEXT =
-  'Scopes: `households:read`, `events:read`, `events:write`, `rules:read`, `rules:write` (what each opens: the `accessToken` security scheme). With `Authorization: Bearer <token>` a request acts as the caller within those scopes and the caller’s roles; it never reaches `/api/v1/me/*`, `/api/v1/auth/*` or account deletion (403 `insufficient_scope`).';
+  'Scopes: `households:read`, `events:read`, `events:write`, `rules:read`, `rules:write`, `plans:read`, `plans:write` (what each opens: the `accessToken` security scheme). With `Authorization: Bearer <token>` a request acts as the caller within those scopes and the caller’s roles; it never reaches `/api/v1/me/*`, `/api/v1/auth/*` or account deletion (403 `insufficient_scope`).';
 
 /** POST, GET, DELETE /api/v1/me/tokens: a person's personal access tokens (a cookie session only: a token cannot reach them). */
 export function addAccessTokenRoutes(api: ApiRouter, options: { tokens: AccessTokenService }): ApiRouter {

@@ -88,18 +88,19 @@ export const migrations: MigrationSet = {
       },
     },
     {
-      // The planner's resources join the feed: dishes (@svc/dishes) and plans (@svc/planner).
-      name: '20261202100000_household_changes_dish_and_plan',
+      // The planner's resources (dishes and plans) join the feed.
+      name: '20261202100200_household_changes_dish_and_plan',
       up: async (knex: Knex) => {
-        await knex.raw('alter table household_changes drop constraint if exists household_changes_resource_check');
+        await knex.raw('alter table household_changes drop constraint household_changes_resource_check');
         await knex.raw(
-          "alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event', 'dish', 'plan'))",
+          `alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event', 'dish', 'plan'))`,
         );
       },
       down: async (knex: Knex) => {
-        await knex.raw('alter table household_changes drop constraint if exists household_changes_resource_check');
+        await knex.raw(`delete from household_changes where resource in ('dish', 'plan')`);
+        await knex.raw('alter table household_changes drop constraint household_changes_resource_check');
         await knex.raw(
-          "alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event'))",
+          `alter table household_changes add constraint household_changes_resource_check check (resource in ('household', 'member', 'rule', 'event'))`,
         );
       },
     },

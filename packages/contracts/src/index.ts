@@ -314,7 +314,7 @@ export interface MealReminder {
 export type SendReminder = (reminder: MealReminder) => Promise<void>;
 
 /** The kinds of resource a household's changes feed reports (@svc/changes). */
-export type ChangeResource = 'household' | 'member' | 'rule' | 'event' | 'plan';
+export type ChangeResource = 'household' | 'member' | 'rule' | 'event' | 'dish' | 'plan';
 
 /**
  * A table whose rows are one kind of resource of the changes feed, declared by the package that

@@ -5,6 +5,7 @@ import * as changes from '@svc/changes';
 import type { Clock, DishCatalog, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import * as dishes from '@svc/dishes';
 import * as households from '@svc/households';
 import {
   type ApiRouter,
@@ -38,6 +39,7 @@ export const allMigrations = [
   households.migrations,
   mealRules.migrations,
   mealEvents.migrations,
+  dishes.migrations,
   push.migrations,
   signInFactors.migrations,
   planner.migrations,
@@ -54,10 +56,17 @@ export const allMigrations = [
   push.relations,
   mealRules.relations,
   mealEvents.relations,
+  dishes.relations,
   signInFactors.relations,
   planner.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
-  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources, ...planner.changeSources]),
+  changes.sourceMigrations([
+    ...households.changeSources,
+    ...mealRules.changeSources,
+    ...mealEvents.changeSources,
+    ...dishes.changeSources,
+    ...planner.changeSources,
+  ]),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -103,13 +112,6 @@ export interface Service {
   /** Stops background work and closes connections the service opened (not the knex pool). */
   close(): Promise<void>;
 }
-
-/** Until @svc/dishes is wired in: no own dishes, no starter library. */
-const NO_DISHES: DishCatalog = {
-  ownDishes: async () => [],
-  starterDishes: () => [],
-  find: async () => undefined,
-};
 
 /** A key of its own for each purpose, derived from the session secret, so one secret is all ops keep. */
 function derivedKey(secret: string, purpose: string): string {
@@ -254,8 +256,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     publicBaseUrl: config.publicBaseUrl,
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
   });
-  // The changes feed: each kind's value read with the page, in its one statement, by the owning
-  // package's declared read of one row, made into the answer its own GET makes of that row.
+  // A household's own dishes and the starter library; `dishesService.catalog` is what the planner reads of them.
+  const dishesService = new dishes.DishesService({
+    store: new dishes.ObjectionDishStore(knex),
+    clock,
+    random,
+    access: householdsApi.access,
+    cursorSecret: derivedKey(config.sessionSecret, 'dishes-cursor'),
+  });
   // The planner: runs on the job queue, solved in worker threads; inputs through the owning packages' capabilities.
   const planSolver = new planner.PlanSolverPool({ threads: config.planner.threads, timeoutMs: config.planner.timeoutMs });
   const plannerService = new planner.PlannerService({
@@ -267,17 +275,20 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households: households.planningHouseholds(householdMembers),
     rules: mealRules.planningRules(rulesService),
     events: mealEvents.planningEvents(eventsStore),
-    dishes: deps.dishCatalog ?? NO_DISHES,
+    dishes: deps.dishCatalog ?? dishesService.catalog,
     tellRunDone: push.runDoneTeller(notifications, householdsApi.profiles),
     solver: planSolver,
     logger: logger.child({ component: 'planner' }),
   });
   plannerService.defineJobs();
+  // The changes feed: each kind's value read with the page, in its one statement, by the owning
+  // package's declared read of one row, made into the answer its own GET makes of that row.
   const changeValues: changes.ChangeValueReads = {
     household: householdsApi.changeValues!.household,
     member: householdsApi.changeValues!.member,
     rule: rulesService.changeValue,
     event: eventsService.changeValue,
+    dish: dishesService.changeValue,
     plan: plannerService.changeValue,
   };
   const changesService = new changes.ChangesService({ store: new changes.ChangesStore(knex, changeValues), access: householdsApi.access, clock });
@@ -377,6 +388,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     households.createRouter({ service: householdsApi }),
     mealRules.createRouter({ service: rulesService }),
     mealEvents.createRouter({ service: eventsService, calendar: calendarService, calendarLimits: mealEvents.calendarFeedLimits({ redis }) }),
+    dishes.createRouter({ service: dishesService }),
     push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     changes.createRouter({ service: changesService }),
     planner.createRouter({ service: plannerService }),

@@ -52,8 +52,12 @@ describe('declared reads', () => {
     });
     expect(rule.status, JSON.stringify(rule.body)).to.equal(201);
     expect((await owner.post(`/api/v1/households/${householdId}/calendar-feed`)).status).to.equal(201);
+    const dish = await owner
+      .post(`/api/v1/households/${householdId}/dishes`)
+      .send({ name: 'Lent "quoted" ünïcode \\ 😀', category: 'Fish', activeMinutes: 25, priceClass: 'Cheap', tags: ['a "b"', 'ø'], madeAgain: true });
+    expect(dish.status, JSON.stringify(dish.body)).to.equal(201);
     // A value for each path parameter a declared read may key on.
-    const params: Record<string, string> = { householdId, token, eventId: event.body.id };
+    const params: Record<string, string> = { householdId, token, eventId: event.body.id, dishId: dish.body.id };
 
     const unlent = await h.unlent();
     const cookie = (await owner.get('/api/v1/me')).request.cookies as unknown as string;

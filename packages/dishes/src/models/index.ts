@@ -1,0 +1,1 @@
+export { DishModel } from './DishModel.js';

@@ -1,0 +1,170 @@
+import type { PlannableDish } from '@svc/contracts';
+import type { Pojo } from '@svc/db';
+import type { Knex } from 'knex';
+import type { DishPosition } from './cursor.js';
+import { DishModel } from './models/index.js';
+import { DISH_LIMITS, type Dish } from './schemas.js';
+
+/** What a dish's request writes (`tags` and `madeAgain` filled in), with the name's key. */
+export interface DishValues {
+  name: string;
+  nameKey: string;
+  category: Dish['category'];
+  activeMinutes: number;
+  priceClass: Dish['priceClass'];
+  tags: string[];
+  madeAgain: boolean;
+}
+
+/** Which page of a household's dishes to read. */
+export interface DishPageRequest {
+  category: string | null;
+  /** Lower-cased already (as `nameKey` is); looked for as plain text. */
+  q: string | null;
+  after: DishPosition | null;
+  limit: number;
+}
+
+export interface DishPageRows {
+  items: Dish[];
+  /** The last item's position when another page follows; null on the last page. */
+  last: DishPosition | null;
+}
+
+/**
+ * What the dishes service needs from storage. Every lookup is scoped by household: a dish id of
+ * another household is simply not there. Time comes in as `now`; the store holds no clock. A
+ * method that can join a transaction takes it last (`trx`).
+ */
+export interface DishStore {
+  /** One page, by name key then id. */
+  page(householdId: string, request: DishPageRequest): Promise<DishPageRows>;
+  /** One dish; `loaded`: its row as the read kernel lent it with the caller (`dishRead`). */
+  get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined>;
+  /**
+   * Adds a dish unless the household already has `DISH_LIMITS.perHousehold` (undefined then,
+   * nothing written). Parallel creations of one household are counted one after another.
+   */
+  create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined>;
+  /** Full replacement; undefined when the household has no such dish. */
+  replace(householdId: string, dishId: string, values: DishValues, now: Date, trx?: Knex.Transaction): Promise<Dish | undefined>;
+  /** False when the household has no such dish. */
+  remove(householdId: string, dishId: string, trx?: Knex.Transaction): Promise<boolean>;
+  /** Every dish of the household as the planner sees it, by id. */
+  plannable(householdId: string, trx?: Knex.Transaction): Promise<PlannableDish[]>;
+  /** One dish of the household as the planner sees it. */
+  plannableOne(householdId: string, dishId: string, trx?: Knex.Transaction): Promise<PlannableDish | undefined>;
+}
+
+/** The columns the planner reads (its `PlannableDish`, less `origin`). */
+const PLANNABLE_COLUMNS = ['id', 'name', 'category', 'activeMinutes', 'priceClass', 'madeAgain'] as const;
+
+function plannableOf(row: DishModel): PlannableDish {
+  return {
+    id: row.id,
+    origin: 'own',
+    name: row.name,
+    category: row.category,
+    activeMinutes: row.activeMinutes,
+    priceClass: row.priceClass,
+    madeAgain: row.madeAgain,
+  };
+}
+
+/**
+ * The creation under the household's limit: the count and the insert in one statement, run after
+ * the household's advisory lock is taken (a statement's snapshot is taken when it starts, so the
+ * lock must be held before it: two parallel creations at 1,999 would otherwise both see room).
+ */
+const INSERT_UNDER_LIMIT = `insert into dishes (id, household_id, name, name_key, category, active_minutes, price_class, tags, made_again, created_at, updated_at)
+  select ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?
+  where (select count(*) from dishes where household_id = ?) < ?
+  returning id`;
+
+/**
+ * DishStore on Objection: DishModel bound to the knex the host hands in. Every operation but the
+ * creation (lock, count and insert in one transaction) is one statement scoped by household.
+ */
+export class ObjectionDishStore implements DishStore {
+  private readonly Dish: typeof DishModel;
+
+  constructor(knex: Knex) {
+    this.Dish = DishModel.bindKnex(knex);
+  }
+
+  private mine(householdId: string, dishId: string, trx?: Knex.Transaction) {
+    return this.Dish.query(trx).where({ householdId, id: dishId });
+  }
+
+  async page(householdId: string, request: DishPageRequest): Promise<DishPageRows> {
+    const query = this.Dish.query().modify('apiColumns').select('dishes.name_key as nameKey').where('dishes.household_id', householdId);
+    if (request.category !== null) query.where('dishes.category', request.category);
+    // strpos, not LIKE: the text is looked for as it is, `%` and `_` included.
+    if (request.q !== null) query.whereRaw('strpos(dishes.name_key, ?) > 0', [request.q]);
+    if (request.after) query.whereRaw('(dishes.name_key, dishes.id) > (?, ?::uuid)', [request.after.nameKey, request.after.id]);
+    // One more than asked for: whether another page follows, without a count.
+    const rows = await query.orderBy([{ column: 'dishes.name_key' }, { column: 'dishes.id' }]).limit(request.limit + 1);
+    const more = rows.length > request.limit;
+    const shown = more ? rows.slice(0, request.limit) : rows;
+    const lastRow = shown[shown.length - 1];
+    return { items: shown.map((r) => r.toApi()), last: more && lastRow ? { nameKey: lastRow.nameKey, id: lastRow.id } : null };
+  }
+
+  async get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined> {
+    if (loaded) return this.Dish.fromDatabaseJson(loaded as Pojo).toApi();
+    return (await this.mine(householdId, dishId).modify('apiColumns').first())?.toApi();
+  }
+
+  async create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined> {
+    const at = now.toISOString();
+    const inserted = await this.Dish.knex().transaction(async (trx) => {
+      // One lock per household's dishes (a 64-bit key from its id): creations of other households never wait.
+      await trx.raw(`select pg_advisory_xact_lock(hashtextextended('dishes ' || ?, 0))`, [householdId]);
+      const { rows } = await trx.raw<{ rows: { id: string }[] }>(INSERT_UNDER_LIMIT, [
+        id,
+        householdId,
+        values.name,
+        values.nameKey,
+        values.category,
+        values.activeMinutes,
+        values.priceClass,
+        values.tags,
+        values.madeAgain,
+        at,
+        at,
+        householdId,
+        DISH_LIMITS.perHousehold,
+      ]);
+      return rows.length > 0;
+    });
+    if (!inserted) return undefined;
+    return this.Dish.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at }).toApi();
+  }
+
+  async replace(householdId: string, dishId: string, values: DishValues, now: Date, trx?: Knex.Transaction): Promise<Dish | undefined> {
+    const updatedAt = now.toISOString();
+    const [row] = await this.mine(householdId, dishId, trx)
+      .patch({ ...values, updatedAt })
+      .returning('*');
+    return row?.toApi();
+  }
+
+  async remove(householdId: string, dishId: string, trx?: Knex.Transaction): Promise<boolean> {
+    return (await this.mine(householdId, dishId, trx).delete()) > 0;
+  }
+
+  async plannable(householdId: string, trx?: Knex.Transaction): Promise<PlannableDish[]> {
+    const rows = await this.Dish.query(trx)
+      .select(...PLANNABLE_COLUMNS)
+      .where({ householdId })
+      .orderBy('id');
+    return rows.map(plannableOf);
+  }
+
+  async plannableOne(householdId: string, dishId: string, trx?: Knex.Transaction): Promise<PlannableDish | undefined> {
+    const row = await this.mine(householdId, dishId, trx)
+      .select(...PLANNABLE_COLUMNS)
+      .first();
+    return row && plannableOf(row);
+  }
+}

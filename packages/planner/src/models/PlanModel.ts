@@ -5,6 +5,20 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
+/** A day with its members in the contract's order (jsonb keeps its own key order). */
+function dayInOrder(d: PlanDay): PlanDay {
+  const dish = d.dish && {
+    id: d.dish.id,
+    origin: d.dish.origin,
+    name: d.dish.name,
+    category: d.dish.category,
+    activeMinutes: d.dish.activeMinutes,
+    priceClass: d.dish.priceClass,
+  };
+  const why = d.why.map((w) => ({ ruleId: w.ruleId, eventId: w.eventId, text: w.text }));
+  return { date: d.date, servingTime: d.servingTime, dinner: d.dinner, dish, servings: d.servings, locked: d.locked, why };
+}
+
 /**
  * One row of `plans`: a run of the planner for one household and what it ended with. The API's
  * fields are the row's, days, unmet and conflicts as jsonb; `replanOf` and `version` are the
@@ -61,9 +75,9 @@ export class PlanModel extends BaseModel {
       createdAt: this.createdAt,
       finishedAt: this.finishedAt ?? null,
       softCost: this.softCost ?? null,
-      days: this.days ?? [],
-      unmet: this.unmet ?? [],
-      conflicts: this.conflicts ?? [],
+      days: (this.days ?? []).map(dayInOrder),
+      unmet: (this.unmet ?? []).map((u) => ({ ruleId: u.ruleId, dates: u.dates, cost: u.cost, text: u.text })),
+      conflicts: (this.conflicts ?? []).map((c) => ({ ruleIds: c.ruleIds, eventIds: c.eventIds, dates: c.dates, text: c.text })),
     };
   }
 

@@ -264,6 +264,33 @@ describe('planner: plans through the composed service', function () {
     expect(days[2].why.map((w: { eventId: string | null }) => w.eventId).filter(Boolean)).to.have.length(1);
   });
 
+  it('rules that cannot hold end the run infeasible with conflicts; the current plan stays, runDone says so', async () => {
+    const [current] = (await owner.get(`${base()}/plans?from=2026-12-28&to=2027-01-03`).expect(200)).body.items;
+    // No Leftovers dish exists: a Hard rule asking for one on Wednesdays cannot hold.
+    const rule = await owner
+      .post(`${base()}/rules`)
+      .send({
+        strength: 'Hard',
+        scope: 'Permanent',
+        startDate: null,
+        endDate: null,
+        payload: { kind: 'CategoryOnDay', category: 'Leftovers', weekday: 'Wednesday', specificDate: null },
+      })
+      .expect(201);
+    const run = await owner.post(`${base()}/plans/${current.id}/replan`).send().expect(202);
+    await runDue();
+    const ended = (await owner.get(`${base()}/plans/${run.body.id}`).expect(200)).body;
+    expect(ended).to.include({ status: 'infeasible', softCost: null });
+    expect(ended.days).to.deep.equal([]);
+    expect(ended.conflicts.length).to.be.greaterThan(0);
+    expect(ended.conflicts[0].ruleIds).to.include(rule.body.id);
+    expect((await owner.get(`${base()}/plans/${current.id}`).expect(200)).body.status).to.equal('done');
+    const inbox = (await adult.get('/api/v1/me/notifications').expect(200)).body.items;
+    expect(inbox[0]).to.deep.include({ kind: 'runDone', data: { planId: run.body.id, householdId, status: 'infeasible' } });
+    expect((await owner.put(`${base()}/plans/${run.body.id}/days/2026-12-30`).send({ dish: null, locked: false })).body.code).to.equal('plan_not_current');
+    await owner.delete(`${base()}/rules/${rule.body.id}`).expect(204);
+  });
+
   it('the changes feed tells of plans, each with its GET as value', async () => {
     const feed = (await owner.get(`${base()}/changes?limit=500`).expect(200)).body.items;
     const plans = feed.filter((c: { resource: string }) => c.resource === 'plan');

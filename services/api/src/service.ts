@@ -265,7 +265,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     cursorSecret: derivedKey(config.sessionSecret, 'dishes-cursor'),
   });
   // The planner: runs on the job queue, solved in worker threads; inputs through the owning packages' capabilities.
-  const planSolver = new planner.PlanSolverPool({ threads: config.planner.threads, timeoutMs: config.planner.timeoutMs });
+  // The worker threads (each loads the solver once) start with the first run, not with every instance.
+  let solverPool: planner.PlanSolverPool | undefined;
+  const planSolver: planner.PlanSolver = {
+    solve: (input) => {
+      solverPool ??= new planner.PlanSolverPool({ threads: config.planner.threads, timeoutMs: config.planner.timeoutMs });
+      return solverPool.solve(input);
+    },
+  };
   const plannerService = new planner.PlannerService({
     store: new planner.ObjectionPlanStore(knex),
     knex,
@@ -437,7 +444,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await plannerService.close(); // the LISTEN connection of Prefer: wait
-      await planSolver.destroy(); // the solver's worker threads
+      await solverPool?.destroy(); // the solver's worker threads
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // housekeeping, the mail transport and the hashing threads
       clearInterval(redisProbe);

@@ -61,7 +61,11 @@ class Lp {
   }
 }
 
-/** Objective weights: softCost ≫ preference cost ≫ the service's own choice (variety, madeAgain). */
+/**
+ * Objective weights: softCost ≫ preference cost ≫ the service's own choice. The tie-break is at
+ * most 2·days − 1 (variety: at most 5 a week; madeAgain: one a day), preference cost at most
+ * 2·days (a starter dinner a day, new dishes beyond the limit at most a dinner each).
+ */
 export function weights(dayCount: number): { A: number; B: number; tieMax: number } {
   const tieMax = 2 * dayCount - 1;
   const B = 2 * (tieMax + 1);
@@ -176,7 +180,15 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
     // beat back in), added as they run out; then every class.
     const longest = Math.max(0, ...problem.repeats.map((r) => r.days));
     const small = classes.filter((c) => !c.exact && c.members.length < longest);
-    const windowed = new Set<DishClass>(first.failed);
+    // A class that runs out sends the plan to its group's next class: window the whole group.
+    const group = (c: DishClass) => `${c.category}\u0000${c.starter}${c.isNew}${c.madeAgain}`;
+    const windowed = new Set<DishClass>();
+    const windowGroups = (failed: DishClass[]) => {
+      const keys = new Set(failed.map(group));
+      for (const c of small) if (keys.has(group(c))) windowed.add(c);
+      for (const c of failed) windowed.add(c);
+    };
+    windowGroups(first.failed);
     const matches = (x: Solved): x is Solved & { status: 'optimal' } =>
       x.status === 'optimal' && x.objective.softCost === relaxed.objective.softCost && x.objective.preference === relaxed.objective.preference;
     for (let round = 0; round < 6; round++) {
@@ -194,7 +206,7 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
       if (!matches(restricted)) break;
       const next = deal(problem, classes, restricted.chosenClass);
       if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
-      for (const c of next.failed) windowed.add(c);
+      windowGroups(next.failed);
     }
     const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()));
     if (matches(restricted)) {
@@ -232,13 +244,26 @@ function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): So
       time_limit: Math.min(remaining, 1e9) / 1000,
       random_seed: 0,
     });
-    model.run();
-    const status = model.getModelStatus();
     const codes = h.constants.modelStatus;
-    if (status === codes.infeasible) return { status: 'infeasible' };
-    if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
-    if (status !== codes.optimal) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
-    const values = model.getSolution().colValue;
+    const check = () => {
+      const status = model.getModelStatus();
+      if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
+      if (status !== codes.optimal && status !== codes.infeasible) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
+      return status === codes.optimal;
+    };
+    // The linear relaxation first: these models are near assignment problems and their LP optimum
+    // is often integral, which makes it the integer optimum without the MIP's root work.
+    model.options.set({ solver: 'simplex' });
+    model.run();
+    if (!check()) return { status: 'infeasible' };
+    let values = model.getSolution().colValue;
+    const integral = lp.integer.every((isInteger, j) => isInteger === 0 || Math.abs(values[j]! - Math.round(values[j]!)) < 1e-9);
+    if (!integral) {
+      model.options.set({ solver: 'choose' });
+      model.run();
+      if (!check()) return { status: 'infeasible' };
+      values = model.getSolution().colValue;
+    }
     const chosenClass: (DishClass | null)[] = problem.days.map(() => null);
     for (const [dayIndex, cols] of dayCols) for (const [col, c] of cols) if (values[col]! > 0.5) chosenClass[dayIndex] = c;
     const objective = Math.round(model.getObjectiveValue());
@@ -476,24 +501,32 @@ function buildLp(
     }
   }
 
-  // Variety (the service's choice): one unit per two days in a row of the same category.
+  // Variety (the service's choice): one unit per dinner beyond two of one category in a week.
   if (problem.costs) {
-    for (let i = 0; i + 1 < days.length; i++) {
-      const pair = [days[i]!, days[i + 1]!];
-      if (!pair.every((d) => d.planned || d.keptKey) || !pair.some((d) => d.planned)) continue;
-      const plannedCount = pair.filter((d) => d.planned).length;
-      const categories = new Set<string>();
-      for (const day of pair) for (const [, c] of dayCols.get(day.index) ?? []) categories.add(c.category);
-      for (const category of categories) {
-        let fixed = 0;
-        const entries: [number, number][] = [];
-        for (const day of pair) {
-          if (day.keptKey && problem.dishByKey.get(day.keptKey)!.category === category) fixed++;
-          for (const [col, c] of dayCols.get(day.index) ?? []) if (c.category === category) entries.push([col, 1]);
+    for (let w = 0; w < problem.weeks; w++) {
+      const week = days.slice(w * 7, w * 7 + 7);
+      const byCategory = new Map<string, { entries: [number, number][]; days: Set<number> }>();
+      const fixed = new Map<string, number>();
+      for (const day of week) {
+        if (day.keptKey) {
+          const category = problem.dishByKey.get(day.keptKey)!.category;
+          fixed.set(category, (fixed.get(category) ?? 0) + 1);
         }
-        if (fixed + plannedCount < 2) continue;
-        const same = lp.col(tie, 0, Infinity, false);
-        lp.row([...entries, [same, -1]], -Infinity, 1 - fixed);
+        for (const [col, c] of dayCols.get(day.index) ?? []) {
+          let list = byCategory.get(c.category);
+          if (!list) {
+            list = { entries: [], days: new Set() };
+            byCategory.set(c.category, list);
+          }
+          list.entries.push([col, 1]);
+          list.days.add(day.index);
+        }
+      }
+      for (const [category, { entries, days: open }] of byCategory) {
+        const already = fixed.get(category) ?? 0;
+        if (open.size + already <= 2) continue;
+        const beyond = lp.col(tie, 0, Infinity, false);
+        lp.row([...entries, [beyond, -1]], -Infinity, 2 - already);
       }
     }
   }

@@ -174,6 +174,8 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
     if (relaxed.status === 'infeasible') return { status: 'infeasible' };
     const first = deal(problem, classes, relaxed.chosenClass);
     if (first.failed.length === 0) return { status: 'optimal', chosen: first.chosen, solves, classes: classes.length };
+    const repaired = repair(problem, classes, relaxed.chosenClass);
+    if (repaired) return { status: 'optimal', chosen: repaired.chosen, solves, classes: classes.length };
     // Restrictions: no class chosen more often than it has dishes in any repeat window, which the
     // dealing always serves; any set of classes may be offered. When one costs what the
     // relaxation costs, it is a least plan. First the classes that ran out (with the classes they
@@ -206,6 +208,8 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
       if (!matches(restricted)) break;
       const next = deal(problem, classes, restricted.chosenClass);
       if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
+      const mended = repair(problem, classes, restricted.chosenClass);
+      if (mended) return { status: 'optimal', chosen: mended.chosen, solves, classes: classes.length };
       windowGroups(next.failed);
     }
     const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()));
@@ -306,9 +310,14 @@ function dominated(classes: readonly DishClass[], unlimited: (c: DishClass) => b
 }
 
 /** Deals each class's days to its dishes, least recently used first; a class whose dealing repeats a dish inside a repeat window fails. */
-function deal(problem: Problem, classes: DishClass[], chosenClass: (DishClass | null)[]): { chosen: (string | null)[]; failed: DishClass[] } {
+function deal(
+  problem: Problem,
+  classes: DishClass[],
+  chosenClass: (DishClass | null)[],
+): { chosen: (string | null)[]; failed: DishClass[]; failedDays: number[] } {
   const chosen: (string | null)[] = problem.days.map(() => null);
   const failed = new Set<DishClass>();
+  const failedDays: number[] = [];
   const lastUse = new Map<DishClass, number[]>();
   for (const c of classes)
     lastUse.set(
@@ -317,15 +326,46 @@ function deal(problem: Problem, classes: DishClass[], chosenClass: (DishClass | 
     );
   for (const day of problem.days) {
     const c = chosenClass[day.index];
-    if (!c) continue;
-    const uses = lastUse.get(c)!;
+    const uses = c && lastUse.get(c);
+    if (!c || !uses) continue;
     let best = 0;
     for (let i = 1; i < uses.length; i++) if (uses[i]! < uses[best]!) best = i;
-    if (!c.exact && day.dayNum - uses[best]! < repeatWindow(problem, day.dayNum)) failed.add(c);
+    if (!c.exact && day.dayNum - uses[best]! < repeatWindow(problem, day.dayNum)) {
+      failed.add(c);
+      failedDays.push(day.index);
+    }
     uses[best] = day.dayNum;
     chosen[day.index] = c.members[best]!.key;
   }
-  return { chosen, failed: [...failed] };
+  return { chosen, failed: [...failed], failedDays };
+}
+
+/**
+ * Moves a day whose dealing repeats a dish to another class that costs exactly the same there
+ * (same category, marks and day verdict), as long as that class deals without a repeat. The plan
+ * keeps every cost of the relaxation's, so when the dealing then succeeds it is a least plan.
+ */
+function repair(problem: Problem, classes: DishClass[], relaxedChoice: (DishClass | null)[]): { chosen: (string | null)[] } | null {
+  const chosenClass = [...relaxedChoice];
+  const same = (a: DishClass, b: DishClass) => a.category === b.category && a.starter === b.starter && a.isNew === b.isNew && a.madeAgain === b.madeAgain;
+  for (let step = 0; step < problem.days.length * 2; step++) {
+    const dealt = deal(problem, classes, chosenClass);
+    if (dealt.failed.length === 0) return { chosen: dealt.chosen };
+    const t = dealt.failedDays[0]!;
+    const from = chosenClass[t]!;
+    let moved = false;
+    for (const to of classes) {
+      if (to === from || to.exact || !same(from, to) || to.verdict[t] !== from.verdict[t]) continue;
+      chosenClass[t] = to;
+      if (!deal(problem, [to], chosenClass).failed.includes(to)) {
+        moved = true;
+        break;
+      }
+      chosenClass[t] = from;
+    }
+    if (!moved) return null;
+  }
+  return null;
 }
 
 type BuiltLp = { lp: Lp; dayCols: Map<number, [number, DishClass][]> };

@@ -61,7 +61,11 @@ class Lp {
   }
 }
 
-/** Objective weights: softCost ≫ preference cost ≫ the service's own choice (variety, madeAgain). */
+/**
+ * Objective weights: softCost ≫ preference cost ≫ the service's own choice. The tie-break is at
+ * most 2·days − 1 (variety: at most 5 a week; madeAgain: one a day), preference cost at most
+ * 2·days (a starter dinner a day, new dishes beyond the limit at most a dinner each).
+ */
 export function weights(dayCount: number): { A: number; B: number; tieMax: number } {
   const tieMax = 2 * dayCount - 1;
   const B = 2 * (tieMax + 1);
@@ -170,13 +174,23 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
     if (relaxed.status === 'infeasible') return { status: 'infeasible' };
     const first = deal(problem, classes, relaxed.chosenClass);
     if (first.failed.length === 0) return { status: 'optimal', chosen: first.chosen, solves, classes: classes.length };
+    const repaired = repair(problem, classes, relaxed.chosenClass);
+    if (repaired) return { status: 'optimal', chosen: repaired.chosen, solves, classes: classes.length };
     // Restrictions: no class chosen more often than it has dishes in any repeat window, which the
     // dealing always serves; any set of classes may be offered. When one costs what the
     // relaxation costs, it is a least plan. First the classes that ran out (with the classes they
     // beat back in), added as they run out; then every class.
     const longest = Math.max(0, ...problem.repeats.map((r) => r.days));
     const small = classes.filter((c) => !c.exact && c.members.length < longest);
-    const windowed = new Set<DishClass>(first.failed);
+    // A class that runs out sends the plan to its group's next class: window the whole group.
+    const group = (c: DishClass) => `${c.category}\u0000${c.starter}${c.isNew}${c.madeAgain}`;
+    const windowed = new Set<DishClass>();
+    const windowGroups = (failed: DishClass[]) => {
+      const keys = new Set(failed.map(group));
+      for (const c of small) if (keys.has(group(c))) windowed.add(c);
+      for (const c of failed) windowed.add(c);
+    };
+    windowGroups(first.failed);
     const matches = (x: Solved): x is Solved & { status: 'optimal' } =>
       x.status === 'optimal' && x.objective.softCost === relaxed.objective.softCost && x.objective.preference === relaxed.objective.preference;
     for (let round = 0; round < 6; round++) {
@@ -194,7 +208,9 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
       if (!matches(restricted)) break;
       const next = deal(problem, classes, restricted.chosenClass);
       if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
-      for (const c of next.failed) windowed.add(c);
+      const mended = repair(problem, classes, restricted.chosenClass);
+      if (mended) return { status: 'optimal', chosen: mended.chosen, solves, classes: classes.length };
+      windowGroups(next.failed);
     }
     const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()));
     if (matches(restricted)) {
@@ -232,13 +248,26 @@ function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): So
       time_limit: Math.min(remaining, 1e9) / 1000,
       random_seed: 0,
     });
-    model.run();
-    const status = model.getModelStatus();
     const codes = h.constants.modelStatus;
-    if (status === codes.infeasible) return { status: 'infeasible' };
-    if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
-    if (status !== codes.optimal) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
-    const values = model.getSolution().colValue;
+    const check = () => {
+      const status = model.getModelStatus();
+      if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
+      if (status !== codes.optimal && status !== codes.infeasible) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
+      return status === codes.optimal;
+    };
+    // The linear relaxation first: these models are near assignment problems and their LP optimum
+    // is often integral, which makes it the integer optimum without the MIP's root work.
+    model.options.set({ solver: 'simplex' });
+    model.run();
+    if (!check()) return { status: 'infeasible' };
+    let values = model.getSolution().colValue;
+    const integral = lp.integer.every((isInteger, j) => isInteger === 0 || Math.abs(values[j]! - Math.round(values[j]!)) < 1e-9);
+    if (!integral) {
+      model.options.set({ solver: 'choose' });
+      model.run();
+      if (!check()) return { status: 'infeasible' };
+      values = model.getSolution().colValue;
+    }
     const chosenClass: (DishClass | null)[] = problem.days.map(() => null);
     for (const [dayIndex, cols] of dayCols) for (const [col, c] of cols) if (values[col]! > 0.5) chosenClass[dayIndex] = c;
     const objective = Math.round(model.getObjectiveValue());
@@ -281,9 +310,14 @@ function dominated(classes: readonly DishClass[], unlimited: (c: DishClass) => b
 }
 
 /** Deals each class's days to its dishes, least recently used first; a class whose dealing repeats a dish inside a repeat window fails. */
-function deal(problem: Problem, classes: DishClass[], chosenClass: (DishClass | null)[]): { chosen: (string | null)[]; failed: DishClass[] } {
+function deal(
+  problem: Problem,
+  classes: DishClass[],
+  chosenClass: (DishClass | null)[],
+): { chosen: (string | null)[]; failed: DishClass[]; failedDays: number[] } {
   const chosen: (string | null)[] = problem.days.map(() => null);
   const failed = new Set<DishClass>();
+  const failedDays: number[] = [];
   const lastUse = new Map<DishClass, number[]>();
   for (const c of classes)
     lastUse.set(
@@ -292,15 +326,46 @@ function deal(problem: Problem, classes: DishClass[], chosenClass: (DishClass | 
     );
   for (const day of problem.days) {
     const c = chosenClass[day.index];
-    if (!c) continue;
-    const uses = lastUse.get(c)!;
+    const uses = c && lastUse.get(c);
+    if (!c || !uses) continue;
     let best = 0;
     for (let i = 1; i < uses.length; i++) if (uses[i]! < uses[best]!) best = i;
-    if (!c.exact && day.dayNum - uses[best]! < repeatWindow(problem, day.dayNum)) failed.add(c);
+    if (!c.exact && day.dayNum - uses[best]! < repeatWindow(problem, day.dayNum)) {
+      failed.add(c);
+      failedDays.push(day.index);
+    }
     uses[best] = day.dayNum;
     chosen[day.index] = c.members[best]!.key;
   }
-  return { chosen, failed: [...failed] };
+  return { chosen, failed: [...failed], failedDays };
+}
+
+/**
+ * Moves a day whose dealing repeats a dish to another class that costs exactly the same there
+ * (same category, marks and day verdict), as long as that class deals without a repeat. The plan
+ * keeps every cost of the relaxation's, so when the dealing then succeeds it is a least plan.
+ */
+function repair(problem: Problem, classes: DishClass[], relaxedChoice: (DishClass | null)[]): { chosen: (string | null)[] } | null {
+  const chosenClass = [...relaxedChoice];
+  const same = (a: DishClass, b: DishClass) => a.category === b.category && a.starter === b.starter && a.isNew === b.isNew && a.madeAgain === b.madeAgain;
+  for (let step = 0; step < problem.days.length * 2; step++) {
+    const dealt = deal(problem, classes, chosenClass);
+    if (dealt.failed.length === 0) return { chosen: dealt.chosen };
+    const t = dealt.failedDays[0]!;
+    const from = chosenClass[t]!;
+    let moved = false;
+    for (const to of classes) {
+      if (to === from || to.exact || !same(from, to) || to.verdict[t] !== from.verdict[t]) continue;
+      chosenClass[t] = to;
+      if (!deal(problem, [to], chosenClass).failed.includes(to)) {
+        moved = true;
+        break;
+      }
+      chosenClass[t] = from;
+    }
+    if (!moved) return null;
+  }
+  return null;
 }
 
 type BuiltLp = { lp: Lp; dayCols: Map<number, [number, DishClass][]> };
@@ -476,24 +541,32 @@ function buildLp(
     }
   }
 
-  // Variety (the service's choice): one unit per two days in a row of the same category.
+  // Variety (the service's choice): one unit per dinner beyond two of one category in a week.
   if (problem.costs) {
-    for (let i = 0; i + 1 < days.length; i++) {
-      const pair = [days[i]!, days[i + 1]!];
-      if (!pair.every((d) => d.planned || d.keptKey) || !pair.some((d) => d.planned)) continue;
-      const plannedCount = pair.filter((d) => d.planned).length;
-      const categories = new Set<string>();
-      for (const day of pair) for (const [, c] of dayCols.get(day.index) ?? []) categories.add(c.category);
-      for (const category of categories) {
-        let fixed = 0;
-        const entries: [number, number][] = [];
-        for (const day of pair) {
-          if (day.keptKey && problem.dishByKey.get(day.keptKey)!.category === category) fixed++;
-          for (const [col, c] of dayCols.get(day.index) ?? []) if (c.category === category) entries.push([col, 1]);
+    for (let w = 0; w < problem.weeks; w++) {
+      const week = days.slice(w * 7, w * 7 + 7);
+      const byCategory = new Map<string, { entries: [number, number][]; days: Set<number> }>();
+      const fixed = new Map<string, number>();
+      for (const day of week) {
+        if (day.keptKey) {
+          const category = problem.dishByKey.get(day.keptKey)!.category;
+          fixed.set(category, (fixed.get(category) ?? 0) + 1);
         }
-        if (fixed + plannedCount < 2) continue;
-        const same = lp.col(tie, 0, Infinity, false);
-        lp.row([...entries, [same, -1]], -Infinity, 1 - fixed);
+        for (const [col, c] of dayCols.get(day.index) ?? []) {
+          let list = byCategory.get(c.category);
+          if (!list) {
+            list = { entries: [], days: new Set() };
+            byCategory.set(c.category, list);
+          }
+          list.entries.push([col, 1]);
+          list.days.add(day.index);
+        }
+      }
+      for (const [category, { entries, days: open }] of byCategory) {
+        const already = fixed.get(category) ?? 0;
+        if (open.size + already <= 2) continue;
+        const beyond = lp.col(tie, 0, Infinity, false);
+        lp.row([...entries, [beyond, -1]], -Infinity, 2 - already);
       }
     }
   }

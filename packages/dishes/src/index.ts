@@ -20,7 +20,7 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export { DishesService, type DishesServiceOptions, nameKeyOf, starterLanguageOf } from './service.js';
+export { DishesService, type DishesServiceOptions, dishCatalog, nameKeyOf, starterLanguageOf } from './service.js';
 
 // The store: its interface and its Objection implementation.
 export { type DishPageRequest, type DishPageRows, type DishStore, type DishValues, ObjectionDishStore } from './store.js';

@@ -55,6 +55,23 @@ function valuesOf(request: DishRequest): DishValues {
 }
 
 /**
+ * The `DishCatalog` the planner reads (its own dishes through `store`, the starter library made at
+ * load). No access check: the planner has established membership. `DishesService.catalog` is this.
+ */
+export function dishCatalog(store: DishStore): DishCatalog {
+  return {
+    ownDishes: (householdId, trx) => store.plannable(householdId, trx as Knex.Transaction | undefined),
+    starterDishes: (language) => STARTER_LIBRARY[language].plannable,
+    find: async (householdId, ref, language, trx?: Transaction) => {
+      const id = ref.id.toLowerCase();
+      // Not a uuid: no dish has it (and PostgreSQL would refuse to compare it).
+      if (!UUID.test(id)) return undefined;
+      return ref.origin === 'starter' ? STARTER_LIBRARY[language].byId.get(id) : store.plannableOne(householdId, id, trx as Knex.Transaction | undefined);
+    },
+  };
+}
+
+/**
  * The dishes rules: any member reads a household's dishes (a Junior too), Owner and Adult write,
  * a non-member (or an unknown household) gets 404 from `access`; a household keeps at most 2,000
  * dishes. The starter library is read by anyone signed in. No HTTP here.
@@ -81,17 +98,7 @@ export class DishesService {
     this.access = options.access;
     this.codec = new DishCursorCodec(options.cursorSecret);
     this.random = options.random ?? systemRandom;
-    const store = this.store;
-    this.catalog = {
-      ownDishes: (householdId, trx) => store.plannable(householdId, trx as Knex.Transaction | undefined),
-      starterDishes: (language) => STARTER_LIBRARY[language].plannable,
-      find: async (householdId, ref, language, trx?: Transaction) => {
-        const id = ref.id.toLowerCase();
-        // Not a uuid: no dish has it (and PostgreSQL would refuse to compare it).
-        if (!UUID.test(id)) return undefined;
-        return ref.origin === 'starter' ? STARTER_LIBRARY[language].byId.get(id) : store.plannableOne(householdId, id, trx as Knex.Transaction | undefined);
-      },
-    };
+    this.catalog = dishCatalog(this.store);
   }
 
   private async assertAdult(userId: string, householdId: string): Promise<void> {
@@ -105,6 +112,7 @@ export class DishesService {
    * household's list) is 400 `invalid_cursor`.
    */
   async list(userId: string, householdId: string, query: DishListQuery): Promise<DishPage> {
+    // The caller's memberships come with the session: the role costs no statement of its own.
     await this.access.roleOf(userId, householdId);
     let category: string | null = query.category ?? null;
     let q = query.q === undefined ? null : nameKeyOf(query.q);

@@ -45,6 +45,14 @@ const BUDGET: Record<string, number> = {
   'GET /api/v1/households/{id}/changes': 2,
   // A series (issue 33): at most 2 round trips more than a single event (the household's zone; the series and its year of occurrences are one INSERT).
   'POST /api/v1/households/{id}/events (weekly series of a year)': 4,
+  // The session (with the caller's roles), then BEGIN, the household's advisory lock, the INSERT under the limit, COMMIT.
+  'POST /api/v1/households/{id}/dishes': 5,
+  // The session (with the caller's roles), then the page (one row more than asked, no count).
+  'GET /api/v1/households/{id}/dishes': 2,
+  'GET /api/v1/households/{id}/dishes/{id}': 1,
+  'PUT /api/v1/households/{id}/dishes/{id}': 2,
+  // The library's answer was made when the module loaded.
+  'GET /api/v1/starter-dishes': 1,
   'PUT /api/v1/me/devices': 2,
   'GET /api/v1/time-zones': 1,
 };
@@ -150,9 +158,15 @@ describe('SQL statements per operation', function () {
           .send({ date: '2026-12-02', eventType: 'Guests', servingTime: '18:00', availableCookingMinutes: 30, notes: '', participants: [] }),
       201,
     );
+    const dishBody = { name: 'Fish cakes', category: 'Fish', activeMinutes: 25, priceClass: 'Cheap', tags: ['classic'], madeAgain: false };
+    const dish = await measure('POST /api/v1/households/{id}/dishes', () => agent.post(`${hh}/dishes`).send(dishBody), 201);
+    await measure('GET /api/v1/households/{id}/dishes', () => agent.get(`${hh}/dishes`), 200);
+    await measure('GET /api/v1/households/{id}/dishes/{id}', () => agent.get(`${hh}/dishes/${dish.body.id}`), 200);
+    await measure('PUT /api/v1/households/{id}/dishes/{id}', () => agent.put(`${hh}/dishes/${dish.body.id}`).send({ ...dishBody, madeAgain: true }), 200);
+    await measure('GET /api/v1/starter-dishes', () => agent.get('/api/v1/starter-dishes'), 200);
     const changes = await measure('GET /api/v1/households/{id}/changes', () => agent.get(`${hh}/changes`), 200);
     expect(new Set(changes.body.items.map((i: { resource: string }) => i.resource)), 'a page with every kind of value').to.deep.equal(
-      new Set(['household', 'member', 'rule', 'event']),
+      new Set(['household', 'member', 'rule', 'event', 'dish']),
     );
     const series = await measure(
       'POST /api/v1/households/{id}/events (weekly series of a year)',

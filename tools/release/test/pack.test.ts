@@ -15,6 +15,7 @@ describe('every publishable package packs clean', () => {
       '@svc/changes',
       '@svc/contracts',
       '@svc/db',
+      '@svc/dishes',
       '@svc/households',
       '@svc/http-kit',
       '@svc/jobs',

@@ -368,7 +368,7 @@ export const STARTER_ENTRIES: readonly StarterEntry[] = [
     activeMinutes: 20,
     priceClass: 'Cheap',
     en: { name: 'Sticky chicken wings with rice', tags: ['kid-friendly', 'oven'] },
-    nb: { name: 'Klissete kyllingvinger med ris', tags: ['barnevennlig', 'ovnsrett'] },
+    nb: { name: 'Glaserte kyllingvinger med ris', tags: ['barnevennlig', 'ovnsrett'] },
   },
   {
     id: '25b86516-03c4-4f95-8a76-605cf5eb0e53',
@@ -1151,7 +1151,7 @@ export const STARTER_ENTRIES: readonly StarterEntry[] = [
     category: 'Other',
     activeMinutes: 10,
     priceClass: 'Cheap',
-    en: { name: 'Hot dogs in lompe', tags: ['quick', 'kid-friendly', 'norwegian'] },
+    en: { name: 'Hot dogs in potato flatbread (lompe)', tags: ['quick', 'kid-friendly', 'norwegian'] },
     nb: { name: 'Pølser i lompe', tags: ['rask', 'barnevennlig', 'norsk'] },
   },
 ];

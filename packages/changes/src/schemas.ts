@@ -25,7 +25,7 @@ export const ChangeItemSchema = {
   type: 'object',
   required: ['resource', 'id', 'change', 'at', 'value'],
   properties: {
-    resource: { type: 'string', enum: ['household', 'member', 'rule', 'event'] },
+    resource: { type: 'string', enum: ['household', 'member', 'rule', 'event', 'dish', 'plan'] },
     id: { ...uuid, description: 'The resource id (a member: its memberId)' },
     change: { type: 'string', enum: ['upsert', 'delete'] },
     at: { type: 'string', format: 'date-time', description: 'When the change committed (its latest change)' },

@@ -319,7 +319,7 @@ export interface MealReminder {
 export type SendReminder = (reminder: MealReminder) => Promise<void>;
 
 /** The kinds of resource a household's changes feed reports (@svc/changes). */
-export type ChangeResource = 'household' | 'member' | 'rule' | 'event' | 'dish';
+export type ChangeResource = 'household' | 'member' | 'rule' | 'event' | 'dish' | 'plan';
 
 /**
  * A table whose rows are one kind of resource of the changes feed, declared by the package that
@@ -394,3 +394,82 @@ export interface PlannedDinners {
   version(householdId: string): Promise<string>;
   dinners(householdId: string): Promise<PlannedDinner[]>;
 }
+
+/** A weekday as meal rules name it. */
+export type Weekday = 'Sunday' | 'Monday' | 'Tuesday' | 'Wednesday' | 'Thursday' | 'Friday' | 'Saturday';
+
+/** A household rule as the planner reads it (MealRuleResponse, only what planning needs). */
+export interface PlanningRule {
+  id: string;
+  strength: 'Hard' | 'Soft';
+  scope: 'Permanent' | 'DateRange' | 'SpecificDate';
+  /** YYYY-MM-DD, or null when Permanent. */
+  startDate: string | null;
+  endDate: string | null;
+  /** ISO date-time. */
+  updatedAt: string;
+  payload:
+    | { kind: 'CategoryFrequency'; category: string; minimumPerWeek: number; maximumPerWeek: number }
+    | { kind: 'CategoryExcludedDays'; category: string; excludedWeekdays: Weekday[] }
+    | { kind: 'CategoryOnDay'; category: string; weekday: Weekday | null; specificDate: string | null }
+    | { kind: 'MaximumActiveCookingTime'; minutes: number; weekdays: Weekday[]; specificDate: string | null }
+    | { kind: 'DinnerTimeOnWeekday'; time: string; weekdays: Weekday[] }
+    | { kind: 'PriceClassOnDays'; ceiling: 'Cheap' | 'CheapOrMid'; weekdays: Weekday[] }
+    | { kind: 'RepeatAfterDays'; days: number };
+}
+
+/** Every rule of a household (no access check); from @svc/meal-rules, used by @svc/planner. */
+export type PlanningRules = (householdId: string) => Promise<PlanningRule[]>;
+
+/** A meal event as the planner reads it (MealEventResponse, only what planning needs). */
+export interface PlanningEvent {
+  id: string;
+  /** YYYY-MM-DD. */
+  date: string;
+  eventType: 'Guests' | 'EatingOut' | 'Away' | 'Activity';
+  /** HH:mm, or null. */
+  servingTime: string | null;
+  /** 0 or null: no cap. */
+  availableCookingMinutes: number | null;
+  participants: { memberId: string | null }[];
+}
+
+/**
+ * A household's events dated `from`..`to` inclusive (YYYY-MM-DD), occurrences of series included
+ * (no access check); from @svc/meal-events, used by @svc/planner.
+ */
+export type PlanningEvents = (householdId: string, from: string, to: string) => Promise<PlanningEvent[]>;
+
+/** What the planner reads of a household: its members and the settings a plan depends on. */
+export interface PlanningHousehold {
+  timeZoneId: string;
+  /** HH:mm. */
+  defaultDinnerTime: string;
+  /** BCP 47. */
+  preferredLanguage: string;
+  useStarterLibrary: boolean;
+  preferOwnRecipes: boolean;
+  maxNewDishesPerWeek: number;
+  alwaysNewDishes: boolean;
+  madeAgainLift: boolean;
+  /** Every member's id (with an account or not). */
+  memberIds: string[];
+}
+
+/** A household's planning facts (no access check); throws NotFoundError when there is none. From @svc/households, used by @svc/planner. */
+export type PlanningHouseholds = (householdId: string) => Promise<PlanningHousehold>;
+
+/** A plan run that ended, told to the household's members (the `runDone` push kind). */
+export interface PlanRunEnded {
+  planId: string;
+  householdId: string;
+  status: 'done' | 'infeasible' | 'failed';
+}
+
+/**
+ * Tells every member with an account of a household that a plan run ended (`runDone`, with `data`
+ * `{ planId, householdId, status }`); from @svc/push, called by @svc/planner inside the run's final
+ * transaction (the notification commits with the result, or not at all). Told twice for one plan
+ * (a run done again), it is stored and sent once.
+ */
+export type TellRunDone = (ended: PlanRunEnded, trx?: Transaction) => Promise<void>;

@@ -35,3 +35,4 @@ export {
 export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
 export { TIME_ZONE_IDS } from './formats.js';
 export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';
+export { planningHouseholds } from './planning.js';

@@ -73,3 +73,4 @@ export {
 export { normalizeRule, occurrences } from './series/rule.js';
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
+export { planningEvents } from './planning.js';

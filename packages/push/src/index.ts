@@ -38,3 +38,4 @@ export {
   type PushProviders,
 } from './notifications.js';
 export * from './providers/index.js';
+export { runDoneTeller } from './run-done.js';

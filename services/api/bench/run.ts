@@ -125,6 +125,14 @@ async function fanOut(): Promise<number> {
   if (code !== 0) log(`fan-out scenario exited with ${code}`);
   return code ?? 1;
 }
+// The planner (issue 46): CPU per run beside the bare solve, and a queue of runs drained (bench/planner.ts). `--only planner` runs it alone.
+async function plannerBench(): Promise<number> {
+  const child = fork(path.join(here, `planner${ext}`), process.argv.slice(2), { execArgv: process.execArgv, stdio: 'inherit' });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  if (code !== 0) log(`planner scenario exited with ${code}`);
+  return code ?? 1;
+}
+if (opts.only && [...opts.only].every((id) => id === 'planner')) process.exit(await plannerBench());
 if (opts.only && [...opts.only].every((id) => id === 'fan-out')) process.exit(await fanOut());
 const sessionSecret = randomBytes(36).toString('base64url');
 

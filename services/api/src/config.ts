@@ -92,6 +92,12 @@ export interface Config {
    */
   passwordHashWorkers: number;
   /**
+   * The planner's solver: PLANNER_TIMEOUT_MS (default 20000; a solve over it ends its run `failed`)
+   * and PLANNER_THREADS (worker threads solving at once; default one fewer than the CPUs the
+   * container may use, at least 1, so the event loop keeps a core).
+   */
+  planner: { timeoutMs: number; threads: number };
+  /**
    * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full collection kept
    * before collecting again (V8's `--heap-growing-percent`; default 40); 0 leaves V8's own choice,
    * which on a machine with a lot of memory lets a busy instance's heap reach several times its
@@ -333,6 +339,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     helperThreadNice: e.HELPER_THREAD_NICE ?? HELPER_THREAD_NICE_DEFAULT,
     threadpoolIdle: e.THREADPOOL_IDLE,
     passwordHashWorkers: e.PASSWORD_HASH_WORKERS ?? Math.min(4, Math.max(1, availableCpus() - 1)),
+    planner: { timeoutMs: e.PLANNER_TIMEOUT_MS, threads: e.PLANNER_THREADS ?? Math.max(1, availableCpus() - 1) },
     instanceId: e.INSTANCE_ID ?? os.hostname(),
     ruleParser: e.RULE_PARSER_URL
       ? { url: bare(e.RULE_PARSER_URL), model: e.RULE_PARSER_MODEL, apiKey: e.RULE_PARSER_API_KEY, timeoutMs: e.RULE_PARSER_TIMEOUT_MS }

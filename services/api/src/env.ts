@@ -90,6 +90,8 @@ export const EnvSchema = {
     RULE_PARSER_MODEL: { type: 'string', default: 'llama3.1' },
     RULE_PARSER_API_KEY: { type: 'string' },
     RULE_PARSER_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 60_000, default: 2000 },
+    PLANNER_TIMEOUT_MS: { type: 'integer', minimum: 100, maximum: 80_000, default: 20_000 },
+    PLANNER_THREADS: { type: 'integer', minimum: 1, maximum: 16 },
   },
   // A provider set by halves would silently turn a sign-in method (or push) off: refused instead.
   dependencies: {

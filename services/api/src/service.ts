@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import * as changes from '@svc/changes';
-import type { Clock, PersonalDataSources, RandomBytes } from '@svc/contracts';
+import type { Clock, DishCatalog, PersonalDataSources, RandomBytes } from '@svc/contracts';
 import { runMigrations } from '@svc/db';
 import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
 import * as dishes from '@svc/dishes';
@@ -24,6 +24,7 @@ import {
 import * as jobs from '@svc/jobs';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
+import * as planner from '@svc/planner';
 import * as push from '@svc/push';
 import * as signInFactors from '@svc/sign-in-factors';
 import type { Express } from 'express';
@@ -43,6 +44,7 @@ export const allMigrations = [
   dishes.migrations,
   push.migrations,
   signInFactors.migrations,
+  planner.migrations,
   changes.migrations,
   idempotencyMigrations,
   // Queues in the job queue's tables, once those exist.
@@ -50,6 +52,7 @@ export const allMigrations = [
   households.queues,
   mealEvents.queues,
   changes.queues,
+  planner.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
@@ -57,8 +60,15 @@ export const allMigrations = [
   mealEvents.relations,
   dishes.relations,
   signInFactors.relations,
+  planner.relations,
   // The changes feed's triggers on the tables each owning package declares (they must exist).
-  changes.sourceMigrations([...households.changeSources, ...mealRules.changeSources, ...mealEvents.changeSources, ...dishes.changeSources]),
+  changes.sourceMigrations([
+    ...households.changeSources,
+    ...mealRules.changeSources,
+    ...mealEvents.changeSources,
+    ...dishes.changeSources,
+    ...planner.changeSources,
+  ]),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -83,6 +93,8 @@ export interface ServiceDeps {
   draining?: () => boolean;
   /** False: no declared read is loaded with the principal, every route reads itself (the byte-equality test's reference). Default true. */
   declaredReads?: boolean;
+  /** The dishes the planner plans with (tests may hand in their own); default @svc/dishes' catalog. */
+  dishCatalog?: DishCatalog;
 }
 
 export interface Service {
@@ -91,6 +103,8 @@ export interface Service {
   /** What households (and the admin command's waitlist) know of accounts. */
   accountDirectory: accounts.AccountDirectoryWithWaitlist;
   households: households.HouseholdsService;
+  /** The planner (tests run a plan's run by hand with `planner.run(planId)`). */
+  planner: planner.PlannerService;
   /** The job queue every package defers work to (runs on every instance). */
   jobs: jobs.JobQueue;
   /** The declared reads the routes serve, by name and path (GET). */
@@ -252,6 +266,30 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     access: householdsApi.access,
     cursorSecret: derivedKey(config.sessionSecret, 'dishes-cursor'),
   });
+  // The planner: runs on the job queue, solved in worker threads; inputs through the owning packages' capabilities.
+  // The worker threads (each loads the solver once) start with the first run, not with every instance.
+  let solverPool: planner.PlanSolverPool | undefined;
+  const planSolver: planner.PlanSolver = {
+    solve: (input) => {
+      solverPool ??= new planner.PlanSolverPool({ threads: config.planner.threads, timeoutMs: config.planner.timeoutMs });
+      return solverPool.solve(input);
+    },
+  };
+  const plannerService = new planner.PlannerService({
+    store: new planner.ObjectionPlanStore(knex),
+    knex,
+    clock,
+    jobs: jobQueue,
+    access: householdsApi.access,
+    households: households.planningHouseholds(householdMembers),
+    rules: mealRules.planningRules(rulesService),
+    events: mealEvents.planningEvents(eventsStore),
+    dishes: deps.dishCatalog ?? dishesService.catalog,
+    tellRunDone: push.runDoneTeller(notifications, householdsApi.profiles),
+    solver: planSolver,
+    logger: logger.child({ component: 'planner' }),
+  });
+  plannerService.defineJobs();
   // The changes feed: each kind's value read with the page, in its one statement, by the owning
   // package's declared read of one row, made into the answer its own GET makes of that row.
   const changeValues: changes.ChangeValueReads = {
@@ -260,6 +298,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     rule: rulesService.changeValue,
     event: eventsService.changeValue,
     dish: dishesService.changeValue,
+    plan: plannerService.changeValue,
   };
   const changesService = new changes.ChangesService({
     store: new changes.ChangesStore(knex, changeValues),
@@ -375,6 +414,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     dishes.createRouter({ service: dishesService }),
     push.createRouter({ service: pushService, notifications, internalTokens: config.internalApiTokens }),
     changes.createRouter({ service: changesService }),
+    planner.createRouter({ service: plannerService }),
   ];
   const declaredReads: { name: string; path: string }[] = [];
   for (const { method, path: route, read, heldVersion } of routers.flatMap((r) => r.operations)) {
@@ -410,6 +450,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accounts: accountsService,
     accountDirectory,
     households: householdsApi,
+    planner: plannerService,
     jobs: jobQueue,
     declaredReads,
     readKernel: reads,
@@ -418,6 +459,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       clearInterval(factorsPrune);
       changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
+      await plannerService.close(); // the LISTEN connection of Prefer: wait
+      await solverPool?.destroy(); // the solver's worker threads
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // housekeeping, the mail transport and the hashing threads
       clearInterval(redisProbe);

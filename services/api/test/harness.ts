@@ -28,7 +28,10 @@ export interface Harness {
 }
 
 /** The composed service on a database of its own, mailing to a real SMTP receiver, on a manual clock. */
-export async function startHarness(env: Record<string, string> = {}, extra: Pick<ServiceDeps, 'apnsCa' | 'declaredReads'> = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  extra: Pick<ServiceDeps, 'apnsCa' | 'declaredReads' | 'dishCatalog'> = {},
+): Promise<Harness> {
   const db = await createTestDatabase();
   const smtp = new SmtpReceiver();
   await smtp.start();

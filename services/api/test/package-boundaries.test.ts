@@ -10,7 +10,7 @@ import { expect } from 'chai';
 
 const packages = path.resolve(import.meta.dirname, '../../../packages');
 /** The packages that own tables (their migrations create them). */
-const DOMAIN = ['accounts', 'households', 'meal-rules', 'meal-events', 'push', 'changes', 'sign-in-factors', 'dishes'];
+const DOMAIN = ['accounts', 'households', 'meal-rules', 'meal-events', 'push', 'changes', 'sign-in-factors', 'dishes', 'planner'];
 
 function files(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];

@@ -9,7 +9,7 @@ const ALLOWED = [/^package\.json$/, /^README\.md$/, /^CHANGELOG\.md$/, /^dist\/s
 describe('every publishable package packs clean', () => {
   const packages = publishable();
 
-  it('finds the twelve libraries, none of the test-only or host workspaces', () => {
+  it('finds the fourteen libraries, none of the test-only or host workspaces', () => {
     expect(packages.map((p) => p.name).sort()).to.deep.equal([
       '@svc/accounts',
       '@svc/changes',
@@ -21,6 +21,8 @@ describe('every publishable package packs clean', () => {
       '@svc/jobs',
       '@svc/meal-events',
       '@svc/meal-rules',
+      '@svc/plan-solver',
+      '@svc/planner',
       '@svc/push',
       '@svc/sign-in-factors',
     ]);

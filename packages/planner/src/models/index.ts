@@ -1,0 +1,1 @@
+export { PlanModel } from './PlanModel.js';

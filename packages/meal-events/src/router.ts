@@ -7,7 +7,9 @@ import {
   CalendarFeedSchema,
   EventParams,
   FeedTokenParams,
+  HOUSEHOLD_BOUNDS,
   HouseholdParams,
+  LIMITS,
   ListQuery,
   MealEventBody,
   MealEventCreateBody,
@@ -61,6 +63,12 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': { description: 'The per-IP and per-token limits', schema: { type: 'string' } },
 };
 
+/** What the write operations say of the household's bounds (HOUSEHOLD_BOUNDS). */
+const BOUNDS_TEXT =
+  `A household keeps at most ${HOUSEHOLD_BOUNDS.liveEvents.toLocaleString('en')} events dated from 31 days before today on (occurrences of series written ahead included), ` +
+  `${HOUSEHOLD_BOUNDS.events.toLocaleString('en')} events in all, and ${HOUSEHOLD_BOUNDS.activeSeries} active series (no end, an \`until\` not past, or an occurrence from today on); ` +
+  `a write past a bound is 409 \`limit_reached\` and writes nothing (a series is refused whole). At most ${LIMITS.participants} participants an event (400).`;
+
 /**
  * The meal-events operations: the paged list (the contract's "Meal events"), one event, the
  * writes, and the household's calendar feed. Any member reads events; Owner and Adult write; a
@@ -105,12 +113,13 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Adds a meal event (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
-        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field.",
+        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field. " +
+        BOUNDS_TEXT,
       auth: true,
       params: HouseholdParams,
       body: MealEventCreateBody,
       responses: { 201: { description: 'The new event (with `repeat`: the first occurrence)', schema: MealEventSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
@@ -149,13 +158,14 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
-        'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept).',
+        'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept). ' +
+        'A replacement that would take the household past its bounds (a date moved into the counted window, a new series from `scope=following`) is 409 `limit_reached` and changes nothing.',
       auth: true,
       params: EventParams,
       query: ScopeQuery,
       body: MealEventBody,
       responses: { 200: { description: 'The event as stored (scope=following: the first occurrence of the new series)', schema: MealEventSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
@@ -293,7 +296,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'getCalendarFeedIcs',
       summary: "The household's meals as iCalendar (RFC 5545), for calendar apps; no sign-in",
       description:
-        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed. Rate-limited per client IP and per token.",
+        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Then one VEVENT per dinner of the household's current plans in the same days: `SUMMARY` the dish's name, at the day's serving time in the household's zone, `DURATION:PT1H`, `UID` `dinner-<planId>-<date>@<host>`. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed (the ETag moves with any change of the household's events or plans). Sent gzip-compressed when `Accept-Encoding` allows. Its size is bounded by the household's bounds (see POST …/events). Rate-limited per client IP and per token.",
       tags: ['Calendar'],
       params: FeedTokenParams,
       responses: {
@@ -304,6 +307,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
           headers: {
             ETag: { description: 'Weak validator (W/"…"): unchanged while the events of the window are', schema: { type: 'string' } },
             'Cache-Control': { description: '`private, no-cache`: revalidate with If-None-Match', schema: { type: 'string' } },
+            'Content-Encoding': { description: '`gzip` when the request accepts it (`Accept-Encoding`)', schema: { type: 'string' } },
+            Vary: { description: '`Accept-Encoding`', schema: { type: 'string' } },
             ...RATE_LIMIT_HEADERS,
           },
         },
@@ -325,9 +330,18 @@ export function createRouter(options: RouterOptions): ApiRouter {
         res.status(304).end();
         return;
       }
-      const body = await timing.step('render-ics', () => feed.body());
+      const rendered = await timing.step('render-ics', () => feed.rendered());
       res.setHeader('Content-Type', 'text/calendar; charset=utf-8');
-      res.send(body);
+      res.setHeader('Vary', 'Accept-Encoding');
+      // Kept compressed: sent as it is to a client that takes gzip (every calendar app), inflated
+      // off the event loop (zlib's thread pool) for one that does not.
+      if (req.get('accept-encoding') && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        res.setHeader('Content-Encoding', 'gzip');
+        res.send(rendered.gzip);
+        return;
+      }
+      res.setHeader('Content-Length', String(rendered.bytes));
+      await pipeline(Readable.from([rendered.gzip]), createGunzip(), res);
     },
   );
 

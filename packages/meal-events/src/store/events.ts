@@ -121,6 +121,8 @@ export interface MealEventStore {
   remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined>;
   /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
   calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]>;
+  /** The household's events list version (moved by PostgreSQL with every change of its events; "0" for none): the calendar feed's ETag. */
+  listVersion(householdId: string): Promise<string>;
   /**
    * A digest of the same window's ids, sequences and last changes, in list order: it changes
    * whenever an event of the window is added, replaced, moved or deleted. Cheaper than the window.
@@ -388,6 +390,11 @@ export class ObjectionMealEventStore implements MealEventStore {
       .where('mealEvents.date', '<=', to)
       .orderBy([{ column: 'mealEvents.date' }, { column: 'mealEvents.servingTime' }, { column: 'mealEvents.id' }]);
     return rows.map((row) => ({ ...row.toApi(), sequence: row.sequence }));
+  }
+
+  async listVersion(householdId: string): Promise<string> {
+    const row = await MealEventListVersionModel.query(this.Event.knex()).findById(householdId);
+    return row?.version ?? '0';
   }
 
   async calendarFingerprint(householdId: string, from: string, to: string): Promise<string> {

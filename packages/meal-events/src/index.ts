@@ -72,4 +72,4 @@ export {
 } from './service/reminders.js';
 export { normalizeRule, occurrences } from './series/rule.js';
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
-export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
+export { type FeedInput, type FeedStreamInput, foldLines, renderFeed, renderFeedChunks, summaryOf, vtimezone } from './ics.js';

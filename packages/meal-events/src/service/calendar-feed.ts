@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { renderFeedChunks, vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
-import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
+import type { CalendarEvent, CalendarFeedStore, EventPosition, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
 export interface CalendarFeedServiceOptions {
   feeds: CalendarFeedStore;
@@ -50,6 +50,9 @@ export interface FeedAnswer {
   /** The iCalendar text itself (tests; the route sends `rendered()`). */
   body(): Promise<string>;
 }
+
+/** Events the feed reads at a time (a page of the largest household's window is a few MB of rows). */
+const WINDOW_PAGE = 250;
 
 /** Days of meals the feed holds before and after today (in the household's time zone). */
 export const FEED_WINDOW = { daysBefore: 31, daysAfter: 366 } as const;
@@ -194,8 +197,19 @@ export class CalendarFeedService {
    * so the next poll (a new ETag) simply fetches it again.
    */
   private async render(householdId: string, zone: string, from: string, to: string): Promise<RenderedFeed> {
-    const [events, dinners] = await Promise.all([this.events.calendarWindow(householdId, from, to), this.dinners ? this.dinners.dinners(householdId) : []]);
+    const dinners = this.dinners ? await this.dinners.dinners(householdId) : [];
     const inWindow = dinners.filter((d) => d.date >= from && d.date <= to);
+    // The window a page at a time, each rendered as it arrives and let go.
+    const events = this.events;
+    async function* pages(): AsyncGenerator<CalendarEvent[]> {
+      for (let after: EventPosition | null = null; ; ) {
+        const page = await events.calendarWindow(householdId, from, to, { after, limit: WINDOW_PAGE });
+        yield page;
+        if (page.length < WINDOW_PAGE) return;
+        const last = page.at(-1)!;
+        after = { date: last.date, servingTime: last.servingTime, id: last.id };
+      }
+    }
     const gz = createGzip();
     const out: Buffer[] = [];
     gz.on('data', (b: Buffer) => out.push(b));
@@ -205,7 +219,13 @@ export class CalendarFeedService {
     });
     let bytes = 0;
     // The dinners' DTSTAMP: the window's first instant, so the same version gives the same text.
-    for await (const chunk of renderFeedChunks({ zone, uidHost: this.uidHost, events, dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) })) {
+    for await (const chunk of renderFeedChunks({
+      zone,
+      uidHost: this.uidHost,
+      pages: pages(),
+      dinners: inWindow,
+      dinnerStamp: new Date(`${from}T00:00:00Z`),
+    })) {
       const data = Buffer.from(chunk, 'utf8');
       bytes += data.length;
       if (!gz.write(data)) await new Promise<void>((resolve) => gz.once('drain', resolve));

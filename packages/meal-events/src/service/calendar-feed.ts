@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createGzip, gunzip } from 'node:zlib';
+import { gunzip } from 'node:zlib';
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type PlannedDinners, type RandomBytes } from '@svc/contracts';
 import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import { type RenderedFeed, renderCompressed, renderInWorker } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
-import { renderFeedChunks, vtimezone } from '../ics.js';
+import { vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
 import type { CalendarEvent, CalendarFeedStore, EventPosition, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
@@ -28,14 +29,8 @@ export interface CalendarFeedServiceOptions {
   cacheBytes?: number;
   /** The current plans' dinners, from @svc/planner; left out: the feed shows events only. */
   dinners?: PlannedDinners;
-}
-
-/** A rendered feed as this instance keeps it: gzip-compressed (a feed's text repeats itself: about a tenth of its size). */
-export interface RenderedFeed {
-  /** The iCalendar text, gzip-compressed. */
-  gzip: Buffer;
-  /** Bytes of the text itself. */
-  bytes: number;
+  /** Render on a worker thread (true unless given; false renders on this thread, in slices). */
+  renderInWorker?: boolean;
 }
 
 /** A feed ready to answer: its validator now, its text when asked for. */
@@ -81,6 +76,7 @@ export class CalendarFeedService {
   /** Renderings under way, by ETag: a request for one joins it. */
   private readonly rendering = new Map<string, Promise<RenderedFeed>>();
   private readonly dinners: PlannedDinners | undefined;
+  private readonly inWorker: boolean;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -95,6 +91,7 @@ export class CalendarFeedService {
     this.uidHost = base.host;
     this.rendered = new LRUCache<string, RenderedFeed>({ maxSize: options.cacheBytes ?? 32 * 1024 * 1024, sizeCalculation: (r) => r.gzip.length || 1 });
     this.dinners = options.dinners;
+    this.inWorker = options.renderInWorker ?? true;
   }
 
   private urlOf(token: string): string {
@@ -210,28 +207,8 @@ export class CalendarFeedService {
         after = { date: last.date, servingTime: last.servingTime, id: last.id };
       }
     }
-    const gz = createGzip();
-    const out: Buffer[] = [];
-    gz.on('data', (b: Buffer) => out.push(b));
-    const done = new Promise<void>((resolve, reject) => {
-      gz.once('end', resolve);
-      gz.once('error', reject);
-    });
-    let bytes = 0;
     // The dinners' DTSTAMP: the window's first instant, so the same version gives the same text.
-    for await (const chunk of renderFeedChunks({
-      zone,
-      uidHost: this.uidHost,
-      pages: pages(),
-      dinners: inWindow,
-      dinnerStamp: new Date(`${from}T00:00:00Z`),
-    })) {
-      const data = Buffer.from(chunk, 'utf8');
-      bytes += data.length;
-      if (!gz.write(data)) await new Promise<void>((resolve) => gz.once('drain', resolve));
-    }
-    gz.end();
-    await done;
-    return { gzip: Buffer.concat(out), bytes };
+    const input = { zone, uidHost: this.uidHost, pages: pages(), dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
+    return this.inWorker ? renderInWorker(input) : renderCompressed(input);
   }
 }

@@ -35,6 +35,13 @@ export type FeedWorkerData = Omit<FeedStreamInput, 'pages'>;
 /** Messages from the worker: a page taken (send the next), the result, or what went wrong. */
 export type FeedWorkerMessage = { took: true } | { done: RenderedFeed } | { error: string };
 
+/** A rendering stopped after its time (`renderInWorker`'s `timeoutMs`). */
+export class FeedRenderTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`The calendar feed was not rendered within ${timeoutMs} ms`);
+  }
+}
+
 // In the sources (tests run them through tsx) the worker is the .ts file beside this one.
 const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './feed-worker.ts' : './feed-worker.js', import.meta.url);
 
@@ -44,9 +51,17 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './feed-worker.ts' 
  * The pages are read here (the database is this thread's) and handed over one at a time, the next
  * read while the worker renders one (at most two pages on their way).
  */
-export async function renderInWorker(input: FeedStreamInput): Promise<RenderedFeed> {
+export async function renderInWorker(input: FeedStreamInput, options: { timeoutMs?: number } = {}): Promise<RenderedFeed> {
   const { pages, ...data } = input;
   const worker = new Worker(WORKER_URL, { workerData: data satisfies FeedWorkerData });
+  // A rendering that outlasts its time is stopped (the thread ends), so no feed costs without bound.
+  let timedOut = false;
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        void worker.terminate();
+      }, options.timeoutMs)
+    : undefined;
   try {
     let took = 0;
     let wake: (() => void) | undefined;
@@ -78,15 +93,16 @@ export async function renderInWorker(input: FeedStreamInput): Promise<RenderedFe
     let sent = 0;
     for await (const page of pages as AsyncIterable<CalendarEvent[]>) {
       while (sent - took >= 2 && !failure) await new Promise<void>((resolve) => (wake = resolve));
-      if (failure) throw failure;
+      if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
       worker.postMessage(page);
       sent++;
     }
     worker.postMessage(null);
     await finished;
-    if (failure) throw failure;
+    if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
     return result!;
   } finally {
+    clearTimeout(timer);
     await worker.terminate();
   }
 }

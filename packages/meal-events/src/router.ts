@@ -296,7 +296,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'getCalendarFeedIcs',
       summary: "The household's meals as iCalendar (RFC 5545), for calendar apps; no sign-in",
       description:
-        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Then one VEVENT per dinner of the household's current plans in the same days: `SUMMARY` the dish's name, at the day's serving time in the household's zone, `DURATION:PT1H`, `UID` `dinner-<planId>-<date>@<host>`. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed (the ETag moves with any change of the household's events or plans). Sent gzip-compressed when `Accept-Encoding` allows. Its size is bounded by the household's bounds (see POST …/events). Rate-limited per client IP and per token.",
+        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Then one VEVENT per dinner of the household's current plans in the same days: `SUMMARY` the dish's name, at the day's serving time in the household's zone, `DURATION:PT1H`, `UID` `dinner-<planId>-<date>@<host>`. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed (the ETag moves with any change of the household's events or plans). Sent gzip-compressed when `Accept-Encoding` allows. A rendering that takes over a minute is stopped: 503 `service_unavailable` with `Retry-After`. Its size is bounded by the household's bounds (see POST …/events). Rate-limited per client IP and per token.",
       tags: ['Calendar'],
       params: FeedTokenParams,
       responses: {
@@ -317,7 +317,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
           headers: { ETag: { description: 'The current validator', schema: { type: 'string' } } },
         },
       },
-      errorCodes: { 404: ['not_found'], 429: ['rate_limited'] },
+      errorCodes: { 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
     },
     limitFeed,
     async (req, res) => {

@@ -68,6 +68,8 @@ describe('calendar feed under load, planned dinners, line folding', () => {
   let store: ObjectionMealEventStore;
   let calendar: CalendarFeedService;
   let firstPages = 0;
+  /** The feed path of the largest household (set by the load test). */
+  let largestPath = '';
 
   before(async () => {
     db = await createTestDatabase([migrations]);
@@ -209,6 +211,7 @@ describe('calendar feed under load, planned dinners, line folding', () => {
 
     const { url } = await calendar.create(owner, household);
     const path = new URL(url).pathname;
+    largestPath = path;
     const server = app.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     const { port } = server.address() as AddressInfo;
@@ -260,5 +263,32 @@ describe('calendar feed under load, planned dinners, line folding', () => {
       loop.disable();
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+
+  it('a rendering that outlasts its time is stopped: 503 service_unavailable with Retry-After, the worker gone', async function () {
+    if (!largestPath) this.skip();
+    const hasty = new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+      renderTimeoutMs: 1,
+    });
+    const service = new MealEventsService({
+      store,
+      clock,
+      access,
+      memberIds: access.memberIds,
+      cursorSecret: 's',
+      series: new SeriesStore(db.knex),
+      profiles: access.profiles,
+    });
+    const app = buildTestApp({ routers: [createRouter({ service, calendar: hasty })] });
+    const res = await request(app).get(largestPath).expect(503);
+    expect(res.body.code).to.equal('service_unavailable');
+    expect(res.headers['retry-after']).to.equal('5');
   });
 });

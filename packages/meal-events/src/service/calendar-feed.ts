@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { gunzip } from 'node:zlib';
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type PlannedDinners, type RandomBytes } from '@svc/contracts';
-import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
-import { type RenderedFeed, renderCompressed, renderInWorker } from '../feed-render.js';
+import { FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
@@ -31,6 +31,8 @@ export interface CalendarFeedServiceOptions {
   dinners?: PlannedDinners;
   /** Render on a worker thread (true unless given; false renders on this thread, in slices). */
   renderInWorker?: boolean;
+  /** Longest a rendering on the worker may take before it is stopped (503, `Retry-After`); 60 s unless given. */
+  renderTimeoutMs?: number;
 }
 
 /** A feed ready to answer: its validator now, its text when asked for. */
@@ -77,6 +79,7 @@ export class CalendarFeedService {
   private readonly rendering = new Map<string, Promise<RenderedFeed>>();
   private readonly dinners: PlannedDinners | undefined;
   private readonly inWorker: boolean;
+  private readonly renderTimeoutMs: number;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -92,6 +95,7 @@ export class CalendarFeedService {
     this.rendered = new LRUCache<string, RenderedFeed>({ maxSize: options.cacheBytes ?? 32 * 1024 * 1024, sizeCalculation: (r) => r.gzip.length || 1 });
     this.dinners = options.dinners;
     this.inWorker = options.renderInWorker ?? true;
+    this.renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
   }
 
   private urlOf(token: string): string {
@@ -209,6 +213,12 @@ export class CalendarFeedService {
     }
     // The dinners' DTSTAMP: the window's first instant, so the same version gives the same text.
     const input = { zone, uidHost: this.uidHost, pages: pages(), dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
-    return this.inWorker ? renderInWorker(input) : renderCompressed(input);
+    if (!this.inWorker) return renderCompressed(input);
+    try {
+      return await renderInWorker(input, { timeoutMs: this.renderTimeoutMs });
+    } catch (err) {
+      if (err instanceof FeedRenderTimeout) throw new ServiceUnavailableError('The calendar could not be made in time; try again later');
+      throw err;
+    }
   }
 }

@@ -54,7 +54,7 @@ export function foldLines(input: string): string {
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n]!;
     // ASCII at most 74 long: nothing to fold (the common line).
-    if (line.length <= 74 && !/[^\x00-\x7f]/.test(line)) continue;
+    if (line.length <= 74 && Buffer.byteLength(line) === line.length) continue;
     let out = '';
     let from = 0;
     let c = 0;

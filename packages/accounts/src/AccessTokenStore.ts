@@ -18,6 +18,8 @@ export interface AccessTokenStore {
   insert(row: NewAccessToken, trx: Knex.Transaction): Promise<PersonalAccessTokenModel>;
   /** The person's tokens, newest first. */
   list(accountId: string): Promise<PersonalAccessTokenModel[]>;
+  /** How many of the person's tokens are unexpired at `now`, counting at most `cap` (in the caller's transaction). */
+  countLive(accountId: string, now: Date, cap: number, trx: Knex.Transaction): Promise<number>;
   /** Deletes the person's token `id`: true when there was one (only one of racing deletes gets true). */
   delete(accountId: string, id: string): Promise<boolean>;
   /** Deletes every token of the person (a password change or reset): in the caller's transaction. */
@@ -65,6 +67,15 @@ export class ObjectionAccessTokenStore implements AccessTokenStore {
         { column: 'createdAt', order: 'desc' },
         { column: 'id', order: 'desc' },
       ]);
+  }
+
+  async countLive(accountId: string, now: Date, cap: number, trx: Knex.Transaction): Promise<number> {
+    // A count cut at `cap` (it reads no more rows than that): Objection has no count over a limited subquery.
+    const { rows } = await trx.raw(
+      `select count(*)::int as n from (select 1 from ${this.Token.tableName} where account_id = ? and (expires_at is null or expires_at > ?) limit ?) t`,
+      [accountId, now.toISOString(), cap],
+    );
+    return rows[0].n;
   }
 
   async delete(accountId: string, id: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { type ApiRouter, principalOf } from '@svc/http-kit';
 import { noticeLanguage } from './access-token-mails.js';
-import type { AccessTokenService } from './access-token-service.js';
+import { ACCESS_TOKENS_PER_PERSON, type AccessTokenService } from './access-token-service.js';
 import { AccessTokenIdParams, AccessTokenListResponseSchema, CreateAccessTokenRequest, CreatedAccessTokenResponseSchema } from './access-tokens.js';
 
 const SCOPES_TEXT =
@@ -16,11 +16,11 @@ export function addAccessTokenRoutes(api: ApiRouter, options: { tokens: AccessTo
       path: '/api/v1/me/tokens',
       operationId: 'createMyToken',
       summary: 'Makes a personal access token (shown this once)',
-      description: `${SCOPES_TEXT} Only a keyed hash of the token is kept. \`expiresAt\` left out: it never expires; at most a year ahead. The account’s address gets a notice (in Norwegian when the request prefers \`nb\` in \`Accept-Language\`). Changing or resetting the password, or deleting the account, ends every token.`,
+      description: `${SCOPES_TEXT} Only a keyed hash of the token is kept. \`expiresAt\` left out: it never expires; at most a year ahead. The account’s address gets a notice (in Norwegian when the request prefers \`nb\` in \`Accept-Language\`). Changing or resetting the password, or deleting the account, ends every token. A person keeps at most ${ACCESS_TOKENS_PER_PERSON} unexpired tokens: one more is 409 \`limit_reached\` and nothing is made.`,
       auth: true,
       body: CreateAccessTokenRequest,
       responses: { 201: { description: 'the token, with `token` this once', schema: CreatedAccessTokenResponseSchema } },
-      errorCodes: { 400: ['validation_failed'] },
+      errorCodes: { 400: ['validation_failed'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       const { userId } = principalOf(req);

@@ -1,6 +1,6 @@
 import type { Clock, RandomBytes } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, InputError, NotFoundError } from '@svc/http-kit';
+import { AuthenticationError, ConflictError, InputError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { AccessTokenStore } from './AccessTokenStore.js';
 import { accessTokenCreatedMail, type NoticeLanguage } from './access-token-mails.js';
@@ -25,7 +25,16 @@ export interface AccessTokenServiceOptions {
   /** The key of the tokens' keyed hash (ACCESS_TOKEN_SECRET, or derived from SESSION_SECRET). */
   key: string;
   publicBaseUrl: string;
+  /** Most unexpired tokens one person keeps (ACCESS_TOKENS_PER_PERSON unless given). */
+  maxTokens?: number;
 }
+
+/**
+ * Most unexpired personal access tokens one person keeps: one per script or device of a home,
+ * named; no real home needs more, and each is a row read by every bearer request's lookup.
+ * Over it: 409 `limit_reached` (an expired token no longer counts).
+ */
+export const ACCESS_TOKENS_PER_PERSON = 50;
 
 /** Who makes a token: the person, and the security stamp their session signed in with. */
 export interface TokenCaller {
@@ -64,6 +73,10 @@ export class AccessTokenService {
       const row = await this.o.accounts.transaction(async (trx) => {
         const account = await this.o.accounts.lockById(caller.userId, trx);
         if (!account || (caller.stamp !== undefined && !sameSecret(caller.stamp, account.securityStamp))) throw gone();
+        // Counted under the account row's lock: parallel requests of the person count one after another.
+        const max = this.o.maxTokens ?? ACCESS_TOKENS_PER_PERSON;
+        if ((await this.o.tokens.countLive(account.id, now, max, trx)) >= max)
+          throw new ConflictError('limit_reached', `A person keeps at most ${max} unexpired access tokens; delete one first`);
         const inserted = await this.o.tokens.insert(
           { accountId: account.id, name, scopes, tokenHash: accessTokenHash(this.o.key, token), createdAt: now, expiresAt },
           trx,

@@ -74,7 +74,7 @@ export {
 // Also of this package: sessions, access tokens, the person's own operations, social sign-in, mail, passwords, pages.
 export { type AccessTokenStore, ObjectionAccessTokenStore } from './AccessTokenStore.js';
 export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
-export { AccessTokenService } from './access-token-service.js';
+export { ACCESS_TOKENS_PER_PERSON, AccessTokenService } from './access-token-service.js';
 export {
   ACCESS_TOKEN_PREFIX,
   type AccessTokenResponse,

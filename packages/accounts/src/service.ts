@@ -161,6 +161,8 @@ export interface AccountsTuning extends SocialTuning {
   breachTimeoutMs?: number;
   /** Limits of unasked mail per recipient and per client IP (default: the config's, else UNASKED_MAIL_LIMITS). */
   unaskedMail?: UnaskedMailLimits;
+  /** Most unexpired access tokens a person keeps (default ACCESS_TOKENS_PER_PERSON); tests lower it. */
+  maxAccessTokens?: number;
 }
 
 /**
@@ -310,6 +312,7 @@ export class AccountService {
       random,
       key: tokenKey,
       publicBaseUrl: config.publicBaseUrl,
+      maxTokens: options.tuning?.maxAccessTokens,
     });
     this.sessions = createSessions({
       knex,

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import type { AccountService } from '../src/index.js';
+import { ACCESS_TOKENS_PER_PERSON, type AccountService } from '../src/index.js';
 import { createWorld, dbQueries, linkIn, mailsTo, PASSWORD, PUBLIC_BASE_URL, sessionCookie, signedUp, type World } from './helpers.js';
 
 const TOKEN = /^mp_pat_[A-Za-z0-9_-]{43}$/;
@@ -312,6 +312,29 @@ describe('personal access tokens: POST, GET, DELETE /api/v1/me/tokens and Author
     // Revoked while others are used in parallel: only it stops.
     const after = await Promise.all(made.map((r) => request(app).get('/api/v1/probe/read').set('Authorization', bearer(r.body.token))));
     expect(after.map((r) => r.status)).to.deep.equal([401, ...Array(19).fill(200)]);
+  });
+
+  it('a person keeps at most ACCESS_TOKENS_PER_PERSON unexpired tokens: 12 parallel POSTs at a bound of 5 make 5, the rest 409 limit_reached; an expired one no longer counts', async () => {
+    expect(ACCESS_TOKENS_PER_PERSON).to.equal(50);
+    const bounded = w.another({}, { tuning: { bcryptCost: 4, hashWorkers: 1, maxAccessTokens: 5 } }).app;
+    const { agent } = await signedUp(w, 'ada@example.test');
+    const cookie = await cookieOf('ada@example.test');
+    void agent;
+    const post = (body: Record<string, unknown>) => request(bounded).post('/api/v1/me/tokens').set('Cookie', cookie).send(body);
+    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => post({ name: `t${i}`, scopes: ['events:read'] })));
+    expect(made.filter((r) => r.status === 201)).to.have.length(5);
+    const refused = made.filter((r) => r.status === 409);
+    expect(refused).to.have.length(7);
+    expect(refused[0]!.body.code).to.equal('limit_reached');
+    expect(await w.db.knex('personal_access_tokens').count<{ n: string }[]>('* as n')).to.deep.equal([{ n: '5' }]);
+    // One that expires: while it lives it counts; once expired, a new one fits.
+    await w.db
+      .knex('personal_access_tokens')
+      .update({ expires_at: new Date(w.clock.now().getTime() + 60_000) })
+      .where('name', made.find((r) => r.status === 201)!.body.name);
+    expect((await post({ name: 'more', scopes: ['events:read'] })).status).to.equal(409);
+    w.clock.advance(120_000);
+    expect((await post({ name: 'more', scopes: ['events:read'] })).status).to.equal(201);
   });
 
   it('a password change ends every token; deleting the account ends them too', async () => {

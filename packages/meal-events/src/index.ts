@@ -72,5 +72,6 @@ export {
 } from './service/reminders.js';
 export { normalizeRule, occurrences } from './series/rule.js';
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
-export { type FeedInput, renderFeed, summaryOf, vtimezone } from './ics.js';
+export { type FeedInput, type FeedStreamInput, foldLines, renderFeed, renderFeedChunks, summaryOf, vtimezone } from './ics.js';
+export { FeedRenderTimeout, type FeedWorkerData, type FeedWorkerMessage, type RenderedFeed, renderCompressed, renderInWorker } from './feed-render.js';
 export { planningEvents } from './planning.js';

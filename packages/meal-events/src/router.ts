@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
 import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
@@ -7,7 +10,9 @@ import {
   CalendarFeedSchema,
   EventParams,
   FeedTokenParams,
+  HOUSEHOLD_BOUNDS,
   HouseholdParams,
+  LIMITS,
   ListQuery,
   MealEventBody,
   MealEventCreateBody,
@@ -61,6 +66,12 @@ const RATE_LIMIT_HEADERS = {
   'RateLimit-Policy': { description: 'The per-IP and per-token limits', schema: { type: 'string' } },
 };
 
+/** What the write operations say of the household's bounds (HOUSEHOLD_BOUNDS). */
+const BOUNDS_TEXT =
+  `A household keeps at most ${HOUSEHOLD_BOUNDS.liveEvents.toLocaleString('en')} events dated from 31 days before today on (occurrences of series written ahead included), ` +
+  `${HOUSEHOLD_BOUNDS.events.toLocaleString('en')} events in all, and ${HOUSEHOLD_BOUNDS.activeSeries} active series (no end, an \`until\` not past, or an occurrence from today on); ` +
+  `a write past a bound is 409 \`limit_reached\` and writes nothing (a series is refused whole). At most ${LIMITS.participants} participants an event (400).`;
+
 /**
  * The meal-events operations: the paged list (the contract's "Meal events"), one event, the
  * writes, and the household's calendar feed. Any member reads events; Owner and Adult write; a
@@ -105,12 +116,13 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Adds a meal event (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest. " +
-        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field.",
+        "With `repeat`, the event is the first occurrence of a series: its occurrences up to 366 days after today (household time zone) exist when the answer comes, each an ordinary event with the `seriesId`, and the window is extended every day. `date` must fit the rule; a rule that makes no occurrence in the window, or more than 366 at once (today's not counted), is 400 `validation_failed` naming the field. " +
+        BOUNDS_TEXT,
       auth: true,
       params: HouseholdParams,
       body: MealEventCreateBody,
       responses: { 201: { description: 'The new event (with `repeat`: the first occurrence)', schema: MealEventSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
@@ -149,13 +161,14 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
-        'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept).',
+        'What a GET answered may always be sent back: a participant whose member has left since the GET is accepted unchanged and stored with `memberId` null (its name kept). ' +
+        'A replacement that would take the household past its bounds (a date moved into the counted window, a new series from `scope=following`) is 409 `limit_reached` and changes nothing.',
       auth: true,
       params: EventParams,
       query: ScopeQuery,
       body: MealEventBody,
       responses: { 200: { description: 'The event as stored (scope=following: the first occurrence of the new series)', schema: MealEventSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
@@ -283,7 +296,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'getCalendarFeedIcs',
       summary: "The household's meals as iCalendar (RFC 5545), for calendar apps; no sign-in",
       description:
-        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed. Rate-limited per client IP and per token.",
+        "The token is the secret: no cookie is needed or read. 404 for a retired URL: replaced, deleted, or retired when an Owner or Adult left the household, was removed, deleted their account or was made a Junior. `DESCRIPTION` lists the participants' names (a deleted account's as `Former member`). One VEVENT per meal event from 31 days before today to 366 days after (the household's time zone), at the event's date and serving time in that zone (`DTSTART;TZID=`, with its VTIMEZONE), `DURATION:PT1H`, `UID` `<eventId>@<PUBLIC_BASE_URL host>`, `SEQUENCE` and `LAST-MODIFIED` from the last change. Then one VEVENT per dinner of the household's current plans in the same days: `SUMMARY` the dish's name, at the day's serving time in the household's zone, `DURATION:PT1H`, `UID` `dinner-<planId>-<date>@<host>`. Send `If-None-Match` with the last `ETag` to get 304 when nothing changed (the ETag moves with any change of the household's events or plans). Sent gzip-compressed when `Accept-Encoding` allows. A rendering that takes over a minute is stopped: 503 `service_unavailable` with `Retry-After`. Its size is bounded by the household's bounds (see POST …/events). Rate-limited per client IP and per token.",
       tags: ['Calendar'],
       params: FeedTokenParams,
       responses: {
@@ -294,6 +307,8 @@ export function createRouter(options: RouterOptions): ApiRouter {
           headers: {
             ETag: { description: 'Weak validator (W/"…"): unchanged while the events of the window are', schema: { type: 'string' } },
             'Cache-Control': { description: '`private, no-cache`: revalidate with If-None-Match', schema: { type: 'string' } },
+            'Content-Encoding': { description: '`gzip` when the request accepts it (`Accept-Encoding`)', schema: { type: 'string' } },
+            Vary: { description: '`Accept-Encoding`', schema: { type: 'string' } },
             ...RATE_LIMIT_HEADERS,
           },
         },
@@ -302,7 +317,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
           headers: { ETag: { description: 'The current validator', schema: { type: 'string' } } },
         },
       },
-      errorCodes: { 404: ['not_found'], 429: ['rate_limited'] },
+      errorCodes: { 404: ['not_found'], 429: ['rate_limited'], 503: ['service_unavailable'] },
     },
     limitFeed,
     async (req, res) => {
@@ -315,9 +330,18 @@ export function createRouter(options: RouterOptions): ApiRouter {
         res.status(304).end();
         return;
       }
-      const body = await timing.step('render-ics', () => feed.body());
+      const rendered = await timing.step('render-ics', () => feed.rendered());
       res.setHeader('Content-Type', 'text/calendar; charset=utf-8');
-      res.send(body);
+      res.setHeader('Vary', 'Accept-Encoding');
+      // Kept compressed: sent as it is to a client that takes gzip (every calendar app), inflated
+      // off the event loop (zlib's thread pool) for one that does not.
+      if (req.get('accept-encoding') && req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+        res.setHeader('Content-Encoding', 'gzip');
+        res.send(rendered.gzip);
+        return;
+      }
+      res.setHeader('Content-Length', String(rendered.bytes));
+      await pipeline(Readable.from([rendered.gzip]), createGunzip(), res);
     },
   );
 

@@ -149,6 +149,18 @@ export type Weekday = (typeof WEEKDAYS)[number];
 /** Most occurrences a series may have (`count`), and most written ahead at once. */
 export const SERIES_LIMITS = { intervalMax: 52, countMax: 366, occurrencesAhead: 366, windowDays: 366 } as const;
 
+/**
+ * How large one household's meals may grow (over a bound: 409 `limit_reached`, nothing written).
+ * `liveEvents`: events dated from 31 days before today (UTC) on, the calendar feed's window and
+ * everything after it, occurrences of series written ahead included: about 12 a day for a year
+ * ahead, beyond any real family, while the largest feed stays a few tens of MB. `events`: every
+ * event of any date (past ones stay), decades of a busy family. `activeSeries`: series that can
+ * still give a meal (no end, an `until` not past, or an occurrence from today on).
+ * docs/decisions.md says why these numbers.
+ */
+export const HOUSEHOLD_BOUNDS = { liveEvents: 5_000, events: 50_000, activeSeries: 50 } as const;
+export type HouseholdBounds = { -readonly [K in keyof typeof HOUSEHOLD_BOUNDS]: number };
+
 /** The repeat rule of a series as a POST sends it (decisions.md §8 "Meals that repeat"). */
 export const RepeatBody = {
   title: 'RepeatRule',

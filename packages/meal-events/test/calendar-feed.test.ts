@@ -454,7 +454,7 @@ describe('calendar feed', () => {
       const notModified = await request(app).get(pathOf(made.url)).set('If-None-Match', etag).expect(304);
       expect(notModified.text).to.equal('');
       expect(notModified.headers.etag).to.equal(etag);
-      // The 304 reads the feed and the window's fingerprint, not the events; an unchanged feed is rendered once.
+      // The 304 reads the feed and the household's events version, not the events; an unchanged feed is rendered once.
       expect(notModified.headers['server-timing']).to.include('db;dur=').and.include('desc="2 queries"');
       expect(notModified.headers['server-timing']).to.not.include('render-ics');
       expect((await request(app).get(pathOf(made.url)).expect(200)).headers['server-timing']).to.include('desc="2 queries"');
@@ -470,16 +470,18 @@ describe('calendar feed', () => {
       const changed = await request(app).get(pathOf(made.url)).set('If-None-Match', etag).expect(200);
       expect(changed.headers.etag).to.not.equal(etag);
       expect(parseFeed(changed.text).events[0]!.summary).to.equal('Guests: changed');
-      // A new event gives a new ETag; deleting it again gives back the same events, so the same ETag; a new day (the window moves) a new one.
+      // A new event gives a new ETag; deleting it again too (the household's events version never repeats); a new day (the window moves) a new one.
       const added = await addEvent({ date: '2026-12-24' });
       const withAdded = await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(200);
       expect(parseFeed(withAdded.text).events).to.have.length(2);
       expect([etag, changed.headers.etag]).to.not.include(withAdded.headers.etag);
       await as(owner).del(`${eventsPath()}/${added.id}`).expect(204);
       await request(app).get(pathOf(made.url)).set('If-None-Match', String(withAdded.headers.etag)).expect(200);
-      await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(304);
+      const afterDelete = await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(200);
+      expect(parseFeed(afterDelete.text).events).to.have.length(1);
+      await request(app).get(pathOf(made.url)).set('If-None-Match', String(afterDelete.headers.etag)).expect(304);
       clock.advance(86_400_000);
-      const nextDay = await request(app).get(pathOf(made.url)).set('If-None-Match', String(changed.headers.etag)).expect(200);
+      const nextDay = await request(app).get(pathOf(made.url)).set('If-None-Match', String(afterDelete.headers.etag)).expect(200);
       expect(parseFeed(nextDay.text).events).to.have.length(1);
     });
 

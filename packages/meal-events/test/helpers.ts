@@ -9,6 +9,7 @@ import {
   CalendarFeedService,
   createRouter,
   type EventReminders,
+  type HouseholdBounds,
   MealEventsService,
   ObjectionCalendarFeedStore,
   ObjectionMealEventStore,
@@ -122,6 +123,7 @@ export function buildEventsApp(options: {
   trustProxy?: boolean;
   reminders?: EventReminders;
   series?: SeriesStore;
+  bounds?: Partial<HouseholdBounds>;
 }): EventsApp {
   const store = new ObjectionMealEventStore(options.knex);
   const { access, clock } = options;
@@ -135,6 +137,7 @@ export function buildEventsApp(options: {
     series: options.series ?? new SeriesStore(options.knex),
     profiles: access.profiles,
     reminders: options.reminders,
+    bounds: options.bounds,
   });
   const calendar = new CalendarFeedService({
     feeds: new ObjectionCalendarFeedStore(options.knex),

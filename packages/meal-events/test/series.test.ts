@@ -143,7 +143,7 @@ describe('meal event series (repeat, scopes, GET series)', () => {
       expect(await all()).to.have.length(2);
     });
 
-    it('creates the series and a year of occurrences in one statement (batch insert), beside the zone and the members lock', async () => {
+    it('creates the series and a year of occurrences in one statement (batch insert), beside the zone, the members lock and the bounds check', async () => {
       const statements: string[] = [];
       const listener = (q: { sql: string }) => statements.push(q.sql);
       db.knex.on('query', listener);
@@ -153,7 +153,9 @@ describe('meal event series (repeat, scopes, GET series)', () => {
         db.knex.off('query', listener);
       }
       expect(statements.filter((s) => /insert/i.test(s))).to.have.length(1);
-      expect(statements).to.have.length(1);
+      // BEGIN, the write, the household's size (issue 47's bounds), COMMIT.
+      expect(statements).to.have.length(4);
+      expect(statements[2]).to.match(/count\(\*\)/);
       expect(await all()).to.have.length(53);
     });
   });

@@ -22,7 +22,7 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export { PushService, type PushServiceOptions } from './service.js';
+export { DEVICES_PER_PERSON, PushService, type PushServiceOptions } from './service.js';
 
 // The store: its interface and its Objection implementation.
 export { ObjectionPushStore, type PushStore, type RegisterDevice } from './store.js';

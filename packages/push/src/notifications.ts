@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type {
   AccountDeletionStep,
   Clock,
@@ -152,19 +152,35 @@ function messageOf(row: { token: string; platform: 'ios' | 'android'; kind: Push
   };
 }
 
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify([createdAt, id])).toString('base64url');
+/**
+ * The inbox's page cursor: the position of the page's last item and a digest of the account whose
+ * inbox it came from, so a cursor works only on that person's list (decisions.md §2: anything else
+ * is 400 `invalid_cursor`). It needs no secret: a person can only ever read their own inbox, and
+ * every part is checked before it reaches SQL.
+ */
+function accountTag(userId: string): string {
+  return createHash('sha256').update(`@svc/push inbox cursor\n${userId.toLowerCase()}`).digest('base64url').slice(0, 16);
 }
 
-function decodeCursor(cursor: string): [string, string] {
+function encodeCursor(userId: string, createdAt: string, id: string): string {
+  return Buffer.from(JSON.stringify([1, createdAt, id, accountTag(userId)])).toString('base64url');
+}
+
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+function decodeCursor(userId: string, cursor: string): [string, string] {
   try {
-    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && !Number.isNaN(Date.parse(value[0])) && isUuid(String(value[1])))
-      return [value[0], String(value[1])];
+    if (/^[A-Za-z0-9_-]+$/.test(cursor)) {
+      const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+      if (Array.isArray(value) && value.length === 4 && value[0] === 1 && typeof value[1] === 'string' && ISO_INSTANT.test(value[1]))
+        if (!Number.isNaN(Date.parse(value[1])) && isUuid(String(value[2])) && value[3] === accountTag(userId)) return [value[1], String(value[2])];
+    }
   } catch {
     /* below */
   }
-  throw new InputError('validation_failed', 'cursor is not one this service gave', [{ field: 'cursor', in: 'query', message: 'unknown cursor' }]);
+  throw new InputError('invalid_cursor', 'The cursor was not handed out by this service for this list', [
+    { field: 'cursor', in: 'query', message: 'is not a cursor this service handed out for this list' },
+  ]);
 }
 
 /**
@@ -637,7 +653,7 @@ export class NotificationService {
   /** The caller's inbox, newest first (30 days), `limit` 1–100. */
   async inbox(userId: string, options: { cursor?: string; limit?: number } = {}): Promise<{ items: InboxItem[]; nextCursor: string | null }> {
     const limit = options.limit ?? 50;
-    const after = options.cursor ? decodeCursor(options.cursor) : undefined;
+    const after = options.cursor !== undefined ? decodeCursor(userId, options.cursor) : undefined;
     const since = new Date(this.clock.now().getTime() - INBOX_DAYS * DAY_MS);
     const { rows } = await this.knex.raw(
       `select n.id, n.household_id, n.kind, n.title, n.body, n.data, i.created_at, i.read_at
@@ -660,7 +676,7 @@ export class NotificationService {
       }),
     );
     const last = page[page.length - 1];
-    return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.createdAt, last.id) : null };
+    return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(userId, last.createdAt, last.id) : null };
   }
 
   /**

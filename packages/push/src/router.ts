@@ -15,7 +15,7 @@ import {
   TokenParams,
   UpdateBody,
 } from './schemas.js';
-import type { PushService } from './service.js';
+import { DEVICES_PER_PERSON, type PushService } from './service.js';
 
 /** What the push routes need: the package's service (which holds its store and clock). */
 export interface RouterOptions {
@@ -54,11 +54,12 @@ export function createRouter(options: RouterOptions): ApiRouter {
       operationId: 'registerPushDevice',
       summary: 'Registers this phone for push (idempotent per token)',
       description:
-        "A new token gets all four switches on. A known token is marked seen (lastSeenAt) and handed to the caller, never duplicated: kept as it is when it already was the caller's, reset to all switches on when it comes from another account. platform and provider are taken from the request; provider null or left out is the service default.",
+        "A new token gets all four switches on. A known token is marked seen (lastSeenAt) and handed to the caller, never duplicated: kept as it is when it already was the caller's, reset to all switches on when it comes from another account. platform and provider are taken from the request; provider null or left out is the service default. " +
+        `A person keeps at most ${DEVICES_PER_PERSON} devices: a new one past that is 409 \`limit_reached\` and nothing is registered (a known token of the caller's is always accepted).`,
       auth: true,
       body: RegisterBody,
       responses: { 200: { description: 'The device as registered', schema: PushDeviceSchema } },
-      errorCodes: { 400: ['validation_failed', 'value_too_long'] },
+      errorCodes: { 400: ['validation_failed', 'value_too_long'], 409: ['limit_reached'] },
     },
     async (req, res) => {
       res.json(await service.register(principalOf(req).userId, req.input.body));
@@ -150,8 +151,9 @@ function notificationRoutes(api: ApiRouter, notifications: NotificationService, 
         "Every notification that was for the caller, whatever their phones' switches and quiet hours (those decide only what reaches phones). `limit` 1 to 100 (default 50); follow `nextCursor` for older ones (null on the last page).",
       auth: true,
       query: InboxQuery,
+      fieldCodes: { cursor: 'invalid_cursor' },
       responses: { 200: { description: 'A page of the inbox', schema: InboxSchema } },
-      errorCodes: { 400: ['validation_failed'] },
+      errorCodes: { 400: ['validation_failed', 'invalid_cursor'] },
     },
     async (req, res) => {
       const { cursor, limit } = req.input.query;

@@ -165,7 +165,12 @@ export const NotificationSchema = {
 export const InboxQuery = {
   type: 'object',
   properties: {
-    cursor: { type: 'string', maxLength: 500, description: 'nextCursor of the previous page' },
+    cursor: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: '`nextCursor` of the previous page of the same person; anything else is 400 invalid_cursor',
+    },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 50, description: 'Page size, 1 to 100 (default 50)' },
   },
 } as const satisfies TypedSchema;

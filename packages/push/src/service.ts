@@ -1,5 +1,5 @@
 import type { AccountDeletionStep, Clock, Transaction } from '@svc/contracts';
-import { InputError, NotFoundError } from '@svc/http-kit';
+import { ConflictError, InputError, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
 import type { PushStore } from './store.js';
@@ -9,7 +9,16 @@ export interface PushServiceOptions {
   clock: Clock;
   /** `defaultProvider`: stored when a phone registers without naming one (PUSH_DEFAULT_PROVIDER, default `fcm`). */
   config: { defaultProvider: string };
+  /** Most devices one person may have registered (DEVICES_PER_PERSON unless given). */
+  maxDevices?: number;
 }
+
+/**
+ * Most push devices one person keeps: phones, tablets and the tokens a reinstall leaves behind
+ * until their provider calls them gone. Each is a message per notification, so the bound also
+ * bounds what one notification costs. Over it: 409 `limit_reached`.
+ */
+export const DEVICES_PER_PERSON = 100;
 
 const notMine = () => new NotFoundError('not_found', 'No such device registered to this account');
 
@@ -23,17 +32,25 @@ export class PushService {
   private readonly store: PushStore;
   private readonly clock: Clock;
   private readonly defaultProvider: string;
+  private readonly maxDevices: number;
 
   constructor(options: PushServiceOptions) {
     if (!options.config.defaultProvider) throw new Error('push: config.defaultProvider must not be empty');
     this.store = options.store;
     this.clock = options.clock;
     this.defaultProvider = options.config.defaultProvider;
+    this.maxDevices = options.maxDevices ?? DEVICES_PER_PERSON;
   }
 
-  register(userId: string, request: RegisterRequest): Promise<PushDevice> {
+  async register(userId: string, request: RegisterRequest): Promise<PushDevice> {
     const { token, platform, provider } = request;
-    return this.store.register(userId, { token, platform, provider: provider ?? this.defaultProvider }, this.clock.now());
+    const device = await this.store.register(userId, { token, platform, provider: provider ?? this.defaultProvider }, this.clock.now(), this.maxDevices);
+    if (!device)
+      throw new ConflictError(
+        'limit_reached',
+        `A person may register at most ${this.maxDevices} devices; remove one (DELETE /api/v1/me/devices/{token}) first`,
+      );
+    return device;
   }
 
   /** One of the caller's phones; `loaded`: the rows of `deviceRead` loaded with the caller (the route's `req.loadedRead`), if any. */

@@ -15,8 +15,12 @@ export interface RegisterDevice {
  * to another account is not found. Time comes in as `now`; the store holds no clock.
  */
 export interface PushStore {
-  /** Upsert by token, in one statement: new → all switches on; known → marked seen and handed to `userId`. */
-  register(userId: string, device: RegisterDevice, now: Date): Promise<PushDevice>;
+  /**
+   * Upsert by token, in one statement: new → all switches on; known → marked seen and handed to
+   * `userId`. With `maxDevices`, undefined (and nothing written) when the person would then have
+   * more devices than that; exact under parallel registrations of the person.
+   */
+  register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined>;
   /**
    * The caller's phone of `token`. `loaded`: the row of the declared read `deviceRead`, when the
    * kernel loaded it with the caller (the route's `req.loadedRead`): made into the answer by the model
@@ -47,8 +51,26 @@ export class ObjectionPushStore implements PushStore {
     return this.Device.query().where({ tokenHash: tokenHash(token), userId, token });
   }
 
-  async register(userId: string, device: RegisterDevice, now: Date): Promise<PushDevice> {
-    const k = this.Device.knex();
+  async register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined> {
+    if (maxDevices === undefined) return this.upsert(this.Device.knex(), userId, device, now);
+    const over = Symbol('over');
+    try {
+      return await this.Device.knex().transaction(async (trx) => {
+        // The person's registrations one at a time (a lock on the person's id, as no row of theirs
+        // may exist yet), so the count after the write sees every other one; over: rolled back.
+        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`push_devices:${userId}`]);
+        const written = await this.upsert(trx, userId, device, now);
+        const { rows } = await trx.raw('select count(*)::int as n from (select 1 from push_devices where user_id = ? limit ?) d', [userId, maxDevices + 1]);
+        if (rows[0].n > maxDevices) throw over;
+        return written;
+      });
+    } catch (err) {
+      if (err === over) return undefined;
+      throw err;
+    }
+  }
+
+  private async upsert(k: Knex, userId: string, device: RegisterDevice, now: Date): Promise<PushDevice> {
     // Same owner: the phone's own switches stay. A new owner starts like a new phone (all on):
     // the switches were the previous person's choices.
     const keepIfSameOwner = (column: string) => k.raw('case when ?? = excluded.user_id then ?? else true end', ['pushDevices.userId', `pushDevices.${column}`]);

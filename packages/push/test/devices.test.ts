@@ -5,7 +5,7 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
+import { createRouter, DEVICES_PER_PERSON, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
 
 describe('push devices: /api/v1/me/devices', () => {
   let db: TestDatabase;
@@ -42,6 +42,29 @@ describe('push devices: /api/v1/me/devices', () => {
       .then((r) => Number(r[0]!.count));
 
   describe('PUT', () => {
+    it('a person keeps at most DEVICES_PER_PERSON devices: 12 parallel new ones at a bound of 4 register 4, the rest 409 limit_reached; a known one is always accepted', async () => {
+      expect(DEVICES_PER_PERSON).to.equal(100);
+      const bounded = buildTestApp({
+        routers: [
+          createRouter({ service: new PushService({ store: new ObjectionPushStore(db.knex), clock, config: { defaultProvider: 'fcm' }, maxDevices: 4 }) }),
+        ],
+      });
+      const reg = (token: string, user = ada) => request(bounded).put('/api/v1/me/devices').set('X-Test-User', user).send({ token, platform: 'ios' });
+      const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => reg(`phone-${i}`)));
+      const ok = answers.filter((r) => r.status === 200);
+      expect(ok).to.have.length(4);
+      const refused = answers.filter((r) => r.status === 409);
+      expect(refused).to.have.length(8);
+      expect(refused[0]!.body.code).to.equal('limit_reached');
+      expect(await rows()).to.equal(4);
+      // A known token of the person's is seen again; another person is not affected.
+      expect((await reg(ok[0]!.body.token)).status).to.equal(200);
+      expect((await reg('phone-of-bo', bo)).status).to.equal(200);
+      // Bo's phone handed to Ada (a new login on it) is one more of Ada's: refused, and it stays Bo's.
+      expect((await reg('phone-of-bo', ada)).status).to.equal(409);
+      expect((await db.knex('pushDevices').where({ token: 'phone-of-bo' }).first()).userId).to.equal(bo);
+    });
+
     it('registers a new phone with all four switches on, the default provider and lastSeenAt now', async () => {
       const res = await put({ token: fcm, platform: 'android' }).expect(200);
       expect(res.body).to.deep.equal({

@@ -414,8 +414,36 @@ describe('notifications: the internal route, delivery to FCM and APNs, the inbox
       const p3 = (await inbox(ada, `?limit=2&cursor=${p2.nextCursor}`).expect(200)).body;
       expect(p3.items.map((i: { title: string }) => i.title)).to.deep.equal(['n0']);
       expect(p3.nextCursor).to.equal(null);
-      for (const q of ['?limit=0', '?limit=101', '?cursor=nonsense']) expect((await inbox(ada, q).expect(400)).body.code).to.equal('validation_failed');
+      for (const q of ['?limit=0', '?limit=101']) expect((await inbox(ada, q).expect(400)).body.code).to.equal('validation_failed');
       await request(app).get('/api/v1/me/notifications').expect(401);
+    });
+
+    it('a cursor it did not hand out, or handed out for another person, is 400 invalid_cursor (decisions §2), never another page', async () => {
+      for (let i = 0; i < 3; i++) {
+        await send({ ...note, title: `n${i}` }).expect(202);
+        clock.advanceSeconds(1);
+      }
+      const adas = (await inbox(ada, '?limit=1').expect(200)).body.nextCursor as string;
+      const bos = (await inbox(bo, '?limit=1').expect(200)).body.nextCursor as string;
+      expect(adas).to.be.a('string');
+      // The same position, another person's list: refused both ways.
+      for (const [user, cursor] of [
+        [bo, adas],
+        [ada, bos],
+      ] as const) {
+        const res = await inbox(user, `?cursor=${encodeURIComponent(cursor)}`).expect(400);
+        expect(res.body).to.include({ code: 'invalid_cursor', status: 400 });
+        expect(res.body.errors[0]).to.include({ field: 'cursor' });
+      }
+      const forged = Buffer.from(JSON.stringify(['2026-11-27T12:00:00.000Z', randomUUID()])).toString('base64url');
+      const altered = `${adas.slice(0, -2)}${adas.endsWith('A') ? 'B' : 'A'}A`;
+      for (const bad of ['nonsense', 'not-a-cursor-!', '', 'x'.repeat(501), forged, altered, '%00', Buffer.from('[]').toString('base64url')]) {
+        const res = await inbox(ada, `?cursor=${encodeURIComponent(bad)}`);
+        expect(res.status, bad).to.equal(400);
+        expect(res.body.code, bad).to.equal('invalid_cursor');
+      }
+      // The person's own cursor still works.
+      expect((await inbox(ada, `?limit=1&cursor=${encodeURIComponent(adas)}`).expect(200)).body.items).to.have.length(1);
     });
 
     it('forgets notifications after 30 days', async () => {

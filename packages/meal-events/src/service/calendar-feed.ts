@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
-import { assertRole, NotFoundError, systemRandom } from '@svc/http-kit';
+import { gunzip } from 'node:zlib';
+import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type PlannedDinners, type RandomBytes } from '@svc/contracts';
+import { assertRole, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import { FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
-import { renderFeed, vtimezone } from '../ics.js';
+import { vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
-import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
+import type { CalendarEvent, CalendarFeedStore, EventPosition, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
 export interface CalendarFeedServiceOptions {
   feeds: CalendarFeedStore;
@@ -23,17 +25,31 @@ export interface CalendarFeedServiceOptions {
   tokenSecret: string;
   /** Source of tokens and IVs; the system's unless given. */
   random?: RandomBytes;
-  /** Bytes of rendered feeds this instance keeps (by ETag); 16 MiB unless given. */
+  /** Bytes of rendered feeds this instance keeps (by ETag, gzip-compressed); 32 MiB unless given. */
   cacheBytes?: number;
+  /** The current plans' dinners, from @svc/planner; left out: the feed shows events only. */
+  dinners?: PlannedDinners;
+  /** Render on a worker thread (true unless given; false renders on this thread, in slices). */
+  renderInWorker?: boolean;
+  /** Longest a rendering on the worker may take before it is stopped (503, `Retry-After`); 60 s unless given. */
+  renderTimeoutMs?: number;
 }
 
 /** A feed ready to answer: its validator now, its text when asked for. */
 export interface FeedAnswer {
-  /** Weak ETag: the same events give the same calendar. */
+  /** Weak ETag: the same events (and planned dinners) give the same calendar. */
   etag: string;
-  /** The iCalendar text (rendered once per ETag and instance, then kept while there is room). */
+  /**
+   * The calendar, rendered once per ETag and instance (parallel requests share one rendering), in
+   * slices that hand the event loop back, then kept compressed while the cache has room.
+   */
+  rendered(): Promise<RenderedFeed>;
+  /** The iCalendar text itself (tests; the route sends `rendered()`). */
   body(): Promise<string>;
 }
+
+/** Events the feed reads at a time (a page of the largest household's window is a few MB of rows). */
+const WINDOW_PAGE = 250;
 
 /** Days of meals the feed holds before and after today (in the household's time zone). */
 export const FEED_WINDOW = { daysBefore: 31, daysAfter: 366 } as const;
@@ -58,7 +74,12 @@ export class CalendarFeedService {
   private readonly sealer: FeedTokenSealer;
   private readonly base: string;
   private readonly uidHost: string;
-  private readonly rendered: LRUCache<string, string>;
+  private readonly rendered: LRUCache<string, RenderedFeed>;
+  /** Renderings under way, by ETag: a request for one joins it. */
+  private readonly rendering = new Map<string, Promise<RenderedFeed>>();
+  private readonly dinners: PlannedDinners | undefined;
+  private readonly inWorker: boolean;
+  private readonly renderTimeoutMs: number;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -71,7 +92,10 @@ export class CalendarFeedService {
     const base = new URL(options.publicBaseUrl);
     this.base = base.toString().replace(/\/+$/, '');
     this.uidHost = base.host;
-    this.rendered = new LRUCache<string, string>({ maxSize: options.cacheBytes ?? 16 * 1024 * 1024, sizeCalculation: (body) => body.length || 1 });
+    this.rendered = new LRUCache<string, RenderedFeed>({ maxSize: options.cacheBytes ?? 32 * 1024 * 1024, sizeCalculation: (r) => r.gzip.length || 1 });
+    this.dinners = options.dinners;
+    this.inWorker = options.renderInWorker ?? true;
+    this.renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
   }
 
   private urlOf(token: string): string {
@@ -115,40 +139,86 @@ export class CalendarFeedService {
 
   /**
    * The iCalendar text behind a feed URL: the household's events from 31 days before today to 366
-   * days after, "today" being the date in the household's time zone now.
+   * days after, "today" being the date in the household's time zone now, and the current plans'
+   * dinners of the same days.
    *
-   * Calendar apps poll, and most polls find nothing changed, while rendering costs about half a
-   * millisecond per event (mostly ical-generator's line folding). So the ETag is computed from a
-   * fingerprint of the window (one aggregate query) and of everything else the text depends on
-   * (zone and its VTIMEZONE, window, UID host): a matching If-None-Match is answered without
-   * reading the events, and the text is rendered only when asked for, once per ETag while the
-   * cache has room. The ETag is weak: it promises the same events, not the same bytes across
-   * versions of this service.
+   * Calendar apps poll, and most polls find nothing changed, while rendering the largest household
+   * the bounds allow takes seconds. So the ETag is computed from the household's events list
+   * version (one number, moved by PostgreSQL with every change of its events), the planned
+   * dinners' version, and everything else the text depends on (zone and its VTIMEZONE, window,
+   * UID host): a matching If-None-Match is answered without reading the events, and the text is
+   * rendered only when asked for, once per ETag and instance (parallel requests join one
+   * rendering), in slices that never hold the event loop, and kept gzip-compressed while the cache
+   * has room. The ETag is weak: it promises the same events, not the same bytes across versions of
+   * this service.
    */
   async ics(token: string): Promise<FeedAnswer> {
     const feed = await this.feedOf(token);
-    const { timeZoneId } = await this.profiles(feed.householdId);
+    const householdId = feed.householdId;
+    const [{ timeZoneId }, eventsVersion, dinnersVersion] = await Promise.all([
+      this.profiles(householdId),
+      this.events.listVersion(householdId),
+      this.dinners ? this.dinners.version(householdId) : null,
+    ]);
     // Households only store zones of the server's own database; should one ever be unknown here, the feed still answers, in UTC.
     const zone = DateTime.local({ zone: timeZoneId }).isValid ? timeZoneId : 'UTC';
     const today = DateTime.fromJSDate(this.clock.now(), { zone }).startOf('day');
     const from = today.minus({ days: FEED_WINDOW.daysBefore }).toISODate()!;
     const to = today.plus({ days: FEED_WINDOW.daysAfter }).toISODate()!;
-    const fingerprint = await this.events.calendarFingerprint(feed.householdId, from, to);
     const etag = `W/"${createHash('sha256')
-      .update(JSON.stringify([feed.householdId, zone, vtimezone(zone), from, to, this.uidHost, fingerprint]))
+      .update(JSON.stringify([householdId, zone, vtimezone(zone), from, to, this.uidHost, eventsVersion, dinnersVersion]))
       .digest('base64url')}"`;
+    const rendered = () => {
+      const cached = this.rendered.get(etag);
+      if (cached) return Promise.resolve(cached);
+      let pending = this.rendering.get(etag);
+      if (!pending) {
+        pending = this.render(householdId, zone, from, to).finally(() => this.rendering.delete(etag));
+        this.rendering.set(etag, pending);
+        void pending.then(
+          (r) => this.rendered.set(etag, r),
+          () => {},
+        );
+      }
+      return pending;
+    };
     return {
       etag,
+      rendered,
       body: async () => {
-        const cached = this.rendered.get(etag);
-        if (cached !== undefined) return cached;
-        // Read after the fingerprint: an edit in between makes the text newer than its ETag, never
-        // older, so the next poll (a new ETag) simply fetches it again.
-        const events = await this.events.calendarWindow(feed.householdId, from, to);
-        const body = renderFeed({ zone, uidHost: this.uidHost, events });
-        this.rendered.set(etag, body);
-        return body;
+        const { gzip } = await rendered();
+        return new Promise<string>((resolve, reject) => gunzip(gzip, (err, text) => (err ? reject(err) : resolve(text.toString('utf8')))));
       },
     };
+  }
+
+  /**
+   * Reads the window and renders it, compressing as it goes (zlib works off the event loop).
+   * Read after the version: an edit in between makes the text newer than its ETag, never older,
+   * so the next poll (a new ETag) simply fetches it again.
+   */
+  private async render(householdId: string, zone: string, from: string, to: string): Promise<RenderedFeed> {
+    const dinners = this.dinners ? await this.dinners.dinners(householdId) : [];
+    const inWindow = dinners.filter((d) => d.date >= from && d.date <= to);
+    // The window a page at a time, each rendered as it arrives and let go.
+    const events = this.events;
+    async function* pages(): AsyncGenerator<CalendarEvent[]> {
+      for (let after: EventPosition | null = null; ; ) {
+        const page = await events.calendarWindow(householdId, from, to, { after, limit: WINDOW_PAGE });
+        yield page;
+        if (page.length < WINDOW_PAGE) return;
+        const last = page.at(-1)!;
+        after = { date: last.date, servingTime: last.servingTime, id: last.id };
+      }
+    }
+    // The dinners' DTSTAMP: the window's first instant, so the same version gives the same text.
+    const input = { zone, uidHost: this.uidHost, pages: pages(), dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
+    if (!this.inWorker) return renderCompressed(input);
+    try {
+      return await renderInWorker(input, { timeoutMs: this.renderTimeoutMs });
+    } catch (err) {
+      if (err instanceof FeedRenderTimeout) throw new ServiceUnavailableError('The calendar could not be made in time; try again later');
+      throw err;
+    }
   }
 }

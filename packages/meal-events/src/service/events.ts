@@ -1,11 +1,12 @@
 import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
 import type { Pojo, ReadDeclaration } from '@svc/db';
-import { assertRole, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import { MealEventModel } from '../models/index.js';
 import { eventRead } from '../reads.js';
 import type { EventScope, ListEventsQuery, MealEvent, MealEventCreateInput, MealEventInput, MealEventSeries } from '../schemas.js';
+import { HOUSEHOLD_BOUNDS, type HouseholdBounds } from '../schemas.js';
 import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.js';
 import {
   apiSeries,
@@ -38,6 +39,8 @@ export interface MealEventsServiceOptions {
   profiles: HouseholdProfiles;
   /** Reminders of events (`reminderMinutes`): enqueued with each write; none: stored but never sent (tests of other things). */
   reminders?: EventReminders;
+  /** How large a household may grow (HOUSEHOLD_BOUNDS unless given: tests use small ones). */
+  bounds?: Partial<HouseholdBounds>;
 }
 
 /**
@@ -67,6 +70,7 @@ function pageAnswerOf(text: string): PageAnswer {
 }
 
 const notFoundEvent = () => new NotFoundError('not_found', 'No such meal event in this household');
+const limitReached = (detail: string) => new ConflictError('limit_reached', detail);
 
 /** What is stored of a body: `servingTime` to the minute (the list is ordered by what clients see), participants with only their two members, memberId lower-cased. */
 function valuesOf(input: MealEventInput): MealEventValues {
@@ -102,6 +106,7 @@ export class MealEventsService {
   private readonly series: SeriesStore;
   private readonly profiles: HouseholdProfiles;
   private readonly reminders: EventReminders | undefined;
+  private readonly bounds: HouseholdBounds;
   /** The answer made of each page the store handed out, while the store keeps the page (to answer it again). */
   private readonly answers = new WeakMap<EventPage, PageAnswer>();
 
@@ -115,6 +120,33 @@ export class MealEventsService {
     this.series = options.series;
     this.profiles = options.profiles;
     this.reminders = options.reminders;
+    this.bounds = { ...HOUSEHOLD_BOUNDS, ...options.bounds };
+  }
+
+  /** The first day the `liveEvents` bound counts: 31 days before today (UTC; the feed's window starts there in the household's zone). */
+  private liveFrom(): string {
+    return addDays(this.clock.now().toISOString().slice(0, 10), -31);
+  }
+
+  /**
+   * 409 `limit_reached` when the household is now past a bound. Called after a write that may
+   * grow it, in the write's transaction (so the refusal rolls the write back: nothing is kept);
+   * exact under parallel writers (see SeriesStore.size).
+   */
+  private async withinBounds(householdId: string, trx: Knex.Transaction, series = false): Promise<void> {
+    const b = this.bounds;
+    const today = this.clock.now().toISOString().slice(0, 10);
+    const size = await this.series.size(
+      householdId,
+      this.liveFrom(),
+      today,
+      { liveEvents: b.liveEvents + 1, events: b.events + 1, activeSeries: series ? b.activeSeries + 1 : 0 },
+      trx,
+    );
+    if (size.liveEvents > b.liveEvents)
+      throw limitReached(`A household keeps at most ${b.liveEvents} meal events dated from 31 days ago on (occurrences of series written ahead included)`);
+    if (size.events > b.events) throw limitReached(`A household keeps at most ${b.events} meal events in all`);
+    if (series && size.activeSeries > b.activeSeries) throw limitReached(`A household keeps at most ${b.activeSeries} active repeating series`);
   }
 
   /** The household's zone, asked only when a reminder needs it. */
@@ -192,12 +224,13 @@ export class MealEventsService {
     const id = uuidV4(this.random(16));
     // The reminder's job is made by the event's INSERT itself (meal-events' `jobSources`): it exists exactly when the event does.
     const reminderAt = await this.reminderOf(householdId, values);
-    if (!named(values)) return this.store.create(householdId, id, values, this.clock.now(), undefined, reminderAt);
-    // The members named are locked until the event is written: a removal racing this waits, then
-    // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
     return this.store.transaction(async (trx) => {
-      refuseStrangers(await this.strangers(householdId, values, trx));
-      return this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
+      // The members named are locked until the event is written: a removal racing this waits, then
+      // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
+      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+      const event = await this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
+      await this.withinBounds(householdId, trx);
+      return event;
     });
   }
 
@@ -227,12 +260,11 @@ export class MealEventsService {
     const write = (trx?: Knex.Transaction) =>
       this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx);
     // Every occurrence's reminder still ahead is enqueued by the occurrences' INSERT itself.
-    if (!named(values)) await write();
-    else
-      await this.store.transaction(async (trx) => {
-        refuseStrangers(await this.strangers(householdId, values, trx));
-        await write(trx);
-      });
+    await this.series.transaction(async (trx) => {
+      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+      await write(trx);
+      await this.withinBounds(householdId, trx, true);
+    });
     const at = now.toISOString();
     // The first occurrence as written (as the store answers a single event it created).
     return MealEventModel.fromJson({ id: occ[0]!.id, householdId, ...values, createdAt: at, updatedAt: at, seriesId }).toApi();
@@ -269,6 +301,8 @@ export class MealEventsService {
       const event = await this.replaceOne(householdId, eventId, values, trx, reminderAt);
       // scope=this: the occurrence stays in its series, listed as an exception by its original date.
       if (locked) await this.series.addException(locked.series.id, locked.originalDate, this.clock.now(), trx);
+      // Moved into the window the bound counts (from a date before it), the household may have grown.
+      if (values.date >= this.liveFrom()) await this.withinBounds(householdId, trx);
       return event;
     });
   }
@@ -300,6 +334,7 @@ export class MealEventsService {
         const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
         if (values.date !== originalDate) stillExceptions.push(originalDate);
         await this.series.update(seriesId, { template: { ...values, date: series.template.date }, exceptions: stillExceptions.sort() }, now, trx);
+        await this.withinBounds(householdId, trx);
         return replaced;
       }
       // following: the old series ends the day before; a new one, with the same rule, starts at the body's date.
@@ -325,6 +360,7 @@ export class MealEventsService {
         now,
         trx,
       );
+      await this.withinBounds(householdId, trx);
       return { ...replaced, seriesId: newId };
     });
     if (single) return this.replaceThis(householdId, eventId, values);

@@ -1,8 +1,8 @@
 import type { Clock, HouseholdProfiles, RandomBytes } from '@svc/contracts';
 import type { JobQueue } from '@svc/jobs';
 import { DateTime } from 'luxon';
-import { SERIES_LIMITS } from '../schemas.js';
-import { MAX_AHEAD, occurrences } from '../series/rule.js';
+import { HOUSEHOLD_BOUNDS, type HouseholdBounds, SERIES_LIMITS } from '../schemas.js';
+import { addDays, MAX_AHEAD, occurrences } from '../series/rule.js';
 import type { SeriesStore, StoredSeries } from '../store/index.js';
 import { reminderInstant } from './reminders.js';
 
@@ -35,6 +35,8 @@ export interface SeriesExtenderOptions {
   random: RandomBytes;
   /** Series per transaction (default 200). The occurrences' reminders are enqueued by their INSERT itself (meal-events' `jobSources`). */
   batch?: number;
+  /** How large a household may grow (HOUSEHOLD_BOUNDS unless given): occurrences past a bound wait for room. */
+  bounds?: Partial<HouseholdBounds>;
 }
 
 /**
@@ -45,10 +47,12 @@ export interface SeriesExtenderOptions {
  * Occurrences listed in `exceptions` (deleted on their own) are not written again.
  */
 export class SeriesExtender {
-  private readonly options: Required<SeriesExtenderOptions>;
+  private readonly options: Required<Omit<SeriesExtenderOptions, 'bounds'>>;
+  private readonly bounds: HouseholdBounds;
 
   constructor(options: SeriesExtenderOptions) {
     this.options = { batch: 200, ...options };
+    this.bounds = { ...HOUSEHOLD_BOUNDS, ...options.bounds };
   }
 
   /** One pass over every series that is behind; answers the occurrences written. */
@@ -70,6 +74,7 @@ export class SeriesExtender {
         if (!rows.length) return { count: 0, last: after, written: 0 };
         const writes: { seriesId: string; id: string; date: string; remindAt: Date | null }[] = [];
         const windows: { id: string; writtenThrough: string }[] = [];
+        const due: { s: StoredSeries; zone: string; horizon: string; dates: string[] }[] = [];
         for (const s of rows) {
           // The dates of a series are computed synchronously (rrule): one series per turn of the
           // event loop, so requests on this instance are not held behind a whole batch.
@@ -81,12 +86,26 @@ export class SeriesExtender {
           }
           const { horizon } = windowOf(now, zone);
           if (horizon <= s.writtenThrough) continue;
+          due.push({ s, zone, horizon, dates: newDates(s, horizon) });
+        }
+        // A household at its bounds gets what fits, earliest first; a series cut short keeps its
+        // window before the first date left out, so that date is written once there is room.
+        const households = [...new Set(due.filter((d) => d.dates.length).map((d) => d.s.householdId))].sort();
+        const room = households.length
+          ? await store.room(households, addDays(now.toISOString().slice(0, 10), -31), this.bounds, trx)
+          : new Map<string, number>();
+        for (const { s, zone, horizon, dates } of due) {
           const t = s.template;
-          for (const date of newDates(s, horizon)) {
+          let left = room.get(s.householdId) ?? 0;
+          const fits = dates.slice(0, left);
+          for (const date of fits) {
             const id = uuidV4(random(16));
             writes.push({ seriesId: s.id, id, date, remindAt: reminderInstant(date, t.servingTime, t.reminderMinutes, zone) });
           }
-          windows.push({ id: s.id, writtenThrough: horizon });
+          left -= fits.length;
+          room.set(s.householdId, left);
+          const through = fits.length < dates.length ? addDays(dates[fits.length]!, -1) : horizon;
+          if (through > s.writtenThrough) windows.push({ id: s.id, writtenThrough: through });
         }
         const n = await store.writeOccurrences(writes, now, trx);
         await store.setWrittenThrough(windows, trx);

@@ -119,8 +119,15 @@ export interface MealEventStore {
   eraseMembers(members: { householdId: string; memberId: string }[], name: string, now: Date, trx?: Knex.Transaction): Promise<number>;
   /** Hard delete; undefined when the household has no such event, else its series and original date (null for a single event). */
   remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined>;
-  /** Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the calendar feed's window. */
-  calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]>;
+  /**
+   * Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the
+   * calendar feed's window. With `page`, only up to `limit` of them after the position `after`
+   * (the feed reads a large window a page at a time, so no one turn of the event loop makes
+   * thousands of objects).
+   */
+  calendarWindow(householdId: string, from: string, to: string, page?: { after: EventPosition | null; limit: number }): Promise<CalendarEvent[]>;
+  /** The household's events list version (moved by PostgreSQL with every change of its events; "0" for none): the calendar feed's ETag. */
+  listVersion(householdId: string): Promise<string>;
   /**
    * A digest of the same window's ids, sequences and last changes, in list order: it changes
    * whenever an event of the window is added, replaced, moved or deleted. Cheaper than the window.
@@ -379,15 +386,28 @@ export class ObjectionMealEventStore implements MealEventStore {
     return row && { seriesId: row.seriesId ?? null, originalDate: row.originalDate ?? null };
   }
 
-  async calendarWindow(householdId: string, from: string, to: string): Promise<CalendarEvent[]> {
+  async calendarWindow(householdId: string, from: string, to: string, page?: { after: EventPosition | null; limit: number }): Promise<CalendarEvent[]> {
     // One range scan of the ordering index (household_id, date, …), already in list order.
-    const rows = await this.Event.query()
+    const q = this.Event.query()
       .modify('calendarColumns')
       .where('householdId', householdId)
       .where('mealEvents.date', '>=', from)
       .where('mealEvents.date', '<=', to)
       .orderBy([{ column: 'mealEvents.date' }, { column: 'mealEvents.servingTime' }, { column: 'mealEvents.id' }]);
+    if (page) {
+      // The keyset condition as on the list's pages (a row comparison: an index bound).
+      const a = page.after;
+      if (a)
+        q.whereRaw('(??, ??, ??) > (?::date, ?::time, ?::uuid)', ['mealEvents.date', 'mealEvents.servingTime', 'mealEvents.id', a.date, a.servingTime, a.id]);
+      q.limit(page.limit);
+    }
+    const rows = await q;
     return rows.map((row) => ({ ...row.toApi(), sequence: row.sequence }));
+  }
+
+  async listVersion(householdId: string): Promise<string> {
+    const row = await MealEventListVersionModel.query(this.Event.knex()).findById(householdId);
+    return row?.version ?? '0';
   }
 
   async calendarFingerprint(householdId: string, from: string, to: string): Promise<string> {

@@ -111,6 +111,52 @@ export class SeriesStore {
     );
   }
 
+  /**
+   * The household's size as its bounds count it (`HOUSEHOLD_BOUNDS`): events dated `liveFrom` or
+   * later, all events, and series still active on `today` (no end, an `until` not before today, or
+   * an occurrence dated today or later). Each count reads at most its cap (the bound + 1) index
+   * entries, so the check costs the same however far past its bound a household is. Run after a
+   * write in the same transaction: the write's statement moved the household's list version (a row
+   * lock held to commit), so parallel writers of a household count one after another, each seeing
+   * the others' committed rows.
+   */
+  async size(
+    householdId: string,
+    liveFrom: string,
+    today: string,
+    caps: { liveEvents: number; events: number; activeSeries: number },
+    trx: Knex.Transaction,
+  ): Promise<{ liveEvents: number; events: number; activeSeries: number }> {
+    const { rows } = await trx.raw(
+      `select (select count(*) from (select 1 from meal_events where household_id = ?::uuid and date >= ?::date limit ?) a)::int as "liveEvents",
+              (select count(*) from (select 1 from meal_events where household_id = ?::uuid limit ?) b)::int as events,
+              (select count(*) from (select 1 from meal_event_series s where s.household_id = ?::uuid
+                  and ((s.repeat->>'until' is null and s.repeat->>'count' is null) or (s.repeat->>'until')::date >= ?::date
+                       or exists (select 1 from meal_events e where e.series_id = s.id and e.date >= ?::date))
+                  limit ?) c)::int as "activeSeries"`,
+      [householdId, liveFrom, caps.liveEvents, householdId, caps.events, householdId, today, today, caps.activeSeries],
+    );
+    return rows[0];
+  }
+
+  /**
+   * For the daily extension: the households' list versions locked (in household order, so
+   * parallel extenders do not deadlock each other), then how many more events each may take
+   * under the bounds (see `size`): the counts stay true until `trx` ends, since every writer of
+   * those households waits on the same rows.
+   */
+  async room(householdIds: string[], liveFrom: string, bounds: { liveEvents: number; events: number }, trx: Knex.Transaction): Promise<Map<string, number>> {
+    await trx.raw('select 1 from meal_event_list_versions where household_id = any(?::uuid[]) order by household_id for update', [householdIds]);
+    const { rows } = await trx.raw(
+      `select h.id as "householdId",
+              least(? - (select count(*) from meal_events e where e.household_id = h.id and e.date >= ?::date),
+                    ? - (select count(*) from meal_events e where e.household_id = h.id))::int as room
+         from unnest(?::uuid[]) h(id)`,
+      [bounds.liveEvents, liveFrom, bounds.events, householdIds],
+    );
+    return new Map((rows as { householdId: string; room: number }[]).map((r) => [r.householdId, Math.max(0, r.room)]));
+  }
+
   /** The household's series; with `lock`, its row is held (FOR UPDATE) until `trx` ends. */
   async get(householdId: string, id: string, trx?: Knex.Transaction, lock = false): Promise<StoredSeries | undefined> {
     const { rows } = await (trx ?? this.knex).raw(

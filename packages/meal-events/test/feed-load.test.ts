@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { gunzipSync } from 'node:zlib';
+import type { PlannedDinner, PlannedDinners } from '@svc/contracts';
+import { ApiRouter, ManualClock } from '@svc/http-kit';
+import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
+import { expect } from 'chai';
+import { foldLines as icalGeneratorFold } from 'ical-generator';
+import request from 'supertest';
+import {
+  CalendarFeedService,
+  createRouter,
+  foldLines,
+  HOUSEHOLD_BOUNDS,
+  MealEventsService,
+  migrations,
+  ObjectionCalendarFeedStore,
+  ObjectionMealEventStore,
+  SeriesStore,
+} from '../src/index.js';
+import { MemoryAccess } from './helpers.js';
+
+/** A PlannedDinners of the test's own: dinners by household, and a version moved by every change. */
+class MemoryDinners implements PlannedDinners {
+  readonly byHousehold = new Map<string, PlannedDinner[]>();
+  private versions = new Map<string, number>();
+  set(householdId: string, dinners: PlannedDinner[]): void {
+    this.byHousehold.set(householdId, dinners);
+    this.versions.set(householdId, (this.versions.get(householdId) ?? 0) + 1);
+  }
+  async version(householdId: string): Promise<string> {
+    return String(this.versions.get(householdId) ?? 0);
+  }
+  async dinners(householdId: string): Promise<PlannedDinner[]> {
+    return this.byHousehold.get(householdId) ?? [];
+  }
+}
+
+/** GET over a real socket, gzip accepted and not inflated (the test process should not pay for the client's side). */
+function fetchRaw(
+  port: number,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path, headers: { 'accept-encoding': 'gzip', ...headers }, agent: false }, (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (b: Buffer) => parts.push(b));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts), ms: performance.now() - started }));
+        res.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+describe('calendar feed under load, planned dinners, line folding', () => {
+  let db: TestDatabase;
+  // Sunday 22 November 2026, 10:00 in Oslo.
+  const clock = new ManualClock('2026-11-22T09:00:00.000Z');
+  const access = new MemoryAccess();
+  const dinners = new MemoryDinners();
+  const household = randomUUID();
+  const owner = randomUUID();
+  let store: ObjectionMealEventStore;
+  let calendar: CalendarFeedService;
+  let firstPages = 0;
+  /** The feed path of the largest household (set by the load test). */
+  let largestPath = '';
+
+  before(async () => {
+    db = await createTestDatabase([migrations]);
+    access.set(household, owner, 'Owner');
+    store = new ObjectionMealEventStore(db.knex);
+    // Counts the renderings: each reads the window from its first page.
+    const window = store.calendarWindow.bind(store);
+    store.calendarWindow = (h, from, to, page) => {
+      if (!page?.after) firstPages++;
+      return window(h, from, to, page);
+    };
+    calendar = new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+      dinners,
+    });
+  });
+  after(() => db.destroy());
+
+  function appWith(service: MealEventsService) {
+    const health = new ApiRouter();
+    health.route({ method: 'get', path: '/healthz', operationId: 'healthz', summary: 'alive', responses: { 200: { description: 'alive' } } }, (_req, res) => {
+      res.json({ status: 'ok' });
+    });
+    return buildTestApp({ routers: [createRouter({ service, calendar }), health] });
+  }
+
+  it('folds exactly as ical-generator does, without its cost', () => {
+    const samples = [
+      'a'.repeat(300),
+      'æøå'.repeat(90),
+      `x${'😀'.repeat(40)}y`,
+      `SUMMARY:${'ab😀c\ud800d\udc00e'.repeat(30)}`,
+      '',
+      'short',
+      `${'A\r\nB'.repeat(3)}${'é'.repeat(100)}`,
+    ];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = ['a', 'é', '中', '😀', '\ud800', '\udc00', '\r\n', ' '];
+    for (let k = 0; k < 200; k++) samples.push(Array.from({ length: Math.floor(next() * 400) }, () => pick[Math.floor(next() * pick.length)]).join(''));
+    for (const s of samples) expect(foldLines(s)).to.equal(icalGeneratorFold(s));
+  });
+
+  it('shows the current plans’ dinners (one VEVENT each, the dish’s name, the serving time in the zone, an hour); a change of plans is a new ETag', async () => {
+    const h = randomUUID();
+    access.set(h, owner, 'Owner');
+    const app = appWith(
+      new MealEventsService({
+        store,
+        clock,
+        access,
+        memberIds: access.memberIds,
+        cursorSecret: 's',
+        series: new SeriesStore(db.knex),
+        profiles: access.profiles,
+      }),
+    );
+    const { url } = await calendar.create(owner, h);
+    const path = new URL(url).pathname;
+    const planId = randomUUID();
+    dinners.set(h, [
+      { planId, date: '2026-11-24', servingTime: '17:30', dishName: 'Fish cakes, with a name long enough to be folded at seventy-five octets: æøå' },
+      { planId, date: '2026-11-25', servingTime: '18:00', dishName: 'Taco' },
+      // Outside the window (366 days after today): not shown.
+      { planId, date: '2028-01-03', servingTime: '18:00', dishName: 'Too late' },
+    ]);
+    const first = await request(app).get(path).expect(200);
+    const text = first.text;
+    const unfolded = text.replace(/\r\n /g, '');
+    expect(text.match(/BEGIN:VEVENT/g)).to.have.length(2);
+    expect(unfolded).to.include(`UID:dinner-${planId}-2026-11-24@meals.example.com`);
+    expect(text).to.include('DTSTART;TZID=Europe/Oslo:20261124T173000\r\nDURATION:PT1H');
+    expect(text).to.include('SUMMARY:Taco\r\n');
+    expect(unfolded).to.include('SUMMARY:Fish cakes\\, with a name long enough to be folded at seventy-five octets: æøå');
+    expect(text).to.include('BEGIN:VTIMEZONE').and.not.include('Too late');
+    for (const line of text.split('\r\n')) expect(Buffer.byteLength(line)).to.be.at.most(75);
+    await request(app)
+      .get(path)
+      .set('If-None-Match', first.headers.etag as string)
+      .expect(304);
+    dinners.set(h, [{ planId, date: '2026-11-25', servingTime: '18:00', dishName: 'Pizza' }]);
+    const changed = await request(app)
+      .get(path)
+      .set('If-None-Match', first.headers.etag as string)
+      .expect(200);
+    expect(changed.text).to.include('SUMMARY:Pizza').and.not.include('Taco');
+    // Without a PlannedDinners the feed has its events only.
+    const plain = new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+    });
+    const token = path.slice('/calendar/'.length, -'.ics'.length);
+    expect(await (await plain.ics(token)).body()).to.not.include('BEGIN:VEVENT');
+  });
+
+  it('the largest household the bounds allow, its feed fetched ten times at once: rendered once, in slices (the event loop is never held), /healthz answers meanwhile', async function () {
+    this.timeout(600_000);
+    const service = new MealEventsService({
+      store,
+      clock,
+      access,
+      memberIds: access.memberIds,
+      cursorSecret: 's',
+      series: new SeriesStore(db.knex),
+      profiles: access.profiles,
+    });
+    const app = appWith(service);
+    // The audit's load case within the bounds: daily series with the longest notes (one line: all of it is the SUMMARY) and the most participants, with the longest names.
+    const body = (over: Record<string, unknown>) => ({
+      date: '2026-11-22',
+      eventType: 'Activity',
+      servingTime: '18:00',
+      availableCookingMinutes: 30,
+      notes: 'N'.repeat(2000),
+      participants: Array.from({ length: 50 }, (_, i) => ({ memberId: null, name: `${String(i).padStart(2, '0')}${'p'.repeat(98)}` })),
+      ...over,
+    });
+    const post = (b: object) => request(app).post(`/api/v1/households/${household}/events`).set('X-Test-User', owner).send(b);
+    // 13 daily series without end (367 occurrences each, today's included), then one of 229: 5,000 events.
+    for (let i = 0; i < 13; i++) await post(body({ repeat: { frequency: 'daily' } })).expect(201);
+    await post(body({ repeat: { frequency: 'daily', count: 229 } })).expect(201);
+    expect((await post(body({ date: '2027-06-01' })).expect(409)).body.code).to.equal('limit_reached');
+    const n = (await db.knex('meal_events').where('household_id', household).count<{ n: string }[]>('* as n'))[0]!.n;
+    expect(Number(n)).to.equal(HOUSEHOLD_BOUNDS.liveEvents);
+
+    const { url } = await calendar.create(owner, household);
+    const path = new URL(url).pathname;
+    largestPath = path;
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    const health: number[] = [];
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    try {
+      firstPages = 0;
+      let polling = true;
+      const poller = (async () => {
+        while (polling) {
+          const r = await fetchRaw(port, '/healthz');
+          expect(r.status).to.equal(200);
+          health.push(r.ms);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      })();
+      loop.enable();
+      const started = performance.now();
+      const feeds = await Promise.all(Array.from({ length: 10 }, () => fetchRaw(port, path)));
+      const tookMs = performance.now() - started;
+      loop.disable();
+      polling = false;
+      await poller;
+
+      expect(feeds.map((f) => f.status)).to.deep.equal(Array(10).fill(200));
+      expect(new Set(feeds.map((f) => f.headers.etag)).size).to.equal(1);
+      expect(feeds[0]!.headers['content-encoding']).to.equal('gzip');
+      expect(firstPages, 'renderings').to.equal(1);
+      const text = gunzipSync(feeds[0]!.body).toString('utf8');
+      expect(text.match(/BEGIN:VEVENT/g)).to.have.length(HOUSEHOLD_BOUNDS.liveEvents);
+      const maxDelayMs = loop.max / 1e6;
+      console.log(
+        `      feed ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB (${(feeds[0]!.body.length / 1e6).toFixed(1)} MB gzip), ten fetches in ${Math.round(tookMs)} ms; ` +
+          `event loop delay max ${maxDelayMs.toFixed(1)} ms; /healthz ${health.length} answers, slowest ${Math.max(...health).toFixed(1)} ms`,
+      );
+      // Rendered in one piece, this feed holds the event loop for seconds; in slices, the loop's
+      // longest wait is a slice, a garbage collection, or the time the OS gives the process none of
+      // a busy machine's cores. The bound is generous for the last (issue 47's target is 50 ms on an
+      // instance of its own): it fails a rendering that holds the loop, not a busy machine.
+      expect(maxDelayMs).to.be.below(1_000);
+      expect(health.length).to.be.greaterThan(0);
+
+      // Unchanged: a 304 without rendering, and a plain repeat from the cache.
+      const again = await fetchRaw(port, path, { 'if-none-match': String(feeds[0]!.headers.etag) });
+      expect(again.status).to.equal(304);
+      expect((await fetchRaw(port, path)).status).to.equal(200);
+      expect(firstPages, 'renderings').to.equal(1);
+    } finally {
+      loop.disable();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a rendering that outlasts its time is stopped: 503 service_unavailable with Retry-After, the worker gone', async function () {
+    if (!largestPath) this.skip();
+    const hasty = new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+      renderTimeoutMs: 1,
+    });
+    const service = new MealEventsService({
+      store,
+      clock,
+      access,
+      memberIds: access.memberIds,
+      cursorSecret: 's',
+      series: new SeriesStore(db.knex),
+      profiles: access.profiles,
+    });
+    const app = buildTestApp({ routers: [createRouter({ service, calendar: hasty })] });
+    const res = await request(app).get(largestPath).expect(503);
+    expect(res.body.code).to.equal('service_unavailable');
+    expect(res.headers['retry-after']).to.equal('5');
+  });
+});

@@ -112,7 +112,7 @@ describe('the operator CLI', function () {
     expect(JSON.parse(cli(env, '--json', 'waitlist', 'list').stdout)).to.deep.equal([]);
   });
 
-  it('npx meal-planner-admin --json (the bin, run from the repository): builds first, the build on stderr, one JSON document on stdout', () => {
+  it('npx meal-planner-admin --json (the bin, run from the repository): builds first, quietly (no turbo banner), one JSON document on stdout', () => {
     const run = spawnSync('npx', ['--no-install', 'meal-planner-admin', '--json', 'invite-codes', 'create', '--code', 'FROM-NPX'], {
       cwd: path.resolve(root, '../..'),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PASSWORD_BREACH_API: 'off', ...env },
@@ -122,6 +122,8 @@ describe('the operator CLI', function () {
     expect(run.status, `${run.stdout}${run.stderr}`).to.equal(0);
     const made = JSON.parse(run.stdout) as { code: string }[];
     expect(made.map((c) => c.code)).to.deep.equal(['FROM-NPX']);
+    // turbo's banner and summary are shown only when the build fails
+    expect(run.stderr).to.not.match(/turbo|Packages in scope|Tasks:|Cached:/i);
   });
 
   it('fails with exit 1 and one line for an unknown code, an unknown household, a duplicate code and no database', () => {
@@ -188,7 +190,7 @@ describe('the operator CLI on the embedded PostgreSQL, with and without a runnin
       await new Promise<void>((resolve, reject) => {
         const onData = (d: Buffer) => {
           out += d;
-          if (out.includes('"msg":"ready"')) resolve();
+          if (out.includes('"msg":"ready at ')) resolve();
         };
         server.stdout!.on('data', onData);
         server.stderr!.on('data', onData);

@@ -19,12 +19,12 @@ const { prioritizeEventLoop } = await import('./threads.js');
 
 let logger = createLogger({ name: 'api' });
 
-// Signals are ours from the first line: a Ctrl-C during start-up (the embedded PostgreSQL starting,
+// Signals are ours from here on: a Ctrl-C during start-up (the embedded PostgreSQL starting,
 // migrations running) stops at once, and the exit guard of `@svc/db` stops the embedded server,
 // which sits in a process group of its own and so never sees the terminal's Ctrl-C itself.
 let graceful: ((signal: NodeJS.Signals) => void) | undefined;
 let signals = 0;
-const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
 const onSignal = (signal: NodeJS.Signals) => {
   signals += 1;
   if (signals === 1 && graceful) return graceful(signal);
@@ -33,6 +33,8 @@ const onSignal = (signal: NodeJS.Signals) => {
 };
 process.on('SIGTERM', onSignal);
 process.on('SIGINT', onSignal);
+// The terminal closed: stop as for Ctrl-C (else the embedded server, in a group of its own, would outlive us).
+process.on('SIGHUP', onSignal);
 
 async function main(): Promise<void> {
   let config: Config;
@@ -112,7 +114,7 @@ async function main(): Promise<void> {
   // closed its pools) is not waited for beyond 0.5 s after the signal: it finishes by itself. A second signal, either way, exits at once.
   const shutdown = async (signal: NodeJS.Signals) => {
     const signalled = performance.now();
-    const quick = signal === 'SIGINT' && config.nodeEnv !== 'production';
+    const quick = signal !== 'SIGTERM' && config.nodeEnv !== 'production';
     const drainSeconds = quick ? 0 : config.shutdownDrainSeconds;
     draining = true;
     logger.info({ signal, drainSeconds }, 'draining');

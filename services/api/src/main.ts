@@ -147,6 +147,8 @@ async function main(): Promise<void> {
       if (!waited) logger.info('the embedded PostgreSQL finishes its shutdown by itself');
     }
     await tracing?.shutdown().catch(() => {});
+    // pino writes stdout asynchronously: what is queued goes out first, so `stopped` is the last line.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     logger.info('stopped');
     process.exit(0);
   };

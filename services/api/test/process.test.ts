@@ -472,7 +472,9 @@ describe('the service process', function () {
       if (shutdownRequest !== -1) expect(shutdownRequest, first.output()).to.be.greaterThan(closing);
       expect(first.output()).to.not.match(/received smart shutdown request/);
       expect(first.output()).to.match(/"drainSeconds":0/);
-      expect(log.filter((l) => l.level >= 40).map((l) => l.msg)).to.deep.equal([]);
+      // (as root, the one notice where the cluster is kept: the private directory is not the postgres user's to pass)
+      const warnings = log.filter((l) => l.level >= 40 && !/cannot pass through/.test(l.postgres ?? ''));
+      expect(warnings.map((l) => l.msg)).to.deep.equal([]);
       expect(first.output()).to.not.match(/Connection ended unexpectedly|ECONNREFUSED|terminating connection due to administrator command/);
 
       // A second Ctrl-C while the first is being handled: out at once; the exit guard stops the embedded server.
@@ -480,10 +482,18 @@ describe('the service process', function () {
       await waitReady(second);
       const pid = postmasterPid(clusterDir);
       expect(pid).to.be.a('number');
+      // A request in flight (its body half sent) holds the first stop open: the second Ctrl-C cuts it short.
+      const net = await import('node:net');
+      const socket = net.connect(second.port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise((r) => socket.once('connect', r));
+      socket.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email"');
+      process.kill(-second.child.pid!, 'SIGINT');
+      await waitForOutput(second, '"msg":"closing"');
       const twice = performance.now();
       process.kill(-second.child.pid!, 'SIGINT');
-      process.kill(-second.child.pid!, 'SIGINT');
       expect(await second.exited).to.equal(130);
+      socket.destroy();
       expect(performance.now() - twice).to.be.below(1000);
       expect(second.output()).to.contain('stopping at once (second signal)');
       // The server was told to stop (fast) as the service exited.

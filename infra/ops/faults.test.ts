@@ -143,7 +143,7 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
     expect(Number(process.versions.node.split('.')[0])).to.equal(24);
     for (const i of instances)
       expect(
-        i.lines('"msg":"ready"').map((l) => l.node),
+        i.lines('"msg":"ready at ').map((l) => l.node),
         i.name,
       ).to.deep.equal([process.versions.node]);
   });

@@ -175,7 +175,9 @@ export class Mailer {
       // The .eml is quoted-printable, whose soft line breaks split a long link; the plain text
       // beside it holds each link whole on a line of its own, ready to copy.
       const text = file.replace(/\.eml$/, '.txt');
-      await fs.writeFile(text, `To: ${row.recipient}\nSubject: ${row.subject}\n\n${row.textBody}`, { mode: 0o600 });
+      // A text file ends with a newline (`cat` of it leaves the shell's prompt on a line of its own).
+      const body = row.textBody.endsWith('\n') ? row.textBody : `${row.textBody}\n`;
+      await fs.writeFile(text, `To: ${row.recipient}\nSubject: ${row.subject}\n\n${body}`, { mode: 0o600 });
       this.options.logger.info({ mailId: row.id, kind: row.kind, to: row.recipient, subject: row.subject, file, text }, 'mail written to file');
     } else {
       this.options.logger.info({ mailId: row.id, kind: row.kind, to: row.recipient }, 'mail sent');

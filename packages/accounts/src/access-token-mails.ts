@@ -16,6 +16,15 @@ export function noticeLanguage(acceptLanguage: string | undefined): NoticeLangua
   return best === 'nb' || best === 'no' || best === 'nn' ? 'nb' : 'en';
 }
 
+/** What each token scope lets a token do, as the rest of a sentence "It may …" in each language of the notice. */
+const SCOPE_WORDS: Record<string, Record<NoticeLanguage, string>> = {
+  'households:read': { en: 'see your households', nb: 'se husholdningene dine' },
+  'events:read': { en: 'see meal events', nb: 'se måltidene' },
+  'events:write': { en: 'add and change meal events', nb: 'legge inn og endre måltider' },
+  'rules:read': { en: 'see meal rules', nb: 'se måltidsreglene' },
+  'rules:write': { en: 'change meal rules', nb: 'endre måltidsreglene' },
+};
+
 /**
  * The notice of a new personal access token: its name, scopes and expiry, never the token. Someone
  * who made one with a stolen session is noticed, and the holder learns where to delete it.
@@ -26,26 +35,28 @@ export function accessTokenCreatedMail(
 ): MailContent {
   const scopes = m.scopes.join(', ');
   if (m.language === 'nb') {
+    const may = new Intl.ListFormat('nb', { type: 'conjunction' }).format(m.scopes.map((s) => SCOPE_WORDS[s]?.nb ?? s));
     return compose(
       'access_token_created',
       m.to,
       'Et nytt tilgangstoken ble laget for kontoen din',
       `Hei ${m.displayName},`,
       [
-        `Et personlig tilgangstoken med navnet «${m.name}» ble nettopp laget for Meal Planner-kontoen din. Det kan ${scopes} på dine vegne${m.expiresAt ? ` til ${m.expiresAt} (UTC)` : ', uten utløpsdato'}.`,
+        `Et personlig tilgangstoken med navnet «${m.name}» ble nettopp laget for Meal Planner-kontoen din. Det kan ${may} på dine vegne (tilganger: ${scopes}), ${m.expiresAt ? `til ${m.expiresAt} (UTC)` : 'uten utløpsdato'}.`,
         'Du finner tokenene dine i appen, under kontoen din, og kan slette dem der.',
       ],
       { url: links.login(base), label: 'Logg inn' },
       ['Var det ikke deg? Logg inn, slett tokenet og bytt passord: et nytt passord avslutter alle tokenene og alle andre økter.'],
     );
   }
+  const may = new Intl.ListFormat('en', { type: 'conjunction' }).format(m.scopes.map((s) => SCOPE_WORDS[s]?.en ?? s));
   return compose(
     'access_token_created',
     m.to,
     'A new access token was made for your account',
     hello(m.displayName),
     [
-      `A personal access token named "${m.name}" was just made for your Meal Planner account. It may ${scopes} on your behalf${m.expiresAt ? ` until ${m.expiresAt} (UTC)` : ' and does not expire'}.`,
+      `A personal access token named "${m.name}" was just made for your Meal Planner account. It may ${may} on your behalf (scopes: ${scopes}), ${m.expiresAt ? `until ${m.expiresAt} (UTC)` : 'and does not expire'}.`,
       'Your tokens are listed in the app, under your account, where you can delete them.',
     ],
     { url: links.login(base), label: 'Sign in' },

@@ -5,7 +5,7 @@ import passportModule, { type PassportStatic } from 'passport';
 import { Strategy as LocalStrategy } from 'passport-local';
 import { addAccessTokenRoutes } from './access-token-router.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
-import { mfaRequired } from './mfa-required.js';
+import { MFA_REQUIRED_MEMBERS, mfaRequired } from './mfa-required.js';
 import { createPages } from './pages/index.js';
 import { addPersonRoutes } from './person-router.js';
 import {
@@ -194,6 +194,7 @@ function createAccountsRouter(deps: AccountsRouterDeps): ApiRouter {
       body: LoginRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['invalid_credentials', 'mfa_required'], 423: ['account_locked'] },
+      problemMembers: MFA_REQUIRED_MEMBERS,
     },
     async (req, res) => {
       const { account, mfaToken } = await authenticateLocal(passport, req, res);

@@ -179,6 +179,8 @@ function run(file: string, args: string[], who: RunAs | undefined, log: (line: s
  * `postgres`/`postgres` with password authentication, UTF-8 and locale C. As root it runs the
  * server as the unprivileged `postgres` user (see rootLayout: nothing outside this service's
  * own directories is changed). A pid file left by a crash is cleared when its process is gone.
+ * The server runs in a process group of its own, so a terminal's Ctrl-C reaches only the caller,
+ * which stops it (`stop()`, or at the latest when the caller's process exits).
  * `stop()` shuts the server down (fast mode) and waits for it.
  */
 export async function startEmbeddedPostgres(options: {
@@ -218,6 +220,10 @@ export async function startEmbeddedPostgres(options: {
   const port = await freePort();
   const child = spawn(bins.postgres, ['-D', dir, '-p', String(port), '-c', 'max_connections=200', '-c', 'listen_addresses=127.0.0.1'], {
     ...(who ?? {}),
+    // A process group of its own: a terminal's Ctrl-C goes to the foreground group, the service,
+    // which stops first and then stops this server (stop(), or the exit guard below). In the
+    // service's group the server would get the SIGINT too and go while the service still used it.
+    detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, LC_MESSAGES: 'C' },
   });

@@ -56,6 +56,12 @@ export interface OperationSpec {
   responses: Record<number, ResponseSpec>;
   /** Error codes this operation may answer, by status, for the document (e.g. `{ 400: ['invalid_token'] }`). */
   errorCodes?: Record<number, string[]>;
+  /**
+   * Members a problem answer of this operation carries beyond the Problem schema's, by status, for
+   * the document (e.g. `{ 401: { mfaToken: { type: 'string', description: 'With `mfa_required`: …' } } }`);
+   * each is optional there, since other codes of the same status do not carry it.
+   */
+  problemMembers?: Record<number, Record<string, JsonSchema>>;
   /** Field → code overrides for validation failures. */
   fieldCodes?: Record<string, string>;
   /**

@@ -153,7 +153,14 @@ export class TooManyRequestsError extends HttpError {
 
 /** 503: a dependency (the database) does not answer. */
 export class ServiceUnavailableError extends HttpError {
-  constructor(message = 'The service is temporarily unavailable', options: HttpErrorOptions = {}) {
-    super(503, 'service_unavailable', message, { ...options, headers: { 'Retry-After': '5', ...options.headers } });
+  /**
+   * True when the instance answers 503 by plan (readiness while it drains before stopping), not
+   * because a dependency failed: the error middleware then writes no warning for it.
+   */
+  readonly planned: boolean;
+  constructor(message = 'The service is temporarily unavailable', options: HttpErrorOptions & { planned?: boolean } = {}) {
+    const { planned, ...rest } = options;
+    super(503, 'service_unavailable', message, { ...rest, headers: { 'Retry-After': '5', ...rest.headers } });
+    this.planned = planned === true;
   }
 }

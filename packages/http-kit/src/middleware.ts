@@ -7,7 +7,7 @@ import onHeaders from 'on-headers';
 import type { Logger } from 'pino';
 import { diagnosticsHeader, newRequestContext, type RequestContext, runWithContext, serverTimingHeader } from './context.js';
 import { parseOrigin } from './cors.js';
-import { AuthenticationError, InputError, NotAllowedError, UpgradeRequiredError } from './errors.js';
+import { AuthenticationError, InputError, NotAllowedError, ServiceUnavailableError, UpgradeRequiredError } from './errors.js';
 import { toProblem } from './problem.js';
 import { newTraceId, traceIdFromTraceparent } from './trace.js';
 
@@ -460,7 +460,9 @@ export function errorHandler(options: { logger?: Logger } = {}): ErrorRequestHan
     }
     const answer = toProblem(err, { traceId: req.traceId ?? newTraceId(), instance: req.path });
     if (answer.unexpected) options.logger?.error({ err, traceId: req.traceId, route: res.locals.route ?? null }, 'unhandled error');
-    else if (answer.status === 503) options.logger?.warn({ traceId: req.traceId, err: { message: (err as Error)?.message } }, 'dependency unavailable');
+    // A planned 503 (readiness while draining) is in the request's own line (info), not a warning.
+    else if (answer.status === 503 && !(err instanceof ServiceUnavailableError && err.planned))
+      options.logger?.warn({ traceId: req.traceId, err: { message: (err as Error)?.message } }, 'dependency unavailable');
     res.locals.problemCode = answer.body.code;
     sendProblem(res, answer.status, answer.headers, answer.body);
   };

@@ -242,9 +242,16 @@ function problem(op: OperationSpec, status: number, codes: string[], traits: Ope
   const unique = [...new Set(codes)];
   const text = op.responses[status]?.description ?? STATUS_TEXT[status] ?? 'Error';
   const codeText = unique.length ? ` Codes: ${unique.map((c) => `\`${c}\``).join(', ')}.` : '';
-  const schema = unique.length
-    ? { allOf: [{ $ref: '#/components/schemas/Problem' }, { type: 'object', properties: { code: { type: 'string', enum: unique } } }] }
-    : { $ref: '#/components/schemas/Problem' };
+  const members = op.problemMembers?.[status] ?? {};
+  const schema =
+    unique.length || Object.keys(members).length
+      ? {
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            { type: 'object', properties: { ...(unique.length ? { code: { type: 'string', enum: unique } } : {}), ...members } },
+          ],
+        }
+      : { $ref: '#/components/schemas/Problem' };
   const example = {
     type: status === 426 ? 'app-version-unsupported' : 'about:blank',
     title: PROBLEM_TITLES[status] ?? 'Error',
@@ -258,6 +265,31 @@ function problem(op: OperationSpec, status: number, codes: string[], traits: Ope
     description: `${text}.${codeText}`,
     headers,
     content: { 'application/problem+json': { schema, example } },
+  };
+}
+
+/** The `default` answer of a redirect-only operation: the refusals it shares with every operation, by status. */
+function sharedProblems(op: OperationSpec, statuses: number[], codes: Record<number, string[]>, traits: OperationTraits) {
+  const first = problem(op, statuses[0]!, codes[statuses[0]!]!, traits);
+  const headers: Record<string, unknown> = { ...first.headers };
+  if (statuses.some((s) => s === 429 || s === 423 || s === 503)) headers['Retry-After'] = ref('Retry-After');
+  if (statuses.includes(415)) headers['Accept-Encoding'] = ref('Accept-Encoding');
+  const all = [...new Set(statuses.flatMap((s) => codes[s] ?? []))];
+  const byStatus = statuses.map((s) => `${s} ${(codes[s] ?? []).map((c) => `\`${c}\``).join(', ')}`.trim()).join('; ');
+  return {
+    description: `A refusal every operation shares (the request pipeline's, not this operation's own), by status: ${byStatus}.`,
+    headers,
+    content: {
+      'application/problem+json': {
+        schema: {
+          allOf: [
+            { $ref: '#/components/schemas/Problem' },
+            { type: 'object', properties: { status: { type: 'integer', enum: statuses }, ...(all.length ? { code: { type: 'string', enum: all } } : {}) } },
+          ],
+        },
+        example: first.content['application/problem+json'].example,
+      },
+    },
   };
 }
 
@@ -359,9 +391,21 @@ export function buildOpenApi(info: { title: string; version: string; description
       };
     }
     for (const status of Object.keys(op.responses).map(Number)) if (status >= 400) codes[status] ??= [];
+    // A redirect-only operation (a browser step of social sign-in: its success is the 302) lists
+    // its own refusals one by one and the ones every operation shares (the pipeline's) as its
+    // `default` answer, OpenAPI's answer for the statuses not declared one by one. Without a 2XX or
+    // a default, a reader (and Redocly's operation-2xx-response) cannot tell where its success is.
+    const redirectOnly = successes.length > 0 && successes.every((s) => s >= 300 && s < 400);
+    const own = new Set([...Object.keys(op.errorCodes ?? {}), ...Object.keys(op.responses)].map(Number));
+    const shared = redirectOnly
+      ? Object.keys(codes)
+          .map(Number)
+          .filter((s) => !own.has(s))
+      : [];
     for (const status of Object.keys(codes).map(Number).sort()) {
-      responses[status] = problem(op, status, codes[status]!, traits);
+      if (!shared.includes(status)) responses[status] = problem(op, status, codes[status]!, traits);
     }
+    if (shared.length) responses.default = sharedProblems(op, shared.sort(), codes, traits);
     answers.set(op, responses);
   }
   for (const op of operations) {

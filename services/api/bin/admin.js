@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npx meal-planner-admin <command>`: the operator CLI (src/admin.ts). In the repository it first
-// builds what changed, as `npm run admin` does, with the build's output on stderr: stdout carries
-// only the CLI's own output (with --json, one JSON document). Where there is nothing to build with
+// builds what changed, as `npm run admin` does, quietly (the build's output, on stderr, only when it
+// fails): stdout carries only the CLI's own output (with --json, one JSON document). Where there is nothing to build with
 // (an image holds only the compiled code), it runs the compiled CLI as it is.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,14 +17,12 @@ try {
 } catch {
   turbo = undefined; // no devDependencies here: run what is compiled
 }
-if (turbo && fs.existsSync(path.join(repository, 'turbo.json'))) {
-  const build = spawnSync(process.execPath, [turbo, 'run', 'build', '--filter=@svc/api...', '--output-logs=errors-only'], {
-    cwd: repository,
-    stdio: ['ignore', 2, 2],
-    env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
-  });
-  if (build.status !== 0) {
-    process.stderr.write(`admin: the build failed (${build.error?.message ?? `exit ${build.status}`})\n`);
+const build = path.join(repository, 'scripts', 'build-api.mjs');
+if (turbo && fs.existsSync(path.join(repository, 'turbo.json')) && fs.existsSync(build)) {
+  // Quiet: turbo's banner and summary only when the build fails (scripts/build-api.mjs).
+  const built = spawnSync(process.execPath, [build], { cwd: repository, stdio: ['ignore', 2, 2] });
+  if (built.status !== 0) {
+    process.stderr.write(`admin: the build failed (${built.error?.message ?? `exit ${built.status}`})\n`);
     process.exit(1);
   }
 }

@@ -17,7 +17,7 @@ import {
 import type { Express, RequestHandler, Router } from 'express';
 import type { Knex } from 'knex';
 import { DOCS_PATHS, docsRouter } from './docs.js';
-import { HOME_PATH, homeRouter } from './home.js';
+import { FAVICON_PATH, faviconRouter, HOME_PATH, homeRouter } from './home.js';
 
 const TITLE = 'Household meal-planning service';
 
@@ -83,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
       },
     },
     async (_req, res) => {
-      if (deps.draining?.()) throw new ServiceUnavailableError('The instance is shutting down');
+      if (deps.draining?.()) throw new ServiceUnavailableError('The instance is shutting down', { planned: true });
       if (!(await databaseAnswers(deps.knex))) throw new ServiceUnavailableError('The database does not answer');
       res.json({ status: 'ready' });
     },
@@ -122,6 +122,7 @@ export function createApp(deps: AppDeps): Express {
   // passes it in one test.
   const html = new ApiRouter();
   html.serve([HOME_PATH], homeRouter({ title: TITLE, version, webClientUrl: deps.webClientUrl }));
+  html.serve([FAVICON_PATH], faviconRouter());
   html.serve(DOCS_PATHS, docsRouter());
   if (deps.pages) html.serve(deps.pages.paths, deps.pages.router);
   return createHttpApp({

@@ -76,6 +76,7 @@ export const EnvSchema = {
     APPLE_NATIVE_AUDIENCES: { type: 'string' },
     APP_REDIRECT_URIS: { type: 'string' },
     INSTANCE_ID: { type: 'string' },
+    LOG_FORMAT: { type: 'string', enum: ['json', 'pretty'] },
     METRICS_PORT: { type: 'integer', minimum: 1, maximum: 65535 },
     SHUTDOWN_DRAIN_SECONDS: { type: 'integer', minimum: 0, maximum: 300, default: 10 },
     SHUTDOWN_TIMEOUT_SECONDS: { type: 'integer', minimum: 1, maximum: 600, default: 20 },

@@ -51,3 +51,19 @@ ${options.webClientUrl ? `<li><a href="${escapeHtml(options.webClientUrl)}">Open
   });
   return router;
 }
+
+export const FAVICON_PATH = '/favicon.ico';
+
+/**
+ * GET /favicon.ico, which every browser asks for beside a page: 204, cached for a day, so that a
+ * browser on the home page or the docs neither gets a 404 problem nor asks again on every page.
+ */
+export function faviconRouter(): Router {
+  const router = express.Router();
+  router.get(FAVICON_PATH, (_req, res) => {
+    res.locals.route = `GET ${FAVICON_PATH}`;
+    res.setHeader('Cache-Control', 'public, max-age=86400');
+    res.status(204).end();
+  });
+  return router;
+}

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from './config.js';
 import { startTracing } from './tracing.js';
 
@@ -8,15 +9,32 @@ import { startTracing } from './tracing.js';
 // dynamic imports after it.
 const tracing = await startTracing({ instanceId: process.env.INSTANCE_ID?.trim() || os.hostname() });
 const { createKnex, runMigrations } = await import('@svc/db');
-const { createHttpServer, createLogger, instrumentKnex, systemClock } = await import('@svc/http-kit');
+const { createHttpServer, createLogger, instrumentKnex } = await import('@svc/http-kit');
 const { browserHost, ConfigError, loadConfig } = await import('./config.js');
 const { openDatabase } = await import('./database.js');
 const { ServiceMetrics } = await import('./observability.js');
-const { allMigrations, buildService } = await import('./service.js');
+const { allMigrations, buildService, logMigrations } = await import('./service.js');
 const { tuneHeap } = await import('./heap.js');
 const { prioritizeEventLoop } = await import('./threads.js');
 
 let logger = createLogger({ name: 'api' });
+
+// Signals are ours from here on: a Ctrl-C during start-up (the embedded PostgreSQL starting,
+// migrations running) stops at once, and the exit guard of `@svc/db` stops the embedded server,
+// which sits in a process group of its own and so never sees the terminal's Ctrl-C itself.
+let graceful: ((signal: NodeJS.Signals) => void) | undefined;
+let signals = 0;
+const SIGNAL_EXIT: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+const onSignal = (signal: NodeJS.Signals) => {
+  signals += 1;
+  if (signals === 1 && graceful) return graceful(signal);
+  logger.info({ signal }, graceful ? 'stopping at once (second signal)' : 'stopped during start-up');
+  process.exit(SIGNAL_EXIT[signal] ?? 1);
+};
+process.on('SIGTERM', onSignal);
+process.on('SIGINT', onSignal);
+// The terminal closed: stop as for Ctrl-C (else the embedded server, in a group of its own, would outlive us).
+process.on('SIGHUP', onSignal);
 
 async function main(): Promise<void> {
   let config: Config;
@@ -37,12 +55,11 @@ async function main(): Promise<void> {
     return undefined;
   });
   if (priorities) logger.debug({ ...priorities, nice: config.helperThreadNice }, 'helper threads run below the event loop');
-  if (!config.databaseUrl) logger.info({ dir: `${config.dataDir}/postgres` }, 'using the embedded PostgreSQL');
-  const database = await openDatabase(
-    config,
-    (line) => logger.debug({ postgres: line }, 'postgres'),
-    (line) => logger.warn({ postgres: line }, 'embedded PostgreSQL'),
-  );
+  const database = await openDatabase(config, {
+    log: (line) => logger.debug({ postgres: line }, 'postgres'),
+    notice: (line) => logger.warn({ postgres: line }, 'embedded PostgreSQL'),
+    stage: (msg, fields) => logger.info(fields, msg),
+  });
   const embedded = database.embedded;
   const knex = instrumentKnex(
     createKnex(database.url, {
@@ -58,7 +75,7 @@ async function main(): Promise<void> {
   const migrator = createKnex(database.url, { poolMax: 2, unansweredMs: 0, logger });
   try {
     const applied = await runMigrations(migrator, allMigrations);
-    if (applied.length) logger.info({ applied }, 'migrations applied');
+    logMigrations(logger, applied);
   } finally {
     await migrator.destroy();
   }
@@ -76,33 +93,40 @@ async function main(): Promise<void> {
   server.keepAliveTimeout = 65_000;
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${browserHost(config.host)}:${port}`;
   logger.info(
     {
-      url: `http://${browserHost(config.host)}:${port}`,
+      url,
       publicBaseUrl: config.publicBaseUrl,
       database: config.databaseUrl ? 'DATABASE_URL' : 'embedded',
       node: process.versions.node,
     },
-    'ready',
+    `ready at ${url}`,
   );
 
-  let stopping = false;
-  // SIGTERM: readiness answers 503 at once and every answer carries `Connection: close`, while the
-  // instance keeps serving for SHUTDOWN_DRAIN_SECONDS so the balancer (readiness probe, or a
-  // closed keep-alive connection) stops sending to it; then it stops accepting, finishes what is in
-  // flight (at most SHUTDOWN_TIMEOUT_SECONDS), stops the mail worker (a claimed mail is finished or
-  // released, never lost), closes the pools and exits 0.
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+  // SIGTERM (and SIGINT in production): readiness answers 503 at once and every answer carries
+  // `Connection: close`, while the instance keeps serving for SHUTDOWN_DRAIN_SECONDS so the
+  // balancer (readiness probe, or a closed keep-alive connection) stops sending to it; then it
+  // stops accepting, finishes what is in flight (at most SHUTDOWN_TIMEOUT_SECONDS), stops the mail
+  // worker (a claimed mail is finished or released, never lost), closes the pools and exits 0.
+  // Ctrl-C in development (SIGINT, NODE_ENV not production): no balancer to drain, so no drain,
+  // at most 1 s for what is in flight, and the embedded server (asked to stop once the service has
+  // closed its pools) is not waited for beyond 0.5 s after the signal: it finishes by itself. A second signal, either way, exits at once.
+  const shutdown = async (signal: NodeJS.Signals) => {
+    const signalled = performance.now();
+    const quick = signal !== 'SIGTERM' && config.nodeEnv !== 'production';
+    const drainSeconds = quick ? 0 : config.shutdownDrainSeconds;
     draining = true;
-    logger.info({ signal, drainSeconds: config.shutdownDrainSeconds }, 'draining');
-    await new Promise((resolve) => setTimeout(resolve, config.shutdownDrainSeconds * 1000));
+    logger.info({ signal, drainSeconds }, 'draining');
+    if (drainSeconds > 0) await sleep(drainSeconds * 1000);
     logger.info('closing');
-    const force = setTimeout(() => {
-      logger.error('in-flight requests took too long; exiting');
-      process.exit(1);
-    }, config.shutdownTimeoutSeconds * 1000);
+    const force = setTimeout(
+      () => {
+        logger.error('in-flight requests took too long; exiting');
+        process.exit(1);
+      },
+      quick ? 1000 : config.shutdownTimeoutSeconds * 1000,
+    );
     force.unref();
     // Keep-alive sockets are closed as soon as they are idle (at once, or when their request has
     // been answered), so they cannot hold the close open for the keep-alive timeout.
@@ -115,13 +139,20 @@ async function main(): Promise<void> {
     await service.close();
     metricsServer?.close();
     await knex.destroy();
-    if (embedded) await embedded.stop();
+    clearTimeout(force);
+    // The service is stopped and its pools are closed: only now the embedded server it started.
+    if (embedded) {
+      const stopped = embedded.stop().then(() => true);
+      const waited = quick ? await Promise.race([stopped, sleep(Math.max(0, 500 - (performance.now() - signalled))).then(() => false)]) : await stopped;
+      if (!waited) logger.info('the embedded PostgreSQL finishes its shutdown by itself');
+    }
     await tracing?.shutdown().catch(() => {});
+    // pino writes stdout asynchronously: what is queued goes out first, so `stopped` is the last line.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
     logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  graceful = (signal) => void shutdown(signal);
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { createKnex, runMigrations } from '@svc/db';
 import { createLogger } from '@svc/http-kit';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './database.js';
-import { allMigrations } from './service.js';
+import { allMigrations, logMigrations } from './service.js';
 
 const logger = createLogger({ name: 'migrate' });
 
@@ -18,7 +18,8 @@ try {
   const knex = createKnex(database.url, { poolMax: 2, logger });
   try {
     const applied = await runMigrations(knex, allMigrations);
-    logger.info({ applied }, applied.length ? 'migrations applied' : 'nothing to migrate');
+    if (applied.length) logMigrations(logger, applied);
+    else logger.info('nothing to migrate');
   } finally {
     await knex.destroy();
     await database.embedded?.stop();

@@ -120,6 +120,16 @@ function derivedKey(secret: string, purpose: string): string {
   return createHmac('sha256', secret).update(purpose).digest('base64url');
 }
 
+/**
+ * One line for the migrations a start applied: how many (their names at debug level: on a first
+ * start they are every package's whole history, kilobytes of names).
+ */
+export function logMigrations(logger: Logger, applied: readonly string[]): void {
+  if (!applied.length) return;
+  logger.debug({ applied }, 'migrations applied (names)');
+  logger.info({ count: applied.length }, 'migrations applied');
+}
+
 /** Migrates the database and composes every package into one app. Used by main and by the end-to-end tests. */
 export async function buildService(deps: ServiceDeps): Promise<Service> {
   const { config, knex, logger } = deps;
@@ -127,8 +137,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   const random = deps.random ?? systemRandom;
   if (!accounts.BCRYPT_NATIVE)
     logger.warn({}, 'no native bcrypt for this platform (@node-rs/bcrypt): passwords are hashed by bcryptjs, slower and on the event loop');
-  const applied = await runMigrations(knex, allMigrations);
-  if (applied.length) logger.info({ applied }, 'migrations applied');
+  logMigrations(logger, await runMigrations(knex, allMigrations));
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
   // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
   // answers again. One warning when it goes, one line when it is back, not one per reconnect.

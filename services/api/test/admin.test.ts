@@ -1,4 +1,4 @@
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,7 +112,7 @@ describe('the operator CLI', function () {
     expect(JSON.parse(cli(env, '--json', 'waitlist', 'list').stdout)).to.deep.equal([]);
   });
 
-  it('npx meal-planner-admin --json (the bin, run from the repository): builds first, the build on stderr, one JSON document on stdout', () => {
+  it('npx meal-planner-admin --json (the bin, run from the repository): builds first, quietly (no turbo banner), one JSON document on stdout', () => {
     const run = spawnSync('npx', ['--no-install', 'meal-planner-admin', '--json', 'invite-codes', 'create', '--code', 'FROM-NPX'], {
       cwd: path.resolve(root, '../..'),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PASSWORD_BREACH_API: 'off', ...env },
@@ -122,6 +122,8 @@ describe('the operator CLI', function () {
     expect(run.status, `${run.stdout}${run.stderr}`).to.equal(0);
     const made = JSON.parse(run.stdout) as { code: string }[];
     expect(made.map((c) => c.code)).to.deep.equal(['FROM-NPX']);
+    // turbo's banner and summary are shown only when the build fails
+    expect(run.stderr).to.not.match(/turbo|Packages in scope|Tasks:|Cached:/i);
   });
 
   it('fails with exit 1 and one line for an unknown code, an unknown household, a duplicate code and no database', () => {
@@ -160,6 +162,12 @@ describe('the operator CLI on the embedded PostgreSQL, with and without a runnin
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-admin-embedded-'));
   // No DATABASE_URL: the embedded server in DATA_DIR.
   const env = { DATA_DIR: dataDir, INTAKE_MODE: 'invite' };
+  // The service a test starts is killed when the test ends, pass or fail (a timed-out wait leaves it running otherwise).
+  let server: ChildProcess | undefined;
+  afterEach(() => {
+    if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+    server = undefined;
+  });
   after(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts and stops the embedded server itself, uses the one a running service started, and never prints a stack', async () => {
@@ -169,7 +177,7 @@ describe('the operator CLI on the embedded PostgreSQL, with and without a runnin
     expect(alone.stderr).to.equal('');
 
     const port = await freePort();
-    const server = spawn(process.execPath, ['dist/src/main.js'], {
+    const started = spawn(process.execPath, ['dist/src/main.js'], {
       cwd: root,
       env: {
         PATH: process.env.PATH ?? '',
@@ -182,17 +190,18 @@ describe('the operator CLI on the embedded PostgreSQL, with and without a runnin
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    server = started;
     let out = '';
-    const exited = new Promise<number | null>((resolve) => server.on('exit', resolve));
+    const exited = new Promise<number | null>((resolve) => started.on('exit', resolve));
     try {
       await new Promise<void>((resolve, reject) => {
         const onData = (d: Buffer) => {
           out += d;
-          if (out.includes('"msg":"ready"')) resolve();
+          if (out.includes('"msg":"ready at ')) resolve();
         };
-        server.stdout!.on('data', onData);
-        server.stderr!.on('data', onData);
-        server.once('exit', () => reject(new Error(`the service exited: ${out}`)));
+        started.stdout!.on('data', onData);
+        started.stderr!.on('data', onData);
+        started.once('exit', () => reject(new Error(`the service exited: ${out}`)));
       });
       // While the service runs on it, the CLI uses the same embedded server (and leaves it running).
       const running = cli(env, '--json', 'invite-codes', 'list');
@@ -200,7 +209,7 @@ describe('the operator CLI on the embedded PostgreSQL, with and without a runnin
       expect((JSON.parse(running.stdout) as { code: string }[]).map((c) => c.code)).to.deep.equal(['EMBEDDED-1']);
       expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).to.equal(200);
     } finally {
-      server.kill('SIGTERM');
+      started.kill('SIGTERM');
       expect(await exited).to.equal(0);
     }
     const after = cli(env, 'invite-codes', 'revoke', 'EMBEDDED-1');

@@ -58,12 +58,35 @@ describe('the served OpenAPI document', () => {
     };
     const problems = out.problems.map((p) => `${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`);
     expect(problems).to.deep.equal([]);
-    expect(out.totals).to.include({ errors: 0, warnings: 0 });
-    // The ignore file lists the redirect-only operations, and nothing else.
+    // As an integrator runs it: no ignore file, nothing ignored.
+    expect(out.totals).to.deep.equal({ errors: 0, warnings: 0, ignored: 0 });
+    expect(fs.readdirSync(path.join(here, 'openapi-lint')).filter((f) => f.includes('ignore'))).to.deep.equal([]);
+    // The redirect-only operations (the browser steps of social sign-in) answer 302 on success and
+    // document the pipeline's shared refusals as `default`, their own ones status by status.
     const redirectOnly = ops.filter(([, op]) => !Object.keys(op.responses).some((s) => s.startsWith('2')));
-    expect(out.totals.ignored).to.equal(redirectOnly.length);
-    for (const [, op] of redirectOnly) expect(Object.keys(op.responses)).to.include('302');
+    expect(redirectOnly.map(([name]) => name).sort()).to.deep.equal([
+      'GET /api/v1/auth/callback/google',
+      'GET /api/v1/auth/challenge/{provider}',
+      'GET /api/v1/auth/external-callback',
+      'POST /api/v1/auth/callback/apple',
+    ]);
+    for (const [name, op] of redirectOnly) {
+      expect(Object.keys(op.responses), name).to.include.members(['302', 'default']);
+      expect(codesOf(op.responses.default), name).to.include.members(['internal_error', 'service_unavailable']);
+    }
+    expect(codesOf(doc.paths['/api/v1/auth/challenge/{provider}']!.get!.responses['404'])).to.deep.equal(['unknown_login_provider']);
     expect(run.status).to.equal(0);
+  });
+
+  it('documents every member a problem answer carries beyond the Problem schema: mfaToken on each 401 that may be mfa_required', () => {
+    const problemMembers = Object.keys((doc.components.schemas.Problem as { properties: Record<string, unknown> }).properties);
+    expect(problemMembers).to.have.members(['type', 'title', 'status', 'detail', 'instance', 'code', 'traceId', 'errors']);
+    const mfa = ops.filter(([, op]) => codesOf(op.responses['401']).includes('mfa_required'));
+    expect(mfa.map(([name]) => name).sort()).to.deep.equal(['POST /api/v1/auth/exchange', 'POST /api/v1/auth/idp/native', 'POST /api/v1/auth/login']);
+    for (const [name, op] of mfa) {
+      const extra = op.responses['401']!.content!['application/problem+json']!.schema.allOf![1] as { properties: Record<string, { type: string }> };
+      expect(extra.properties.mfaToken, name).to.include({ type: 'string' });
+    }
   });
 
   it('names every request and JSON response body: a $ref to a component schema', () => {
@@ -145,7 +168,12 @@ describe('the served OpenAPI document', () => {
     expect(codesOf(doc.paths['/api/v1/me/tokens']!.post!.responses['403'])).to.include('insufficient_scope');
     expect(doc.paths['/api/v1/households/{householdId}']!.patch!.security).to.deep.equal([{ sessionCookie: [] }]);
     for (const [name, op] of ops) {
-      expect(Object.keys(op.responses), name).to.include('500');
+      // 500 one by one, or (a redirect-only operation) among the statuses of its `default` answer
+      const shared = op.responses.default?.content?.['application/problem+json']?.schema.allOf?.[1] as
+        | { properties: { status: { enum: number[] } } }
+        | undefined;
+      if (shared) expect(shared.properties.status.enum, name).to.include(500);
+      else expect(Object.keys(op.responses), name).to.include('500');
       for (const r of Object.values(op.responses)) expect(Object.keys(r.headers ?? {}), name).to.include.members(['X-Trace-Id', 'Server-Timing']);
     }
   });

@@ -16,14 +16,57 @@ interface Started {
   exited: Promise<number | null>;
 }
 
+/** Every process a test started, and every embedded cluster one of them may have started: killed when the test ends, pass or fail. */
+const children: ChildProcess[] = [];
+const grouped = new WeakSet<ChildProcess>();
+const clusters: string[] = [];
+
+/** The pid of the PostgreSQL running on `clusterDir` (its postmaster.pid), or undefined. */
+function postmasterPid(clusterDir: string): number | undefined {
+  try {
+    const pid = Number(fs.readFileSync(path.join(clusterDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves once the PostgreSQL `pid` on `clusterDir` has stopped. It is not this process's child
+ * (the service started it), so there is no exit event to wait on: its pid is looked at every 20 ms.
+ */
+async function gone(clusterDir: string, pid: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (postmasterPid(clusterDir) === pid) {
+    if (performance.now() > deadline) throw new Error(`the embedded PostgreSQL ${pid} still runs after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function killEverything(): void {
+  for (const child of children.splice(0)) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // a child started in a group of its own (as a terminal starts a command): the whole group
+    if (grouped.has(child)) process.kill(-child.pid!, 'SIGKILL');
+    else child.kill('SIGKILL');
+  }
+  for (const dir of clusters.splice(0)) {
+    const pid = postmasterPid(dir);
+    if (pid) process.kill(pid, 'SIGKILL');
+  }
+}
+
 /**
  * Runs the real entry point as a separate process, compiled as in production (`node
  * dist/src/main.js`): under tsx's loader a signal would reach tsx's own handlers, not only ours.
  */
-async function start(env: Record<string, string>): Promise<Started> {
+async function start(env: Record<string, string>, options: { group?: boolean } = {}): Promise<Started> {
   const port = await freePort();
   let out = '';
   const child = spawn(process.execPath, ['dist/src/main.js'], {
+    // group: a process group of its own, led by the service, as a shell starts a command at a terminal
+    detached: options.group === true,
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -37,6 +80,8 @@ async function start(env: Record<string, string>): Promise<Started> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (options.group) grouped.add(child);
+  children.push(child);
   child.stdout!.on('data', (d) => {
     out += d;
   });
@@ -78,7 +123,7 @@ function waitForOutput(s: Started, text: string, timeoutMs = 60_000): Promise<vo
 }
 
 async function waitReady(s: Started): Promise<void> {
-  await waitForOutput(s, '"msg":"ready"');
+  await waitForOutput(s, '"msg":"ready at ');
   const res = await fetch(`http://127.0.0.1:${s.port}/readyz`);
   if (res.status !== 200) throw new Error(`ready line but /readyz ${res.status}: ${s.output()}`);
 }
@@ -92,6 +137,7 @@ describe('the service process', function () {
     db = await createTestDatabase();
   });
   after(() => db.destroy());
+  afterEach(killEverything);
 
   it('stops at start-up with one line naming a bad variable', async () => {
     const s = await start({ DATABASE_URL: db.url, AUTH_RATE_LIMIT: 'many' });
@@ -106,13 +152,13 @@ describe('the service process', function () {
     const s = await start({ DATABASE_URL: db.url, DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '2', INSTANCE_ID: 'proc-test-1' });
     try {
       await waitReady(s);
-      expect(s.output()).to.match(/"msg":"ready"/);
+      expect(s.output()).to.match(/"msg":"ready at http:\/\/127\.0\.0\.1:\d+"/);
       // HOST=127.0.0.1 and no PUBLIC_BASE_URL: the printed URL is the origin sign-in accepts.
       const readyLine = JSON.parse(
         s
           .output()
           .split('\n')
-          .find((l) => l.includes('"msg":"ready"'))!,
+          .find((l) => l.includes('"msg":"ready at '))!,
       ) as { url: string; publicBaseUrl: string; node: string };
       expect(readyLine.url).to.equal(`http://127.0.0.1:${s.port}`);
       // The service process runs on the Node the project installs (24), as the tests do.
@@ -332,6 +378,7 @@ describe('the service process', function () {
             env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', DATABASE_URL: fresh.url, PASSWORD_BREACH_API: 'off' },
             stdio: ['ignore', 'pipe', 'pipe'],
           });
+          children.push(child);
           child.stdout.on('data', (d) => {
             out += d;
           });
@@ -357,6 +404,7 @@ describe('the service process', function () {
     expect(fs.statSync(privateDir).mode & 0o777).to.equal(0o700);
     const dataDir = path.join(privateDir, 'data');
     const asRoot = process.getuid?.() === 0;
+    clusters.push(path.join(dataDir, 'postgres'));
     try {
       const first = await start({ DATA_DIR: dataDir });
       await waitReady(first);
@@ -370,6 +418,7 @@ describe('the service process', function () {
       const where = /the embedded cluster for [^ ]+ is kept in ([^"\\]+)"/.exec(first.output())?.[1];
       if (asRoot) expect(where, first.output()).to.be.a('string');
       const clusterDir = asRoot ? where! : path.join(dataDir, 'postgres');
+      clusters.push(clusterDir);
       expect(fs.existsSync(path.join(clusterDir, 'PG_VERSION'))).to.equal(true);
       const marker = fs.statSync(path.join(clusterDir, 'PG_VERSION')).mtimeMs;
 
@@ -382,6 +431,96 @@ describe('the service process', function () {
       if (asRoot) fs.rmSync(path.dirname(clusterDir), { recursive: true, force: true });
     } finally {
       fs.rmSync(privateDir, { recursive: true, force: true });
+    }
+  });
+  it('Ctrl-C in development (SIGINT to the process group, as a terminal sends it): stops within 2 s, the service before its embedded PostgreSQL, without a warning; a second Ctrl-C stops at once', async () => {
+    const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-ctrl-c-'));
+    const dataDir = path.join(privateDir, 'data');
+    clusters.push(path.join(dataDir, 'postgres'));
+    // The cluster's directory: DATA_DIR/postgres, or where the service says it keeps it (as root).
+    const clusterOf = (s: Started) => /the embedded cluster for [^ ]+ is kept in ([^"\\]+)"/.exec(s.output())?.[1] ?? path.join(dataDir, 'postgres');
+    const lines = (s: Started) =>
+      s
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { level: number; msg: string; postgres?: string });
+    try {
+      // LOG_LEVEL=debug: the embedded server's own lines are in the log, in the order things happened.
+      const first = await start({ DATA_DIR: dataDir, LOG_LEVEL: 'debug', SHUTDOWN_DRAIN_SECONDS: '10' }, { group: true });
+      await waitReady(first);
+      const clusterDir = clusterOf(first);
+      clusters.push(clusterDir);
+      const firstPid = postmasterPid(clusterDir);
+      expect(firstPid, 'the embedded server runs').to.be.a('number');
+      // A request or two first, so that the pools hold connections when the signal comes.
+      for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${first.port}/readyz`)).status).to.equal(200);
+      const sent = performance.now();
+      process.kill(-first.child.pid!, 'SIGINT');
+      expect(await first.exited).to.equal(0);
+      const ms = performance.now() - sent;
+      expect(ms, `stopped after ${Math.round(ms)} ms`).to.be.below(2000);
+      await gone(clusterDir, firstPid!);
+      const log = lines(first);
+      const at = (test: (l: { msg: string; postgres?: string }) => boolean) => log.findIndex(test);
+      const closing = at((l) => l.msg === 'closing');
+      expect(closing, first.output()).to.be.greaterThan(-1);
+      expect(at((l) => l.msg === 'stopped')).to.be.greaterThan(closing);
+      // The server was asked to stop by the service once it had closed (a "fast" shutdown, its stop()),
+      // never by the terminal's SIGINT (which PostgreSQL takes as a "smart" shutdown request).
+      const shutdownRequest = at((l) => /received fast shutdown request/.test(l.postgres ?? ''));
+      if (shutdownRequest !== -1) expect(shutdownRequest, first.output()).to.be.greaterThan(closing);
+      expect(first.output()).to.not.match(/received smart shutdown request/);
+      expect(first.output()).to.match(/"drainSeconds":0/);
+      // (as root, the one notice where the cluster is kept: the private directory is not the postgres user's to pass)
+      const warnings = log.filter((l) => l.level >= 40 && !/cannot pass through/.test(l.postgres ?? ''));
+      expect(warnings.map((l) => l.msg)).to.deep.equal([]);
+      expect(first.output()).to.not.match(/Connection ended unexpectedly|ECONNREFUSED|terminating connection due to administrator command/);
+
+      // A second Ctrl-C while the first is being handled: out at once; the exit guard stops the embedded server.
+      const second = await start({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_SECONDS: '10' }, { group: true });
+      await waitReady(second);
+      const pid = postmasterPid(clusterDir);
+      expect(pid).to.be.a('number');
+      // A request in flight (its body half sent) holds the first stop open: the second Ctrl-C cuts it short.
+      const net = await import('node:net');
+      const socket = net.connect(second.port, '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise((r) => socket.once('connect', r));
+      socket.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email"');
+      process.kill(-second.child.pid!, 'SIGINT');
+      await waitForOutput(second, '"msg":"closing"');
+      const twice = performance.now();
+      process.kill(-second.child.pid!, 'SIGINT');
+      expect(await second.exited).to.equal(130);
+      socket.destroy();
+      expect(performance.now() - twice).to.be.below(1000);
+      expect(second.output()).to.contain('stopping at once (second signal)');
+      // The server was told to stop (fast) as the service exited.
+      await gone(clusterDir, pid!);
+    } finally {
+      killEverything();
+      fs.rmSync(privateDir, { recursive: true, force: true });
+    }
+  });
+
+  it('SIGINT under NODE_ENV=production keeps the drain (as SIGTERM does)', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-proc-prod-'));
+    const s = await start(
+      { NODE_ENV: 'production', DATABASE_URL: db.url, DATA_DIR: dataDir, SESSION_SECRET: 'a'.repeat(40), SHUTDOWN_DRAIN_SECONDS: '5' },
+      { group: true },
+    );
+    try {
+      await waitReady(s);
+      process.kill(-s.child.pid!, 'SIGINT');
+      await waitForOutput(s, '"msg":"draining"');
+      expect(s.output()).to.match(/"drainSeconds":5/);
+      expect((await fetch(`http://127.0.0.1:${s.port}/readyz`)).status).to.equal(503);
+      expect(await s.exited).to.equal(0);
+      // A 503 of /readyz during the drain is planned: no warning for it.
+      expect(s.output()).to.not.match(/"level":(40|50|60)/);
+    } finally {
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -162,6 +162,24 @@ describe('personal access tokens in the composed service', function () {
     expect((await people.Owner.get('/api/v1/me/tokens').expect(200)).body.items).to.have.length(6);
   });
 
+  it('the notice of a new token says in words what it may do, in English and in Norwegian, then its scopes', async () => {
+    await people.Outsider.post('/api/v1/me/tokens')
+      .send({ name: 'Home Assistant', scopes: ['households:read', 'events:write'] })
+      .expect(201);
+    await people.Outsider.post('/api/v1/me/tokens')
+      .set('Accept-Language', 'nb-NO, en;q=0.5')
+      .send({ name: 'Hjemme', scopes: ['rules:read'], expiresAt: '2027-01-31T00:00:00Z' })
+      .expect(201);
+    const texts = (await h.mailsTo('outsider@example.test')).map((m) => m.text);
+    const en = texts.find((t) => t.includes('"Home Assistant"'));
+    expect(en).to.contain(
+      'It may see your households and add and change meal events on your behalf (scopes: households:read, events:write), and does not expire.',
+    );
+    const nb = texts.find((t) => t.includes('«Hjemme»'));
+    expect(nb).to.match(/Det kan se måltidsreglene på dine vegne \(tilganger: rules:read\), til 2027-01-31[^ ]* \(UTC\)\./);
+    for (const t of [en, nb]) expect(t).to.not.match(/(It may|Det kan) (households|events|rules):/);
+  });
+
   it('GET /me and GET household cost one statement with a token, as with the session cookie', async () => {
     const token = await tokenFor('Owner', ['households:read']);
     const queries = (res: request.Response): number => JSON.parse(res.headers['x-diagnostics'] ?? '{"db":{"queries":-1}}').db.queries;

@@ -75,6 +75,14 @@ describe('pages the service serves to people', () => {
     expect((await request(h.app).head('/')).status).to.equal(200);
   });
 
+  it('GET /favicon.ico, which a browser asks for beside every page: 204, cached for a day (not a 404 problem)', async () => {
+    const res = await request(h.app).get('/favicon.ico');
+    expect(res.status).to.equal(204);
+    expect(res.headers['cache-control']).to.equal('public, max-age=86400');
+    expect(res.text ?? '').to.equal('');
+    expect((await request(h.app).head('/favicon.ico')).status).to.equal(204);
+  });
+
   it('every link in every kind of mail the service sends opens something (2xx or 3xx): the pages, and /login of every notice', async () => {
     const before = h.smtp.mails.length;
     const password = 'correct horse battery';

@@ -1,5 +1,6 @@
 import type { ApiRouter, ResponseSpec } from '@svc/http-kit';
 import type { MeResponse } from '../me.js';
+import { MFA_REQUIRED_MEMBERS } from '../mfa-required.js';
 import {
   AppleCallbackForm,
   AuthProviderResponseSchema,
@@ -123,6 +124,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
       body: ExchangeAuthCodeRequest,
       responses: { 200: { description: 'the account, as GET /api/v1/me', schema: MeResponseSchema } },
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 401: ['signin_code_spent', 'mfa_required'] },
+      problemMembers: MFA_REQUIRED_MEMBERS,
     },
     async (req, res) => {
       const account = await social.exchange(req, req.input.body.code, req.input.body.codeVerifier);
@@ -150,6 +152,7 @@ export function addSocialRoutes(api: ApiRouter, deps: SocialRoutesDeps): void {
         404: ['idp_signin_unavailable'],
         503: ['service_unavailable'],
       },
+      problemMembers: MFA_REQUIRED_MEMBERS,
     },
     async (req, res) => {
       const account = await social.native(req, req.input.body);

@@ -257,16 +257,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     clock,
   );
   seriesScheduler.define();
-  const calendarService = new mealEvents.CalendarFeedService({
-    feeds: feedsStore,
-    events: eventsStore,
-    clock,
-    random,
-    access: householdsApi.access,
-    profiles: householdsApi.profiles,
-    publicBaseUrl: config.publicBaseUrl,
-    tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
-  });
   // A household's own dishes and the starter library; `dishesService.catalog` is what the planner reads of them.
   const dishesService = new dishes.DishesService({
     store: new dishes.ObjectionDishStore(knex),
@@ -299,6 +289,18 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     logger: logger.child({ component: 'planner' }),
   });
   plannerService.defineJobs();
+  const calendarService = new mealEvents.CalendarFeedService({
+    feeds: feedsStore,
+    events: eventsStore,
+    clock,
+    random,
+    access: householdsApi.access,
+    profiles: householdsApi.profiles,
+    publicBaseUrl: config.publicBaseUrl,
+    tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
+    // The current plans' dinners beside the events (one VEVENT each; their version is part of the feed's ETag).
+    dinners: plannerService.plannedDinners,
+  });
   // The changes feed: each kind's value read with the page, in its one statement, by the owning
   // package's declared read of one row, made into the answer its own GET makes of that row.
   const changeValues: changes.ChangeValueReads = {

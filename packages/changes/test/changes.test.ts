@@ -93,9 +93,20 @@ describe('changes store and triggers', () => {
     // A writer that holds its transaction open: the next one waits for its commit before taking a position.
     const trx = await db.knex.transaction();
     await trx('test_items').insert({ id: randomUUID(), household_id: h });
-    const later = db.knex('test_items').insert({ id: randomUUID(), household_id: h });
-    const waiting = later.then(() => 'committed');
-    expect(await Promise.race([waiting, new Promise((r) => setTimeout(r, 200, 'waiting'))])).to.equal('waiting');
+    let committed = false;
+    const waiting = db
+      .knex('test_items')
+      .insert({ id: randomUUID(), household_id: h })
+      .then(() => {
+        committed = true;
+      });
+    // Wait on PostgreSQL's word that the second writer waits for a lock (a signal, not a timer).
+    for (;;) {
+      const blocked = await db.knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`);
+      if (blocked.rows[0].n > 0) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(committed, 'the second writer waits for the first').to.equal(false);
     expect((await store.page(h, '1', 10)).rows, 'nothing visible before the first commits').to.deep.equal([]);
     await trx.commit();
     await waiting;

@@ -2,12 +2,16 @@ import type { ChangeSource } from '@svc/contracts';
 import { type MigrationSet, runMigrations } from '@svc/db';
 import type { Knex } from 'knex';
 import * as createDishes from '../migrations/20261202100000_create_dishes.js';
+import * as dishesBound from '../migrations/20261202130000_dishes_per_household_bound.js';
 import * as dishesHouseholdFk from '../migrations/relations/20261202100100_dishes_household_fk.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_dishes`. */
 export const migrations: MigrationSet = {
   name: 'dishes',
-  migrations: [{ name: '20261202100000_create_dishes', up: createDishes.up, down: createDishes.down }],
+  migrations: [
+    { name: '20261202100000_create_dishes', up: createDishes.up, down: createDishes.down },
+    { name: '20261202130000_dishes_per_household_bound', up: dishesBound.up, down: dishesBound.down },
+  ],
 };
 
 /**

@@ -3,7 +3,7 @@ import type { Pojo } from '@svc/db';
 import type { Knex } from 'knex';
 import type { DishPosition } from './cursor.js';
 import { DishModel } from './models/index.js';
-import { DISH_LIMITS, type Dish } from './schemas.js';
+import type { Dish } from './schemas.js';
 
 /** What a dish's request writes (`tags` and `madeAgain` filled in), with the name's key. */
 export interface DishValues {
@@ -43,7 +43,8 @@ export interface DishStore {
   get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined>;
   /**
    * Adds a dish unless the household already has `DISH_LIMITS.perHousehold` (undefined then,
-   * nothing written). Parallel creations of one household are counted one after another.
+   * nothing written). Parallel creations of one household are counted one after another (by the
+   * insert's own trigger, under the household's lock).
    */
   create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined>;
   /** Full replacement; undefined when the household has no such dish. */
@@ -72,18 +73,15 @@ function plannableOf(row: DishModel): PlannableDish {
 }
 
 /**
- * The creation under the household's limit: the count and the insert in one statement, run after
- * the household's advisory lock is taken (a statement's snapshot is taken when it starts, so the
- * lock must be held before it: two parallel creations at 1,999 would otherwise both see room).
+ * The SQLSTATE the insert's trigger raises past the household's bound (migration
+ * 20261202130000_dishes_per_household_bound): the trigger counts under the household's lock, so the
+ * creation is one statement and a refused one writes nothing.
  */
-const INSERT_UNDER_LIMIT = `insert into dishes (id, household_id, name, name_key, category, active_minutes, price_class, tags, made_again, created_at, updated_at)
-  select ?, ?, ?, ?, ?, ?, ?, ?::text[], ?, ?, ?
-  where (select count(*) from dishes where household_id = ?) < ?
-  returning id`;
+const OVER_BOUND = 'DIBND';
 
 /**
- * DishStore on Objection: DishModel bound to the knex the host hands in. Every operation but the
- * creation (lock, count and insert in one transaction) is one statement scoped by household.
+ * DishStore on Objection: DishModel bound to the knex the host hands in. Every operation is one
+ * statement scoped by household (the creation's bound is held by its own trigger).
  */
 export class ObjectionDishStore implements DishStore {
   private readonly Dish: typeof DishModel;
@@ -117,28 +115,15 @@ export class ObjectionDishStore implements DishStore {
 
   async create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined> {
     const at = now.toISOString();
-    const inserted = await this.Dish.knex().transaction(async (trx) => {
-      // One lock per household's dishes (a 64-bit key from its id): creations of other households never wait.
-      await trx.raw(`select pg_advisory_xact_lock(hashtextextended('dishes ' || ?, 0))`, [householdId]);
-      const { rows } = await trx.raw<{ rows: { id: string }[] }>(INSERT_UNDER_LIMIT, [
-        id,
-        householdId,
-        values.name,
-        values.nameKey,
-        values.category,
-        values.activeMinutes,
-        values.priceClass,
-        values.tags,
-        values.madeAgain,
-        at,
-        at,
-        householdId,
-        DISH_LIMITS.perHousehold,
-      ]);
-      return rows.length > 0;
-    });
-    if (!inserted) return undefined;
-    return this.Dish.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at }).toApi();
+    const dish = this.Dish.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at });
+    try {
+      // One statement (Objection adds `returning id`); the answer is what was written, not read back.
+      await this.Dish.query().insert(dish);
+    } catch (err) {
+      if ((err as { code?: string }).code === OVER_BOUND) return undefined;
+      throw err;
+    }
+    return dish.toApi();
   }
 
   async replace(householdId: string, dishId: string, values: DishValues, now: Date, trx?: Knex.Transaction): Promise<Dish | undefined> {

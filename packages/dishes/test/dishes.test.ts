@@ -409,5 +409,36 @@ describe('dishes over HTTP', () => {
       expect((await as(owner, request(h.app).post(base())).send(dishBody())).status).to.equal(201);
       expect((await as(owner, request(h.app).post(base())).send(dishBody())).status).to.equal(409);
     });
+
+    it('holds whoever writes: a direct INSERT past the bound fails with DIBND and writes nothing', async () => {
+      const row = (i: number) => ({
+        id: randomUUID(),
+        householdId,
+        name: `Dish ${i}`,
+        nameKey: `dish ${i}`,
+        category: 'Other',
+        activeMinutes: 10,
+        priceClass: 'Cheap',
+        tags: [],
+        madeAgain: false,
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      });
+      await h.db.knex.batchInsert(
+        'dishes',
+        Array.from({ length: DISH_LIMITS.perHousehold }, (_, i) => row(i)),
+        500,
+      );
+      const err = await h.db
+        .knex('dishes')
+        .insert([row(-1), row(-2)])
+        .then(
+          () => undefined,
+          (e: { code?: string }) => e,
+        );
+      expect(err).to.include({ code: 'DIBND' });
+      const { n } = (await h.db.knex('dishes').where({ householdId }).count({ n: '*' }).first()) as { n: string };
+      expect(Number(n)).to.equal(DISH_LIMITS.perHousehold);
+    });
   });
 });

@@ -9,6 +9,7 @@ import * as mealEventListVersions from '../migrations/20261125150000_meal_event_
 import * as mealEventListTruncate from '../migrations/20261126110100_meal_event_list_truncate.js';
 import * as createMealEventSeries from '../migrations/20261127190000_create_meal_event_series.js';
 import * as mealEventsReminders from '../migrations/20261127210000_meal_events_reminders.js';
+import * as mealEventsBounds from '../migrations/20261202130000_meal_events_bounds.js';
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
 import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
@@ -24,6 +25,7 @@ export const migrations: MigrationSet = {
     { name: '20261126110100_meal_event_list_truncate', up: mealEventListTruncate.up, down: mealEventListTruncate.down },
     { name: '20261127190000_create_meal_event_series', up: createMealEventSeries.up, down: createMealEventSeries.down },
     { name: '20261127210000_meal_events_reminders', up: mealEventsReminders.up, down: mealEventsReminders.down },
+    { name: '20261202130000_meal_events_bounds', up: mealEventsBounds.up, down: mealEventsBounds.down },
   ],
 };
 

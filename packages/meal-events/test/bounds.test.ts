@@ -52,6 +52,23 @@ describe('household bounds (events, live events, active series)', () => {
     expect(HOUSEHOLD_BOUNDS).to.deep.equal({ liveEvents: 5_000, events: 50_000, activeSeries: 50 });
   });
 
+  it('the bounds hold whoever writes: past the real live bound a direct INSERT (no bounds set) fails with MEBND and writes nothing', async () => {
+    await seed(
+      db.knex,
+      household,
+      Array.from({ length: HOUSEHOLD_BOUNDS.liveEvents }, () => ({ date: '2026-12-24' })),
+    );
+    const err = await seed(db.knex, household, [{ date: '2026-12-24' }]).then(
+      () => undefined,
+      (e: { code?: string; constraint?: string }) => e,
+    );
+    expect(err).to.include({ code: 'MEBND', constraint: 'meal_events_live_per_household' });
+    expect(await count()).to.equal(HOUSEHOLD_BOUNDS.liveEvents);
+    // A past date does not count toward the live bound.
+    await seed(db.knex, household, [{ date: '2026-01-01' }]);
+    expect(await count()).to.equal(HOUSEHOLD_BOUNDS.liveEvents + 1);
+  });
+
   it('30 parallel POSTs at a bound of 20 live events: exactly 20 written, the rest 409 limit_reached; another household is not affected', async () => {
     const tight = buildEventsApp({ knex: db.knex, clock, access, bounds: { ...bounds, liveEvents: 20 } }).app;
     const answers = await Promise.all(

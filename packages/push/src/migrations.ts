@@ -6,6 +6,7 @@ import * as createPushDevices from '../migrations/20261122130000_create_push_dev
 import * as createPushNotifications from '../migrations/20261127180000_create_push_notifications.js';
 import * as pushDevicesQuietHours from '../migrations/20261127180300_push_devices_quiet_hours.js';
 import * as createPushDeliveries from '../migrations/20261128030000_create_push_deliveries.js';
+import * as pushDevicesBound from '../migrations/20261202130000_push_devices_per_person_bound.js';
 import * as pushDevicesUserFk from '../migrations/relations/20261125090000_push_devices_user_fk.js';
 import * as pushInboxUserFk from '../migrations/relations/20261127180200_push_inbox_user_fk.js';
 
@@ -35,6 +36,7 @@ export const migrations: MigrationSet = {
     createQueueMigration('20261127180500_push_digest_queue', DIGEST_QUEUE, { expireInSeconds: DELIVERY_EXPIRE_SECONDS }),
     { name: '20261128030000_create_push_deliveries', up: createPushDeliveries.up, down: createPushDeliveries.down },
     createQueueMigration('20261128030100_push_fanout_queue', FANOUT_QUEUE, { expireInSeconds: DELIVERY_EXPIRE_SECONDS }),
+    { name: '20261202130000_push_devices_per_person_bound', up: pushDevicesBound.up, down: pushDevicesBound.down },
   ],
 };
 

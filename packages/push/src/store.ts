@@ -17,8 +17,9 @@ export interface RegisterDevice {
 export interface PushStore {
   /**
    * Upsert by token, in one statement: new → all switches on; known → marked seen and handed to
-   * `userId`. With `maxDevices`, undefined (and nothing written) when the person would then have
-   * more devices than that; exact under parallel registrations of the person.
+   * `userId`. Undefined (and nothing written) when the person would then have more devices than
+   * `maxDevices` (DEVICES_PER_PERSON when left out); exact under parallel registrations of the
+   * person (the statement's trigger counts under the person's lock).
    */
   register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined>;
   /**
@@ -38,6 +39,13 @@ export interface PushStore {
   removeAll(userId: string, trx?: Knex.Transaction): Promise<number>;
 }
 
+/**
+ * The SQLSTATE the registering statement's trigger raises when a person would have more devices
+ * than the bound (migration 20261202130000_push_devices_per_person_bound): the trigger takes the
+ * person's lock and counts, so a registration is one statement and a refused one writes nothing.
+ */
+const OVER_BOUND = 'PUBND';
+
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
 export class ObjectionPushStore implements PushStore {
   private readonly Device: typeof PushDeviceModel;
@@ -52,25 +60,16 @@ export class ObjectionPushStore implements PushStore {
   }
 
   async register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined> {
-    if (maxDevices === undefined) return this.upsert(this.Device.knex(), userId, device, now);
-    const over = Symbol('over');
     try {
-      return await this.Device.knex().transaction(async (trx) => {
-        // The person's registrations one at a time (a lock on the person's id, as no row of theirs
-        // may exist yet), so the count after the write sees every other one; over: rolled back.
-        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`push_devices:${userId}`]);
-        const written = await this.upsert(trx, userId, device, now);
-        const { rows } = await trx.raw('select count(*)::int as n from (select 1 from push_devices where user_id = ? limit ?) d', [userId, maxDevices + 1]);
-        if (rows[0].n > maxDevices) throw over;
-        return written;
-      });
+      return await this.upsert(this.Device.knex(), userId, device, now, maxDevices);
     } catch (err) {
-      if (err === over) return undefined;
+      // The registering statement's own trigger counted the person's devices under their lock (see OVER_BOUND).
+      if ((err as { code?: string }).code === OVER_BOUND) return undefined;
       throw err;
     }
   }
 
-  private async upsert(k: Knex, userId: string, device: RegisterDevice, now: Date): Promise<PushDevice> {
+  private async upsert(k: Knex, userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice> {
     // Same owner: the phone's own switches stay. A new owner starts like a new phone (all on):
     // the switches were the previous person's choices.
     const keepIfSameOwner = (column: string) => k.raw('case when ?? = excluded.user_id then ?? else true end', ['pushDevices.userId', `pushDevices.${column}`]);
@@ -80,7 +79,9 @@ export class ObjectionPushStore implements PushStore {
       .insert({
         tokenHash: tokenHash(device.token),
         token: device.token,
-        userId,
+        // The bound the trigger holds, set for this statement only (transaction-local) as it writes the owner.
+        userId:
+          maxDevices === undefined ? userId : k.raw(`(select ?::uuid where set_config('push.max_devices', ?, true) is not null)`, [userId, String(maxDevices)]),
         platform: device.platform,
         provider: device.provider,
         listChanges: true,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ManualClock } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
@@ -63,6 +63,36 @@ describe('push devices: /api/v1/me/devices', () => {
       // Bo's phone handed to Ada (a new login on it) is one more of Ada's: refused, and it stays Bo's.
       expect((await reg('phone-of-bo', ada)).status).to.equal(409);
       expect((await db.knex('pushDevices').where({ token: 'phone-of-bo' }).first()).userId).to.equal(bo);
+    });
+
+    it('holds DEVICES_PER_PERSON whoever writes: a direct INSERT past it fails with PUBND and writes nothing', async () => {
+      const row = (i: number) => ({
+        tokenHash: createHash('sha256').update(`direct-${i}`).digest(),
+        token: `direct-${i}`,
+        userId: ada,
+        platform: 'ios',
+        provider: 'fcm',
+        listChanges: true,
+        householdNews: true,
+        runDone: true,
+        reminders: true,
+        lastSeenAt: new Date(),
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      });
+      await db.knex('pushDevices').insert(Array.from({ length: DEVICES_PER_PERSON }, (_, i) => row(i)));
+      const err = await db
+        .knex('pushDevices')
+        .insert(row(-1))
+        .then(
+          () => undefined,
+          (e: { code?: string }) => e,
+        );
+      expect(err).to.include({ code: 'PUBND' });
+      expect(await rows()).to.equal(DEVICES_PER_PERSON);
+      // Through the service: 409, and a known token of the person's is still accepted.
+      expect((await put({ token: 'one-more', platform: 'ios' })).status).to.equal(409);
+      expect((await put({ token: 'direct-0', platform: 'android' })).status).to.equal(200);
     });
 
     it('registers a new phone with all four switches on, the default provider and lastSeenAt now', async () => {

@@ -8,6 +8,7 @@ import { eventRead } from '../reads.js';
 import type { EventScope, ListEventsQuery, MealEvent, MealEventCreateInput, MealEventInput, MealEventSeries } from '../schemas.js';
 import { HOUSEHOLD_BOUNDS, type HouseholdBounds } from '../schemas.js';
 import { addDays, MAX_AHEAD, normalizeRule, occurrences } from '../series/rule.js';
+import { boundOf } from '../store/bounds.js';
 import {
   apiSeries,
   CARRY_FORMER_MEMBERS,
@@ -123,30 +124,24 @@ export class MealEventsService {
     this.bounds = { ...HOUSEHOLD_BOUNDS, ...options.bounds };
   }
 
-  /** The first day the `liveEvents` bound counts: 31 days before today (UTC; the feed's window starts there in the household's zone). */
-  private liveFrom(): string {
-    return addDays(this.clock.now().toISOString().slice(0, 10), -31);
-  }
-
   /**
-   * 409 `limit_reached` when the household is now past a bound. Called after a write that may
-   * grow it, in the write's transaction (so the refusal rolls the write back: nothing is kept);
-   * exact under parallel writers (see SeriesStore.size).
+   * `write`, with a refusal of the household's bounds made 409 `limit_reached`. The bounds are
+   * held by the writing statement's own triggers (migration 20261202130000_meal_events_bounds:
+   * counted under the household's lock, so exact under parallel writers, at no statement more);
+   * the refused statement, and the transaction it ran in, wrote nothing.
    */
-  private async withinBounds(householdId: string, trx: Knex.Transaction, series = false): Promise<void> {
-    const b = this.bounds;
-    const today = this.clock.now().toISOString().slice(0, 10);
-    const size = await this.series.size(
-      householdId,
-      this.liveFrom(),
-      today,
-      { liveEvents: b.liveEvents + 1, events: b.events + 1, activeSeries: series ? b.activeSeries + 1 : 0 },
-      trx,
-    );
-    if (size.liveEvents > b.liveEvents)
-      throw limitReached(`A household keeps at most ${b.liveEvents} meal events dated from 31 days ago on (occurrences of series written ahead included)`);
-    if (size.events > b.events) throw limitReached(`A household keeps at most ${b.events} meal events in all`);
-    if (series && size.activeSeries > b.activeSeries) throw limitReached(`A household keeps at most ${b.activeSeries} active repeating series`);
+  private async bounded<T>(write: Promise<T>): Promise<T> {
+    try {
+      return await write;
+    } catch (err) {
+      const bound = boundOf(err);
+      if (!bound) throw err;
+      const b = this.bounds;
+      if (bound === 'liveEvents')
+        throw limitReached(`A household keeps at most ${b.liveEvents} meal events dated from 31 days ago on (occurrences of series written ahead included)`);
+      if (bound === 'activeSeries') throw limitReached(`A household keeps at most ${b.activeSeries} active repeating series`);
+      throw limitReached(`A household keeps at most ${b.events} meal events in all`);
+    }
   }
 
   /** The household's zone, asked only when a reminder needs it. */
@@ -224,14 +219,16 @@ export class MealEventsService {
     const id = uuidV4(this.random(16));
     // The reminder's job is made by the event's INSERT itself (meal-events' `jobSources`): it exists exactly when the event does.
     const reminderAt = await this.reminderOf(householdId, values);
-    return this.store.transaction(async (trx) => {
-      // The members named are locked until the event is written: a removal racing this waits, then
-      // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
-      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
-      const event = await this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt);
-      await this.withinBounds(householdId, trx);
-      return event;
-    });
+    // The household's bounds are held by the INSERT's own trigger: no transaction of its own.
+    if (!named(values)) return this.bounded(this.store.create(householdId, id, values, this.clock.now(), undefined, reminderAt, this.bounds));
+    // The members named are locked until the event is written: a removal racing this waits, then
+    // finds (and unlinks) the participant, so no event keeps the link of someone no longer a member.
+    return this.bounded(
+      this.store.transaction(async (trx) => {
+        refuseStrangers(await this.strangers(householdId, values, trx));
+        return this.store.create(householdId, id, values, this.clock.now(), trx, reminderAt, this.bounds);
+      }),
+    );
   }
 
   /**
@@ -258,13 +255,17 @@ export class MealEventsService {
     }));
     const now = this.clock.now();
     const write = (trx?: Knex.Transaction) =>
-      this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx);
-    // Every occurrence's reminder still ahead is enqueued by the occurrences' INSERT itself.
-    await this.series.transaction(async (trx) => {
-      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
-      await write(trx);
-      await this.withinBounds(householdId, trx, true);
-    });
+      this.series.create({ id: seriesId, householdId, repeat: rule, template: values, writtenThrough: horizon }, occ, now, trx, this.bounds);
+    // Every occurrence's reminder still ahead is enqueued by the occurrences' INSERT itself, and
+    // the bounds (events and active series) are held by its triggers: a series past one is refused whole.
+    if (!named(values)) await this.bounded(write());
+    else
+      await this.bounded(
+        this.series.transaction(async (trx) => {
+          refuseStrangers(await this.strangers(householdId, values, trx));
+          await write(trx);
+        }),
+      );
     const at = now.toISOString();
     // The first occurrence as written (as the store answers a single event it created).
     return MealEventModel.fromJson({ id: occ[0]!.id, householdId, ...values, createdAt: at, updatedAt: at, seriesId }).toApi();
@@ -295,16 +296,17 @@ export class MealEventsService {
   private async replaceThis(householdId: string, eventId: string, values: MealEventValues): Promise<MealEvent> {
     const reminderAt = await this.reminderOf(householdId, values);
     // One transaction: the replacement, an occurrence's exception and the reminder are kept together or not at all.
-    return this.series.transaction(async (trx) => {
-      // An occurrence's series row first, then its events (the order every writer of a series takes); 404 for no such event.
-      const locked = await this.lockOccurrence(householdId, eventId, trx);
-      const event = await this.replaceOne(householdId, eventId, values, trx, reminderAt);
-      // scope=this: the occurrence stays in its series, listed as an exception by its original date.
-      if (locked) await this.series.addException(locked.series.id, locked.originalDate, this.clock.now(), trx);
-      // Moved into the window the bound counts (from a date before it), the household may have grown.
-      if (values.date >= this.liveFrom()) await this.withinBounds(householdId, trx);
-      return event;
-    });
+    // A date moved into the window the bound counts is held to it by the UPDATE's own trigger.
+    return this.bounded(
+      this.series.transaction(async (trx) => {
+        // An occurrence's series row first, then its events (the order every writer of a series takes); 404 for no such event.
+        const locked = await this.lockOccurrence(householdId, eventId, trx);
+        const event = await this.replaceOne(householdId, eventId, values, trx, reminderAt);
+        // scope=this: the occurrence stays in its series, listed as an exception by its original date.
+        if (locked) await this.series.addException(locked.series.id, locked.originalDate, this.clock.now(), trx);
+        return event;
+      }),
+    );
   }
 
   /** PUT with scope=following or all; a single event is replaced as with scope=this. */
@@ -312,57 +314,59 @@ export class MealEventsService {
     const now = this.clock.now();
     const zone = (await this.profiles(householdId)).timeZoneId;
     let single = false;
-    const event = await this.series.transaction(async (trx) => {
-      const locked = await this.lockOccurrence(householdId, eventId, trx);
-      if (!locked) {
-        single = true;
-        return undefined;
-      }
-      const { series, originalDate, occurrences: all } = locked;
-      const seriesId = series.id;
-      if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
-      const reminderAt = await this.reminderOf(householdId, values, zone);
-      if (scope === 'all') {
-        // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
-        const reminders = all.map((o) => ({
-          id: o.id,
-          at: o.id === eventId ? reminderAt : reminderInstant(o.originalDate, values.servingTime, values.reminderMinutes, zone),
-        }));
-        await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx, reminders);
-        const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
-        const deleted = series.exceptions.filter((d) => d !== originalDate);
-        const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
-        if (values.date !== originalDate) stillExceptions.push(originalDate);
-        await this.series.update(seriesId, { template: { ...values, date: series.template.date }, exceptions: stillExceptions.sort() }, now, trx);
-        await this.withinBounds(householdId, trx);
-        return replaced;
-      }
-      // following: the old series ends the day before; a new one, with the same rule, starts at the body's date.
-      const rule = normalizeRule(series.repeat, values.date);
-      const kept = occurrences(series.repeat, series.template.date, series.template.date, addDays(originalDate, -1)).length;
-      const newRule = { ...rule, count: rule.count === null ? null : Math.max(1, rule.count - kept) };
-      const { horizon } = windowOf(now, zone);
-      const newId = uuidV4(this.random(16));
-      const dates = values.date > horizon ? [values.date] : occurrences(newRule, values.date, values.date, horizon);
-      await this.series.create({ id: newId, householdId, repeat: newRule, template: values, writtenThrough: horizon }, [], now, trx);
-      // Moved out before the old series may be deleted (its occurrences go with it).
-      await this.series.moveOccurrence(eventId, newId, values.date, trx);
-      await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
-      await this.endSeries(series, originalDate, kept, now, trx);
-      const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt))!;
-      await this.series.writeOccurrences(
-        dates.slice(1).map((date) => ({
-          seriesId: newId,
-          id: uuidV4(this.random(16)),
-          date,
-          remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
-        })),
-        now,
-        trx,
-      );
-      await this.withinBounds(householdId, trx);
-      return { ...replaced, seriesId: newId };
-    });
+    // Every write below that may grow the household is held to its bounds by its own triggers.
+    const event = await this.bounded(
+      this.series.transaction(async (trx) => {
+        const locked = await this.lockOccurrence(householdId, eventId, trx);
+        if (!locked) {
+          single = true;
+          return undefined;
+        }
+        const { series, originalDate, occurrences: all } = locked;
+        const seriesId = series.id;
+        if (named(values)) refuseStrangers(await this.strangers(householdId, values, trx));
+        const reminderAt = await this.reminderOf(householdId, values, zone);
+        if (scope === 'all') {
+          // Every occurrence on its own original date (earlier exceptions too), this one on the body's date.
+          const reminders = all.map((o) => ({
+            id: o.id,
+            at: o.id === eventId ? reminderAt : reminderInstant(o.originalDate, values.servingTime, values.reminderMinutes, zone),
+          }));
+          await this.series.applyToAll(seriesId, values, now, CARRY_FORMER_MEMBERS, trx, reminders, this.bounds);
+          const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt, this.bounds))!;
+          const deleted = series.exceptions.filter((d) => d !== originalDate);
+          const stillExceptions = await this.deletedDates(seriesId, deleted, trx);
+          if (values.date !== originalDate) stillExceptions.push(originalDate);
+          await this.series.update(seriesId, { template: { ...values, date: series.template.date }, exceptions: stillExceptions.sort() }, now, trx);
+          return replaced;
+        }
+        // following: the old series ends the day before; a new one, with the same rule, starts at the body's date.
+        const rule = normalizeRule(series.repeat, values.date);
+        const kept = occurrences(series.repeat, series.template.date, series.template.date, addDays(originalDate, -1)).length;
+        const newRule = { ...rule, count: rule.count === null ? null : Math.max(1, rule.count - kept) };
+        const { horizon } = windowOf(now, zone);
+        const newId = uuidV4(this.random(16));
+        const dates = values.date > horizon ? [values.date] : occurrences(newRule, values.date, values.date, horizon);
+        await this.series.create({ id: newId, householdId, repeat: newRule, template: values, writtenThrough: horizon }, [], now, trx, this.bounds);
+        // Moved out before the old series may be deleted (its occurrences go with it).
+        await this.series.moveOccurrence(eventId, newId, values.date, trx);
+        await this.series.deleteOccurrencesFrom(seriesId, originalDate, trx);
+        await this.endSeries(series, originalDate, kept, now, trx);
+        const replaced = (await this.store.replace(householdId, eventId, values, now, trx, reminderAt, this.bounds))!;
+        await this.series.writeOccurrences(
+          dates.slice(1).map((date) => ({
+            seriesId: newId,
+            id: uuidV4(this.random(16)),
+            date,
+            remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
+          })),
+          now,
+          trx,
+          this.bounds,
+        );
+        return { ...replaced, seriesId: newId };
+      }),
+    );
     if (single) return this.replaceThis(householdId, eventId, values);
     return event!;
   }
@@ -440,7 +444,7 @@ export class MealEventsService {
         for (const { i, memberId } of strangers) values.participants[i] = { memberId: null, name: values.participants[i]!.name, formerMemberId: memberId };
       }
     }
-    return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx, reminderAt)) ?? Promise.reject(notFoundEvent());
+    return (await this.store.replace(householdId, eventId, values, this.clock.now(), trx, reminderAt, this.bounds)) ?? Promise.reject(notFoundEvent());
   }
 
   /**

@@ -107,7 +107,8 @@ export class SeriesExtender {
           const through = fits.length < dates.length ? addDays(dates[fits.length]!, -1) : horizon;
           if (through > s.writtenThrough) windows.push({ id: s.id, writtenThrough: through });
         }
-        const n = await store.writeOccurrences(writes, now, trx);
+        // What fits was counted above under the households' locks; the INSERT's trigger holds the same bounds.
+        const n = await store.writeOccurrences(writes, now, trx, this.bounds);
         await store.setWrittenThrough(windows, trx);
         return { count: rows.length, last: rows.at(-1)!.id, written: n.written };
       });

@@ -2,7 +2,8 @@ import { objection, type Pojo, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventListVersionModel, MealEventModel } from '../models/index.js';
-import type { MealEvent, MealEventType, Participant } from '../schemas.js';
+import type { HouseholdBounds, MealEvent, MealEventType, Participant } from '../schemas.js';
+import { boundsSetting, SET_BOUNDS } from './bounds.js';
 
 /** A place in the list's order (`date`, `servingTime`, `id`): the page starts after it. */
 export interface EventPosition {
@@ -86,13 +87,26 @@ export interface MealEventStore {
   get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
-  /** Writes a new event with the id the service chose. */
-  create(householdId: string, id: string, values: MealEventValues, now: Date, trx?: Knex.Transaction, reminderAt?: Date | null): Promise<MealEvent>;
+  /**
+   * Writes a new event with the id the service chose, in one statement whose trigger holds the
+   * household's `bounds` (the real ones when left out): past one, the statement fails with
+   * SQLSTATE `MEBND` (see `boundOf`) and writes nothing.
+   */
+  create(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    trx?: Knex.Transaction,
+    reminderAt?: Date | null,
+    bounds?: HouseholdBounds,
+  ): Promise<MealEvent>;
   /**
    * Full replacement (keeps `id` and `createdAt`, adds one to the sequence); undefined when the
    * household has no such event. A participant written without a member (`memberId` null) keeps
    * the `formerMemberId` of the stored participant of the same name, so editing an event does not
-   * lose the link an account deletion needs.
+   * lose the link an account deletion needs. A date moved into the counted window is held to
+   * `bounds` as in `create`.
    */
   replace(
     householdId: string,
@@ -101,6 +115,7 @@ export interface MealEventStore {
     now: Date,
     trx?: Knex.Transaction,
     reminderAt?: Date | null,
+    bounds?: HouseholdBounds,
   ): Promise<MealEvent | undefined>;
   /** Every member id the event's participants name, as `memberId` or as `formerMemberId`; undefined when the household has no such event. */
   participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined>;
@@ -280,11 +295,17 @@ export class ObjectionMealEventStore implements MealEventStore {
     now: Date,
     trx?: Knex.Transaction,
     reminderAt: Date | null = null,
+    bounds?: HouseholdBounds,
   ): Promise<MealEvent> {
     const at = now.toISOString();
     const event = this.Event.fromJson({ id, householdId, ...values, createdAt: at, updatedAt: at, reminderAt: reminderAt?.toISOString() ?? null });
-    // One statement (Objection adds `returning id` on PostgreSQL); the answer is what was written, not read back.
-    await this.Event.query(trx).insert(event);
+    // One statement; the answer is what was written, not read back. The household id is written
+    // through SET_BOUNDS, which hands the statement's triggers the service's bounds.
+    const k = trx ?? this.Event.knex();
+    await k('mealEvents').insert({
+      ...event.$toDatabaseJson(),
+      householdId: k.raw(`(select ?::uuid where ${SET_BOUNDS})`, [householdId, boundsSetting(bounds)]),
+    });
     return event.toApi();
   }
 
@@ -295,6 +316,7 @@ export class ObjectionMealEventStore implements MealEventStore {
     now: Date,
     trx?: Knex.Transaction,
     reminderAt: Date | null = null,
+    bounds?: HouseholdBounds,
   ): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
@@ -308,6 +330,8 @@ export class ObjectionMealEventStore implements MealEventStore {
         reminderAt: reminderAt?.toISOString() ?? null,
         sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
       })
+      // A moved date may grow the household: its triggers hold the service's bounds.
+      .whereRaw(SET_BOUNDS, [boundsSetting(bounds)])
       .returning(['createdAt', 'seriesId']);
     const row = rows[0];
     if (!row) return undefined;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { MealEventSeries, RepeatRule } from '../schemas.js';
+import type { HouseholdBounds, MealEventSeries, RepeatRule } from '../schemas.js';
+import { boundsSetting, SET_BOUNDS } from './bounds.js';
 import type { MealEventValues } from './events.js';
 
 /** A series as stored: its rule, the body its occurrences are made from (date: the first), exceptions, and how far it is written. */
@@ -63,6 +64,7 @@ const INSERT_OCCURRENCES = `insert into meal_events (id, household_id, date, eve
          (s.template->>'reminderMinutes')::int, o."remindAt"
     from jsonb_to_recordset(?::jsonb) as o("seriesId" uuid, id uuid, date date, "remindAt" timestamptz)
     join meal_event_series s on s.id = o."seriesId"
+   where ${SET_BOUNDS}
   on conflict (series_id, original_date) do nothing
   returning id, reminder_at as "remindAt"`;
 
@@ -95,55 +97,47 @@ export class SeriesStore {
     return rows;
   }
 
-  /** A new series and its first occurrences, in ONE statement (the series row in a CTE, the occurrences from it). */
-  async create(series: Omit<StoredSeries, 'exceptions'>, occurrences: NewOccurrence[], now: Date, trx?: Knex.Transaction): Promise<void> {
+  /**
+   * A new series and its first occurrences, in ONE statement (the series row in a CTE, the
+   * occurrences from it), whose triggers hold the household's `bounds` (the real ones when left
+   * out; past one: SQLSTATE `MEBND`, nothing written).
+   */
+  async create(
+    series: Omit<StoredSeries, 'exceptions'>,
+    occurrences: NewOccurrence[],
+    now: Date,
+    trx?: Knex.Transaction,
+    bounds?: HouseholdBounds,
+  ): Promise<void> {
     const at = now.toISOString();
     const rows = occurrences.map((o) => ({ id: o.id, date: o.date, remindAt: o.remindAt?.toISOString() ?? null }));
     await (trx ?? this.knex).raw(
       `with s as (insert into meal_event_series (id, household_id, repeat, template, exceptions, written_through, created_at, updated_at)
-                  values (?::uuid, ?::uuid, ?::jsonb, ?::jsonb, '{}', ?::date, ?::timestamptz, ?::timestamptz) returning *)
+                  select ?::uuid, ?::uuid, ?::jsonb, ?::jsonb, '{}', ?::date, ?::timestamptz, ?::timestamptz where ${SET_BOUNDS} returning *)
        insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants,
                                 created_at, updated_at, series_id, original_date, reminder_minutes, reminder_at)
        select o.id, s.household_id, o.date, s.template->>'eventType', (s.template->>'servingTime')::time, (s.template->>'availableCookingMinutes')::int,
               s.template->>'notes', s.template->'participants', s.created_at, s.created_at, s.id, o.date, (s.template->>'reminderMinutes')::int, o."remindAt"
          from s, jsonb_to_recordset(?::jsonb) as o(id uuid, date date, "remindAt" timestamptz)`,
-      [series.id, series.householdId, JSON.stringify(series.repeat), JSON.stringify(series.template), series.writtenThrough, at, at, JSON.stringify(rows)],
+      [
+        series.id,
+        series.householdId,
+        JSON.stringify(series.repeat),
+        JSON.stringify(series.template),
+        series.writtenThrough,
+        at,
+        at,
+        boundsSetting(bounds),
+        JSON.stringify(rows),
+      ],
     );
-  }
-
-  /**
-   * The household's size as its bounds count it (`HOUSEHOLD_BOUNDS`): events dated `liveFrom` or
-   * later, all events, and series still active on `today` (no end, an `until` not before today, or
-   * an occurrence dated today or later). Each count reads at most its cap (the bound + 1) index
-   * entries, so the check costs the same however far past its bound a household is. Run after a
-   * write in the same transaction: the write's statement moved the household's list version (a row
-   * lock held to commit), so parallel writers of a household count one after another, each seeing
-   * the others' committed rows.
-   */
-  async size(
-    householdId: string,
-    liveFrom: string,
-    today: string,
-    caps: { liveEvents: number; events: number; activeSeries: number },
-    trx: Knex.Transaction,
-  ): Promise<{ liveEvents: number; events: number; activeSeries: number }> {
-    const { rows } = await trx.raw(
-      `select (select count(*) from (select 1 from meal_events where household_id = ?::uuid and date >= ?::date limit ?) a)::int as "liveEvents",
-              (select count(*) from (select 1 from meal_events where household_id = ?::uuid limit ?) b)::int as events,
-              (select count(*) from (select 1 from meal_event_series s where s.household_id = ?::uuid
-                  and ((s.repeat->>'until' is null and s.repeat->>'count' is null) or (s.repeat->>'until')::date >= ?::date
-                       or exists (select 1 from meal_events e where e.series_id = s.id and e.date >= ?::date))
-                  limit ?) c)::int as "activeSeries"`,
-      [householdId, liveFrom, caps.liveEvents, householdId, caps.events, householdId, today, today, caps.activeSeries],
-    );
-    return rows[0];
   }
 
   /**
    * For the daily extension: the households' list versions locked (in household order, so
    * parallel extenders do not deadlock each other), then how many more events each may take
-   * under the bounds (see `size`): the counts stay true until `trx` ends, since every writer of
-   * those households waits on the same rows.
+   * under the bounds (events dated `liveFrom` or later, and all events): the counts stay true
+   * until `trx` ends, since every writer of those households waits on the same rows.
    */
   async room(householdIds: string[], liveFrom: string, bounds: { liveEvents: number; events: number }, trx: Knex.Transaction): Promise<Map<string, number>> {
     await trx.raw('select 1 from meal_event_list_versions where household_id = any(?::uuid[]) order by household_id for update', [householdIds]);
@@ -185,11 +179,12 @@ export class SeriesStore {
     occurrences: (NewOccurrence & { seriesId: string })[],
     now: Date,
     trx?: Knex.Transaction,
+    bounds?: HouseholdBounds,
   ): Promise<{ written: number; reminders: { id: string; at: Date | null }[] }> {
     if (!occurrences.length) return { written: 0, reminders: [] };
     const at = now.toISOString();
     const rows = occurrences.map((o) => ({ seriesId: o.seriesId, id: o.id, date: o.date, remindAt: o.remindAt?.toISOString() ?? null }));
-    const result = await (trx ?? this.knex).raw(INSERT_OCCURRENCES, [at, at, JSON.stringify(rows)]);
+    const result = await (trx ?? this.knex).raw(INSERT_OCCURRENCES, [at, at, JSON.stringify(rows), boundsSetting(bounds)]);
     const written = result.rows as { id: string; remindAt: Date | null }[];
     return { written: result.rowCount ?? 0, reminders: written.filter((r) => r.remindAt !== null).map((r) => ({ id: r.id, at: r.remindAt })) };
   }
@@ -255,13 +250,14 @@ export class SeriesStore {
     carrySql: string,
     trx: Knex.Transaction,
     remindAt: { id: string; at: Date | null }[] = [],
+    bounds?: HouseholdBounds,
   ): Promise<number> {
     const reminders = JSON.stringify(remindAt.map((r) => ({ id: r.id, at: r.at?.toISOString() ?? null })));
     const result = await trx.raw(
       `update meal_events set date = original_date, event_type = ?, serving_time = ?::time, available_cooking_minutes = ?, notes = ?,
               participants = ${carrySql}, updated_at = ?::timestamptz, sequence = sequence + 1, reminder_minutes = ?::int,
               reminder_at = (select r.at from jsonb_to_recordset(?::jsonb) as r(id uuid, at timestamptz) where r.id = meal_events.id)
-        where series_id = ?::uuid`,
+        where series_id = ?::uuid and ${SET_BOUNDS}`,
       [
         values.eventType,
         values.servingTime,
@@ -273,6 +269,7 @@ export class SeriesStore {
         values.reminderMinutes ?? null,
         reminders,
         seriesId,
+        boundsSetting(bounds),
       ],
     );
     return result.rowCount ?? 0;

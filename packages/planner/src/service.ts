@@ -60,7 +60,7 @@ export interface PlannerServiceOptions {
   tellRunDone?: TellRunDone;
   solver: PlanSolver;
   /**
-   * Runs at once on this instance (the run queue's own concurrency; default 2): about twice the
+   * Runs at once on this instance (the run queue's own concurrency; default 4): about twice the
    * solver's threads, so a run's reads and write overlap another's solve without crowding the
    * event loop with handlers that would only wait for a thread.
    */
@@ -117,7 +117,7 @@ export class PlannerService {
   defineJobs(): void {
     this.options.jobs.define<{ planId: string }>(PLAN_RUN_QUEUE, (job, context) => this.run(job.planId, context), {
       expireInSeconds: PLAN_RUN_EXPIRE_SECONDS,
-      concurrency: this.options.runsAtOnce ?? 2,
+      concurrency: this.options.runsAtOnce ?? 4,
     });
   }
 

@@ -8,7 +8,8 @@
  * 2. A queue of runs drained by one instance (the 1-week case): runs per second, and this
  *    process's event-loop delay p99 while the runs go on (the loop serves; the pool solves).
  *
- * Options: --planner-runs N (default 5), --planner-households N (default 1000).
+ * Options: --planner-runs N (default 5), --planner-households N (default 1000), --planner-at-once N
+ * (the service's `runsAtOnce`, default its own: 4).
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -23,7 +24,7 @@ import { createTestDatabase } from '@svc/test-support';
 import { household } from './plan-households.js';
 
 const { values: args } = parseArgs({
-  options: { 'planner-runs': { type: 'string' }, 'planner-households': { type: 'string' }, only: { type: 'string' } },
+  options: { 'planner-runs': { type: 'string' }, 'planner-households': { type: 'string' }, 'planner-at-once': { type: 'string' }, only: { type: 'string' } },
   strict: false,
 });
 const RUNS = Number(args['planner-runs'] ?? 5);
@@ -74,6 +75,7 @@ const service = new planner.PlannerService({
   // The generated starter dishes stand as own dishes (the catalog's starter list is per language, not per household).
   dishes: catalog,
   solver: pool,
+  runsAtOnce: args['planner-at-once'] ? Number(args['planner-at-once']) : undefined,
 });
 service.defineJobs();
 

@@ -65,6 +65,12 @@ export class GiveUp extends Error {
 export interface QueueHandlerOptions {
   /** Must equal the `expireInSeconds` the queue's migration created it with. */
   expireInSeconds: number;
+  /**
+   * Handlers of this queue in flight at once on this instance (default: the queue's `concurrency`).
+   * For work that waits on a smaller resource (e.g. a few worker threads): more handlers at once
+   * would only crowd the event loop and hold jobs another instance could run.
+   */
+  concurrency?: number;
 }
 
 export interface JobQueueOptions {
@@ -99,6 +105,10 @@ interface Envelope<T> {
 interface QueueRecord {
   handler: JobHandler<unknown>;
   expireInSeconds: number;
+  /** This queue's limit of handlers in flight on this instance. */
+  concurrency: number;
+  /** This queue's handlers in flight on this instance. */
+  inFlight: number;
 }
 
 /**
@@ -257,7 +267,8 @@ export class JobQueue {
   /** The handler of a queue (its migration created the queue: `createQueueMigration`). */
   define<T>(queue: string, handler: JobHandler<T>, options: QueueHandlerOptions): void {
     if (this.queues.has(queue)) throw new Error(`jobs: queue ${queue} already has a handler`);
-    this.queues.set(queue, { handler: handler as JobHandler<unknown>, expireInSeconds: options.expireInSeconds });
+    const concurrency = Math.min(this.concurrency, Math.max(1, Math.floor(options.concurrency ?? this.concurrency)));
+    this.queues.set(queue, { handler: handler as JobHandler<unknown>, expireInSeconds: options.expireInSeconds, concurrency, inFlight: 0 });
   }
 
   /**
@@ -366,8 +377,9 @@ export class JobQueue {
     const started: Promise<void>[] = [];
     for (const [queue, record] of this.queues) {
       if (only !== undefined && queue !== only) continue;
-      const free = room - started.length;
-      if (free <= 0) break;
+      if (room - started.length <= 0) break;
+      const free = Math.min(room - started.length, record.concurrency - record.inFlight);
+      if (free <= 0) continue;
       const jobs = await this.boss.fetch<Envelope<unknown>>(queue, { batchSize: free });
       for (const job of jobs) started.push(this.track(queue, record, job));
     }
@@ -376,10 +388,13 @@ export class JobQueue {
 
   private track(queue: string, record: QueueRecord, job: PgBoss.Job<Envelope<unknown>>): Promise<void> {
     const controller = new AbortController();
+    record.inFlight++;
     const run = this.run(queue, record, job, controller).finally(() => {
       this.inFlight.delete(run);
-      // A full runner looks again once half its slots are free: one fetch for many jobs, not one per job.
-      if (this.inFlight.size <= this.concurrency / 2) this.wake?.();
+      record.inFlight--;
+      // A full runner (or queue) looks again once half its slots are free: one fetch for many jobs, not one per job.
+      const queueRoom = record.concurrency < this.concurrency && record.inFlight <= record.concurrency / 2;
+      if (this.inFlight.size <= this.concurrency / 2 || queueRoom) this.wake?.();
     });
     this.inFlight.set(run, controller);
     return run;

@@ -392,6 +392,50 @@ describe('jobs: the PostgreSQL job queue', () => {
     expect((await jobs())[0].state).to.equal('completed');
   });
 
+  it("a queue's own concurrency: never more of its handlers in flight at once on the instance, every job still run", async () => {
+    let open!: () => void;
+    const gate = new Promise<void>((r) => {
+      open = r;
+    });
+    let current = 0;
+    let most = 0;
+    const done: number[] = [];
+    let twoIn!: () => void;
+    const twoEntered = new Promise<void>((r) => {
+      twoIn = r;
+    });
+    let allDone!: () => void;
+    const finished = new Promise<void>((r) => {
+      allDone = r;
+    });
+    const q = new JobQueue({ knex: db.knex, clock, logger: recordingLogger().logger, pollIntervalMs: 20 });
+    queues.push(q);
+    q.define(
+      QUEUE,
+      async (d: { n: number }) => {
+        current++;
+        most = Math.max(most, current);
+        if (current === 2) twoIn();
+        await gate;
+        current--;
+        done.push(d.n);
+        if (done.length === 5) allDone();
+      },
+      { expireInSeconds: 60, concurrency: 2 },
+    );
+    // One fetch could take all five (the runner's own limit is 32): the queue's limit of 2 holds them back.
+    await q.enqueueMany(
+      QUEUE,
+      [1, 2, 3, 4, 5].map((n) => ({ n })),
+    );
+    await q.start();
+    await twoEntered;
+    open();
+    await finished;
+    expect(most).to.equal(2);
+    expect(done.sort()).to.deep.equal([1, 2, 3, 4, 5]);
+  });
+
   it('a declared enqueue-on-write: the writing statement makes the job (gated, due at its column), and pg-boss itself fetches and completes it', async () => {
     const ran: { n: number; firstDueAt: string }[] = [];
     const q = newQueue(async (d, ctx) => {

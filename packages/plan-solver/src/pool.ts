@@ -31,7 +31,7 @@ export class PlanSolverPool {
       timer = setTimeout(() => abort.abort(), ms);
     });
     try {
-      const answer = await this.#pool.run({ input, timeLimitMs: ms, started: port2 }, { signal: abort.signal, transferList: [port2] });
+      const answer = await this.#pool.run({ input: JSON.stringify(input), timeLimitMs: ms, started: port2 }, { signal: abort.signal, transferList: [port2] });
       if ('timeout' in answer) throw new PlanSolverTimeout(ms);
       return answer.result;
     } catch (error) {

@@ -34,7 +34,7 @@ export {
 } from './service.js';
 
 // The store: its interface and its Objection implementation.
-export { ObjectionPlanStore, type PlanStore, type RunOutcome, type StoredPlan } from './store.js';
+export { EARLIER_DINNERS_DAYS, ObjectionPlanStore, type PlanStore, type RunHistory, type RunOutcome, type RunPlan, type StoredPlan } from './store.js';
 
 // Also of this package: the solver's interface as the planner uses it, and the run-ended signal.
 export { PlanSolverPool, PlanSolverTimeout, solvePlan, type PlanInput, type PlanResult } from './solver.js';

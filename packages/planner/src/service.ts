@@ -20,8 +20,8 @@ import { PlanModel } from './models/index.js';
 import { planRead } from './reads.js';
 import type { CreatePlanRequest, Plan, PlanDay, SetDayRequest } from './schemas.js';
 import type { PlanInput, PlanResult } from './solver.js';
-import type { PlanStore, RunOutcome, StoredPlan } from './store.js';
-import { notifyRunEnded, RunEndedSignal } from './waiter.js';
+import { EARLIER_DINNERS_DAYS, type PlanStore, type RunHistory, type RunOutcome, type RunPlan, type StoredPlan } from './store.js';
+import { RunEndedSignal } from './waiter.js';
 
 /** How far ahead a plan may start: at most 84 days after this week's Monday (inclusive). */
 export const PLAN_AHEAD_DAYS = 84;
@@ -59,6 +59,12 @@ export interface PlannerServiceOptions {
   /** Tells the members a run ended (`runDone`, @svc/push); none: nobody is told. */
   tellRunDone?: TellRunDone;
   solver: PlanSolver;
+  /**
+   * Runs at once on this instance (the run queue's own concurrency; default 4): about twice the
+   * solver's threads, so a run's reads and write overlap another's solve without crowding the
+   * event loop with handlers that would only wait for a thread.
+   */
+  runsAtOnce?: number;
   logger?: PlannerLogger;
 }
 
@@ -111,6 +117,7 @@ export class PlannerService {
   defineJobs(): void {
     this.options.jobs.define<{ planId: string }>(PLAN_RUN_QUEUE, (job, context) => this.run(job.planId, context), {
       expireInSeconds: PLAN_RUN_EXPIRE_SECONDS,
+      concurrency: this.options.runsAtOnce ?? 4,
     });
   }
 
@@ -258,11 +265,12 @@ export class PlannerService {
    * twice (the write is conditional on the run still being open).
    */
   async run(planId: string, context?: Pick<JobContext, 'attempt'>): Promise<void> {
-    const plan = await this.store.claim(planId);
-    if (!plan) return; // ended already (a rerun), or gone with its household
+    const claimed = await this.store.claim(planId);
+    if (!claimed) return; // ended already (a rerun), or gone with its household
+    const { plan, history } = claimed;
     let input: PlanInput;
     try {
-      input = await this.inputs(plan);
+      input = await this.inputs(plan, history);
     } catch (err) {
       if (err instanceof NotFoundError) return; // the household is gone (its plans go with it)
       if ((context?.attempt ?? 1) < INPUT_ATTEMPTS) throw err; // retried by the queue
@@ -286,33 +294,45 @@ export class PlannerService {
     await this.end(plan, outcome);
   }
 
-  private async end(plan: StoredPlan, outcome: RunOutcome): Promise<void> {
+  private async end(plan: RunPlan, outcome: RunOutcome): Promise<void> {
+    const tell = this.options.tellRunDone;
+    // The outcome, the plans it replaces and the waiters' notification are one statement; the push
+    // joins it in a transaction.
+    if (!tell) {
+      await this.store.finish(plan.id, outcome, this.clock.now());
+      return;
+    }
     await this.options.knex.transaction(async (trx) => {
       if (!(await this.store.finish(plan.id, outcome, this.clock.now(), trx))) return;
-      await this.options.tellRunDone?.({ planId: plan.id, householdId: plan.householdId, status: outcome.status }, trx);
-      await notifyRunEnded(trx, plan.id);
+      await tell({ planId: plan.id, householdId: plan.householdId, status: outcome.status }, trx);
     });
   }
 
-  /** Everything the plan depends on, read through the capabilities (and this package's own earlier plans). */
-  async inputs(plan: StoredPlan): Promise<PlanInput> {
+  /**
+   * Everything the plan depends on, read through the capabilities and this package's own plans
+   * (`history`: what the run's claim read of them; read here when not given).
+   */
+  async inputs(plan: RunPlan, history?: RunHistory): Promise<PlanInput> {
     const { householdId, startDate, weeks } = plan;
     const end = addDays(startDate, weeks * 7 - 1);
-    const [household, rules, events, own] = await Promise.all([
+    const [household, rules, events, own, ours] = await Promise.all([
       this.options.households(householdId),
       this.options.rules(householdId),
       this.options.events(householdId, startDate, end),
       this.options.dishes.ownDishes(householdId),
+      history ?? this.store.history(plan),
     ]);
     const language = planLanguage(household.preferredLanguage);
     const candidates = household.useStarterLibrary ? [...own, ...this.options.dishes.starterDishes(language)] : own;
     // Dinners before the plan count for RepeatAfterDays: as far back as the longest such rule (the built-in one is 7 days).
     const back = Math.max(7, ...rules.map((r) => (r.payload.kind === 'RepeatAfterDays' ? r.payload.days : 0)));
-    const [earlierDinners, knownStarterIds, keptDays] = await Promise.all([
-      this.store.dinnersBetween(householdId, addDays(startDate, -back), startDate),
-      this.store.knownStarterIds(householdId, startDate),
-      this.keptDays(plan, end),
-    ]);
+    const from = addDays(startDate, -back);
+    const earlierDinners =
+      back <= EARLIER_DINNERS_DAYS ? ours.earlierDinners.filter((d) => d.date >= from) : await this.store.dinnersBetween(householdId, from, startDate);
+    // A replan keeps the locked days of the plan it replans (as they are when the run starts).
+    const keptDays = ours.replanDays
+      .filter((d) => d.locked && d.date >= startDate && d.date <= end)
+      .map((d) => ({ date: d.date, dish: d.dish as PlanInput['keptDays'][number]['dish'], why: d.why }));
     return {
       startDate,
       weeks,
@@ -328,17 +348,8 @@ export class PlannerService {
       candidates,
       keptDays,
       earlierDinners,
-      knownStarterIds,
+      knownStarterIds: ours.knownStarterIds,
     };
-  }
-
-  /** A replan keeps the locked days of the plan it replans (as they are when the run starts). */
-  private async keptDays(plan: StoredPlan, end: string): Promise<PlanInput['keptDays']> {
-    if (!plan.replanOf) return [];
-    const before = await this.store.get(plan.householdId, plan.replanOf);
-    return (before?.days ?? [])
-      .filter((d) => d.locked && d.date >= plan.startDate && d.date <= end)
-      .map((d) => ({ date: d.date, dish: d.dish as PlanInput['keptDays'][number]['dish'], why: d.why }));
   }
 }
 

@@ -4,9 +4,26 @@ import { ConflictError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { PlanModel } from './models/index.js';
 import type { Plan, PlanDay } from './schemas.js';
+import { RUN_ENDED_CHANNEL } from './waiter.js';
 
 /** A plan with what only the package keeps: the plan a replan keeps locked days of, and the row's version. */
 export type StoredPlan = Plan & { replanOf: string | null; version: number };
+
+/** What a run needs of its plan. */
+export type RunPlan = Pick<StoredPlan, 'id' | 'householdId' | 'startDate' | 'weeks' | 'replanOf'>;
+
+/** How many days before a plan `RunHistory.earlierDinners` reaches (a RepeatAfterDays rule longer than this reads again). */
+export const EARLIER_DINNERS_DAYS = 28;
+
+/** What a run reads of the household's own plans, in the statement that claims it. */
+export interface RunHistory {
+  /** Dinners of the current plans in the `EARLIER_DINNERS_DAYS` days before the plan's start, by date. */
+  earlierDinners: { date: string; id: string; origin: 'own' | 'starter' }[];
+  /** Starter dish ids that a done or replaced plan starting before this one had. */
+  knownStarterIds: string[];
+  /** The days of the plan a replan keeps locked days of (as they are now); [] for a new plan. */
+  replanDays: PlanDay[];
+}
 
 /** What a run ended with, written once. */
 export type RunOutcome =
@@ -23,19 +40,23 @@ export interface PlanStore {
   byId(planId: string, trx?: Knex.Transaction): Promise<StoredPlan | undefined>;
   /** The current (done) plans of the household that overlap `from`..`to`, by startDate then id. */
   listCurrent(householdId: string, from: string, to: string): Promise<Plan[]>;
-  /** Marks a queued run running; undefined when it has ended already (a rerun of a finished job). */
-  claim(planId: string, trx?: Knex.Transaction): Promise<StoredPlan | undefined>;
+  /**
+   * Marks a queued run running and reads what the run needs of the household's plans, in one
+   * statement; undefined when it has ended already (a rerun of a finished job) or is gone.
+   */
+  claim(planId: string, trx?: Knex.Transaction): Promise<{ plan: RunPlan; history: RunHistory } | undefined>;
+  /** What `claim` reads of the household's plans, without claiming (the bench, tools). */
+  history(plan: RunPlan): Promise<RunHistory>;
   /**
    * Writes a run's outcome, once: only while the run is still queued or running. A done run makes
-   * every other current plan of the household that shares a week `replaced`. False when it had ended already.
+   * every other current plan of the household that shares a week `replaced`. The waiters'
+   * notification (`RUN_ENDED_CHANNEL`) goes in the same statement. False when it had ended already.
    */
-  finish(planId: string, outcome: RunOutcome, now: Date, trx: Knex.Transaction): Promise<boolean>;
+  finish(planId: string, outcome: RunOutcome, now: Date, trx?: Knex.Transaction): Promise<boolean>;
   /** Writes day `index` of a current plan; false when the plan is not current (any more). */
   setDay(householdId: string, planId: string, index: number, day: PlanDay, trx?: Knex.Transaction): Promise<boolean>;
   /** Dinners of the household's current plans dated `from` (inclusive) to `to` (exclusive). */
   dinnersBetween(householdId: string, from: string, to: string): Promise<{ date: string; id: string; origin: 'own' | 'starter' }[]>;
-  /** Starter dish ids that a done or replaced plan of the household starting before `before` had. */
-  knownStarterIds(householdId: string, before: string): Promise<string[]>;
   /** Every dinner (a day with a dish) of the household's current plans, by date. */
   plannedDinners(householdId: string): Promise<PlannedDinner[]>;
   /** Changes whenever the household's current plans or their days change. */
@@ -90,40 +111,98 @@ export class ObjectionPlanStore implements PlanStore {
     return rows.map((r) => r.toApi());
   }
 
-  async claim(planId: string, trx?: Knex.Transaction): Promise<StoredPlan | undefined> {
-    const [row] = (await this.Plan.query(trx)
-      .patch({ status: 'running' })
-      .where('id', planId)
-      .whereIn('status', ['queued', 'running'])
-      .returning('*')) as unknown as PlanModel[];
-    return row && this.stored(row);
+  // A run's hot path is plain SQL, one statement each way (the claim with its reads; the outcome with
+  // the plans it replaces and the notification): a run's fixed cost is mostly statements.
+  async claim(planId: string, trx?: Knex.Transaction): Promise<{ plan: RunPlan; history: RunHistory } | undefined> {
+    const claimed = `update plans set status = 'running' where id = ? and status in ('queued', 'running')
+                     returning id, household_id, start_date, weeks, replan_of`;
+    return this.readRun(claimed, planId, trx);
   }
 
-  async finish(planId: string, outcome: RunOutcome, now: Date, trx: Knex.Transaction): Promise<boolean> {
-    const values =
+  async history(plan: RunPlan): Promise<RunHistory> {
+    return (
+      (await this.readRun('select id, household_id, start_date, weeks, replan_of from plans where id = ?', plan.id))?.history ?? {
+        earlierDinners: [],
+        knownStarterIds: [],
+        replanDays: [],
+      }
+    );
+  }
+
+  private async readRun(run: string, planId: string, trx?: Knex.Transaction): Promise<{ plan: RunPlan; history: RunHistory } | undefined> {
+    // The subqueries see the plans as they were before the claim (one snapshot); none of them reads the claimed row.
+    const { rows } = await (trx ?? this.knex).raw(
+      `with c as (${run})
+       select c.id, c.household_id, to_char(c.start_date, 'YYYY-MM-DD') as start_date, c.weeks, c.replan_of,
+         coalesce((select r.days from plans r where r.id = c.replan_of and r.household_id = c.household_id), '[]'::jsonb) as replan_days,
+         (select coalesce(array_agg(distinct d->'dish'->>'id' order by d->'dish'->>'id'), '{}')
+            from plans p cross join jsonb_array_elements(p.days) d
+           where p.household_id = c.household_id and p.status in ('done', 'replaced') and p.start_date < c.start_date
+             and d->'dish'->>'origin' = 'starter') as known_starter_ids,
+         (select coalesce(jsonb_agg(jsonb_build_object('date', d->>'date', 'id', d->'dish'->>'id', 'origin', d->'dish'->>'origin') order by d->>'date'), '[]'::jsonb)
+            from plans p cross join jsonb_array_elements(p.days) d
+           where p.household_id = c.household_id and p.status = 'done'
+             and p.start_date < c.start_date and p.start_date + 7 * p.weeks > c.start_date - ?::int
+             and jsonb_typeof(d->'dish') = 'object'
+             and d->>'date' >= to_char(c.start_date - ?::int, 'YYYY-MM-DD') and d->>'date' < to_char(c.start_date, 'YYYY-MM-DD')) as earlier_dinners
+       from c`,
+      [planId, EARLIER_DINNERS_DAYS, EARLIER_DINNERS_DAYS],
+    );
+    const row = rows[0] as
+      | {
+          id: string;
+          household_id: string;
+          start_date: string;
+          weeks: number;
+          replan_of: string | null;
+          replan_days: PlanDay[];
+          known_starter_ids: string[];
+          earlier_dinners: RunHistory['earlierDinners'];
+        }
+      | undefined;
+    if (!row) return undefined;
+    return {
+      plan: { id: row.id, householdId: row.household_id, startDate: row.start_date, weeks: row.weeks, replanOf: row.replan_of },
+      history: { earlierDinners: row.earlier_dinners, knownStarterIds: row.known_starter_ids, replanDays: row.replan_days },
+    };
+  }
+
+  async finish(planId: string, outcome: RunOutcome, now: Date, trx?: Knex.Transaction): Promise<boolean> {
+    const v =
       outcome.status === 'done'
         ? { softCost: outcome.softCost, days: outcome.days, unmet: outcome.unmet, conflicts: [] }
         : outcome.status === 'infeasible'
           ? { softCost: null, days: [], unmet: [], conflicts: outcome.conflicts }
           : { softCost: null, days: [], unmet: [], conflicts: [] };
     // Conditional on the run still being open: a run done again (its first instance died after
-    // writing) writes nothing the second time.
-    const [row] = (await this.Plan.query(trx)
-      .patch({ ...values, status: outcome.status, finishedAt: now.toISOString(), version: this.knex.raw('version + 1') as unknown as number })
-      .where('id', planId)
-      .whereIn('status', ['queued', 'running'])
-      .returning('*')) as unknown as PlanModel[];
-    if (!row) return false;
-    if (outcome.status === 'done') {
-      // Every other current plan of the household sharing a week with this one is replaced by it.
-      await this.Plan.query(trx)
-        .patch({ status: 'replaced', version: this.knex.raw('version + 1') as unknown as number })
-        .where({ householdId: row.householdId, status: 'done' })
-        .whereNot('id', planId)
-        .whereRaw('start_date < ?::date + 7 * ?', [row.startDate, row.weeks])
-        .whereRaw('start_date + 7 * weeks > ?::date', [row.startDate]);
-    }
-    return true;
+    // writing) writes nothing the second time. A done run replaces every other current plan of the
+    // household sharing a week with it.
+    const { rows } = await (trx ?? this.knex).raw(
+      `with fin as (
+         update plans set status = ?, soft_cost = ?, days = ?::jsonb, unmet = ?::jsonb, conflicts = ?::jsonb,
+                finished_at = ?::timestamptz, version = version + 1
+          where id = ? and status in ('queued', 'running')
+         returning id, household_id, start_date, weeks
+       ), replaced as (
+         update plans p set status = 'replaced', version = p.version + 1
+           from fin
+          where ?::boolean and p.household_id = fin.household_id and p.status = 'done' and p.id <> fin.id
+            and p.start_date < fin.start_date + 7 * fin.weeks and p.start_date + 7 * p.weeks > fin.start_date
+       )
+       select pg_notify(?, fin.id::text) from fin`,
+      [
+        outcome.status,
+        v.softCost,
+        JSON.stringify(v.days),
+        JSON.stringify(v.unmet),
+        JSON.stringify(v.conflicts),
+        now.toISOString(),
+        planId,
+        outcome.status === 'done',
+        RUN_ENDED_CHANNEL,
+      ],
+    );
+    return rows.length > 0;
   }
 
   async setDay(householdId: string, planId: string, index: number, day: PlanDay, trx?: Knex.Transaction): Promise<boolean> {
@@ -149,18 +228,6 @@ export class ObjectionPlanStore implements PlanStore {
       .whereRaw(`d->>'date' >= ? and d->>'date' < ?`, [from, to])
       .orderByRaw(`d->>'date'`);
     return (rows as unknown as { date: string; id: string; origin: 'own' | 'starter' }[]).map((r) => ({ date: r.date, id: r.id, origin: r.origin }));
-  }
-
-  async knownStarterIds(householdId: string, before: string): Promise<string[]> {
-    const rows = await this.Plan.query()
-      .distinct(this.knex.raw(`d->'dish'->>'id' as id`))
-      .joinRaw('cross join jsonb_array_elements(plans.days) d')
-      .where({ householdId })
-      .whereIn('status', ['done', 'replaced'])
-      .where('startDate', '<', before)
-      .whereRaw(`d->'dish'->>'origin' = 'starter'`)
-      .orderBy('id');
-    return (rows as unknown as { id: string }[]).map((r) => r.id);
   }
 
   async plannedDinners(householdId: string): Promise<PlannedDinner[]> {

@@ -72,8 +72,3 @@ export class RunEndedSignal {
     await client?.end().catch(() => {});
   }
 }
-
-/** In the run's final transaction: tells every instance's waiters once it commits. */
-export async function notifyRunEnded(trx: Knex.Transaction, planId: string): Promise<void> {
-  await trx.raw('select pg_notify(?, ?)', [RUN_ENDED_CHANNEL, planId]);
-}

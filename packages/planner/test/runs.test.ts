@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { DishCatalog, HouseholdRole, PlannableDish, PlanningHousehold, PlanRunEnded } from '@svc/contracts';
+import type { DishCatalog, HouseholdRole, PlannableDish, PlanningHousehold, PlanningRule, PlanRunEnded } from '@svc/contracts';
 import { createLogger, ManualClock, NotFoundError } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, TEST_USER_HEADER, type TestDatabase } from '@svc/test-support';
@@ -60,7 +60,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
     find: async (_h, ref) => DISHES.find((d) => d.id === ref.id && d.origin === ref.origin),
   };
 
-  function build(solve: PlanSolver): PlannerService {
+  function build(solve: PlanSolver, rules: PlanningRule[] = []): PlannerService {
     const s = new PlannerService({
       store,
       knex: db.knex,
@@ -77,7 +77,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
         if (hid !== householdId) throw new NotFoundError('not_found', 'No such household');
         return settings;
       },
-      rules: async () => [],
+      rules: async () => rules,
       events: async () => [],
       dishes: catalog,
       tellRunDone: async (ended) => {
@@ -140,6 +140,66 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
     expect(preferredWait('wait=11')).to.equal(undefined);
     expect(preferredWait('handling=lenient')).to.equal(undefined);
     expect(preferredWait(undefined)).to.equal(undefined);
+  });
+
+  it("a run's claim reads what it needs of the household's own plans in the same statement; a longer RepeatAfterDays reads its window", async () => {
+    const S = '2030-03-04';
+    const day = (date: string, dish: string | null, origin: 'own' | 'starter' = 'starter', locked = false) => ({
+      date,
+      servingTime: '18:00',
+      dinner: dish !== null,
+      dish: dish === null ? null : { id: dish, origin, name: dish, category: 'Fish' as const, activeMinutes: 20, priceClass: 'Cheap' as const },
+      servings: dish === null ? 0 : 2,
+      locked,
+      why: [],
+    });
+    const plan = async (hid: string, startDate: string, status: 'done' | 'replaced', days: ReturnType<typeof day>[]) => {
+      const p = await store.createRun({ householdId: hid, startDate, weeks: 1, replanOf: null }, clock.now());
+      expect(await store.finish(p.id, { status: 'done', softCost: 0, days, unmet: [] }, clock.now())).to.equal(true);
+      if (status === 'replaced') await db.knex('plans').update({ status }).where({ id: p.id });
+      return p.id;
+    };
+    // The week before (current): two dinners, a day without; 35 days before (replaced); 42 days before (current); another household's.
+    const before = await plan(householdId, '2030-02-25', 'done', [
+      day('2030-02-25', 'st-a', 'starter', true),
+      day('2030-02-26', null),
+      day('2030-03-03', 'own-1', 'own'),
+    ]);
+    await plan(householdId, '2030-01-28', 'replaced', [day('2030-01-28', 'st-b')]);
+    await plan(householdId, '2030-01-21', 'done', [day('2030-01-21', 'st-c'), day('2030-01-22', 'own-2', 'own')]);
+    await plan(randomUUID(), '2030-02-25', 'done', [day('2030-02-27', 'st-z')]);
+    const run = await store.createRun({ householdId, startDate: S, weeks: 1, replanOf: before }, clock.now());
+
+    const claimed = await store.claim(run.id);
+    expect(claimed?.plan).to.deep.equal({ id: run.id, householdId, startDate: S, weeks: 1, replanOf: before });
+    expect(claimed?.history.earlierDinners).to.deep.equal([
+      { date: '2030-02-25', id: 'st-a', origin: 'starter' },
+      { date: '2030-03-03', id: 'own-1', origin: 'own' },
+    ]);
+    expect(claimed?.history.knownStarterIds).to.deep.equal(['st-a', 'st-b', 'st-c']);
+    expect(claimed?.history.replanDays.map((d) => d.date)).to.deep.equal(['2030-02-25', '2030-02-26', '2030-03-03']);
+    expect((await store.byId(run.id))?.status).to.equal('running');
+    expect(await store.history(claimed!.plan)).to.deep.equal(claimed!.history);
+
+    // A RepeatAfterDays of 45 days reaches the dinners of 42 days before (read again); the built-in 7 days only the last week's.
+    const rule = (days: number) => ({
+      id: randomUUID(),
+      strength: 'Soft' as const,
+      scope: 'Permanent' as const,
+      startDate: null,
+      endDate: null,
+      updatedAt: T0,
+      payload: { kind: 'RepeatAfterDays' as const, days },
+    });
+    const long = await build(solver, [rule(45)]).inputs(claimed!.plan, claimed!.history);
+    expect(long.earlierDinners.map((d) => d.id)).to.deep.equal(['st-c', 'own-2', 'st-a', 'own-1']);
+    const short = await service.inputs(claimed!.plan, claimed!.history);
+    expect(short.earlierDinners.map((d) => d.id)).to.deep.equal(['st-a', 'own-1']);
+    expect(short.knownStarterIds).to.deep.equal(['st-a', 'st-b', 'st-c']);
+    expect(short.keptDays.map((d) => d.date)).to.deep.equal([]); // the kept days are the replanned plan's locked days inside this plan's dates
+
+    await store.finish(run.id, { status: 'failed' }, clock.now());
+    expect(await store.claim(run.id)).to.equal(undefined);
   });
 
   it('parallel POSTs: one run queued with its job, the rest 409 plan_run_in_progress', async () => {

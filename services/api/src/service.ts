@@ -286,6 +286,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     dishes: deps.dishCatalog ?? dishesService.catalog,
     tellRunDone: push.runDoneTeller(notifications, householdsApi.profiles),
     solver: planSolver,
+    // A run's reads and write overlap another's solve (and the queue fetches two at a time); more would only wait for a thread.
+    runsAtOnce: Math.max(4, 2 * config.planner.threads),
     logger: logger.child({ component: 'planner' }),
   });
   plannerService.defineJobs();

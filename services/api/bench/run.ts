@@ -333,13 +333,18 @@ try {
   ]) {
     must(await call(service.base, 'POST', `/api/v1/households/${householdId}/rules`, rule(payload), cookies[0]), 201, `create rule ${payload.kind}`);
   }
-  await db.knex.raw(
-    `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at)
+  // The deep-paging household is larger than issue 47's bounds allow (50,000 events, 5,000 from a
+  // month ago on), so the bulk seed raises meal-events' own trigger bounds for its transaction only.
+  await db.knex.transaction(async (trx) => {
+    await trx.raw(`select set_config('meal_events.bounds', ?, true)`, [JSON.stringify({ liveEvents: opts.events + 1, events: opts.events + 1 })]);
+    await trx.raw(
+      `insert into meal_events (id, household_id, date, event_type, serving_time, available_cooking_minutes, notes, participants, created_at, updated_at)
      select gen_random_uuid(), ?, date '2026-01-01' + (g % 3650), (array['Guests','EatingOut','Away','Activity'])[1 + g % 4], time '18:00' + (g % 7) * interval '15 minutes',
             30, 'bench event ' || g, jsonb_build_array(jsonb_build_object('memberId', null, 'name', 'Guest ' || g)), now(), now()
      from generate_series(1, ?) g`,
-    [householdId, opts.events],
-  );
+      [householdId, opts.events],
+    );
+  });
   // A second household with 50 active series (issue 33): weekly, every other week, daily every 3rd/7th day and monthly, each
   // written a year ahead through POST …/events with `repeat` (the events page of that household is the `events-series` scenario).
   const seriesHousehold = await call(

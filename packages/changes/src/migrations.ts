@@ -74,7 +74,7 @@ export const migrations: MigrationSet = {
     },
     {
       // A page is an index-only ordered range scan: the (household, position) index carries every
-      // column the page reads (docs/benchmarks.md, "The changes feed's page").
+      // column the page reads (docs/benchmarks.md, "The changes feed").
       name: '20261128090000_household_changes_page_index',
       up: async (knex: Knex) => {
         await knex.raw(

@@ -7,7 +7,7 @@ import type { BaseModel } from './model.js';
  * (`@svc/db/kernel`, composed by the host) compiles the declaration with aliases of its own and
  * bound keys, guards it (membership of the household, ownership by the account) and loads it in the
  * same round trip as "who is asking". The route that serves it names it (`read` of its operation)
- * and receives the rows as `req.read`, which it hands to the store's one read method: the store
+ * and receives the rows as `req.loadedRead`, which it hands to the store's one read method: the store
  * turns them into the API shape with the model, as it would turn rows it queried itself.
  */
 export interface ReadDeclaration {

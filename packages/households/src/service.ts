@@ -248,10 +248,10 @@ export class HouseholdsService {
     return this.store.create({ userId, household, intake, welcomeCredits: this.welcomeCredits, at: this.clock.now() });
   }
 
-  /** GET /households/{id}: any member. */
   /**
-   * GET /households/{id}. `loaded`: the row of `householdRead` the kernel loaded with the caller
-   * (a member's: the kernel checked it), made into the answer by the model without a statement.
+   * GET /households/{id}: any member. `loaded`: the row of `householdRead` the kernel loaded with
+   * the caller (a member's: the kernel checked it), made into the answer by the model without a
+   * statement.
    */
   async get(userId: string, householdId: string, loaded?: unknown): Promise<HouseholdResponse> {
     if (loaded) return this.store.get(householdId, undefined, loaded);

@@ -141,7 +141,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
   // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
   // answers again. One warning when it goes, one line when it is back, not one per reconnect.
-  // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client, ~20 MB resident).
+  // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client (its resident memory: docs/benchmarks.md, "What the bench settled").
   const redis: Redis | undefined = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 })
     : undefined;

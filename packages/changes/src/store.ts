@@ -47,10 +47,19 @@ export interface ChangePage {
   version: string;
   /**
    * Whether the page's values depend only on rows whose every change moves the counter: false when
-   * an upsert's value borrows a field of another package (a member's account name), which can
-   * change without the household's version moving, so such a page must not be answered again.
+   * an upsert's value borrows a field of another package (a member's account name) whose changes
+   * are not recorded (`ChangesStoreOptions.linksRecorded`), so such a page must not be answered again.
    */
   keepable: boolean;
+}
+
+export interface ChangesStoreOptions {
+  /**
+   * Whether every field the values borrow from another package is recorded when it changes (the
+   * host runs `linkMigrations` of the same values): then every page is keepable. Default false:
+   * a page holding a borrowing upsert is not kept.
+   */
+  readonly linksRecorded?: boolean;
 }
 
 /** Reads the feed (keyset: `position > since`, on the (household_id, position) index) and purges old deletions. */
@@ -62,18 +71,25 @@ export class ChangesStore {
   /** Kinds whose value borrows another package's field (a link): a page holding one is not kept. */
   private readonly borrowing: Set<ChangeResource>;
 
-  /** `values`: each kind's value read (the page's statement reads them); a kind left out pages without values. */
+  /**
+   * `values`: each kind's value read (the page's statement reads them); a kind left out pages
+   * without values. `options.linksRecorded`: the host runs `linkMigrations` of these same values,
+   * so a borrowed field's change is recorded (and moves the version) like any other change.
+   */
   constructor(
     private readonly knex: Knex,
     private readonly values: Partial<ChangeValueReads> = {},
+    options: ChangesStoreOptions = {},
   ) {
     this.Change = HouseholdChangeModel.bindKnex(knex);
     this.Counter = HouseholdChangeCounterModel.bindKnex(knex);
     this.pageStatement = pageStatement(values);
     this.borrowing = new Set(
-      (Object.entries(values) as [ChangeResource, ChangeValueRead][])
-        .filter(([, v]) => v.read.fields.some((f) => typeof f !== 'string' && 'link' in f))
-        .map(([resource]) => resource),
+      options.linksRecorded
+        ? []
+        : (Object.entries(values) as [ChangeResource, ChangeValueRead][])
+            .filter(([, v]) => v.read.fields.some((f) => typeof f !== 'string' && 'link' in f))
+            .map(([resource]) => resource),
     );
   }
 

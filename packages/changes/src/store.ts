@@ -53,6 +53,7 @@ export interface ChangePage {
   keepable: boolean;
 }
 
+/** What the host tells a ChangesStore about the triggers it runs. */
 export interface ChangesStoreOptions {
   /**
    * Whether every field the values borrow from another package is recorded when it changes (the

@@ -169,11 +169,13 @@ function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatemen
       throw new Error(`changes: the value read of ${resource} (${v.read.name}) must read one row of the household by its uuid`);
     return `when '${resource}' then ${compileRead(v.read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
   });
+  // `since` and `limit` as init plans: their values never reach the planner, so the prepared statement's
+  // one generic plan (the same index-only range scan) is used instead of planning every page again.
   const value = lookups.length ? `, 'row', case when c.change = 'upsert' then case c.resource ${lookups.join(' ')} end end` : '';
   const text = `select (select json_agg(json_build_object('resource', c.resource, 'id', c.resource_id, 'change', c.change,
            'at', ${isoTimestampSql('c.at')}, 'position', c.position::text${value}) order by c.position)
          from (select resource, resource_id, change, at, position from household_changes
-                where household_id = $1::uuid and position > $2::bigint order by position limit $3::int) c) as page,
+                where household_id = $1::uuid and position > (select $2::bigint) order by position limit (select $3::int)) c) as page,
        case when not k.deleted then k.purged_through::text end as purged_through, k.last::text as last, k.version
   from (select 1) one left join household_change_counters k on k.household_id = $1::uuid`;
   return { name: `changes_page_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };

@@ -211,7 +211,8 @@ function linkMigration(
   for (const name of [lender, borrower, key, field, by, household, id])
     if (!IDENT.test(name)) throw new Error(`changes: ${JSON.stringify(name)} is not a plain SQL name`);
   const fn = `household_changes_link_${resource}_${lender}_${link.link.aggregate ? 'count' : field}`;
-  if (fn.length > 55) throw new Error(`changes: ${fn} is too long a name for PostgreSQL`);
+  // PostgreSQL cuts names at 63 bytes: the function and its triggers (`_update`, `_insdel`) must fit.
+  if (fn.length > 56) throw new Error(`changes: ${fn} is too long a name for PostgreSQL`);
   const rows = (row: 'old' | 'new') => `b.${by} = ${row}.${key}`;
   // The borrowing rows of the lent row before and after the write (OLD is null on an insert, NEW on a delete).
   const borrowing = (column: string) => `array(select b.${column} from ${borrower} b where ${rows('old')} or ${rows('new')} order by b.${id})`;
@@ -230,10 +231,10 @@ function linkMigration(
           return null;
         end $$`);
       await knex.raw(`create trigger ${fn}_update after update of ${watched} on ${lender} for each row when (${changed}) execute function ${fn}()`);
-      await knex.raw(`create trigger ${fn}_insert_delete after insert or delete on ${lender} for each row execute function ${fn}()`);
+      await knex.raw(`create trigger ${fn}_insdel after insert or delete on ${lender} for each row execute function ${fn}()`);
     },
     down: async (knex: Knex) => {
-      for (const op of ['update', 'insert_delete']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${lender}`);
+      for (const op of ['update', 'insdel']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${lender}`);
       await knex.raw(`drop function if exists ${fn}()`);
     },
   };

@@ -198,6 +198,11 @@ describe('changes store and triggers', () => {
     const links = linkMigrations({ household: VALUES.household, event: { read: borrowing } });
     expect(links.migrations.map((m) => m.name)).to.deep.equal(['20261202150000_changes_link_event_test_people_name']);
     await runMigrations(db.knex, [links]);
+    const triggers = await db.knex.raw(`select tgname from pg_trigger where tgrelid = 'test_people'::regclass and not tgisinternal order by tgname`);
+    expect(triggers.rows.map((r: { tgname: string }) => r.tgname)).to.deep.equal([
+      'household_changes_link_event_test_people_name_insdel',
+      'household_changes_link_event_test_people_name_update',
+    ]);
     const [h, other] = [randomUUID(), randomUUID()];
     const [person, nobody] = [randomUUID(), randomUUID()];
     const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];

@@ -69,6 +69,16 @@ export const allMigrations = [
     ...dishes.changeSources,
     ...planner.changeSources,
   ]),
+  // A change of a field a feed value borrows (a member's account name) recorded as a change of the
+  // borrower: the value reads the changes feed is handed below (changeValues), each kind's.
+  changes.linkMigrations({
+    household: { read: households.householdRead },
+    member: { read: households.memberRead(accounts.accountNameLink) },
+    rule: { read: mealRules.ruleRead },
+    event: { read: mealEvents.eventRead },
+    dish: { read: dishes.dishRead },
+    plan: { read: planner.planRead },
+  }),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -314,7 +324,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     plan: plannerService.changeValue,
   };
   const changesService = new changes.ChangesService({
-    store: new changes.ChangesStore(knex, changeValues),
+    // linkMigrations (above) records the members' borrowed account names: every page may be kept.
+    store: new changes.ChangesStore(knex, changeValues, { linksRecorded: true }),
     access: householdsApi.access,
     clock,
     cursorSecret: derivedKey(config.sessionSecret, 'changes-cursor'),

@@ -18,11 +18,14 @@ const DATA = ['packages/dishes/src/starter/dishes.ts', 'packages/meal-rules/src/
  */
 const PENDING = ['packages/households/src/store.ts', 'packages/households/src/service.ts', 'services/api/bench/run.ts'];
 
+/** Folders that hold no source: tests, build output, dependencies, data. */
+const SKIP = ['node_modules', 'dist', 'test', 'test-artifacts'];
+
 /** The source: every .ts, .mts and .mjs file but tests, declarations, build output and dependencies. */
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
-    if (e.isDirectory()) return ['node_modules', 'dist', 'test', '.turbo', '.data', 'test-artifacts'].includes(e.name) || e.name.startsWith('.') ? [] : sources(full);
+    if (e.isDirectory()) return SKIP.includes(e.name) || e.name.startsWith('.') ? [] : sources(full);
     return /\.(ts|mts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [full] : [];
   });
 }

@@ -26,7 +26,7 @@ function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = path.join(dir, e.name);
     if (e.isDirectory()) return SKIP.includes(e.name) || e.name.startsWith('.') ? [] : sources(full);
-    return /\.(ts|mts|mjs)$/.test(e.name) && !e.name.endsWith('.d.ts') ? [full] : [];
+    return /\.(ts|mts|mjs)$/.test(e.name) && !/\.(d|test)\.ts$/.test(e.name) ? [full] : [];
   });
 }
 

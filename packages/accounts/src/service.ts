@@ -31,8 +31,10 @@ import type { Account, AccountStore } from './store.js';
 const HOUSEKEEPING_MS = 3600_000;
 
 /**
- * The account rules of the spec (operations 1–10). Every multi-statement change runs in one
- * transaction, and the mail it causes is written to the outbox inside it.
+ * The accounts service the router and the host use: the facade over the account rules of the spec
+ * (operations 1–10), which live in their flows (SignUpFlow, PasswordFlow, EmailChangeFlow,
+ * SocialAccountFlow), and the wiring of the package's parts. Every multi-statement change runs in
+ * one transaction, and the mail it causes is written to the outbox inside it.
  *
  * It also holds what the rest of the package and the host use around those rules: the cookie
  * sessions (`sessions.authenticate` is the session middleware of every router), social sign-in,

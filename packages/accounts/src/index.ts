@@ -43,10 +43,19 @@ export {
   UserResponseSchema,
 } from './schemas.js';
 
-// The service: the facade, its options, and the account flows' limits.
-export { AccountService } from './service.js';
-export { type AccountServiceOptions, type AccountsConfig, type AccountsTuning, SESSION_MAX_AGE_DAYS, TOKEN_RATE_LIMIT } from './account-options.js';
-export { type AccountsMetrics, lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './account-flow.js';
+// The service.
+export {
+  AccountService,
+  type AccountServiceOptions,
+  type AccountsConfig,
+  type AccountsMetrics,
+  type AccountsTuning,
+  lockoutKey,
+  SESSION_MAX_AGE_DAYS,
+  TOKEN_RATE_LIMIT,
+  UNASKED_MAIL_LIMITS,
+  type UnaskedMailLimits,
+} from './service.js';
 
 // The store: its interface and its Objection implementation.
 export {

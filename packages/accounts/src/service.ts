@@ -27,6 +27,10 @@ import { SocialSignIn } from './social/SocialSignIn.js';
 import { SocialAccountFlow } from './social-account-flow.js';
 import type { Account, AccountStore } from './store.js';
 
+// The service's options and the flows' limits are exported with it (the package's index takes the service from this module).
+export { type AccountsMetrics, lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './account-flow.js';
+export { type AccountServiceOptions, type AccountsConfig, type AccountsTuning, SESSION_MAX_AGE_DAYS, TOKEN_RATE_LIMIT } from './account-options.js';
+
 /** Housekeeping runs hourly while the background work runs. */
 const HOUSEKEEPING_MS = 3600_000;
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { UNASKED_MAIL_LIMITS } from '../src/account-flow.js';
+import { UNASKED_MAIL_LIMITS } from '../src/service.js';
 import { createWorld, linkIn, mailsTo, PASSWORD, register, sessionCookie, signedUp, type World } from './helpers.js';
 
 describe('races', () => {

@@ -449,7 +449,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
     idempotency: idempotency({ store: idempotencyStore, clock, logger, roleOf: householdsApi.access.roleOf }),
-    conditionalWriteLocks: new PgConditionalWriteLocks(knex),
+    conditionalWriteLocks: new PgConditionalWriteLocks(knex, clock),
     routers,
   });
   if (deps.startMailer !== false) accountsService.startBackgroundWork();

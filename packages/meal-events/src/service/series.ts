@@ -1,19 +1,11 @@
 import type { Clock, HouseholdProfiles, RandomBytes } from '@svc/contracts';
 import type { JobQueue } from '@svc/jobs';
 import { DateTime } from 'luxon';
+import { v4 as uuidV4 } from 'uuid';
 import { HOUSEHOLD_BOUNDS, type HouseholdBounds, SERIES_LIMITS } from '../schemas.js';
 import { addDays, MAX_AHEAD, occurrences } from '../series/rule.js';
 import type { SeriesStore, StoredSeries } from '../store/index.js';
 import { reminderInstant } from './reminders.js';
-
-/** A version-4 uuid from 16 random bytes (RFC 9562). */
-export function uuidV4(bytes: Buffer): string {
-  const b = Buffer.from(bytes.subarray(0, 16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const hex = b.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** Today in the household's zone (UTC should a zone be unknown to this runtime), and the window's last day, 366 days after it. */
 export function windowOf(now: Date, timeZoneId: string): { today: string; horizon: string } {
@@ -99,7 +91,7 @@ export class SeriesExtender {
           let left = room.get(s.householdId) ?? 0;
           const fits = dates.slice(0, left);
           for (const date of fits) {
-            const id = uuidV4(random(16));
+            const id = uuidV4({ random: random(16) });
             writes.push({ seriesId: s.id, id, date, remindAt: reminderInstant(date, t.servingTime, t.reminderMinutes, zone) });
           }
           left -= fits.length;

@@ -45,6 +45,7 @@ import {
   resetPasswordMail,
 } from './mail-templates.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { HOUSEKEEPING_QUEUE } from './migrations.js';
 import { normalizePassword, PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { BreachChecker, PASSWORD_RULES, passwordTooShort } from './passwords.js';
@@ -217,6 +218,8 @@ interface Parts {
   hasher: PasswordHasher;
   breach: BreachChecker;
   mailer: Mailer;
+  /** The job queue housekeeping is scheduled on. */
+  jobs: JobQueue;
   clock: Clock;
   random: RandomBytes;
   logger: Logger;
@@ -230,8 +233,8 @@ interface Parts {
 /** A password for a new account, change or reset: its form first, then the breach list. */
 type PasswordRefusalCode = 'signup_rejected' | 'password_rejected';
 
-/** Housekeeping runs hourly while the background work runs. */
-const HOUSEKEEPING_MS = 3600_000;
+/** Housekeeping's cron (UTC): hourly, one job for the cluster. */
+const HOUSEKEEPING_CRON = '13 * * * *';
 
 /**
  * The account rules of the spec (operations 1–10). Every multi-statement change runs in one
@@ -240,7 +243,7 @@ const HOUSEKEEPING_MS = 3600_000;
  * It also holds what the rest of the package and the host use around those rules: the cookie
  * sessions (`sessions.authenticate` is the session middleware of every router), social sign-in,
  * a person's own account (`person`), the outbox (its deliveries run on the job queue) and hourly housekeeping
- * (`startBackgroundWork`, `stopBackgroundWork`, `deliverDueMail`) and `close`.
+ * (`startBackgroundWork`, `deliverDueMail`) and `close`.
  */
 export class AccountService {
   private readonly o: Parts;
@@ -261,7 +264,7 @@ export class AccountService {
   /** A person's personal access tokens (POST, GET, DELETE /me/tokens); the bearer itself is read by `sessions.authenticate`. */
   readonly accessTokens: AccessTokenService;
   private readonly identities: IdentityStore;
-  private housekeepingTimer: NodeJS.Timeout | undefined;
+  private housekeepingScheduled = false;
   /** The second factors (@svc/sign-in-factors), set by the host with `useSecondFactors`; none: every right first factor signs in. */
   private gate: SecondFactorGate | undefined;
   private readonly personStore: ObjectionPersonStore;
@@ -290,6 +293,7 @@ export class AccountService {
       hasher: new PasswordHasher({ cost: options.tuning?.bcryptCost, workers: options.tuning?.hashWorkers }),
       breach: new BreachChecker({ baseUrl: config.passwordBreachApi, logger, timeoutMs: options.tuning?.breachTimeoutMs }),
       mailer,
+      jobs: options.jobs,
       clock,
       random,
       logger,
@@ -499,25 +503,20 @@ export class AccountService {
   }
 
   /**
-   * Starts hourly housekeeping (expired sessions, old tokens, delivered mail older than 30 days,
-   * old app sign-in codes and spent external-cookie ids). The host calls it after listening. Mail
-   * goes out wherever the job queue runs (the host starts it); tests drive the outbox with
-   * `deliverDueMail` instead.
+   * Schedules hourly housekeeping (expired sessions, old tokens, delivered mail older than 30 days,
+   * old app sign-in codes and spent external-cookie ids) on the job queue: pg-boss's cron, one job
+   * an hour for the cluster, run wherever the queue runs (the host starts it, after this). Mail goes
+   * out there too; tests drive the outbox with `deliverDueMail` instead.
    */
-  startBackgroundWork(): void {
-    this.housekeepingTimer ??= setInterval(() => void this.housekeeping(), HOUSEKEEPING_MS);
-    this.housekeepingTimer.unref();
+  async startBackgroundWork(): Promise<void> {
+    if (this.housekeepingScheduled) return;
+    this.housekeepingScheduled = true;
+    this.o.jobs.define(HOUSEKEEPING_QUEUE, () => this.housekeeping(), { expireInSeconds: 600 });
+    await this.o.jobs.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON);
   }
 
-  /** Stops housekeeping (the job queue, and with it mail delivery, is stopped by its host). */
-  async stopBackgroundWork(): Promise<void> {
-    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
-    this.housekeepingTimer = undefined;
-  }
-
-  /** Stops housekeeping, waits for the session writes, closes the mail transport and the hashing threads (stop the job queue first). */
+  /** Waits for the session writes, closes the mail transport and the hashing threads (stop the job queue first: it runs housekeeping). */
   async close(): Promise<void> {
-    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     await this.sessions.store.idle();
     this.o.mailer.close();
     await this.o.hasher.close();

@@ -119,14 +119,17 @@ function newDates(s: StoredSeries, horizon: string): string[] {
   return occurrences(s.repeat, s.template.date, from, horizon).filter((d) => !exceptions.has(d));
 }
 
+/** pg-boss cron of the extension (UTC): each day just after midnight, one job for the whole cluster. */
+const SERIES_EXTEND_CRON = '5 0 * * *';
+
 /**
- * The daily extension through @svc/jobs: every instance calls `tick` (at start and each hour);
- * the first of the UTC day claims it (a row per day, in the same transaction as the job) and
- * enqueues one job, which any instance's runner takes. `define` registers the handler.
+ * The daily extension through @svc/jobs: pg-boss's cron sends one job a day for the cluster
+ * (`schedule`), which any instance's runner takes; and an instance that starts calls `tick`, which
+ * enqueues the day's extension unless one was already claimed that UTC day (a row per day, in the
+ * same transaction as the job), so a day whose cron time passed with every instance down is still
+ * extended. `define` registers the handler.
  */
 export class SeriesScheduler {
-  private timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly queue: JobQueue,
     private readonly extender: SeriesExtender,
@@ -148,17 +151,10 @@ export class SeriesScheduler {
     });
   }
 
-  /** Ticks now and every `everyMs` (default an hour) until `stop`. */
-  start(everyMs = 3_600_000, onError: (err: unknown) => void = () => {}): void {
-    const run = () => void this.tick().catch(onError);
-    run();
-    this.timer = setInterval(run, everyMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Schedules the daily extension (after `define`) and ticks once now; the queue's `stop` ends it. */
+  async schedule(cron = SERIES_EXTEND_CRON): Promise<boolean> {
+    await this.queue.schedule(SERIES_EXTEND_QUEUE, cron);
+    return this.tick();
   }
 }
 

@@ -198,15 +198,20 @@ export async function rollbackMigrations(knex: Knex, sets: MigrationSet[]): Prom
  * (PgBouncer) a session's statements may each run on another server connection, so a session lock
  * could be taken on one and "released" on another, and stay held for good. A transaction keeps
  * its server connection to the end. The wait for the lock may be long (another instance
- * migrating), so this transaction has no statement timeout, whatever the role or session says.
+ * migrating), so this transaction has no statement timeout, whatever the role or session says,
+ * and its wait no client-side read timeout, whatever the pool's.
  */
 async function withAdvisoryLock<T>(knex: Knex, key: number, fn: () => Promise<T>): Promise<T> {
   return knex.transaction(async (trx) => {
     await trx.raw('set local statement_timeout = 0');
-    await trx.raw('select pg_advisory_xact_lock(?)', [key]);
+    // Nor the pool's client-side read timeout (pg's per-query `query_timeout` outranks the pool's).
+    await trx.raw('select pg_advisory_xact_lock(?)', [key]).options({ query_timeout: LOCK_WAIT_MS });
     return fn();
   });
 }
+
+/** How long an instance waits for another's migrations at most (pg's timer cannot be unbounded). */
+const LOCK_WAIT_MS = 30 * 60_000;
 
 /** True when a trivial query answers within `timeoutMs` (readiness; never hangs on a hung server). */
 export async function databaseAnswers(knex: Knex, timeoutMs = 2000): Promise<boolean> {

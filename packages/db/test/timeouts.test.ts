@@ -2,7 +2,7 @@ import net from 'node:net';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { createKnex, databaseAnswers } from '../src/index.js';
+import { createKnex, databaseAnswers, runMigrations } from '../src/index.js';
 
 /**
  * A TCP proxy in front of PostgreSQL that can stop forwarding in both directions (and stall new
@@ -146,6 +146,40 @@ describe("a frozen database: the driver's and the server's own timeouts", functi
     expect(seen, 'the write after the outage is committed (seen by another connection)').to.deep.equal([{ n: 2 }]);
     expect(lines.filter((l) => l.startsWith('database not answering'))).to.have.length(1);
     expect(lines.filter((l) => l === 'database answers again')).to.have.length(1);
+  });
+
+  it("an instance waiting for another's migrations waits past the pool's read timeout (the lock's wait has none)", async () => {
+    const short = createKnex(db.url, { poolMax: 2, statementTimeoutMs: 100, unansweredMs: 200 });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      // Another instance migrating: it holds the migrations' lock until told.
+      const other = db.knex.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(7320191226)');
+        locked();
+        await released;
+      });
+      await isLocked;
+      const migrated = runMigrations(short, [{ name: 'timeouts_test', migrations: [] }]);
+      // The server's own clock says how long the waiter has waited: well past the read timeout.
+      for (;;) {
+        const { rows } = await db.knex.raw(
+          "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'select pg_advisory_xact_lock%' and clock_timestamp() - query_start > interval '600 milliseconds'",
+        );
+        if (rows[0].n > 0) break;
+      }
+      release();
+      await other;
+      expect(await migrated).to.deep.equal([]);
+    } finally {
+      await short.destroy();
+    }
   });
 
   it('without a statement timeout (migrations) the client sets no read timeout either', async () => {

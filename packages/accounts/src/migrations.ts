@@ -31,6 +31,9 @@ export const migrations: MigrationSet = {
 
 /** The queue mail is delivered on (@svc/jobs): one job per outbox row, made by the row's insert (`jobSources`). */
 export const MAIL_QUEUE = 'accounts-mail';
+
+/** The hourly housekeeping's queue (pg-boss's cron sends one job an hour for the cluster). */
+export const HOUSEKEEPING_QUEUE = 'accounts-housekeeping';
 /**
  * Seconds a delivery may stay active before another instance takes it over (a runner that died
  * mid-send): the SMTP exchange (at most ~50 s with the transport's timeouts) and the write-back fit
@@ -43,6 +46,7 @@ export const queues: MigrationSet = {
   name: 'accounts_queues',
   migrations: [
     createQueueMigration('20261128090000_mail_queue', MAIL_QUEUE, { expireInSeconds: MAIL_EXPIRE_SECONDS }),
+    createQueueMigration('20261202150100_housekeeping_queue', HOUSEKEEPING_QUEUE, { expireInSeconds: 600 }),
     {
       // The outbox's own claim (next_attempt_at order) is gone: the queue orders deliveries.
       name: '20261128090100_drop_mail_outbox_due_idx',

@@ -12,6 +12,7 @@ import { normalizeEmail } from './email.js';
 import { EmailChangeFlow } from './email-change-flow.js';
 import { Mailer } from './Mailer.js';
 import { type AccountSummary, type MeResponse, summarize, toMeResponse } from './me.js';
+import { HOUSEKEEPING_QUEUE } from './migrations.js';
 import { PasswordHasher } from './PasswordHasher.js';
 import { loginPasswordCheck } from './password-check.js';
 import { PasswordFlow } from './password-flow.js';
@@ -31,8 +32,8 @@ import type { Account, AccountStore } from './store.js';
 export { type AccountsMetrics, lockoutKey, UNASKED_MAIL_LIMITS, type UnaskedMailLimits } from './account-flow.js';
 export { type AccountServiceOptions, type AccountsConfig, type AccountsTuning, SESSION_MAX_AGE_DAYS, TOKEN_RATE_LIMIT } from './account-options.js';
 
-/** Housekeeping runs hourly while the background work runs. */
-const HOUSEKEEPING_MS = 3600_000;
+/** Housekeeping's cron (UTC): hourly, one job for the cluster. */
+const HOUSEKEEPING_CRON = '13 * * * *';
 
 /**
  * The accounts service the router and the host use: the facade over the account rules of the spec
@@ -43,7 +44,7 @@ const HOUSEKEEPING_MS = 3600_000;
  * It also holds what the rest of the package and the host use around those rules: the cookie
  * sessions (`sessions.authenticate` is the session middleware of every router), social sign-in,
  * a person's own account (`person`), the outbox (its deliveries run on the job queue) and hourly housekeeping
- * (`startBackgroundWork`, `stopBackgroundWork`, `deliverDueMail`) and `close`.
+ * (`startBackgroundWork`, `deliverDueMail`) and `close`.
  */
 export class AccountService {
   private readonly o: AccountParts;
@@ -64,7 +65,9 @@ export class AccountService {
   /** A person's personal access tokens (POST, GET, DELETE /me/tokens); the bearer itself is read by `sessions.authenticate`. */
   readonly accessTokens: AccessTokenService;
   private readonly identities: IdentityStore;
-  private housekeepingTimer: NodeJS.Timeout | undefined;
+  private housekeepingScheduled = false;
+  /** The job queue housekeeping is scheduled on. */
+  private readonly jobs: AccountServiceOptions['jobs'];
   /** The second factors (@svc/sign-in-factors), set by the host with `useSecondFactors`; none: every right first factor signs in. */
   private gate: SecondFactorGate | undefined;
   private readonly personStore: ObjectionPersonStore;
@@ -82,6 +85,7 @@ export class AccountService {
     this.config = config;
     this.clock = clock;
     this.logger = logger;
+    this.jobs = options.jobs;
     this.memberships = options.memberships;
     this.platformAdminEmails = config.platformAdminEmails.map(normalizeEmail);
     const mailer = new Mailer({
@@ -293,25 +297,20 @@ export class AccountService {
   }
 
   /**
-   * Starts hourly housekeeping (expired sessions, old tokens, delivered mail older than 30 days,
-   * old app sign-in codes and spent external-cookie ids). The host calls it after listening. Mail
-   * goes out wherever the job queue runs (the host starts it); tests drive the outbox with
-   * `deliverDueMail` instead.
+   * Schedules hourly housekeeping (expired sessions, old tokens, delivered mail older than 30 days,
+   * old app sign-in codes and spent external-cookie ids) on the job queue: pg-boss's cron, one job
+   * an hour for the cluster, run wherever the queue runs (the host starts it, after this). Mail goes
+   * out there too; tests drive the outbox with `deliverDueMail` instead.
    */
-  startBackgroundWork(): void {
-    this.housekeepingTimer ??= setInterval(() => void this.housekeeping(), HOUSEKEEPING_MS);
-    this.housekeepingTimer.unref();
+  async startBackgroundWork(): Promise<void> {
+    if (this.housekeepingScheduled) return;
+    this.housekeepingScheduled = true;
+    this.jobs.define(HOUSEKEEPING_QUEUE, () => this.housekeeping(), { expireInSeconds: 600 });
+    await this.jobs.schedule(HOUSEKEEPING_QUEUE, HOUSEKEEPING_CRON);
   }
 
-  /** Stops housekeeping (the job queue, and with it mail delivery, is stopped by its host). */
-  async stopBackgroundWork(): Promise<void> {
-    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
-    this.housekeepingTimer = undefined;
-  }
-
-  /** Stops housekeeping, waits for the session writes, closes the mail transport and the hashing threads (stop the job queue first). */
+  /** Waits for the session writes, closes the mail transport and the hashing threads (stop the job queue first: it runs housekeeping). */
   async close(): Promise<void> {
-    if (this.housekeepingTimer) clearInterval(this.housekeepingTimer);
     await this.sessions.store.idle();
     this.o.mailer.close();
     await this.o.hasher.close();

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -73,6 +73,11 @@ describe('passwords: bcrypt without the 72-byte truncation', () => {
 });
 
 describe('PasswordHasher', () => {
+  // Every child a test starts ends with the test, pass or fail (not by spawn's own timeout later).
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
   // Made by bcryptjs (the library that wrote every stored hash before @node-rs/bcrypt): `$2b$`, cost 12, of
   // prehash('correct horse battery staple'); the `$2a$` one with a salt relabelled `$2a$` (bcryptjs 2 wrote those).
   const STAPLE = 'correct horse battery staple';
@@ -159,9 +164,8 @@ describe('PasswordHasher', () => {
     const child = spawn(process.execPath, ['--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
       cwd: path.join(here, '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
-      // A child that does not end is killed (and the test fails on its signal) rather than left behind.
-      timeout: 45_000,
     });
+    children.push(child);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -190,8 +194,8 @@ describe('PasswordHasher', () => {
     const child = spawn(process.execPath, ['--require', preload, '--import', 'tsx/esm', '--conditions=source', '--input-type=module', '-e', script], {
       cwd: path.join(here, '..'),
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 45_000,
     });
+    children.push(child);
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));

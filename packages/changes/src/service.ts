@@ -116,10 +116,11 @@ export class ChangesService {
   }
 }
 
-/** The daily purge through the job queue: every instance enqueues now and then (the purge is idempotent), any instance runs it. */
-export class ChangesPurgeScheduler {
-  private timer: NodeJS.Timeout | undefined;
+/** pg-boss cron of the purge (UTC): every 6 hours, one job for the whole cluster. */
+const CHANGES_PURGE_CRON = '7 */6 * * *';
 
+/** The purge through the job queue: scheduled with pg-boss's cron (`JobQueue.schedule`), any instance runs it. */
+export class ChangesPurgeScheduler {
   /** `alsoPurge`: other housekeeping of the same rhythm the host hands in (the Idempotency-Keys past their 24 h). */
   constructor(
     private readonly queue: JobQueue,
@@ -142,15 +143,8 @@ export class ChangesPurgeScheduler {
     return this.queue.enqueue(CHANGES_PURGE_QUEUE, {});
   }
 
-  start(everyMs = 6 * 3_600_000, onError: (err: unknown) => void = () => {}): void {
-    const run = () => void this.tick().catch(onError);
-    run();
-    this.timer = setInterval(run, everyMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Schedules the purge (after `define`, before or after the queue's `start`); the queue's `stop` ends it. */
+  schedule(cron = CHANGES_PURGE_CRON): Promise<void> {
+    return this.queue.schedule(CHANGES_PURGE_QUEUE, cron);
   }
 }

@@ -20,4 +20,3 @@ export {
   type ReadField,
   type ReadLink,
 } from './reads.js';
-export { DatabaseNotAnsweringError, type DatabaseWatch, databaseWatch } from './watch.js';

@@ -1,7 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import knexFactory, { type Knex } from 'knex';
 import objection from 'objection';
-import { ConnectionWatch } from './watch.js';
 
 const { knexSnakeCaseMappers } = objection;
 
@@ -14,33 +13,37 @@ export interface DbLogger {
 
 export interface KnexOptions {
   poolMax?: number;
-  /** How long a request may wait for a connection (and a new connection to open) before it fails: 503 while the database is down. */
+  /** How long a request may wait for a pooled connection, and a new connection to open, before it fails: 503 while the database is down (default 3000; at most `unansweredMs`). */
   acquireTimeoutMs?: number;
   /**
-   * Server side: PostgreSQL cancels a statement running longer (`statement_timeout`); client side:
-   * pg gives up on a query whose answer does not come within this plus a second (`query_timeout`),
-   * which is what ends a request against a hung server. 0 or unset: no limit (migrations).
+   * Server side: PostgreSQL cancels a statement running longer (`statement_timeout`, a 503). 0 or
+   * unset: no limit (migrations).
    */
   statementTimeoutMs?: number;
+  /**
+   * Client side: a query the server does not answer within this fails (pg's `query_timeout`, "Query
+   * read timeout", a 503), and so do a wait for a pooled connection and a connection being opened.
+   * What ends a request against a frozen server (processes stopped, a hung host: connections stay
+   * open, nothing is refused), where `statement_timeout` never fires. Keep it above
+   * `statementTimeoutMs`, so a merely slow statement is cancelled by the server first. Default (and
+   * 0): `statementTimeoutMs` + 1000 (none without a statement timeout).
+   */
+  unansweredMs?: number;
+  /**
+   * `idle_in_transaction_session_timeout`: the server ends a session left idle inside a
+   * transaction this long (default 60000 with a statement timeout, else none).
+   */
+  idleInTransactionTimeoutMs?: number;
   applicationName?: string;
   /**
    * DATABASE_URL is a transaction-mode pooler (PgBouncer): it refuses any start-up parameter it
-   * does not know (`unsupported startup parameter: statement_timeout`), so `statement_timeout` is
-   * not sent; set it on the role or database instead (`ALTER ROLE … SET statement_timeout`). The
-   * client-side limit (`query_timeout`) applies either way.
+   * does not know (`unsupported startup parameter: statement_timeout`), so `statement_timeout` and
+   * `idle_in_transaction_session_timeout` are not sent; set them on the role or database instead
+   * (`ALTER ROLE … SET statement_timeout`). The client-side limits apply either way.
    */
   transactionPooling?: boolean;
-  /** Where knex's own warnings go: one JSON line per event, the same message at most once per 10 s. */
+  /** Where knex's own warnings go, and the database's "not answering" / "answers again" lines: one JSON line per event, the same message at most once per 10 s. */
   logger?: DbLogger;
-  /**
-   * A database that answers nothing for this long while queries wait (its processes stopped, a
-   * hung host: connections stay open, nothing is refused) is taken as frozen once a probe does not
-   * answer either: waiting and new queries fail at once (DatabaseNotAnsweringError, a 503) until a
-   * probe answers. Default 1000; 0: off (queries then wait for the read timeout). See ConnectionWatch.
-   */
-  unansweredMs?: number;
-  /** Monotonic milliseconds for the watch (tests inject a clock and run `databaseWatch(knex).check()`); performance.now by default. */
-  watchClock?: () => number;
 }
 
 /**
@@ -66,42 +69,77 @@ export function throttledKnexLog(logger: DbLogger, windowMs = 10_000, now: () =>
   return { warn: emit('warn'), error: emit('error'), deprecate: emit('warn'), debug: emit('debug') };
 }
 
+/** pg's Client, as far as the pool's validation reads it. */
+interface PgClient {
+  /** False while a query is under way (or was given up by `query_timeout` and never answered). */
+  readyForQuery: boolean;
+  /** 'I' outside a transaction, as of the server's last ReadyForQuery. */
+  getTransactionStatus(): string | null;
+}
+
 /**
  * The one way to open the database: pg, snake_case columns mapped to camelCase fields (for knex
- * and for the Objection models bound to it), short connection timeouts and TCP keep-alive so an
- * outage or a hung server answers 503 quickly instead of hanging. The host wraps it with
- * http-kit's `instrumentKnex` so every query is counted into Server-Timing.
+ * and for the Objection models bound to it), and the driver's and the server's own timeouts so an
+ * outage or a hung server answers 503 quickly instead of hanging: `statement_timeout` (server),
+ * pg's `query_timeout` (no answer at all), `connectionTimeoutMillis` and the pool's acquire
+ * timeout, TCP keep-alive, `idle_in_transaction_session_timeout`. A connection handed back with a
+ * query still unanswered (given up by `query_timeout`) or inside a transaction (its ROLLBACK timed
+ * out) is never handed out again: the pool's `validate` discards it, and the server rolls back
+ * whatever it held when it reads the close. The host
+ * wraps the knex with http-kit's `instrumentKnex` so every query is counted into Server-Timing.
  */
 export function createKnex(connectionString: string, options: KnexOptions = {}): Knex {
   const statementTimeout = options.statementTimeoutMs ?? 0;
-  // The client-side read timeout of every query (a hung server: the statement timeout never fires
-  // because the server does not answer at all) and the frozen-database detector: see ConnectionWatch.
-  const watch = new ConnectionWatch({
-    readTimeoutMs: statementTimeout > 0 ? statementTimeout + 1000 : 0,
-    unansweredMs: options.unansweredMs ?? 1000,
-    now: options.watchClock,
-    logger: options.logger,
-  });
+  const queryTimeout = options.unansweredMs || (statementTimeout > 0 ? statementTimeout + 1000 : 0);
+  const acquireTimeout = Math.min(options.acquireTimeoutMs ?? 3000, queryTimeout || Number.POSITIVE_INFINITY);
+  const idleInTransaction = options.idleInTransactionTimeoutMs ?? (statementTimeout > 0 ? 60_000 : 0);
+  const serverSide = !options.transactionPooling;
   const knex = knexFactory({
     client: 'pg',
     connection: {
       connectionString,
-      connectionTimeoutMillis: options.acquireTimeoutMs ?? 3000,
+      connectionTimeoutMillis: acquireTimeout,
       application_name: options.applicationName ?? 'meal-planner',
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
-      ...(statementTimeout > 0 && !options.transactionPooling ? { statement_timeout: statementTimeout } : {}),
+      ...(queryTimeout > 0 ? { query_timeout: queryTimeout } : {}),
+      ...(statementTimeout > 0 && serverSide ? { statement_timeout: statementTimeout } : {}),
+      ...(idleInTransaction > 0 && serverSide ? { idle_in_transaction_session_timeout: idleInTransaction } : {}),
     },
-    pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000, afterCreate: watch.afterCreate },
-    acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      idleTimeoutMillis: 30_000,
+      // Only a connection with nothing under way, outside any transaction, goes to the next request.
+      validate: (conn: PgClient) => conn.readyForQuery && conn.getTransactionStatus() === 'I',
+    },
+    acquireConnectionTimeout: acquireTimeout,
     ...(options.logger ? { log: throttledKnexLog(options.logger) } : {}),
     ...knexSnakeCaseMappers(),
     // Read by http-kit's preparedQuery: a transaction-mode pooler hands each statement to any
     // server connection, where a named statement prepared on another does not exist.
     transactionPooling: options.transactionPooling === true,
   } as Knex.Config);
-  watch.attach(knex);
+  if (options.logger && queryTimeout > 0) logOutages(knex, options.logger, queryTimeout);
   return knex;
+}
+
+/**
+ * One error line when queries start timing out ("database not answering") and one warning when an
+ * answer comes again, with how long it lasted: from knex's public query events.
+ */
+function logOutages(knex: Knex, logger: DbLogger, unansweredMs: number, now: () => number = () => performance.now()): void {
+  let since: number | undefined;
+  knex.on('query-error', (err: unknown) => {
+    if (since !== undefined || !(err instanceof Error) || !/Query read timeout/.test(err.message)) return;
+    since = now();
+    logger.error({ unansweredMs }, 'database not answering: requests answer 503 until it answers again');
+  });
+  knex.on('query-response', () => {
+    if (since === undefined) return;
+    logger.warn({ notAnsweringMs: Math.round(now() - since) }, 'database answers again');
+    since = undefined;
+  });
 }
 
 /** One migration of one package. Names sort in the order they run (a timestamp prefix). */
@@ -160,15 +198,20 @@ export async function rollbackMigrations(knex: Knex, sets: MigrationSet[]): Prom
  * (PgBouncer) a session's statements may each run on another server connection, so a session lock
  * could be taken on one and "released" on another, and stay held for good. A transaction keeps
  * its server connection to the end. The wait for the lock may be long (another instance
- * migrating), so this transaction has no statement timeout, whatever the role or session says.
+ * migrating), so this transaction has no statement timeout, whatever the role or session says,
+ * and its wait no client-side read timeout, whatever the pool's.
  */
 async function withAdvisoryLock<T>(knex: Knex, key: number, fn: () => Promise<T>): Promise<T> {
   return knex.transaction(async (trx) => {
     await trx.raw('set local statement_timeout = 0');
-    await trx.raw('select pg_advisory_xact_lock(?)', [key]);
+    // Nor the pool's client-side read timeout (pg's per-query `query_timeout` outranks the pool's).
+    await trx.raw('select pg_advisory_xact_lock(?)', [key]).options({ query_timeout: LOCK_WAIT_MS });
     return fn();
   });
 }
+
+/** How long an instance waits for another's migrations at most (pg's timer cannot be unbounded). */
+const LOCK_WAIT_MS = 30 * 60_000;
 
 /** True when a trivial query answers within `timeoutMs` (readiness; never hangs on a hung server). */
 export async function databaseAnswers(knex: Knex, timeoutMs = 2000): Promise<boolean> {
@@ -192,8 +235,10 @@ export const PG = {
   foreignKeyViolation: '23503',
   serializationFailure: '40001',
   deadlockDetected: '40P01',
+  lockNotAvailable: '55P03',
 } as const;
 
+/** The one check of a PostgreSQL error code: the driver's error, or Objection's DBError wrapping it (`nativeError`). */
 export function isPgError(err: unknown, code: string): boolean {
   if (typeof err !== 'object' || err === null) return false;
   // Objection wraps the driver's error (UniqueViolationError …) and keeps it as `nativeError`.

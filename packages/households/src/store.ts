@@ -244,12 +244,6 @@ export interface HouseholdStore {
 
 /** Lock waits longer than this on one household's onboarding answer 409 instead of piling up. */
 export const ONBOARDING_LOCK_TIMEOUT_MS = 5000;
-const LOCK_NOT_AVAILABLE = '55P03';
-
-/** A PostgreSQL error code, also when Objection wrapped the driver's error (DBError keeps it as `nativeError`). */
-function isDbError(err: unknown, code: string): boolean {
-  return isPgError(err, code) || (err instanceof objection.DBError && isPgError(err.nativeError, code));
-}
 
 const householdNotFound = () => new NotFoundError('not_found', 'No such household');
 const invitationNotFound = () => new NotFoundError('invitation_not_found', 'No such invitation, or it was used or has expired');
@@ -292,7 +286,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
       try {
         return await this.knex.transaction(work);
       } catch (err) {
-        if (!isDbError(err, PG.deadlockDetected) || attempt >= 5) throw err;
+        if (!isPgError(err, PG.deadlockDetected) || attempt >= 5) throw err;
       }
     }
   }
@@ -484,7 +478,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
       });
     } catch (err) {
       // Two invitations of one household accepted at once by the same account.
-      if (isDbError(err, PG.uniqueViolation)) throw new ConflictError('already_member', 'You are already a member of this household');
+      if (isPgError(err, PG.uniqueViolation)) throw new ConflictError('already_member', 'You are already a member of this household');
       throw err;
     }
   }
@@ -613,7 +607,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
         return { onboardingCompletedAt: at, alreadyCompleted: false, conversationId };
       });
     } catch (err) {
-      if (isDbError(err, LOCK_NOT_AVAILABLE)) {
+      if (isPgError(err, PG.lockNotAvailable)) {
         throw new ConflictError('onboarding_in_progress', 'Another completion of this household is still being written; try again');
       }
       throw err;

@@ -1,16 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Clock } from '@svc/contracts';
 import type { Response } from 'express';
 import type { Knex } from 'knex';
+import { configure } from 'safe-stable-stringify';
+import { systemClock } from './clock.js';
 import { PreconditionFailedError, ServiceUnavailableError } from './errors.js';
 
-/** JSON text with every object's members in code-point order: the same for any two equal JSON values, whoever wrote them. */
+const stableStringify = configure({ deterministic: true });
+
+/**
+ * JSON text with every object's members in UTF-16 code-unit order (safe-stable-stringify's
+ * deterministic form): the same for any two equal JSON values, whoever wrote them. The ETags and
+ * the Idempotency-Key fingerprints are hashes of it. Not RFC 8785's `canonicalize`, which refuses
+ * (throws on) a lone surrogate that a valid JSON request body may carry; for every other JSON
+ * value the two write the same text.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(',')}]`;
-  const keys = Object.keys(value as object)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  return stableStringify(value) ?? 'null';
 }
 
 /**
@@ -97,16 +103,21 @@ const LOCK_WAITS_MS = [2, 5, 10, 20, 40, 80, 160, 320, 500, 500, 1000, 1000, 100
  * with one DELETE after the answer: no connection is held while the handler runs.
  */
 export class PgConditionalWriteLocks implements ConditionalWriteLocks {
-  constructor(private readonly knex: Knex) {}
+  /** `clock`: the service's injected clock, which dates the lease (not the database's `now()`). */
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: Clock = systemClock,
+  ) {}
 
   async acquire(key: string): Promise<() => Promise<void>> {
     const holder = randomUUID();
     for (let i = 0; ; i++) {
+      const now = this.clock.now();
       const { rows } = await this.knex.raw<{ rows: unknown[] }>(
-        `insert into conditional_write_locks as l (key, holder, until) values (?, ?, now() + interval '30 seconds')
-         on conflict (key) do update set holder = excluded.holder, until = excluded.until where l.until <= now()
+        `insert into conditional_write_locks as l (key, holder, until) values (?, ?, ?::timestamptz + interval '30 seconds')
+         on conflict (key) do update set holder = excluded.holder, until = excluded.until where l.until <= ?::timestamptz
          returning 1`,
-        [key, holder],
+        [key, holder, now, now],
       );
       if (rows.length) break;
       const wait = LOCK_WAITS_MS[i];

@@ -52,8 +52,7 @@ interface PgConnection {
 /**
  * pg's query in its callback form, as a promise of our own. pg's promise form (no callback) kept
  * each result's rows alive long enough to be promoted into V8's old generation, the callback form
- * did not (docs/benchmarks.md, "What the bench settled"). The callback form is also the one knex itself uses, so the
- * host's connection wrapper (createKnex's read-timeout guard) sees this query too.
+ * did not (docs/benchmarks.md, "What the bench settled"). pg's `query_timeout` (createKnex) applies to it as to every query.
  */
 function runQuery(connection: PgConnection, config: { name?: string; text: string; values: unknown[] }): Promise<unknown[]> {
   return new Promise((resolve, reject) => {

@@ -67,13 +67,11 @@ const DB_DOWN_CODES = new Set([
   '08003',
   '08004',
   '08006',
-  // @svc/db's connection watch: no reply on any connection for about a second (a frozen server).
-  'EDBNOTANSWERING',
 ]);
 
 /** Messages pg, pg-pool, knex and tarn use for the same conditions (they carry no code). */
 const DB_DOWN_MESSAGES =
-  /Database not answering|Connection terminated|connect ECONNREFUSED|timeout expired|Query read timeout|Connection ended unexpectedly|not queryable|terminating connection|the database system is (?:starting up|shutting down)|Timeout acquiring a connection/;
+  /Connection terminated|connect ECONNREFUSED|timeout expired|Query read timeout|Connection ended unexpectedly|not queryable|terminating connection|the database system is (?:starting up|shutting down)|Timeout acquiring a connection/;
 
 /** True for any error that means the database does not answer (directly, or as the `cause` or Objection's `nativeError` of one). */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {

@@ -33,8 +33,22 @@ export const migrations: MigrationSet = {
         await knex.raw(`drop schema if exists ${JOBS_SCHEMA} cascade`);
       },
     },
+    {
+      // The queue pg-boss's cron sends through (its timekeeper's `__pgboss__send-it`, which it would
+      // otherwise create at start): made here, so pg-boss changes no schema at run time.
+      name: '20261202150000_pg_boss_cron_queue',
+      up: async (knex: Knex) => {
+        await knex.raw(`select ${JOBS_SCHEMA}.create_queue(?, ?::json)`, [PG_BOSS_CRON_QUEUE, JSON.stringify({ policy: 'standard' })]);
+      },
+      down: async (knex: Knex) => {
+        await knex.raw(`select ${JOBS_SCHEMA}.delete_queue(?)`, [PG_BOSS_CRON_QUEUE]);
+      },
+    },
   ],
 };
+
+/** pg-boss 10's timekeeper queue (`QUEUES.SEND_IT` in src/timekeeper.js). */
+const PG_BOSS_CRON_QUEUE = '__pgboss__send-it';
 
 /** What a queue is made with: how long a job may stay active before another instance takes it over. */
 export interface QueueDefinition {

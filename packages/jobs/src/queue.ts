@@ -98,7 +98,7 @@ interface Envelope<T> {
   p: T;
   /** attempt number of this run */
   a: number;
-  /** first due, ISO */
+  /** first due, ISO (none in a job pg-boss's cron sent: due when it runs first, by the injected clock) */
   f: string;
 }
 
@@ -176,6 +176,7 @@ export class JobQueue {
   private stopping = false;
   private wake: (() => void) | undefined;
   private started = false;
+  private readonly schedules = new Map<string, { cron: string; data: object }>();
 
   constructor(options: JobQueueOptions) {
     this.knex = options.knex;
@@ -191,7 +192,8 @@ export class JobQueue {
       schema: JOBS_SCHEMA,
       migrate: false, // the service's migrations install it (@svc/jobs `migrations`)
       supervise: true,
-      schedule: false,
+      // pg-boss's cron (`schedule()`): every instance's timekeeper competes, each cron time sends one job cluster-wide.
+      schedule: true,
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
     });
     this.boss.on('error', (err: Error) => this.logger.warn({ err: { message: err.message } }, 'job queue maintenance failed'));
@@ -322,11 +324,30 @@ export class JobQueue {
     return ids;
   }
 
-  /** Starts this instance's runner and pg-boss's maintenance (expiry of abandoned jobs, archiving). */
+  /**
+   * Runs `queue`'s handler on a cron schedule (UTC): pg-boss's `schedule()`, whose cron sends one
+   * job per cron time for the whole cluster (whichever instance's timekeeper comes first), run
+   * like any other job (retries, expiry, give-up). Kept in pg-boss's `schedule` table, written at
+   * `start` (or at once when started). The job's `firstDueAt` is the injected clock's time of its
+   * first run. Every periodic task of the service is one of these: no interval timer of its own.
+   */
+  async schedule(queue: string, cron: string, data: object = {}): Promise<void> {
+    if (!this.queues.has(queue)) throw new Error(`jobs: define ${queue} before scheduling it`);
+    this.schedules.set(queue, { cron, data });
+    if (this.started) await this.writeSchedule(queue);
+  }
+
+  private async writeSchedule(queue: string): Promise<void> {
+    const { cron, data } = this.schedules.get(queue)!;
+    await this.boss.schedule(queue, cron, { p: data, a: 1 } satisfies Omit<Envelope<object>, 'f'>, { tz: 'UTC' });
+  }
+
+  /** Starts this instance's runner and pg-boss's maintenance (expiry of abandoned jobs, archiving) and cron. */
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     await this.boss.start();
+    for (const queue of this.schedules.keys()) await this.writeSchedule(queue);
     this.stopping = false;
     this.running = this.loop();
   }
@@ -424,7 +445,9 @@ export class JobQueue {
     }
   }
 
-  private async run(queue: string, record: QueueRecord, job: PgBoss.Job<Envelope<unknown>>, controller: AbortController): Promise<void> {
+  private async run(queue: string, record: QueueRecord, sent: PgBoss.Job<Envelope<unknown>>, controller: AbortController): Promise<void> {
+    // A job pg-boss's cron sent carries no first-due time: it is due from its first run.
+    const job = sent.data.f ? sent : { ...sent, data: { ...sent.data, f: this.clock.now().toISOString() } };
     const envelope = job.data;
     const firstDueAt = new Date(envelope.f);
     const attempt = envelope.a;

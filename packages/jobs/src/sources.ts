@@ -28,8 +28,6 @@ export interface JobSource {
   countFrom?: string;
   /** Only rows where this column is not null enqueue a job. */
   whenNotNull?: string;
-  /** Only rows whose `dueColumn` is later than the database's `now()` (a past instant enqueues nothing). */
-  onlyFuture?: boolean;
   /**
    * Only rows whose `dueColumn` is later than this column's value: a `timestamptz` the writer sets
    * to the service's time of the write (its injected clock), so "still ahead when written" is
@@ -85,7 +83,6 @@ function insertSql(source: JobSource, rows: string, extraWhere: string): string 
   const first = source.dueColumn ? due : source.countFrom ? `r.${ident(source.countFrom)}` : 'now()';
   const conditions = [
     source.whenNotNull ? `r.${ident(source.whenNotNull)} is not null` : undefined,
-    source.onlyFuture && source.dueColumn ? `${due} > now()` : undefined,
     source.onlyAfter && source.dueColumn ? `${due} > r.${ident(source.onlyAfter)}` : undefined,
     extraWhere || undefined,
   ].filter(Boolean);

@@ -112,7 +112,8 @@ describe('jobs: the PostgreSQL job queue', () => {
     await rollbackMigrations(db.knex, [migrations, testQueues]);
     expect((await db.knex.raw(`select 1 from pg_namespace where nspname = 'pgboss'`)).rows).to.have.length(0);
     await runMigrations(db.knex, [migrations, testQueues]);
-    expect((await db.knex.raw(`select name from pgboss.queue`)).rows.map((r: { name: string }) => r.name)).to.deep.equal([QUEUE]);
+    // pg-boss's cron queue comes with the schema, so pg-boss creates nothing at run time.
+    expect((await db.knex.raw(`select name from pgboss.queue`)).rows.map((r: { name: string }) => r.name)).to.have.members([QUEUE, '__pgboss__send-it']);
   });
 
   it('enqueues inside the caller transaction: a rollback leaves no job, a commit leaves exactly one', async () => {
@@ -390,6 +391,29 @@ describe('jobs: the PostgreSQL job queue', () => {
     await stopped;
     expect(seen).to.deep.equal([5]);
     expect((await jobs())[0].state).to.equal('completed');
+  });
+
+  it("a periodic task is pg-boss's schedule(): written at start, once for the cluster; the job its cron sends runs with its first due time from the injected clock", async () => {
+    const seen: { n: number; firstDueAt: string }[] = [];
+    const a = newQueue(async (data, ctx) => void seen.push({ n: data.n, firstDueAt: ctx.firstDueAt.toISOString() }));
+    const b = newQueue(async () => {});
+    const undefinedQueue = await new JobQueue({ knex: db.knex, clock, logger: recordingLogger().logger })
+      .schedule('not-defined', '* * * * *')
+      .catch((e: Error) => e);
+    expect((undefinedQueue as Error | undefined)?.message).to.match(/define not-defined before scheduling it/);
+    await a.schedule(QUEUE, '0 * * * *', { n: 7 });
+    await b.schedule(QUEUE, '0 * * * *', { n: 7 });
+    expect((await db.knex.raw('select count(*)::int as n from pgboss.schedule')).rows[0].n, 'not before start').to.equal(0);
+    await Promise.all([a.start(), b.start()]);
+    const rows = (await db.knex.raw('select name, cron, timezone, data from pgboss.schedule')).rows;
+    expect(rows).to.deep.equal([{ name: QUEUE, cron: '0 * * * *', timezone: 'UTC', data: { p: { n: 7 }, a: 1 } }]);
+    await Promise.all([a.stop(), b.stop()]);
+    // What pg-boss's cron inserts at a cron time: the schedule's data as the job's (no first-due time).
+    await db.knex.raw(`insert into pgboss.job (id, name, data) values (gen_random_uuid(), ?, ?::jsonb)`, [QUEUE, JSON.stringify(rows[0].data)]);
+    clock.set(at(90_000));
+    expect(await a.runDue()).to.equal(1);
+    expect(seen).to.deep.equal([{ n: 7, firstDueAt: at(90_000) }]);
+    await db.knex.raw('delete from pgboss.schedule');
   });
 
   it("a queue's own concurrency: never more of its handlers in flight at once on the instance, every job still run", async () => {

@@ -7,7 +7,7 @@
  */
 
 // Migrations: the package's tables (and its relations to other packages' tables).
-export { migrate, migrations, relations } from './migrations.js';
+export { migrate, migrations, queues, relations, schedulePrune } from './migrations.js';
 
 // Models: one per table.
 export { PasskeyModel, type PasskeyResponse, TotpModel } from './models/index.js';

@@ -10,6 +10,7 @@ import {
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { Clock, RandomBytes, SecondFactorGate, SignInCompletion, SignInFactorNotice, StepUpProof } from '@svc/contracts';
+import { isPgError, PG } from '@svc/db';
 import { AuthenticationError, ConflictError, InputError, type Logger, NotFoundError, TooManyRequestsError, timing } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { PasskeyResponse } from './models/index.js';
@@ -336,7 +337,7 @@ export class SignInFactorsService implements SecondFactorGate {
         );
       });
     } catch (err) {
-      if ((err as { code?: string }).code === '23505') throw refused('this passkey is already registered');
+      if (isPgError(err, PG.uniqueViolation)) throw refused('this passkey is already registered');
       throw err;
     }
     return created!;

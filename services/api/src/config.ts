@@ -76,13 +76,13 @@ export interface Config {
   shutdownTimeoutSeconds: number;
   /** Port of the Prometheus /metrics listener; undefined: no metrics listener. */
   metricsPort: number | undefined;
-  /** statement_timeout of API queries in ms (the client gives up a second later); 0: none. Migrations run without it. */
+  /** statement_timeout of API queries in ms (default 1000); 0: none. Migrations run without it. */
   dbStatementTimeoutMs: number;
   /**
-   * DB_UNANSWERED_MS (default 1000; 0 off): a database that answers nothing on any connection for
-   * this long while queries wait, and whose probe (a new connection's `select 1`) does not answer
-   * either, is taken as frozen: waiting and new requests answer 503 `service_unavailable` at once
-   * until a probe answers (see @svc/db's ConnectionWatch).
+   * DB_UNANSWERED_MS (default 1200): a query the database does not answer within this fails (pg's
+   * `query_timeout`), as do a wait for a pooled connection and a connection being opened, so a
+   * frozen database answers 503 `service_unavailable` within it. Above the statement timeout, so
+   * a merely slow statement is cancelled by the server first. 0: the statement timeout + 1 s.
    */
   dbUnansweredMs: number;
   /**

@@ -71,8 +71,8 @@ async function main(): Promise<void> {
     }),
   );
   // Migrations may run longer than any request may: their own connection, without statement_timeout
-  // (nor the frozen-database watch: a migration waiting for another instance's lock answers nothing).
-  const migrator = createKnex(database.url, { poolMax: 2, unansweredMs: 0, logger });
+  // or a read timeout (a migration waiting for another instance's lock answers nothing for a while).
+  const migrator = createKnex(database.url, { poolMax: 2, logger });
   try {
     const applied = await runMigrations(migrator, allMigrations);
     logMigrations(logger, applied);

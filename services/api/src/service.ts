@@ -53,6 +53,7 @@ export const allMigrations = [
   mealEvents.queues,
   changes.queues,
   planner.queues,
+  signInFactors.queues,
   // Foreign keys across packages, once every package's tables exist.
   households.relations,
   push.relations,
@@ -416,11 +417,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     accounts: accountsService.signInCompletion(),
   });
   accountsService.useSecondFactors(factorsService);
-  const factorsPrune = setInterval(
-    () => void factorsService.prune().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'sign-in factors housekeeping failed')),
-    3_600_000,
-  );
-  factorsPrune.unref();
 
   const routers: ApiRouter[] = [
     accountsRouter,
@@ -460,14 +456,18 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     pages: config.webPages ? { paths: accounts.PAGE_PATHS, router: accountsRouter.pages } : undefined,
     webClientUrl: config.webClientUrl,
     idempotency: idempotency({ store: idempotencyStore, clock, logger, roleOf: householdsApi.access.roleOf }),
-    conditionalWriteLocks: new PgConditionalWriteLocks(knex),
+    conditionalWriteLocks: new PgConditionalWriteLocks(knex, clock),
     routers,
   });
-  if (deps.startMailer !== false) accountsService.startBackgroundWork();
+  // Every periodic task is a pg-boss cron schedule on the job queue (one job per time for the cluster).
+  if (deps.startMailer !== false) {
+    await accountsService.startBackgroundWork();
+    await signInFactors.schedulePrune(jobQueue, () => factorsService.prune());
+  }
   if (deps.startJobs ?? deps.startMailer !== false) {
     await jobQueue.start();
-    seriesScheduler.start(3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'series extension could not be scheduled'));
-    changesPurge.start(6 * 3_600_000, (err) => logger.warn({ err: { message: (err as Error).message } }, 'the purge of old changes could not be scheduled'));
+    await seriesScheduler.schedule().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'series extension could not be scheduled'));
+    await changesPurge.schedule().catch((err) => logger.warn({ err: { message: (err as Error).message } }, 'the purge of old changes could not be scheduled'));
   }
   return {
     app,
@@ -479,9 +479,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     declaredReads,
     readKernel: reads,
     async close() {
-      seriesScheduler.stop();
-      clearInterval(factorsPrune);
-      changesPurge.stop();
       await jobQueue.stop(); // handlers in flight finish (or are rescheduled) while the database is still open
       await plannerService.close(); // the LISTEN connection of Prefer: wait
       await solverPool?.destroy(); // the solver's worker threads

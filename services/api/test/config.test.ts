@@ -135,7 +135,8 @@ describe('configuration', () => {
     });
     expect(c.corsOrigins).to.deep.equal(['https://app.example.com', 'http://localhost:5173']);
     expect(loadConfig(base).corsOrigins, 'empty by default: same-origin only').to.deep.equal([]);
-    expect(loadConfig(base).dbUnansweredMs).to.equal(1000);
+    expect(loadConfig(base).dbUnansweredMs).to.equal(1200);
+    expect(loadConfig(base).dbStatementTimeoutMs).to.equal(1000);
     expect(loadConfig({ ...base, DB_UNANSWERED_MS: '0' }).dbUnansweredMs).to.equal(0);
     expect(c.inviteCodes).to.deep.equal(['a', 'b', 'c']);
     expect(c.platformAdminEmails).to.deep.equal(['ops@example.com']);

@@ -2,6 +2,7 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds,
 import type { Pojo, ReadDeclaration } from '@svc/db';
 import { assertRole, ConflictError, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
+import { v4 as uuidV4 } from 'uuid';
 import { CursorCodec, invalidCursor } from '../cursor.js';
 import { MealEventModel } from '../models/index.js';
 import { eventRead } from '../reads.js';
@@ -21,7 +22,7 @@ import {
   type StoredSeries,
 } from '../store/index.js';
 import { type EventReminders, reminderInstant } from './reminders.js';
-import { uuidV4, windowOf } from './series.js';
+import { windowOf } from './series.js';
 
 export interface MealEventsServiceOptions {
   store: MealEventStore;
@@ -215,7 +216,7 @@ export class MealEventsService {
     assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
     const values = valuesOf(input);
     if (input.repeat) return this.createSeries(householdId, values, input.repeat);
-    const id = uuidV4(this.random(16));
+    const id = uuidV4({ random: this.random(16) });
     // The reminder's job is made by the event's INSERT itself (meal-events' `jobSources`): it exists exactly when the event does.
     const reminderAt = await this.reminderOf(householdId, values);
     // The household's bounds are held by the INSERT's own trigger: no transaction of its own.
@@ -246,9 +247,9 @@ export class MealEventsService {
     if (dates.filter((d) => d !== today).length > MAX_AHEAD) {
       throw fieldError('repeat', `makes ${dates.length} occurrences from date to 366 days after today; at most ${MAX_AHEAD} (besides today's) are allowed`);
     }
-    const seriesId = uuidV4(this.random(16));
+    const seriesId = uuidV4({ random: this.random(16) });
     const occ = dates.map((date) => ({
-      id: uuidV4(this.random(16)),
+      id: uuidV4({ random: this.random(16) }),
       date,
       remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
     }));
@@ -344,7 +345,7 @@ export class MealEventsService {
         const kept = occurrences(series.repeat, series.template.date, series.template.date, addDays(originalDate, -1)).length;
         const newRule = { ...rule, count: rule.count === null ? null : Math.max(1, rule.count - kept) };
         const { horizon } = windowOf(now, zone);
-        const newId = uuidV4(this.random(16));
+        const newId = uuidV4({ random: this.random(16) });
         const dates = values.date > horizon ? [values.date] : occurrences(newRule, values.date, values.date, horizon);
         await this.series.create({ id: newId, householdId, repeat: newRule, template: values, writtenThrough: horizon }, [], now, trx, this.bounds);
         // Moved out before the old series may be deleted (its occurrences go with it).
@@ -355,7 +356,7 @@ export class MealEventsService {
         await this.series.writeOccurrences(
           dates.slice(1).map((date) => ({
             seriesId: newId,
-            id: uuidV4(this.random(16)),
+            id: uuidV4({ random: this.random(16) }),
             date,
             remindAt: reminderInstant(date, values.servingTime, values.reminderMinutes, zone),
           })),

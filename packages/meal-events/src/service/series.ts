@@ -1,19 +1,11 @@
 import type { Clock, HouseholdProfiles, RandomBytes } from '@svc/contracts';
 import type { JobQueue } from '@svc/jobs';
 import { DateTime } from 'luxon';
+import { v4 as uuidV4 } from 'uuid';
 import { HOUSEHOLD_BOUNDS, type HouseholdBounds, SERIES_LIMITS } from '../schemas.js';
 import { addDays, MAX_AHEAD, occurrences } from '../series/rule.js';
 import type { SeriesStore, StoredSeries } from '../store/index.js';
 import { reminderInstant } from './reminders.js';
-
-/** A version-4 uuid from 16 random bytes (RFC 9562). */
-export function uuidV4(bytes: Buffer): string {
-  const b = Buffer.from(bytes.subarray(0, 16));
-  b[6] = (b[6]! & 0x0f) | 0x40;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const hex = b.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
 
 /** Today in the household's zone (UTC should a zone be unknown to this runtime), and the window's last day, 366 days after it. */
 export function windowOf(now: Date, timeZoneId: string): { today: string; horizon: string } {
@@ -99,7 +91,7 @@ export class SeriesExtender {
           let left = room.get(s.householdId) ?? 0;
           const fits = dates.slice(0, left);
           for (const date of fits) {
-            const id = uuidV4(random(16));
+            const id = uuidV4({ random: random(16) });
             writes.push({ seriesId: s.id, id, date, remindAt: reminderInstant(date, t.servingTime, t.reminderMinutes, zone) });
           }
           left -= fits.length;
@@ -127,14 +119,17 @@ function newDates(s: StoredSeries, horizon: string): string[] {
   return occurrences(s.repeat, s.template.date, from, horizon).filter((d) => !exceptions.has(d));
 }
 
+/** pg-boss cron of the extension (UTC): each day just after midnight, one job for the whole cluster. */
+const SERIES_EXTEND_CRON = '5 0 * * *';
+
 /**
- * The daily extension through @svc/jobs: every instance calls `tick` (at start and each hour);
- * the first of the UTC day claims it (a row per day, in the same transaction as the job) and
- * enqueues one job, which any instance's runner takes. `define` registers the handler.
+ * The daily extension through @svc/jobs: pg-boss's cron sends one job a day for the cluster
+ * (`schedule`), which any instance's runner takes; and an instance that starts calls `tick`, which
+ * enqueues the day's extension unless one was already claimed that UTC day (a row per day, in the
+ * same transaction as the job), so a day whose cron time passed with every instance down is still
+ * extended. `define` registers the handler.
  */
 export class SeriesScheduler {
-  private timer: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly queue: JobQueue,
     private readonly extender: SeriesExtender,
@@ -156,17 +151,10 @@ export class SeriesScheduler {
     });
   }
 
-  /** Ticks now and every `everyMs` (default an hour) until `stop`. */
-  start(everyMs = 3_600_000, onError: (err: unknown) => void = () => {}): void {
-    const run = () => void this.tick().catch(onError);
-    run();
-    this.timer = setInterval(run, everyMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+  /** Schedules the daily extension (after `define`) and ticks once now; the queue's `stop` ends it. */
+  async schedule(cron = SERIES_EXTEND_CRON): Promise<boolean> {
+    await this.queue.schedule(SERIES_EXTEND_QUEUE, cron);
+    return this.tick();
   }
 }
 

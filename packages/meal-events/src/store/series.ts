@@ -1,3 +1,4 @@
+import { isPgError, PG } from '@svc/db';
 import type { Knex } from 'knex';
 import type { HouseholdBounds, MealEventSeries, RepeatRule } from '../schemas.js';
 import { boundsSetting, SET_BOUNDS } from './bounds.js';
@@ -83,7 +84,7 @@ export class SeriesStore {
       try {
         return await this.knex.transaction(work);
       } catch (err) {
-        if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+        if (!isPgError(err, PG.deadlockDetected) || attempt >= 5) throw err;
       }
     }
   }

@@ -481,6 +481,28 @@ describe('planner and dishes: §9 conformance through the composed service', fun
       expect(dinners.length).to.equal((plan.days as Day[]).filter((d) => d.dish).length);
     });
 
+    it('a day without dinner set by hand to a dish serves what that date’s events leave: at least 1', async () => {
+      const [plan] = (await owner.get(`${hh(house)}/plans?from=2026-11-23&to=2026-11-29`).expect(200)).body.items;
+      const starter = (await owner.get('/api/v1/starter-dishes').expect(200)).body.items[0];
+      // Monday: both members away (no dinner); set by hand, it serves 1, not the two members.
+      const set = await owner
+        .put(`${hh(house)}/plans/${plan.id}/days/2026-11-23`)
+        .send({ dish: { id: starter.id, origin: 'starter' }, locked: true })
+        .expect(200);
+      expect(set.body).to.include({ dinner: true, servings: 1, locked: true });
+      // Wednesday kept its servings (two members and two guests).
+      const wed = await owner
+        .put(`${hh(house)}/plans/${plan.id}/days/2026-11-25`)
+        .send({ dish: { id: starter.id, origin: 'starter' }, locked: false })
+        .expect(200);
+      expect(wed.body.servings).to.equal(4);
+      const none = await owner
+        .put(`${hh(house)}/plans/${plan.id}/days/2026-11-25`)
+        .send({ dish: null, locked: false })
+        .expect(200);
+      expect(none.body).to.include({ dinner: false, servings: 0 });
+    });
+
     it('texts are in the household language: Norwegian for nb, nn and no; the starter dishes too', async () => {
       const nn = await household(owner, 'Nynorsk', { preferredLanguage: 'nn-NO' });
       await owner.patch(hh(nn)).send({ preferredLanguage: 'nn-NO', useStarterLibrary: true }).expect(200);

@@ -283,16 +283,24 @@ function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number, inc
       if (status !== codes.optimal && status !== codes.infeasible) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
       return status === codes.optimal;
     };
+    const run = () => {
+      model.run();
+      // The node limit reached before any plan was found: go on until the time limit.
+      if (model.getModelStatus() === codes.solutionLimit && Number(model.info.get('primal_solution_status')) !== 2) {
+        model.options.set({ mip_max_nodes: 2 ** 31 - 1 });
+        model.run();
+      }
+    };
     // The linear relaxation first: these models are near assignment problems and their LP optimum
     // is often integral, which makes it the integer optimum without the MIP's root work.
     model.options.set({ solver: 'simplex' });
-    model.run();
+    run();
     if (!check()) return { status: 'infeasible' };
     let values = model.getSolution().colValue;
     const integral = lp.integer.every((isInteger, j) => isInteger === 0 || Math.abs(values[j]! - Math.round(values[j]!)) < 1e-9);
     if (!integral) {
       model.options.set({ solver: 'choose' });
-      model.run();
+      run();
       if (!check()) return { status: 'infeasible' };
       values = model.getSolution().colValue;
     }

@@ -444,7 +444,7 @@ describe('planner and dishes: §9 conformance through the composed service', fun
       const oneAway = await ev({ date: '2026-11-29', eventType: 'Away', participants: [{ memberId: ids.adultMember, name: 'Ada' }] });
       const plan = await planned(house, '2026-11-23');
       expect(plan.status, JSON.stringify(plan.conflicts)).to.equal('done');
-      const days = plan.days as Day[];
+      const days = plan.days as [Day, Day, Day, Day, Day, Day, Day];
       const why = (d: Day) => ({ rules: d.why.map((w) => w.ruleId).filter(Boolean), events: d.why.map((w) => w.eventId).filter(Boolean) });
       expect(days[0]).to.include({ dinner: false, dish: null, servings: 0 });
       expect(why(days[0]).events).to.have.members([away1, away2]);
@@ -470,7 +470,7 @@ describe('planner and dishes: §9 conformance through the composed service', fun
       const [plan] = (await owner.get(`${hh(house)}/plans?from=2026-11-23&to=2026-11-29`).expect(200)).body.items;
       const feed = (await owner.post(`${hh(house)}/calendar-feed`).expect(201)).body;
       const ics = (await request(h.app).get(new URL(feed.url).pathname).expect(200)).text.replace(/\r\n[ \t]/g, '');
-      const tuesday = (plan.days as Day[])[1];
+      const tuesday = (plan.days as Day[])[1]!;
       const vevents = ics.split('BEGIN:VEVENT').slice(1);
       const dinner = vevents.find((v) => v.includes('DTSTART;TZID=Europe/Oslo:20261124T171500'));
       expect(dinner, ics).to.be.a('string');
@@ -661,7 +661,7 @@ describe('planner and dishes: §9 conformance through the composed service', fun
         JSON.stringify(statuses),
       ).to.have.length(1);
       for (const r of mixed.filter((x) => x.status !== 202))
-        expect([r.status, r.body.code], JSON.stringify([r.req.path, r.body])).to.deep.equal([409, 'plan_run_in_progress']);
+        expect([r.status, r.body.code], JSON.stringify(r.body)).to.deep.equal([409, 'plan_run_in_progress']);
       expect(await h.service.jobs.runDue('planner-run')).to.equal(1);
       await runDue();
     });

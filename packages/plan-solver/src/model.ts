@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type * as HighsModule from 'highs';
 import { PlanSolverTimeout } from './errors.js';
+import { evaluate } from './evaluate.js';
 import { countedWeeks, covers, type Day, type Dish, dayVerdict, type Problem, repeatWindow } from './prepare.js';
 
 // The package's types describe one loader for both builds; its CommonJS build is loaded as they say.
@@ -158,11 +159,10 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
   const counting = problem.costs && !input.alwaysNewDishes && input.maxNewDishesPerWeek < 7;
   const exactKeys = new Set<string>();
   let solves = 0;
-  const run = (lp: BuiltLp | null): Solved => {
+  const run = (lp: BuiltLp | null, incumbent = false): Solved => {
     if (!lp) return { status: 'infeasible' };
     solves++;
-
-    return runLp(h, problem, lp, deadline);
+    return runLp(h, problem, lp, deadline, incumbent);
   };
   for (;;) {
     const classes = buildClasses(problem, exactKeys, counting);
@@ -170,12 +170,19 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
     // The relaxation: a class's dishes may repeat among themselves for free (so a class another
     // one beats is never needed).
     const beaten = dominated(classes, () => true);
-    const relaxed = run(buildLp(problem, classes, counting, new Set(), new Set(beaten.keys())));
+    const relaxed = run(buildLp(problem, classes, counting, new Set(), new Set(beaten.keys())), problem.costs);
     if (relaxed.status === 'infeasible') return { status: 'infeasible' };
     const first = deal(problem, classes, relaxed.chosenClass);
     if (first.failed.length === 0) return { status: 'optimal', chosen: first.chosen, solves, classes: classes.length };
     const repaired = repair(problem, classes, relaxed.chosenClass);
     if (repaired) return { status: 'optimal', chosen: repaired.chosen, solves, classes: classes.length };
+    // Out of time: the plan the solve found, dealt, when it holds every Hard rule (a Soft repeat may break), else the timeout.
+    const lastPlan = (solved: Solved & { status: 'optimal' }): ModelOutcome => {
+      const chosen = repair(problem, classes, solved.chosenClass)?.chosen ?? deal(problem, classes, solved.chosenClass).chosen;
+      if (evaluate(problem, chosen).hardBroken.length > 0) throw new PlanSolverTimeout(0);
+      return { status: 'optimal', chosen, solves, classes: classes.length };
+    };
+    if (relaxed.timedOut) return lastPlan(relaxed);
     // Restrictions: no class chosen more often than it has dishes in any repeat window, which the
     // dealing always serves; any set of classes may be offered. When one costs what the
     // relaxation costs, it is a least plan. First the classes that ran out (with the classes they
@@ -204,7 +211,8 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
         }
         if (!back) left.add(b);
       }
-      const restricted = run(buildLp(problem, classes, counting, windowed, left));
+      const restricted = run(buildLp(problem, classes, counting, windowed, left), problem.costs);
+      if (restricted.status === 'optimal' && restricted.timedOut) return lastPlan(restricted);
       if (!matches(restricted)) break;
       const next = deal(problem, classes, restricted.chosenClass);
       if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
@@ -212,7 +220,8 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
       if (mended) return { status: 'optimal', chosen: mended.chosen, solves, classes: classes.length };
       windowGroups(next.failed);
     }
-    const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()));
+    const restricted = run(buildLp(problem, classes, counting, new Set(small), new Set()), problem.costs);
+    if (restricted.status === 'optimal' && restricted.timedOut) return lastPlan(restricted);
     if (matches(restricted)) {
       const next = deal(problem, classes, restricted.chosenClass);
       if (next.failed.length === 0) return { status: 'optimal', chosen: next.chosen, solves, classes: classes.length };
@@ -221,9 +230,19 @@ export async function solveModel(problem: Problem, deadline: number): Promise<Mo
   }
 }
 
-type Solved = { status: 'infeasible' } | { status: 'optimal'; chosenClass: (DishClass | null)[]; objective: { softCost: number; preference: number } };
+/** Branch-and-bound nodes a solve may take before it answers the best plan it found: a limit of work, not of time, so the same input still gives the same plan. */
+const MAX_NODES = 1000;
 
-function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): Solved {
+type Solved =
+  | { status: 'infeasible' }
+  | { status: 'optimal'; chosenClass: (DishClass | null)[]; objective: { softCost: number; preference: number }; timedOut?: boolean };
+
+/**
+ * One solve. `incumbent`: at the time limit, a solve that has found a plan holding every Hard rule
+ * answers it (`timedOut`) instead of throwing: a few dishes over weeks can keep HiGHS proving the
+ * least softCost past any limit long after it found it, and a plan is better than a failed run.
+ */
+function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number, incumbent = false): Solved {
   const { lp, dayCols } = built;
   const remaining = deadline - performance.now();
   if (remaining <= 0) throw new PlanSolverTimeout(0);
@@ -247,24 +266,41 @@ function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): So
       mip_abs_gap: problem.costs ? tieMax + 1 : 0.5,
       time_limit: Math.min(remaining, 1e9) / 1000,
       random_seed: 0,
+      ...(incumbent ? { mip_max_nodes: MAX_NODES } : {}),
     });
     const codes = h.constants.modelStatus;
+    let timedOut = false;
     const check = () => {
       const status = model.getModelStatus();
-      if (status === codes.timeLimit) throw new PlanSolverTimeout(Math.round(remaining));
+      if (status === codes.timeLimit || status === codes.solutionLimit) {
+        // 2: a feasible primal solution (HiGHS' kSolutionStatusFeasible).
+        if (incumbent && Number(model.info.get('primal_solution_status')) === 2) {
+          timedOut = true;
+          return true;
+        }
+        throw new PlanSolverTimeout(Math.round(remaining));
+      }
       if (status !== codes.optimal && status !== codes.infeasible) throw new Error(`plan-solver: HiGHS ended with model status ${status}`);
       return status === codes.optimal;
+    };
+    const run = () => {
+      model.run();
+      // The node limit reached before any plan was found: go on until the time limit.
+      if (model.getModelStatus() === codes.solutionLimit && Number(model.info.get('primal_solution_status')) !== 2) {
+        model.options.set({ mip_max_nodes: 2 ** 31 - 1 });
+        model.run();
+      }
     };
     // The linear relaxation first: these models are near assignment problems and their LP optimum
     // is often integral, which makes it the integer optimum without the MIP's root work.
     model.options.set({ solver: 'simplex' });
-    model.run();
+    run();
     if (!check()) return { status: 'infeasible' };
     let values = model.getSolution().colValue;
     const integral = lp.integer.every((isInteger, j) => isInteger === 0 || Math.abs(values[j]! - Math.round(values[j]!)) < 1e-9);
     if (!integral) {
       model.options.set({ solver: 'choose' });
-      model.run();
+      run();
       if (!check()) return { status: 'infeasible' };
       values = model.getSolution().colValue;
     }
@@ -273,7 +309,7 @@ function runLp(h: Highs, problem: Problem, built: BuiltLp, deadline: number): So
     const objective = Math.round(model.getObjectiveValue());
     const softCost = problem.costs ? Math.floor(objective / A) : 0;
     const preference = problem.costs ? Math.floor((objective - softCost * A) / B) : 0;
-    return { status: 'optimal', chosenClass, objective: { softCost, preference } };
+    return { status: 'optimal', chosenClass, objective: { softCost, preference }, ...(timedOut ? { timedOut } : {}) };
   } finally {
     model.dispose();
   }
@@ -465,6 +501,7 @@ function buildLp(
     const cols = colOf.get(c)!;
     const fixed = problem.fixedByDish.get(c.members[0]!.key) ?? [];
     for (const rep of problem.repeats) {
+      const pairsAt = new Map<number, number>();
       for (const day of days) {
         const t = cols.get(day.index);
         if (t === undefined || !covers(rep, day.dayNum)) continue;
@@ -490,10 +527,13 @@ function buildLp(
           const M = window.length + before;
           const pairs = lp.col(A, 0, Infinity, false);
           lp.row([...window.map((col) => [col, 1] as [number, number]), [t, M], [pairs, -1]], -Infinity, M - before);
+          pairsAt.set(day.index, pairs);
         }
       }
+      repeatBlockCuts(lp, problem, rep, cols, pairsAt);
     }
   }
+  breakSymmetry(lp, problem, classes, colOf);
 
   // New starter dishes beyond maxNewDishesPerWeek (distinct dishes; a kept new dish counts too).
   if (counting) {
@@ -579,4 +619,71 @@ function hasPlannedBetween(problem: Problem, c: DishClass, n: number, day: Day):
     if (other.dayNum < day.dayNum && day.dayNum - other.dayNum < n && c.verdict[other.index] !== null && other.planned) return true;
   }
   return false;
+}
+
+/**
+ * Cuts that hold for every integer plan and tighten the linear relaxation of the exact dishes'
+ * repeats (without them a few dishes over weeks leave HiGHS branching for minutes). In a block of
+ * consecutive days shorter than the repeat window (its later days covered by the rule), any two
+ * dinners of one dish are a pair too close: Hard, at most one dinner in it; Soft, the pairs ending in
+ * the block number at least C(n, 2) for its n dinners, as the tangents k·n − k(k+1)/2.
+ */
+function repeatBlockCuts(
+  lp: Lp,
+  problem: Problem,
+  rep: Problem['repeats'][number],
+  cols: ReadonlyMap<number, number>,
+  pairsAt: ReadonlyMap<number, number>,
+): void {
+  const { days } = problem;
+  const length = Math.min(rep.days, days.length);
+  if (length < 2) return;
+  for (let start = 0; start + length <= days.length; start++) {
+    const block = days.slice(start, start + length);
+    if (!block.slice(1).every((d) => covers(rep, d.dayNum))) continue;
+    const xs = block.map((d) => cols.get(d.index)).filter((x): x is number => x !== undefined);
+    if (xs.length < 2) continue;
+    if (rep.hard) {
+      lp.row(
+        xs.map((x) => [x, 1] as const),
+        -Infinity,
+        1,
+      );
+      continue;
+    }
+    const pairs = block.map((d) => pairsAt.get(d.index)).filter((x): x is number => x !== undefined);
+    if (pairs.length === 0) continue;
+    for (let k = 1; k < xs.length; k++)
+      lp.row([...pairs.map((p) => [p, 1] as [number, number]), ...xs.map((x) => [x, -k] as [number, number])], (-k * (k + 1)) / 2, Infinity);
+  }
+}
+
+/**
+ * Exact dishes that nothing tells apart (no dinner of theirs before the plan or kept in it, the same
+ * category, marks and day verdicts) can trade places in any plan at the same cost; of each such
+ * group the plan uses them in order of first use (dish k+1 only after dish k has had a day), which
+ * every optimum satisfies after renaming and spares HiGHS the mirror images.
+ */
+function breakSymmetry(lp: Lp, problem: Problem, classes: readonly DishClass[], colOf: ReadonlyMap<DishClass, Map<number, number>>): void {
+  const groups = new Map<string, DishClass[]>();
+  for (const c of classes) {
+    if (!c.exact || problem.fixedByDish.has(c.members[0]!.key)) continue;
+    const key = `${c.category}\u0000${c.starter}${c.isNew}${c.madeAgain}\u0000${c.verdict.join(',')}`;
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
+  }
+  for (const g of groups.values()) {
+    for (let i = 1; i < g.length; i++) {
+      const earlier = colOf.get(g[i - 1]!)!;
+      const later = colOf.get(g[i]!)!;
+      const before: number[] = [];
+      for (const day of problem.days) {
+        const x = later.get(day.index);
+        if (x !== undefined) lp.row([[x, 1], ...before.map((b) => [b, -1] as [number, number])], -Infinity, 0);
+        const y = earlier.get(day.index);
+        if (y !== undefined) before.push(y);
+      }
+    }
+  }
 }

@@ -10,7 +10,8 @@ const MAX_CONFLICTS = 3;
 
 /** Solves in this thread (tests, the bench's "solver alone"). Same input → same result, always. */
 export async function solvePlan(input: PlanInput, options?: SolveOptions): Promise<PlanResult> {
-  const deadline = performance.now() + (options?.timeLimitMs ?? Infinity);
+  // A tenth of the limit is kept back: a solve stopped at the deadline may still answer the plan it found (model.ts' runLp).
+  const deadline = performance.now() + 0.9 * (options?.timeLimitMs ?? Infinity);
   const problem = prepare(input);
   const outcome = await solveModel(problem, deadline);
   if (outcome.status === 'optimal') return donePlan(problem, outcome.chosen);

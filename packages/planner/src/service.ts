@@ -3,6 +3,7 @@ import type {
   DishCatalog,
   HouseholdAccess,
   PlannedDinners,
+  PlanningEvent,
   PlanningEvents,
   PlanningHouseholds,
   PlanningRules,
@@ -242,7 +243,9 @@ export class PlannerService {
     }
     if (plan.status !== 'done') throw notCurrent();
     const before = plan.days[index];
-    const servings = dish ? Math.max(before && before.servings > 0 ? before.servings : household.memberIds.length, 1) : 0;
+    let servings = 0;
+    if (dish)
+      servings = before && before.servings > 0 ? before.servings : servingsOn(household.memberIds, await this.options.events(householdId, date, date), date);
     const day: PlanDay = {
       date,
       servingTime: before?.servingTime ?? household.defaultDinnerTime,
@@ -351,6 +354,22 @@ export class PlannerService {
       knownStarterIds: ours.knownStarterIds,
     };
   }
+}
+
+/**
+ * §9's servings of a day with dinner: the members, less those named in the date's Away events, plus
+ * the Guests participants without a memberId; at least 1 (a day set by hand that had no dinner).
+ */
+function servingsOn(memberIds: readonly string[], events: readonly PlanningEvent[], date: string): number {
+  const members = new Set(memberIds);
+  const away = new Set<string>();
+  let guests = 0;
+  for (const e of events) {
+    if (e.date !== date) continue;
+    if (e.eventType === 'Away') for (const p of e.participants) if (p.memberId !== null && members.has(p.memberId)) away.add(p.memberId);
+    if (e.eventType === 'Guests') guests += e.participants.filter((p) => p.memberId === null).length;
+  }
+  return Math.max(1, members.size - away.size + guests);
 }
 
 function notCurrent(): ConflictError {

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { createKnex } from '@svc/db';
 import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed, windowPages } from './feed-render.js';
-import { type CalendarEvent, ObjectionMealEventStore } from './store/index.js';
+import type { CalendarEvent } from './store/index.js';
 
 /**
  * The calendar feed's rendering thread (see `renderInWorker`): it reads the window itself over a
@@ -40,6 +39,8 @@ async function* sentPages(): AsyncGenerator<CalendarEvent[]> {
 
 async function render() {
   if (!window) return renderCompressed({ ...data, pages: sentPages() });
+  // Loaded only here: a worker handed its pages needs no database.
+  const [{ createKnex }, { ObjectionMealEventStore }] = await Promise.all([import('@svc/db'), import('./store/index.js')]);
   // One connection, no page cache: each page is read once, rendered, and let go.
   const knex = createKnex(window.database.url, { ...window.database.options, poolMax: 1 });
   try {

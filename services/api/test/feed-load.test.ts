@@ -259,7 +259,9 @@ describe('the largest household’s calendar feed on a service process of its ow
     const feeds = await tenAtOnce();
     const { cpuMs, heldMaxMs, gcMs, gcMaxMs } = await loop();
     expect(feeds.map((f) => f.status)).to.deep.equal(Array(10).fill(200));
-    console.log(`      ten fetches alone: ${Math.round(cpuMs)} ms of the event loop's CPU, at most ${heldMaxMs.toFixed(1)} ms at a time; collections ${Math.round(gcMs)} ms, longest ${gcMaxMs.toFixed(1)} ms`);
+    console.log(
+      `      ten fetches alone: ${Math.round(cpuMs)} ms of the event loop's CPU, at most ${heldMaxMs.toFixed(1)} ms at a time; collections ${Math.round(gcMs)} ms, longest ${gcMaxMs.toFixed(1)} ms`,
+    );
     // Reading the 5,000 rows here (38 MB of text parsed, handed to the worker, collected) cost about a
     // second of it; what is left is the ten answers and the instance's own background work.
     expect(cpuMs).to.be.below(550);

@@ -1,8 +1,9 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { createGzip } from 'node:zlib';
+import type { KnexOptions } from '@svc/db';
 import { type FeedStreamInput, renderFeedChunks } from './ics.js';
-import type { CalendarEvent } from './store/index.js';
+import type { CalendarEvent, EventPosition, MealEventStore } from './store/index.js';
 
 /** A rendered feed as an instance keeps it: gzip-compressed (a feed's text repeats itself: a small part of its size). */
 export interface RenderedFeed {
@@ -29,8 +30,37 @@ export async function renderCompressed(input: FeedStreamInput): Promise<Rendered
   return { gzip: Buffer.concat(out), bytes };
 }
 
-/** What the worker is started with: the feed's input but its pages, which follow as messages. */
-export type FeedWorkerData = Omit<FeedStreamInput, 'pages'>;
+/** The household's events from `from` to `to` (YYYY-MM-DD), `pageSize` at a time in list order, each page read once the one before is taken. */
+export async function* windowPages(events: MealEventStore, householdId: string, from: string, to: string, pageSize: number): AsyncGenerator<CalendarEvent[]> {
+  for (let after: EventPosition | null = null; ; ) {
+    const page = await events.calendarWindow(householdId, from, to, { after, limit: pageSize });
+    yield page;
+    if (page.length < pageSize) return;
+    const last = page.at(-1)!;
+    after = { date: last.date, servingTime: last.servingTime, id: last.id };
+  }
+}
+
+/** The database a rendering thread reads the window from over a connection of its own (`createKnex`'s URL and options). */
+export interface FeedDatabase {
+  url: string;
+  options?: Pick<KnexOptions, 'statementTimeoutMs' | 'transactionPooling' | 'unansweredMs' | 'acquireTimeoutMs' | 'applicationName'>;
+}
+
+/** The window a rendering thread reads itself (`windowPages` over its own connection to `database`). */
+export interface FeedWindow {
+  database: FeedDatabase;
+  householdId: string;
+  from: string;
+  to: string;
+  pageSize: number;
+}
+
+/**
+ * What the worker is started with: the feed's input but its pages, which it reads itself when
+ * `window` is given, and otherwise receive as messages.
+ */
+export type FeedWorkerData = Omit<FeedStreamInput, 'pages'> & { window?: FeedWindow; nice?: number };
 
 /** Messages from the worker: a page taken (send the next), the result, or what went wrong. */
 export type FeedWorkerMessage = { took: true } | { done: RenderedFeed } | { error: string };
@@ -47,13 +77,20 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './feed-worker.ts' 
 
 /**
  * `renderCompressed` on a worker thread: rendering the largest household's feed makes seconds of
- * work and garbage, which there neither hold this thread's event loop nor its heap's collections.
- * The pages are read here (the database is this thread's) and handed over one at a time, the next
- * read while the worker renders one (at most two pages on their way).
+ * work and tens of MB of garbage, which there hold neither this thread's event loop nor its heap's
+ * collections. With a `window`, the worker reads the events itself over a connection of its own,
+ * so no row reaches this thread (parsing them and handing them over held it for collections of
+ * 100 ms and more: docs/benchmarks.md); with `pages`, they are read here and handed over one at a
+ * time, the next read while the worker renders one (at most two pages on their way). `nice`
+ * (Linux, 1–19) lowers the rendering thread's CPU priority, so that on a busy host the event loop
+ * runs first and the rendering takes what is left.
  */
-export async function renderInWorker(input: FeedStreamInput, options: { timeoutMs?: number } = {}): Promise<RenderedFeed> {
-  const { pages, ...data } = input;
-  const worker = new Worker(WORKER_URL, { workerData: data satisfies FeedWorkerData });
+export async function renderInWorker(
+  input: FeedStreamInput | (Omit<FeedStreamInput, 'pages'> & { window: FeedWindow }),
+  options: { timeoutMs?: number; nice?: number } = {},
+): Promise<RenderedFeed> {
+  const { pages, ...data } = 'pages' in input ? input : { ...input, pages: undefined };
+  const worker = new Worker(WORKER_URL, { workerData: { ...data, nice: options.nice } satisfies FeedWorkerData });
   // A rendering that outlasts its time is stopped (the thread ends), so no feed costs without bound.
   let timedOut = false;
   const timer = options.timeoutMs
@@ -90,14 +127,16 @@ export async function renderInWorker(input: FeedStreamInput, options: { timeoutM
         wake?.();
       });
     });
-    let sent = 0;
-    for await (const page of pages as AsyncIterable<CalendarEvent[]>) {
-      while (sent - took >= 2 && !failure) await new Promise<void>((resolve) => (wake = resolve));
-      if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
-      worker.postMessage(page);
-      sent++;
+    if (pages) {
+      let sent = 0;
+      for await (const page of pages) {
+        while (sent - took >= 2 && !failure) await new Promise<void>((resolve) => (wake = resolve));
+        if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
+        worker.postMessage(page);
+        sent++;
+      }
+      worker.postMessage(null);
     }
-    worker.postMessage(null);
     await finished;
     if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
     return result!;

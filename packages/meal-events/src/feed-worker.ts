@@ -1,9 +1,25 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed } from './feed-render.js';
+import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed, windowPages } from './feed-render.js';
 import type { CalendarEvent } from './store/index.js';
 
-/** The calendar feed's rendering thread (see `renderInWorker`): pages arrive as messages, null ends them. */
+/**
+ * The calendar feed's rendering thread (see `renderInWorker`): it reads the window itself over a
+ * connection of its own when started with `window`; otherwise pages arrive as messages, null ends them.
+ */
 const port = parentPort!;
+const { window, nice, ...data } = workerData as FeedWorkerData;
+if (nice) lowerThisThread(nice);
+
+/** This thread's nice value to `nice` (Linux: setpriority with the thread's id, /proc/thread-self's last part); elsewhere nothing. */
+function lowerThisThread(value: number): void {
+  try {
+    os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), value);
+  } catch {
+    // Not Linux, or /proc not mounted: the thread keeps the event loop's priority.
+  }
+}
 const queue: (CalendarEvent[] | null)[] = [];
 let wake: (() => void) | undefined;
 port.on('message', (page: CalendarEvent[] | null) => {
@@ -11,7 +27,7 @@ port.on('message', (page: CalendarEvent[] | null) => {
   wake?.();
 });
 
-async function* pages(): AsyncGenerator<CalendarEvent[]> {
+async function* sentPages(): AsyncGenerator<CalendarEvent[]> {
   for (;;) {
     while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
     const page = queue.shift()!;
@@ -21,8 +37,22 @@ async function* pages(): AsyncGenerator<CalendarEvent[]> {
   }
 }
 
+async function render() {
+  if (!window) return renderCompressed({ ...data, pages: sentPages() });
+  // Loaded only here: a worker handed its pages needs no database.
+  const [{ createKnex }, { ObjectionMealEventStore }] = await Promise.all([import('@svc/db'), import('./store/index.js')]);
+  // One connection, no page cache: each page is read once, rendered, and let go.
+  const knex = createKnex(window.database.url, { ...window.database.options, poolMax: 1 });
+  try {
+    const store = new ObjectionMealEventStore(knex, { pageCacheBytes: 0 });
+    return await renderCompressed({ ...data, pages: windowPages(store, window.householdId, window.from, window.to, window.pageSize) });
+  } finally {
+    await knex.destroy();
+  }
+}
+
 const send = (m: FeedWorkerMessage) => port.postMessage(m);
-renderCompressed({ ...(workerData as FeedWorkerData), pages: pages() }).then(
+render().then(
   (done) => {
     send({ done });
     port.close();

@@ -73,5 +73,15 @@ export {
 export { normalizeRule, occurrences } from './series/rule.js';
 export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
 export { type FeedInput, type FeedStreamInput, foldLines, renderFeed, renderFeedChunks, summaryOf, vtimezone } from './ics.js';
-export { FeedRenderTimeout, type FeedWorkerData, type FeedWorkerMessage, type RenderedFeed, renderCompressed, renderInWorker } from './feed-render.js';
+export {
+  type FeedDatabase,
+  FeedRenderTimeout,
+  type FeedWindow,
+  type FeedWorkerData,
+  type FeedWorkerMessage,
+  type RenderedFeed,
+  renderCompressed,
+  renderInWorker,
+  windowPages,
+} from './feed-render.js';
 export { planningEvents } from './planning.js';

@@ -254,6 +254,23 @@ describe('calendar feed under load, planned dinners, line folding', () => {
       expect(maxDelayMs).to.be.below(1_000);
       expect(health.length).to.be.greaterThan(0);
 
+      // The worker reading the window itself over a connection of its own (what the host does): the same text, no page read here.
+      const reading = new CalendarFeedService({
+        feeds: new ObjectionCalendarFeedStore(db.knex),
+        events: store,
+        clock,
+        access,
+        profiles: access.profiles,
+        publicBaseUrl: 'https://meals.example.com',
+        tokenSecret: 'test calendar secret',
+        dinners,
+        database: { url: db.url },
+        renderNice: 19,
+      });
+      const token = path.slice('/calendar/'.length, -'.ics'.length);
+      expect(await (await reading.ics(token)).body()).to.equal(text);
+      expect(firstPages, 'pages read on this thread').to.equal(1);
+
       // Unchanged: a 304 without rendering, and a plain repeat from the cache.
       const again = await fetchRaw(port, path, { 'if-none-match': String(feeds[0]!.headers.etag) });
       expect(again.status).to.equal(304);

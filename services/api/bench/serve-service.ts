@@ -45,7 +45,13 @@ const config = loadConfig({
 tuneHeap(config.heapGrowingPercent);
 await prioritizeEventLoop(config.helperThreadNice, config.threadpoolIdle);
 const knex = instrumentKnex(createKnex(url, { poolMax: 20, statementTimeoutMs: config.dbStatementTimeoutMs }));
-const service = await buildService({ config, knex, logger: createLogger({ level: 'silent' }), startMailer: false });
+const service = await buildService({
+  config,
+  knex,
+  database: { url, options: { statementTimeoutMs: config.dbStatementTimeoutMs } },
+  logger: createLogger({ level: 'silent' }),
+  startMailer: false,
+});
 const server = await listen(createHttpServer(service.app));
 attachHarness(server, {
   close: async () => {

@@ -61,15 +61,8 @@ async function main(): Promise<void> {
     stage: (msg, fields) => logger.info(fields, msg),
   });
   const embedded = database.embedded;
-  const knex = instrumentKnex(
-    createKnex(database.url, {
-      poolMax: 20,
-      statementTimeoutMs: config.dbStatementTimeoutMs,
-      unansweredMs: config.dbUnansweredMs,
-      transactionPooling: config.dbTransactionPooling,
-      logger,
-    }),
-  );
+  const connection = { statementTimeoutMs: config.dbStatementTimeoutMs, unansweredMs: config.dbUnansweredMs, transactionPooling: config.dbTransactionPooling };
+  const knex = instrumentKnex(createKnex(database.url, { ...connection, poolMax: 20, logger }));
   // Migrations may run longer than any request may: their own connection, without statement_timeout
   // or a read timeout (a migration waiting for another instance's lock answers nothing for a while).
   const migrator = createKnex(database.url, { poolMax: 2, logger });
@@ -82,7 +75,7 @@ async function main(): Promise<void> {
   const metrics = config.metricsPort === undefined ? undefined : new ServiceMetrics({ labels: { instance: config.instanceId } });
   metrics?.watchPool(knex);
   let draining = false;
-  const service = await buildService({ config, knex, logger, metrics, draining: () => draining });
+  const service = await buildService({ config, knex, database: { url: database.url, options: connection }, logger, metrics, draining: () => draining });
   const metricsServer = metrics && config.metricsPort !== undefined ? await metrics.serve(config.metricsPort, config.host) : undefined;
   const server: Server = createHttpServer(service.app).listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {

@@ -87,6 +87,12 @@ export const allMigrations = [
 export interface ServiceDeps {
   config: Config;
   knex: Knex;
+  /**
+   * The URL and options `knex` was opened with: the calendar feed's rendering thread reads its
+   * window over a connection of its own (no row of it on the event loop). Left out: the window is
+   * read through `knex` and handed over page by page.
+   */
+  database?: mealEvents.FeedDatabase;
   logger: Logger;
   clock?: Clock;
   random?: RandomBytes;
@@ -313,6 +319,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     tokenSecret: derivedKey(config.sessionSecret, 'meal-events-calendar-feed'),
     // The current plans' dinners beside the events (one VEVENT each; their version is part of the feed's ETag).
     dinners: plannerService.plannedDinners,
+    database: deps.database,
+    // Below the event loop, as the other helper threads (HELPER_THREAD_NICE).
+    renderNice: config.helperThreadNice,
   });
   // The changes feed: each kind's value read with the page, in its one statement, by the owning
   // package's declared read of one row, made into the answer its own GET makes of that row.

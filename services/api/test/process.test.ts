@@ -128,6 +128,53 @@ async function waitReady(s: Started): Promise<void> {
   if (res.status !== 200) throw new Error(`ready line but /readyz ${res.status}: ${s.output()}`);
 }
 
+/**
+ * A local OTLP/HTTP receiver: every span of every POST to /v1/traces (JSON encoding, as
+ * @opentelemetry/exporter-trace-otlp-http sends), with its resource's attributes, and every path
+ * anything was sent to.
+ */
+async function otlpReceiver() {
+  const received: { scope: string; traceId: string; name: string; resource: Record<string, unknown> }[] = [];
+  const paths: string[] = [];
+  const wakers: (() => void)[] = [];
+  const http = await import('node:http');
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      paths.push(req.url ?? '');
+      if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        for (const rs of body.resourceSpans ?? []) {
+          const resource = Object.fromEntries(
+            (rs.resource?.attributes ?? []).map((a: { key: string; value: Record<string, unknown> }) => [a.key, Object.values(a.value)[0]]),
+          );
+          for (const ss of rs.scopeSpans ?? [])
+            for (const span of ss.spans ?? []) received.push({ scope: ss.scope.name, traceId: span.traceId, name: span.name, resource });
+        }
+        for (const wake of wakers.splice(0)) wake();
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as import('node:net').AddressInfo).port;
+  /** Resolves once spans of `traceId` from every one of `scopes` have arrived. */
+  const spansOf = (traceId: string, scopes: string[], timeoutMs = 20_000) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`spans of ${traceId} in time: ${JSON.stringify(received)}`)), timeoutMs);
+      const check = () => {
+        const have = new Set(received.filter((r) => r.traceId === traceId).map((r) => r.scope));
+        if (scopes.every((x) => have.has(x))) {
+          clearTimeout(timer);
+          resolve();
+        } else wakers.push(check);
+      };
+      check();
+    });
+  return { received, paths, port, spansOf, close: () => server.close() };
+}
+
 describe('the service process', function () {
   this.timeout(120_000);
   let db: TestDatabase;
@@ -289,45 +336,16 @@ describe('the service process', function () {
   });
 
   it('OpenTelemetry on with OTEL_EXPORTER_OTLP_ENDPOINT: spans of http, express and pg reach an OTLP/HTTP receiver under the X-Trace-Id of the answer and its log line', async () => {
-    const received: { scope: string; traceId: string; name: string }[] = [];
-    const wakers: (() => void)[] = [];
-    const http = await import('node:http');
-    const receiver = http.createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        // OTLP/HTTP with the JSON encoding (what @opentelemetry/exporter-trace-otlp-http sends): ids in hex.
-        if (req.url === '/v1/traces' && String(req.headers['content-type']).startsWith('application/json')) {
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-          for (const rs of body.resourceSpans ?? [])
-            for (const ss of rs.scopeSpans ?? [])
-              for (const span of ss.spans ?? []) received.push({ scope: ss.scope.name, traceId: span.traceId, name: span.name });
-          for (const wake of wakers.splice(0)) wake();
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const otlpPort = (receiver.address() as import('node:net').AddressInfo).port;
+    const otlp = await otlpReceiver();
+    const { received, spansOf } = otlp;
     const s = await start({
       DATABASE_URL: db.url,
       INSTANCE_ID: 'traced-1',
-      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlpPort}`,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlp.port}`,
       OTEL_BSP_SCHEDULE_DELAY: '100',
       OTEL_SERVICE_NAME: 'meal-planner-test',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=test,service.namespace=meals',
     });
-    const spansOf = (traceId: string, scopes: string[], timeoutMs = 20_000) =>
-      new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`spans of ${traceId} in time: ${JSON.stringify(received)}`)), timeoutMs);
-        const check = () => {
-          const have = new Set(received.filter((r) => r.traceId === traceId).map((r) => r.scope));
-          if (scopes.every((x) => have.has(x))) {
-            clearTimeout(timer);
-            resolve();
-          } else wakers.push(check);
-        };
-        check();
-      });
     try {
       await waitReady(s);
       const res = await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/login`, {
@@ -361,9 +379,66 @@ describe('the service process', function () {
       expect(names('http')).to.deep.equal(['POST /api/v1/auth/login']);
       expect(names('express')).to.deep.equal(['request handler']);
       expect(names('pg').length).to.be.greaterThan(0);
+      // The resource: OTEL_SERVICE_NAME, the instance, OTEL_RESOURCE_ATTRIBUTES, the SDK's and the detectors' own.
+      expect(received[0]!.resource).to.include({
+        'service.name': 'meal-planner-test',
+        'service.instance.id': 'traced-1',
+        'deployment.environment.name': 'test',
+        'service.namespace': 'meals',
+        'telemetry.sdk.language': 'nodejs',
+      });
+      expect(received[0]!.resource).to.have.property('process.pid', s.child.pid);
+      expect(received[0]!.resource).to.have.property('host.name');
+      // Traces only: no metrics or logs are sent.
+      expect([...new Set(otlp.paths)]).to.deep.equal(['/v1/traces']);
     } finally {
       s.child.kill('SIGKILL');
-      receiver.close();
+      otlp.close();
+    }
+  });
+
+  it('OpenTelemetry reads the standard variables: OTEL_PROPAGATORS (b3), OTEL_TRACES_SAMPLER (parent-based, roots off), OTEL_SERVICE_NAME unset → meal-planner-api; OTEL_SDK_DISABLED=true sends nothing', async () => {
+    const otlp = await otlpReceiver();
+    const s = await start({
+      DATABASE_URL: db.url,
+      INSTANCE_ID: 'traced-2',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlp.port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_PROPAGATORS: 'b3',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_off',
+    });
+    const disabled = await start({
+      DATABASE_URL: db.url,
+      INSTANCE_ID: 'traced-3',
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${otlp.port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      OTEL_SDK_DISABLED: 'true',
+    });
+    try {
+      await Promise.all([waitReady(s), waitReady(disabled)]);
+      // A sampled parent in a b3 header: continued and sampled, whatever the root sampler says.
+      const parent = '80f198ee56343ba864fe8b2a57d3eff7';
+      const sampled = await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/providers`, { headers: { b3: `${parent}-e457b5a2e4d86bd1-1` } });
+      expect(sampled.headers.get('x-trace-id')).to.equal(parent);
+      await otlp.spansOf(parent, ['@opentelemetry/instrumentation-http']);
+      // A root (no parent): always off, so never sent; a W3C traceparent is not read (b3 only).
+      await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/providers`);
+      const w3c = await fetch(`http://127.0.0.1:${s.port}/api/v1/auth/providers`, {
+        headers: { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' },
+      });
+      expect(w3c.headers.get('x-trace-id')).to.not.equal('4bf92f3577b34da6a3ce929d0e0e4736');
+      await fetch(`http://127.0.0.1:${disabled.port}/api/v1/auth/providers`, { headers: { b3: `${'1'.repeat(32)}-e457b5a2e4d86bd1-1` } });
+      // Stopping sends what is buffered: after both exits, everything sent has arrived.
+      s.child.kill('SIGTERM');
+      disabled.child.kill('SIGTERM');
+      expect(await s.exited).to.equal(0);
+      expect(await disabled.exited).to.equal(0);
+      expect([...new Set(otlp.received.map((r) => r.traceId))]).to.deep.equal([parent]);
+      expect(otlp.received[0]!.resource).to.include({ 'service.name': 'meal-planner-api', 'service.instance.id': 'traced-2' });
+    } finally {
+      s.child.kill('SIGKILL');
+      disabled.child.kill('SIGKILL');
+      otlp.close();
     }
   });
 

@@ -4,11 +4,11 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, 
 import { assertRole, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
-import { FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker } from '../feed-render.js';
+import { type FeedDatabase, FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker, windowPages } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
-import type { CalendarEvent, CalendarFeedStore, EventPosition, MealEventStore, StoredCalendarFeed } from '../store/index.js';
+import type { CalendarFeedStore, MealEventStore, StoredCalendarFeed } from '../store/index.js';
 
 export interface CalendarFeedServiceOptions {
   feeds: CalendarFeedStore;
@@ -31,8 +31,16 @@ export interface CalendarFeedServiceOptions {
   dinners?: PlannedDinners;
   /** Render on a worker thread (true unless given; false renders on this thread, in slices). */
   renderInWorker?: boolean;
+  /**
+   * The database `events` reads (its URL and connection options): the rendering thread then reads
+   * the window itself over a connection of its own, and no row of it reaches this thread. Without
+   * it the window is read here and handed to the rendering thread page by page.
+   */
+  database?: FeedDatabase;
   /** Longest a rendering on the worker may take before it is stopped (503, `Retry-After`); 60 s unless given. */
   renderTimeoutMs?: number;
+  /** The rendering thread's nice value (Linux, 1–19: below the event loop's priority); unset: the event loop's. */
+  renderNice?: number;
 }
 
 /** A feed ready to answer: its validator now, its text when asked for. */
@@ -80,6 +88,8 @@ export class CalendarFeedService {
   private readonly dinners: PlannedDinners | undefined;
   private readonly inWorker: boolean;
   private readonly renderTimeoutMs: number;
+  private readonly database: FeedDatabase | undefined;
+  private readonly renderNice: number | undefined;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -96,6 +106,8 @@ export class CalendarFeedService {
     this.dinners = options.dinners;
     this.inWorker = options.renderInWorker ?? true;
     this.renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
+    this.database = options.database;
+    this.renderNice = options.renderNice;
   }
 
   private urlOf(token: string): string {
@@ -200,22 +212,15 @@ export class CalendarFeedService {
   private async render(householdId: string, zone: string, from: string, to: string): Promise<RenderedFeed> {
     const dinners = this.dinners ? await this.dinners.dinners(householdId) : [];
     const inWindow = dinners.filter((d) => d.date >= from && d.date <= to);
-    // The window a page at a time, each rendered as it arrives and let go.
-    const events = this.events;
-    async function* pages(): AsyncGenerator<CalendarEvent[]> {
-      for (let after: EventPosition | null = null; ; ) {
-        const page = await events.calendarWindow(householdId, from, to, { after, limit: WINDOW_PAGE });
-        yield page;
-        if (page.length < WINDOW_PAGE) return;
-        const last = page.at(-1)!;
-        after = { date: last.date, servingTime: last.servingTime, id: last.id };
-      }
-    }
-    // The dinners' DTSTAMP: the window's first instant, so the same version gives the same text.
-    const input = { zone, uidHost: this.uidHost, pages: pages(), dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
-    if (!this.inWorker) return renderCompressed(input);
+    // The window a page at a time, each rendered as it arrives and let go. The dinners' DTSTAMP:
+    // the window's first instant, so the same version gives the same text.
+    const feed = { zone, uidHost: this.uidHost, dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
+    if (!this.inWorker) return renderCompressed({ ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) });
+    const input = this.database
+      ? { ...feed, window: { database: this.database, householdId, from, to, pageSize: WINDOW_PAGE } }
+      : { ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) };
     try {
-      return await renderInWorker(input, { timeoutMs: this.renderTimeoutMs });
+      return await renderInWorker(input, { timeoutMs: this.renderTimeoutMs, nice: this.renderNice });
     } catch (err) {
       if (err instanceof FeedRenderTimeout) throw new ServiceUnavailableError('The calendar could not be made in time; try again later');
       throw err;

@@ -99,14 +99,16 @@ export function writeReport(rows: Row[], storm: Storm | undefined, rss: Rss | un
       : '—',
     renaming && settings ? renaming.rps >= 0.9 * settings.rps : undefined,
   );
-  const deep = byId('events-deep');
-  verdict(
-    `events page ${deepPage.toLocaleString('en')} within 10 % of page 1`,
-    first && deep
-      ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${f1(deep.p99)} vs ${f1(first.p99)} ms`
-      : '—',
-    first && deep ? deep.rps >= 0.9 * first.rps : undefined,
-  );
+  /** A feed's page N against its page 1: within 10 % of its req/s. */
+  const deepPageVerdict = (feed: string, page: number, first: Row | undefined, deep: Row | undefined) =>
+    verdict(
+      `${feed} page ${page.toLocaleString('en')} within 10 % of page 1`,
+      first && deep
+        ? `${pct(deep.rps / first.rps)} of page 1 req/s (${Math.round(deep.rps)} vs ${Math.round(first.rps)}); p99 ${f1(deep.p99)} vs ${f1(first.p99)} ms`
+        : '—',
+      first && deep ? deep.rps >= 0.9 * first.rps : undefined,
+    );
+  deepPageVerdict('events', deepPage, first, byId('events-deep'));
   const changesFirst = byId('changes');
   const changesDeep = byId('changes-deep');
   // Issue 44: a page of 100 changes ≥ 80 % of a page of 100 events; a poll with nothing new ≥ 90 % of GET /me.
@@ -133,13 +135,7 @@ export function writeReport(rows: Row[], storm: Storm | undefined, rss: Rss | un
       w && n ? w.rps >= n.rps : undefined,
     );
   }
-  verdict(
-    `changes page ${changesPage.toLocaleString('en')} within 10 % of page 1`,
-    changesFirst && changesDeep
-      ? `${pct(changesDeep.rps / changesFirst.rps)} of page 1 req/s (${Math.round(changesDeep.rps)} vs ${Math.round(changesFirst.rps)}); p99 ${f1(changesDeep.p99)} vs ${f1(changesFirst.p99)} ms`
-      : '—',
-    changesFirst && changesDeep ? changesDeep.rps >= 0.9 * changesFirst.rps : undefined,
-  );
+  deepPageVerdict('changes', changesPage, changesFirst, changesDeep);
   verdict(
     'storm: GET /me p99 during ≤ 1.5× before',
     storm ? `${f1(storm.meDuring.p99)} vs ${f1(storm.meBefore.p99)} ms (${f2(storm.meDuring.p99 / storm.meBefore.p99)}×)` : '—',

@@ -5,8 +5,8 @@
 
 import { solvePlan } from '../src/index.js';
 import { highs } from '../src/model.js';
+import { type HouseholdShape, household } from '../src/testing.js';
 import { greedy } from './greedy.js';
-import { type HouseholdShape, household } from './households.js';
 
 const runsArg = process.argv.indexOf('--runs');
 const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;

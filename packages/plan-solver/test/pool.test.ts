@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { household } from '../bench/households.js';
 import { type PlanInput, type PlanRule, PlanSolverPool, PlanSolverTimeout, solvePlan } from '../src/index.js';
+import { household } from '../src/testing.js';
 import { input, menu } from './fixtures.js';
 
 /** An infeasible 4-week household with many Hard rules: the conflict search solves it dozens of times. */

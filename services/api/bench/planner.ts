@@ -19,9 +19,9 @@ import type { DishCatalog, PlanningHousehold } from '@svc/contracts';
 import { createLogger, ManualClock } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { solvePlan } from '@svc/plan-solver';
+import { household } from '@svc/plan-solver/testing';
 import * as planner from '@svc/planner';
 import { createTestDatabase } from '@svc/test-support';
-import { household } from './plan-households.js';
 
 const { values: args } = parseArgs({
   options: { 'planner-runs': { type: 'string' }, 'planner-households': { type: 'string' }, 'planner-at-once': { type: 'string' }, only: { type: 'string' } },

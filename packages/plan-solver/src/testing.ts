@@ -1,5 +1,9 @@
+/**
+ * Seeded planner households for benches and tests (`@svc/plan-solver/testing`): the same shape and seed
+ * give the same input, so the solver's bench, its tests and the API's planner bench measure the same households.
+ */
 import type { MealCategory, PlannableDish } from '@svc/contracts';
-import type { PlanEvent, PlanInput, PlanRule, Weekday } from '../src/index.js';
+import type { PlanEvent, PlanInput, PlanRule, Weekday } from './types.js';
 
 /** A small seeded generator (mulberry32): the same seed gives the same household. */
 function random(seed: number): () => number {

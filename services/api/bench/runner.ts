@@ -1,0 +1,195 @@
+/**
+ * The runner: each scenario warmed up, its statements per request sampled, then --rounds rounds of
+ * --seconds (interleaved across scenarios, writes last and PostgreSQL settled after them); the median row.
+ */
+import path from 'node:path';
+import type { TestDatabase } from '@svc/test-support';
+import { type ChildStats, postgresCpuMs } from './harness.js';
+import { call } from './http.js';
+import { generatorCpuMs, type LoadSpec, load as loadWith } from './load.js';
+import { driver, log, opts } from './options.js';
+import type { App } from './processes.js';
+import type { Scenario } from './scenarios.js';
+import type { Seeded } from './seed.js';
+
+/** A scenario's load, with the driver this run uses. */
+export const load = (spec: LoadSpec) => loadWith(driver, spec);
+
+export const median = (xs: number[]) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!s.length) return Number.NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const cpuMs = (a: ChildStats, b: ChildStats) => (b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / 1000;
+
+/** The processes a run measures, and how it starts and stops one of its own (a service per profiled scenario). */
+export interface Fleet {
+  db: TestDatabase;
+  apps: Record<Scenario['app'], App>;
+  startApp(name: string, file: string, profileName?: string): Promise<App>;
+  stopApp(app: App): Promise<void>;
+}
+
+export interface RoundResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+  cpuMsPerRequest: number;
+  /** CPU of the load generator (this process) per answered request. */
+  clientCpuMsPerRequest: number;
+  /** CPU of every PostgreSQL process per answered request. */
+  postgresCpuMsPerRequest: number;
+}
+
+/** The sessions a scenario sends: its own, else the bench account's on its process (none for the constant anchors). */
+const cookiesOf = (s: Scenario, seeded: Seeded) =>
+  s.cookies ?? (s.app === 'ceiling' || s.app === 'bare' ? [] : s.app === 'naive' ? seeded.naiveCookies : seeded.cookies);
+
+async function sampleQueriesOf(s: Scenario, app: App, seeded: Seeded): Promise<number | null> {
+  const cookie = cookiesOf(s, seeded)[0];
+  const before = await app.stats();
+  const res = await call(app.base, s.method, s.requests?.[0]?.path ?? s.path, s.requests?.[0]?.body ?? s.bodies?.[0], cookie, s.headers);
+  if (res.status >= 300) throw new Error(`${s.id}: sample request answered ${res.status} ${JSON.stringify(res.body)}`);
+  if (s.app === 'service') {
+    const m = /desc="(\d+) queries"/.exec(res.headers.get('server-timing') ?? '');
+    return m ? Number(m[1]) : null;
+  }
+  const after = await app.stats();
+  return (after.queries ?? 0) - (before.queries ?? 0);
+}
+
+async function roundOf(s: Scenario, app: App, seconds: number, seeded: Seeded): Promise<RoundResult> {
+  const before = await app.stats();
+  const clientBefore = generatorCpuMs();
+  const pgBefore = postgresCpuMs();
+  const r = await load({
+    base: app.base,
+    requests: s.requests
+      ? s.requests.map((r) => ({ method: s.method, ...r }))
+      : s.paths
+        ? s.paths.map((p) => ({ method: s.method, path: p }))
+        : (s.bodies ?? [undefined]).map((body) => ({ method: s.method, path: s.path, body })),
+    cookies: cookiesOf(s, seeded),
+    headers: s.headers,
+    connections: opts.connections,
+    seconds,
+  });
+  const clientCpu = generatorCpuMs() - clientBefore;
+  const pgCpu = postgresCpuMs() - pgBefore;
+  const after = await app.stats();
+  const answered = r.answered;
+  return {
+    clientCpuMsPerRequest: answered ? clientCpu / answered : Number.NaN,
+    postgresCpuMsPerRequest: answered ? pgCpu / answered : Number.NaN,
+    rps: r.rps,
+    p50: r.p50,
+    p99: r.p99,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    cpuMsPerRequest: answered ? cpuMs(before, after) / answered : Number.NaN,
+  };
+}
+
+/**
+ * After writes: the jobs they left (a rename's news) run to the end, and PostgreSQL's deferred
+ * work is done now, between rounds, not during the next scenario.
+ */
+async function settleAfterWrites(db: TestDatabase): Promise<void> {
+  const drainStarted = performance.now();
+  for (;;) {
+    const { rows: left } = await db.knex.raw(
+      // Not the sign-up mails of the seeded accounts: the bench's service sends no mail.
+      `select count(*)::int as n from pgboss.job where state in ('created', 'retry', 'active') and start_after <= now() and name <> 'accounts-mail'`,
+    );
+    if (left[0].n === 0 || performance.now() - drainStarted > 120_000) {
+      if (left[0].n) log(`settle: ${left[0].n} jobs still due after 120 s; going on`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const sql of ['vacuum (analyze)', 'checkpoint']) {
+    try {
+      await db.knex.raw(sql);
+    } catch (err) {
+      log(`settle: ${sql} failed (${(err as Error).message}); going on`);
+    }
+  }
+}
+
+/** Runs the scenarios and answers a row per scenario (medians of its rounds), in their order. */
+export async function runScenarios(fleet: Fleet, scenarios: Scenario[], seeded: Seeded) {
+  const { db, apps: appFor, startApp, stopApp } = fleet;
+  const results = new Map<string, { queries: number | null; rounds: RoundResult[] }>();
+  const sampleQueries = (s: Scenario, app: App) => sampleQueriesOf(s, app, seeded);
+  const round = (s: Scenario, app: App, seconds: number) => roundOf(s, app, seconds, seeded);
+  const settle = () => settleAfterWrites(db);
+  if (opts.profile) {
+    // A service process of its own per scenario, so each profile holds one scenario.
+    for (const s of scenarios) {
+      const app = s.app === 'service' ? await startApp(`service ${s.id}`, 'serve-service', s.id) : appFor[s.app];
+      const rounds: RoundResult[] = [];
+      await round(s, app, opts.warmupSeconds);
+      const queries = await sampleQueries(s, app);
+      for (let i = 0; i < opts.rounds; i++) rounds.push(await round(s, app, opts.seconds));
+      results.set(s.id, { queries, rounds });
+      if (app !== appFor[s.app]) await stopApp(app);
+      log(`${s.id}: done (profile ${s.app === 'service' ? path.join(opts.profile, `${s.id}.cpuprofile`) : 'none: anchor'})`);
+    }
+  } else {
+    for (const s of scenarios) {
+      // The service's queries per request are sampled after the warm-up (its Server-Timing counts this
+      // request's own): the steady state, not the first request's cold caches. The anchors count
+      // every query of the process, so theirs are sampled before it (after it, the naive app's
+      // session saves still queued from the warm-up would count too).
+      const anchorQueries = s.app === 'service' ? null : await sampleQueries(s, appFor[s.app]);
+      await round(s, appFor[s.app], opts.warmupSeconds);
+      results.set(s.id, { queries: s.app === 'service' ? await sampleQueries(s, appFor[s.app]) : anchorQueries, rounds: [] });
+    }
+    // The scenarios that write (the naive app re-saves its session on every hit; PATCH) run last in
+    // each round, and PostgreSQL is settled after them (CHECKPOINT, VACUUM of what they wrote), so
+    // the background work their writes leave (autovacuum, dirty buffers, WAL) is not billed to the
+    // read scenario that follows. The table keeps the declared order.
+    const writes = (s: Scenario) => s.app === 'naive' || s.method !== 'GET';
+    const reads = scenarios.filter((s) => !writes(s));
+    // Each round starts the reads at another point of their list (round i of n at i/n of it): a
+    // machine that slows down during a round (a neighbour on the host) then weighs on different
+    // scenarios each time instead of always on the last ones, and each scenario runs early, midway
+    // and late once in three rounds, so the median sees a slow stretch at most once per scenario.
+    const runOrder = (i: number) => {
+      const from = Math.floor((i * reads.length) / opts.rounds);
+      return [...reads.slice(from), ...reads.slice(0, from), ...scenarios.filter(writes)];
+    };
+    for (let i = 0; i < opts.rounds; i++) {
+      for (const s of runOrder(i)) {
+        results.get(s.id)!.rounds.push(await round(s, appFor[s.app], opts.seconds));
+        log(`round ${i + 1}/${opts.rounds} ${s.id}: ${Math.round(results.get(s.id)!.rounds.at(-1)!.rps)} req/s`);
+      }
+      if (scenarios.some(writes)) await settle();
+    }
+  }
+
+  return scenarios.map((s) => {
+    const r = results.get(s.id)!;
+    return {
+      id: s.id,
+      label: s.label,
+      app: s.app,
+      authenticatedGet: s.authenticatedGet,
+      rps: median(r.rounds.map((x) => x.rps)),
+      p50: median(r.rounds.map((x) => x.p50)),
+      p99: median(r.rounds.map((x) => x.p99)),
+      errors: r.rounds.reduce((n, x) => n + x.errors, 0),
+      non2xx: r.rounds.reduce((n, x) => n + x.non2xx, 0),
+      queries: r.queries,
+      cpuMsPerRequest: median(r.rounds.map((x) => x.cpuMsPerRequest)),
+      clientCpuMsPerRequest: median(r.rounds.map((x) => x.clientCpuMsPerRequest)),
+      postgresCpuMsPerRequest: median(r.rounds.map((x) => x.postgresCpuMsPerRequest)),
+      rounds: r.rounds,
+    };
+  });
+}
+
+export type Row = Awaited<ReturnType<typeof runScenarios>>[number];

@@ -1,5 +1,5 @@
 /**
- * Seeded planner households for benches and tests (`@svc/plan-solver/testing`): the same shape and seed
+ * Seeded planner households for benches and tests (exported as `syntheticHousehold`): the same shape and seed
  * give the same input, so the solver's bench, its tests and the API's planner bench measure the same households.
  */
 import type { MealCategory, PlannableDish } from '@svc/contracts';

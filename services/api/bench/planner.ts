@@ -19,7 +19,7 @@ import type { DishCatalog, PlanningHousehold } from '@svc/contracts';
 import { createLogger, ManualClock } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { solvePlan } from '@svc/plan-solver';
-import { household } from '@svc/plan-solver/testing';
+import { syntheticHousehold as household } from '@svc/plan-solver';
 import * as planner from '@svc/planner';
 import { createTestDatabase } from '@svc/test-support';
 

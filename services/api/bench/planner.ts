@@ -18,8 +18,7 @@ import { parseArgs } from 'node:util';
 import type { DishCatalog, PlanningHousehold } from '@svc/contracts';
 import { createLogger, ManualClock } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
-import { solvePlan } from '@svc/plan-solver';
-import { syntheticHousehold as household } from '@svc/plan-solver';
+import { syntheticHousehold as household, solvePlan } from '@svc/plan-solver';
 import * as planner from '@svc/planner';
 import { createTestDatabase } from '@svc/test-support';
 

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { compileValue } from '@svc/db/kernel';
+import { compileValue } from '@svc/db';
 import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, runWithContext } from '@svc/http-kit';
 import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';

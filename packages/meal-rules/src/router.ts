@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { ApiRouter, principalOf } from '@svc/http-kit';
 import { rulesRead } from './reads.js';
 import {
   DefaultRulesResponseSchema,
@@ -84,11 +84,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: HouseholdParamsSchema,
       responses: { 200: { description: 'The guideline rules', schema: DefaultRulesResponseSchema } },
       errorCodes: { 404: ['not_found'] },
+      compiledResponse: true,
       read: service.defaultsRead,
     },
     async (req, res) => {
-      // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaults(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await service.defaults(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
     },
   );
 

@@ -2,13 +2,13 @@ import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, 
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
 import { assertRole, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
-import { defaultRulesJson } from './defaults.js';
+import { defaultRulesFor } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { MealRuleModel } from './models/index.js';
 import { createOfflineRuleParser, dishesNamed, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
-import type { MealRule, MealRuleRequest } from './schemas.js';
+import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
 import { todayIn } from './today.js';
 
@@ -141,12 +141,11 @@ export class MealRulesService {
 
   /**
    * The guideline rules of the household's country (`active` while it has no CategoryFrequency rule
-   * of its own), as the JSON text of DefaultRulesResponse that GET …/rules/defaults sends:
-   * `defaultRulesFor`'s answer, written once per country and `active` (see defaultRulesJson). Any member.
+   * of its own): GET …/rules/defaults. Any member.
    */
-  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<string> {
+  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<DefaultRules> {
     const { country, active } = await this.defaultsOf(userId, householdId, loaded);
-    return defaultRulesJson(householdId, country, active);
+    return defaultRulesFor(householdId, country, active);
   }
 
   /** `loaded`: the value of `defaultsRead` the read kernel loaded with the caller (it checked the membership). */

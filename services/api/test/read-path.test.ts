@@ -194,7 +194,7 @@ describe('the authenticated read path', () => {
     const defaults = await owner.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
     expect(defaults.status).to.equal(200);
     expect(queries(defaults)).to.equal(1);
-    expect(defaults.body).to.deep.equal(JSON.parse(await plain.defaults(userId, household.id)));
+    expect(defaults.body).to.deep.equal(await plain.defaults(userId, household.id));
     expect(defaults.body.active).to.equal(true);
     const own = await owner.post(`${hh}/rules`).send({
       payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
@@ -207,7 +207,7 @@ describe('the authenticated read path', () => {
     const after = await owner.get(`/api/v1/households/${household.id.toUpperCase()}/rules/defaults`).set('X-Diagnostics', '1');
     expect(after.status).to.equal(200);
     expect(queries(after)).to.equal(1);
-    expect(after.body).to.deep.equal(JSON.parse(await plain.defaults(userId, household.id)));
+    expect(after.body).to.deep.equal(await plain.defaults(userId, household.id));
     expect(after.body.active).to.equal(false);
     const strangers = await stranger.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
     expect(strangers.status).to.equal(404);

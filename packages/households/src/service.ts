@@ -1,6 +1,7 @@
 import type {
   AccountDeletionStep,
   AccountDirectory,
+  Caller,
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
@@ -17,7 +18,7 @@ import type {
   SpendTurn,
 } from '@svc/contracts';
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
-import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, type KernelChecked, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
 import type { Knex } from 'knex';
 import { type HouseholdAdmin, householdAdmin } from './admin.js';
@@ -28,7 +29,7 @@ import { admit, type IntakeMode, normaliseInviteCode } from './intake.js';
 import { RENAME_EXPIRE_SECONDS, RENAME_QUEUE } from './migrations.js';
 import { HouseholdModel } from './models/index.js';
 import { AT_THE_TABLE, recapText } from './onboarding.js';
-import { householdRead, memberRead, membersRead } from './reads.js';
+import { householdRead, type ListedMember, memberRead, membersRead } from './reads.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -149,7 +150,7 @@ export class HouseholdsService {
   /** For GET /me: the caller's memberships, in the order they joined. */
   readonly memberships: MembershipsProvider;
   /** GET …/members as a declared read, when the host handed in the accounts' display name (`accountName`). */
-  readonly membersRead: ReadDeclaration | undefined;
+  readonly membersRead: ReadDeclaration<ListedMember[]> | undefined;
   /**
    * The changes feed's values of the household and of a member: each a declared read of one row
    * and the answer GET /households/{id} (or the member's item of GET …/members) makes of that row;
@@ -198,15 +199,15 @@ export class HouseholdsService {
     this.news = options.news ?? (async () => {});
     this.zoneListeners = options.zoneListeners ?? [];
 
-    // The role this request's session read loaded (the session statement carries the caller's
-    // memberships, read afresh on every request), else one query. A role change or a removal thus
-    // takes effect on the member's next request, as it did when every check queried.
+    // The role from the memberships the caller carries (the kernel loaded them with the principal,
+    // this request: a role change or a removal takes effect on the member's next request), else one query.
     this.access = {
-      roleOf: async (userId, householdId) => {
-        const known = knownRole(userId, householdId);
-        if (known === undefined) return store.roleOf(userId, householdId);
-        if (known === null) throw householdNotFound();
-        return known;
+      roleOf: async (caller, householdId) => {
+        if (!caller.memberships) return store.roleOf(caller.userId, householdId);
+        const id = householdId.toLowerCase();
+        const membership = caller.memberships.find((m) => m.householdId === id);
+        if (!membership) throw householdNotFound();
+        return membership.role;
       },
     };
     this.memberships = (userId) => store.memberships(userId);
@@ -235,8 +236,8 @@ export class HouseholdsService {
    * GET /households/{id}: any member. `loaded`: the row of `householdRead` the kernel loaded with
    * the caller (it checked the membership), made into the answer by the model without a statement.
    */
-  async get(userId: string, householdId: string, loaded?: unknown): Promise<HouseholdResponse> {
-    if (!loaded) await this.access.roleOf(userId, householdId);
+  async get(caller: Caller, householdId: string, loaded?: KernelChecked<Pojo>): Promise<HouseholdResponse> {
+    if (!loaded) await this.access.roleOf(caller, householdId);
     return this.store.get(householdId, undefined, loaded);
   }
 
@@ -303,8 +304,8 @@ export class HouseholdsService {
   }
 
   /** GET /households/{id}/conversations/{conversationId}: any member. */
-  async conversation(userId: string, householdId: string, conversationId: string): Promise<ConversationResponse> {
-    await this.access.roleOf(userId, householdId);
+  async conversation(caller: Caller, householdId: string, conversationId: string): Promise<ConversationResponse> {
+    await this.access.roleOf(caller, householdId);
     return this.store.onboarding.conversation(householdId, conversationId);
   }
 
@@ -366,23 +367,23 @@ export class HouseholdsService {
    * `loaded`: the rows of `membersRead` the read kernel loaded with the caller (it checked the
    * membership), each with its account's display name: named as `named` names them.
    */
-  async listMembers(userId: string, householdId: string, loaded?: unknown): Promise<MemberResponse[]> {
+  async listMembers(caller: Caller, householdId: string, loaded?: KernelChecked<ListedMember[]>): Promise<MemberResponse[]> {
     if (Array.isArray(loaded)) {
-      return (loaded as (MemberRow & { accountDisplayName: string | null })[]).map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
+      return loaded.map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
     }
-    await this.access.roleOf(userId, householdId);
+    await this.access.roleOf(caller, householdId);
     return this.named(await this.store.members(householdId));
   }
 
   /** Members by id as their item of GET …/members answers each (an If-Match's current state); any member. */
-  async memberValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+  async memberValues(caller: Caller, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
     const wanted = new Set(ids);
-    return new Map((await this.listMembers(userId, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
+    return new Map((await this.listMembers(caller, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
   }
 
   /** One member as its list item answers it (an If-Match's current state); 404 `member_not_found` when there is none. */
-  async currentMember(userId: string, householdId: string, memberId: string): Promise<unknown> {
-    return (await this.memberValues(userId, householdId, [memberId])).get(memberId) ?? Promise.reject(memberNotFound());
+  async currentMember(caller: Caller, householdId: string, memberId: string): Promise<unknown> {
+    return (await this.memberValues(caller, householdId, [memberId])).get(memberId) ?? Promise.reject(memberNotFound());
   }
 
   /**

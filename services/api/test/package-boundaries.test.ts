@@ -123,6 +123,29 @@ describe('package boundaries', () => {
     }
   });
 
+  it("no package reads request-scoped state another package wrote: the request context holds http-kit's accounting only", () => {
+    // What one request carries between packages is the value the kernel hands the route (the
+    // principal with its memberships, the declared read), never a side channel one package writes
+    // and another reads.
+    const context = fs.readFileSync(path.join(packages, 'http-kit', 'src', 'context.ts'), 'utf8');
+    const fields = [...context.match(/export interface RequestContext \{([\s\S]*?)\n\}/)![1]!.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]);
+    expect(fields).to.have.members(['traceId', 'startedAt', 'db', 'steps', 'inFlight']);
+    const found: string[] = [];
+    for (const p of fs.readdirSync(packages).filter((p) => p !== 'http-kit')) {
+      for (const file of files(path.join(packages, p, 'src'))) {
+        const text = code(file);
+        // Request-scoped storage of its own, or the Express request widened with fields of its own.
+        if (/\bAsyncLocalStorage\b|\bnamespace\s+Express\b|declare\s+module\s+['"]express['"]/.test(text))
+          found.push(`${path.relative(packages, file)}: request-scoped state`);
+        // The request context's own store, read or written outside http-kit's accounting.
+        if (/\b(?:currentContext\(\)|runWithContext\()[^;]*\.(?!db\b|steps\b|traceId\b|startedAt\b|inFlight\b)\w+\s*=/.test(text))
+          found.push(`${path.relative(packages, file)}: writes the request context`);
+        if (/\b(?:rememberMemberships|knownRole)\b/.test(text)) found.push(`${path.relative(packages, file)}: memberships through the request context`);
+      }
+    }
+    expect(found).to.deep.equal([]);
+  });
+
   it("every domain package's index.ts has the same sections, in the same order, each from its own module", () => {
     // Section → the module it exports (the last, "Also of this package", holds the package's own extras).
     const SECTIONS: [string, RegExp][] = [

@@ -10,7 +10,8 @@ import { adminDatabaseUrl, connectTestRedis, linksIn, SmtpReceiver, testRedisUrl
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { GOOGLE_CLIENT, TestIdp } from '../../packages/accounts/test/idp.js';
-import { Client, findOrInstall, freePort, Instance, metricValue, Nginx, type Outcome, requirePart, summary, TcpProxy, until } from './cluster.js';
+import { Client, findOrInstall, freePort, Instance, metricValue, Nginx, type Outcome, requirePart, summary, until } from './cluster.js';
+import { TcpProxy } from './tcp-proxy.js';
 import { awaitRecovery, expectWritesOnce as checkWritesOnce, eventsLoad } from './workload.js';
 
 const AUTH_RATE_LIMIT = 40;

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { PrincipalSource } from './AccountSessionStore.js';
-import { PersonalAccessTokenModel } from './models/index.js';
+// The model from its own file: the models' index reaches sessions.ts (AccountSessionModel), which imports this file.
+import { PersonalAccessTokenModel } from './models/PersonalAccessTokenModel.js';
 import type { Db } from './store.js';
 
 /** A token to write: its keyed hash, never the token. */

@@ -1,5 +1,5 @@
 import type { PasswordCheck } from './person-service.js';
-import type { AccountService } from './service.js';
+import type { Account } from './store.js';
 
 /**
  * Re-authentication (DELETE /me) checks a password exactly as a login does: the same lockout key
@@ -7,6 +7,6 @@ import type { AccountService } from './service.js';
  * This is the only place where it reaches the login's path, so the login's lockout and this check
  * can never drift apart (whatever makes the login's check race-free makes this one race-free).
  */
-export function loginPasswordCheck(service: Pick<AccountService, 'verifyLogin'>): PasswordCheck {
+export function loginPasswordCheck(service: { verifyLogin(emailInput: string, password: string): Promise<Account | undefined> }): PasswordCheck {
   return async (emailNormalized, password) => (await service.verifyLogin(emailNormalized, password)) !== undefined;
 }

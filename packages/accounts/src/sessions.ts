@@ -202,7 +202,7 @@ export function createSessions(o: SessionsOptions): Sessions {
       loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
-      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on as `req.read`).
+      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on; the route takes it with `loadedRead(req, read)`).
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
-import { AccountModel, AccountTokenModel, LoginFailureModel, MailOutboxModel, UnaskedMailCountModel, WaitlistModel } from './models/index.js';
+// Each model from its own file: the models' index reaches sessions.ts (AccountSessionModel), which imports this file.
+import { AccountModel } from './models/AccountModel.js';
+import { AccountTokenModel } from './models/AccountTokenModel.js';
+import { LoginFailureModel } from './models/LoginFailureModel.js';
+import { MailOutboxModel } from './models/MailOutboxModel.js';
+import { UnaskedMailCountModel } from './models/UnaskedMailCountModel.js';
+import { WaitlistModel } from './models/WaitlistModel.js';
 import type { TokenPurpose } from './tokens.js';
 
 /** An account row. Internal: the API sees it through `toUserResponse` / `MeResponse`. */

@@ -10,7 +10,7 @@ const POSITION = /^(0|[1-9][0-9]{0,17})$/;
 const MAC = /^[A-Za-z0-9_-]{22}$/;
 /** 16 bytes of HMAC-SHA256: a cursor guessed for another household holds with odds of 2^-128. */
 const MAC_BYTES = 16;
-/** Cursors that held, kept so a poll asked again with the same cursor is not verified again (≈ 150 bytes each). */
+/** Cursors that held, kept so a poll asked again with the same cursor is not verified again (a bounded number: small cursors, a bounded memory). */
 const VERIFIED_MAX = 4_000;
 
 /**

@@ -9,7 +9,7 @@
  */
 
 // Migrations: the package's tables.
-export { migrations, queues, sourceMigrations } from './migrations.js';
+export { linkMigrations, migrations, queues, sourceMigrations } from './migrations.js';
 
 // Models: one per table.
 export { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/index.js';
@@ -37,7 +37,7 @@ export {
 } from './service.js';
 
 // The store.
-export { type ChangePage, type ChangeRow, ChangesStore, type ChangeValueRead, type ChangeValueReads } from './store.js';
+export { type ChangePage, type ChangeRow, ChangesStore, type ChangesStoreOptions, type ChangeValueRead, type ChangeValueReads } from './store.js';
 
 // Also of this package: the cursors.
 export { ChangesCursor, invalidCursor } from './cursor.js';

@@ -1,5 +1,5 @@
-import type { ChangeSource } from '@svc/contracts';
-import type { Migration, MigrationSet } from '@svc/db';
+import type { ChangeResource, ChangeSource } from '@svc/contracts';
+import type { Migration, MigrationSet, ReadDeclaration } from '@svc/db';
 import { createQueueMigration } from '@svc/jobs';
 import type { Knex } from 'knex';
 
@@ -74,7 +74,7 @@ export const migrations: MigrationSet = {
     },
     {
       // A page is an index-only ordered range scan: the (household, position) index carries every
-      // column the page reads (docs/benchmarks.md, "The changes feed's page").
+      // column the page reads (docs/benchmarks.md, "The changes feed").
       name: '20261128090000_household_changes_page_index',
       up: async (knex: Knex) => {
         await knex.raw(
@@ -187,6 +187,72 @@ function sourceMigration(source: ChangeSource): Migration {
  */
 export function sourceMigrations(sources: readonly ChangeSource[]): MigrationSet {
   return { name: 'changes_sources', migrations: sources.map(sourceMigration) };
+}
+
+/** A model property's column, as the read kernel names it (snake case). */
+function columnOf(property: string): string {
+  return property.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
+}
+
+function linkMigration(
+  resource: ChangeResource,
+  read: ReadDeclaration,
+  link: { name: string; link: { model: ReadDeclaration['model']; key: string; field: string; aggregate?: 'count' }; by: string },
+): Migration {
+  if (!('household' in read.scope)) throw new Error(`changes: the value read of ${resource} (${read.name}) must be a household's`);
+  const lender = link.link.model.tableName;
+  const borrower = read.model.tableName;
+  const key = columnOf(link.link.key);
+  const field = columnOf(link.link.field);
+  const by = columnOf(link.by);
+  const household = columnOf(read.scope.household);
+  // The household's own read has no argument: its row's id is the household's.
+  const id = columnOf(read.arg?.column ?? read.scope.household);
+  for (const name of [lender, borrower, key, field, by, household, id])
+    if (!IDENT.test(name)) throw new Error(`changes: ${JSON.stringify(name)} is not a plain SQL name`);
+  const fn = `household_changes_link_${resource}_${lender}_${link.link.aggregate ? 'count' : field}`;
+  // PostgreSQL cuts names at 63 bytes: the function and its triggers (`_update`, `_insdel`) must fit.
+  if (fn.length > 56) throw new Error(`changes: ${fn} is too long a name for PostgreSQL`);
+  const rows = (row: 'old' | 'new') => `b.${by} = ${row}.${key}`;
+  // The borrowing rows of the lent row before and after the write (OLD is null on an insert, NEW on a delete).
+  const borrowing = (column: string) => `array(select b.${column} from ${borrower} b where ${rows('old')} or ${rows('new')} order by b.${id})`;
+  // A count of rows (aggregate) moves with every insert and delete; a field with its rows' updates (and a row gone or come).
+  const changed = link.link.aggregate
+    ? `old.${key} is distinct from new.${key}`
+    : `old.${field} is distinct from new.${field} or old.${key} is distinct from new.${key}`;
+  const watched = link.link.aggregate ? key : `${key}, ${field}`;
+  return {
+    name: `20261202150000_changes_link_${resource}_${lender}_${link.link.aggregate ? 'count' : field}`,
+    up: async (knex: Knex) => {
+      await knex.raw(`
+        create function ${fn}() returns trigger language plpgsql as $$
+        begin
+          perform household_changes_record('${resource}', ${borrowing(household)}, ${borrowing(id)}, 'upsert');
+          return null;
+        end $$`);
+      await knex.raw(`create trigger ${fn}_update after update of ${watched} on ${lender} for each row when (${changed}) execute function ${fn}()`);
+      await knex.raw(`create trigger ${fn}_insdel after insert or delete on ${lender} for each row execute function ${fn}()`);
+    },
+    down: async (knex: Knex) => {
+      for (const op of ['update', 'insdel']) await knex.raw(`drop trigger if exists ${fn}_${op} on ${lender}`);
+      await knex.raw(`drop function if exists ${fn}()`);
+    },
+  };
+}
+
+/**
+ * The triggers that record a change of a field a value borrows from another package (a member's
+ * account name, a `link` of its declared read) as an upsert of every resource that borrows it,
+ * in the lending statement's transaction: so such a change reaches the feed and moves the
+ * household's version like any other. Handed the same value reads as `ChangesStore` (only `read` is
+ * used); run after `sourceMigrations` (the lending and borrowing tables must exist). History:
+ * `knex_migrations_changes_links`.
+ */
+export function linkMigrations(values: Partial<Record<ChangeResource, { readonly read: ReadDeclaration }>>): MigrationSet {
+  const made: Migration[] = [];
+  for (const [resource, value] of Object.entries(values) as [ChangeResource, { readonly read: ReadDeclaration }][])
+    for (const f of value.read.fields) if (typeof f !== 'string' && 'link' in f) made.push(linkMigration(resource, value.read, f));
+  return { name: 'changes_links', migrations: made };
 }
 
 /** This package's queue in @svc/jobs (the purge of old deletions): run after @svc/jobs' own migrations. */

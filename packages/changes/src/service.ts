@@ -9,7 +9,7 @@ import type { ChangesStore } from './store.js';
 export const DELETIONS_KEPT_MS = 90 * 24 * 60 * 60 * 1000;
 /** The queue of the daily purge of old deletions (created by `queues`). */
 export const CHANGES_PURGE_QUEUE = 'changes-purge';
-/** Rendered pages kept per instance by default (UTF-16 length of their text): some 40 pages of 100 events. */
+/** Rendered pages kept per instance by default (their UTF-8 bytes): some 80 pages of 100 events. */
 export const DEFAULT_CHANGES_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface ChangeItem {
@@ -25,9 +25,9 @@ export interface ChangesAnswer {
   nextCursor: string;
 }
 
-/** A ChangesAnswer as the JSON text the route sends, with its length in UTF-8 bytes. */
+/** A ChangesAnswer as the UTF-8 bytes of the JSON the route sends (encoded once, sent as they are), with their length. */
 export interface RenderedChanges {
-  readonly body: string;
+  readonly body: Buffer;
   readonly bytes: number;
 }
 
@@ -43,8 +43,14 @@ export interface ChangesServiceOptions {
 }
 
 function rendered(answer: ChangesAnswer): RenderedChanges {
-  const body = JSON.stringify(answer);
-  return { body, bytes: Buffer.byteLength(body) };
+  const body = Buffer.from(JSON.stringify(answer));
+  return { body, bytes: body.length };
+}
+
+/** The answer of a poll with nothing new: `since` is a cursor that held (`<digits>.<base64url>`), JSON as it is. */
+function nothingNew(since: string): RenderedChanges {
+  const body = Buffer.from(`{"items":[],"nextCursor":"${since}"}`);
+  return { body, bytes: body.length };
 }
 
 /** The counter's `last` in a version `last.purgedThrough` ("0": none yet). */
@@ -60,7 +66,7 @@ export class ChangesService {
 
   constructor(private readonly options: ChangesServiceOptions) {
     this.cursors = new ChangesCursor(options.cursorSecret);
-    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_CHANGES_PAGE_CACHE_BYTES, (page) => 2 * page.body.length);
+    this.pages = new VersionedAnswers(options.pageCacheBytes ?? DEFAULT_CHANGES_PAGE_CACHE_BYTES, (page) => page.bytes);
   }
 
   /**
@@ -86,7 +92,7 @@ export class ChangesService {
     const key = `${householdId}\n${since === undefined ? 'start' : position}\n${limit}`;
     if (typeof version === 'string') {
       // A signed cursor is never past its household's last position: at it, nothing is new.
-      if (since !== undefined && BigInt(position) >= lastOf(version)) return rendered({ items: [], nextCursor: since });
+      if (since !== undefined && BigInt(position) >= lastOf(version)) return nothingNew(since);
       const held = this.pages.get(key, version);
       if (held) return held;
     }

@@ -46,10 +46,20 @@ export interface ChangePage {
   version: string;
   /**
    * Whether the page's values depend only on rows whose every change moves the counter: false when
-   * an upsert's value borrows a field of another package (a member's account name), which can
-   * change without the household's version moving, so such a page must not be answered again.
+   * an upsert's value borrows a field of another package (a member's account name) whose changes
+   * are not recorded (`ChangesStoreOptions.linksRecorded`), so such a page must not be answered again.
    */
   keepable: boolean;
+}
+
+/** What the host tells a ChangesStore about the triggers it runs. */
+export interface ChangesStoreOptions {
+  /**
+   * Whether every field the values borrow from another package is recorded when it changes (the
+   * host runs `linkMigrations` of the same values): then every page is keepable. Default false:
+   * a page holding a borrowing upsert is not kept.
+   */
+  readonly linksRecorded?: boolean;
 }
 
 /** Reads the feed (keyset: `position > since`, on the (household_id, position) index) and purges old deletions. */
@@ -61,18 +71,25 @@ export class ChangesStore {
   /** Kinds whose value borrows another package's field (a link): a page holding one is not kept. */
   private readonly borrowing: Set<ChangeResource>;
 
-  /** `values`: each kind's value read (the page's statement reads them); a kind left out pages without values. */
+  /**
+   * `values`: each kind's value read (the page's statement reads them); a kind left out pages
+   * without values. `options.linksRecorded`: the host runs `linkMigrations` of these same values,
+   * so a borrowed field's change is recorded (and moves the version) like any other change.
+   */
   constructor(
     private readonly knex: Knex,
     private readonly values: Partial<ChangeValueReads> = {},
+    options: ChangesStoreOptions = {},
   ) {
     this.Change = HouseholdChangeModel.bindKnex(knex);
     this.Counter = HouseholdChangeCounterModel.bindKnex(knex);
     this.pageStatement = pageStatement(values);
     this.borrowing = new Set(
-      (Object.entries(values) as [ChangeResource, ChangeValueRead][])
-        .filter(([, v]) => v.read.fields.some((f) => typeof f !== 'string' && 'link' in f))
-        .map(([resource]) => resource),
+      options.linksRecorded
+        ? []
+        : (Object.entries(values) as [ChangeResource, ChangeValueRead][])
+            .filter(([, v]) => v.read.fields.some((f) => typeof f !== 'string' && 'link' in f))
+            .map(([resource]) => resource),
     );
   }
 
@@ -151,11 +168,13 @@ function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatemen
       throw new Error(`changes: the value read of ${resource} (${v.read.name}) must read one row of the household by its uuid`);
     return `when '${resource}' then ${compileRead(v.read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
   });
+  // `since` and `limit` as init plans: their values never reach the planner, so the prepared statement's
+  // one generic plan (the same index-only range scan) is used instead of planning every page again.
   const value = lookups.length ? `, 'row', case when c.change = 'upsert' then case c.resource ${lookups.join(' ')} end end` : '';
   const text = `select (select json_agg(json_build_object('resource', c.resource, 'id', c.resource_id, 'change', c.change,
            'at', ${isoTimestampSql('c.at')}, 'position', c.position::text${value}) order by c.position)
          from (select resource, resource_id, change, at, position from household_changes
-                where household_id = $1::uuid and position > $2::bigint order by position limit $3::int) c) as page,
+                where household_id = $1::uuid and position > (select $2::bigint) order by position limit (select $3::int)) c) as page,
        case when not k.deleted then k.purged_through::text end as purged_through, k.last::text as last, k.version
   from (select 1) one left join household_change_counters k on k.household_id = $1::uuid`;
   return { name: `changes_page_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`, text };

@@ -3,13 +3,16 @@ import type { ChangeSource } from '@svc/contracts';
 import { BaseModel, declareRead, rollbackMigrations, runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { ChangesStore, type ChangeValueRead, migrations, sourceMigrations } from '../src/index.js';
+import { ChangesStore, type ChangeValueRead, linkMigrations, migrations, sourceMigrations } from '../src/index.js';
 
 class TestHouseholdModel extends BaseModel {
   static override tableName = 'test_households';
 }
 class TestItemModel extends BaseModel {
   static override tableName = 'test_items';
+}
+class TestPersonModel extends BaseModel {
+  static override tableName = 'test_people';
 }
 /** The owners' declared reads of one row, and the answers their GETs would make of a row. */
 const VALUES: { household: ChangeValueRead; event: ChangeValueRead } = {
@@ -180,6 +183,62 @@ describe('changes store and triggers', () => {
     expect(withLink.rows.map((r) => r.value)).to.deep.equal([{ id: y, householdName: 'Versioned' }]);
     expect(withLink.keepable).to.equal(false);
     expect((await borrowing.page(h, '4', 10)).keepable, 'no such upsert on the page').to.equal(true);
+  });
+
+  it('records a change of a borrowed field as an upsert of each borrower (linkMigrations); its pages are then keepable', async () => {
+    await db.knex.raw('create table test_people (id uuid primary key, name text, nickname text)');
+    await db.knex.raw('alter table test_items add column person_id uuid');
+    const borrowing = declareRead({
+      name: 'test_item_person',
+      model: TestItemModel,
+      scope: { household: 'householdId' },
+      arg: { column: 'id', format: 'uuid' },
+      fields: ['id', { name: 'personName', link: { model: TestPersonModel, key: 'id', field: 'name' }, by: 'personId' }],
+    });
+    const links = linkMigrations({ household: VALUES.household, event: { read: borrowing } });
+    expect(links.migrations.map((m) => m.name)).to.deep.equal(['20261202150000_changes_link_event_test_people_name']);
+    await runMigrations(db.knex, [links]);
+    const triggers = await db.knex.raw(`select tgname from pg_trigger where tgrelid = 'test_people'::regclass and not tgisinternal order by tgname`);
+    expect(triggers.rows.map((r: { tgname: string }) => r.tgname)).to.deep.equal([
+      'household_changes_link_event_test_people_name_insdel',
+      'household_changes_link_event_test_people_name_update',
+    ]);
+    const [h, other] = [randomUUID(), randomUUID()];
+    const [person, nobody] = [randomUUID(), randomUUID()];
+    const [x, y, z] = [randomUUID(), randomUUID(), randomUUID()];
+    await db.knex('test_households').insert([
+      { id: h, name: 'Lent' },
+      { id: other, name: 'Other' },
+    ]);
+    await db.knex('test_people').insert([
+      { id: person, name: 'Ann' },
+      { id: nobody, name: 'Bo' },
+    ]);
+    await db.knex('test_items').insert([
+      { id: x, household_id: h, person_id: person },
+      { id: y, household_id: h, person_id: nobody },
+      { id: z, household_id: other, person_id: person },
+    ]);
+    const store = new ChangesStore(db.knex, { event: { read: borrowing, answer: (r) => r } }, { linksRecorded: true });
+    const before = await store.page(h, '0', 10);
+    expect(before.keepable).to.equal(true);
+    expect(before.version).to.equal('3.0');
+    await db.knex('test_people').where({ id: person }).update({ nickname: 'A' });
+    await db.knex('test_people').where({ id: person }).update({ name: 'Ann' });
+    expect((await store.page(h, '0', 10)).version, 'another column, or the same name: nothing recorded').to.equal('3.0');
+    await db.knex('test_people').where({ id: person }).update({ name: 'Anna' });
+    const after = await store.page(h, before.last, 10);
+    expect(after.rows.map((r) => [r.id, r.change, r.value])).to.deep.equal([[x, 'upsert', { id: x, personName: 'Anna' }]]);
+    const ofOther = await store.page(other, '2', 10);
+    expect(
+      ofOther.rows.map((r) => r.id),
+      'every household of a borrower',
+    ).to.deep.equal([z]);
+    await db.knex('test_people').where({ id: nobody }).delete();
+    expect((await store.page(h, after.last, 10)).rows.map((r) => [r.id, r.value])).to.deep.equal([[y, { id: y, personName: null }]]);
+    await rollbackMigrations(db.knex, [links]);
+    await db.knex('test_people').where({ id: person }).update({ name: 'Ann again' });
+    expect((await store.page(other, ofOther.last, 10)).rows, 'migrated down: nothing recorded').to.deep.equal([]);
   });
 
   it('refuses a value read that is not one row of the household by its uuid', () => {

@@ -1,7 +1,7 @@
 /**
  * How PostgreSQL writes a model's API fields (`BaseModel.apiFormats`), for `apiColumnsSql`. The read
- * kernel does not apply them: its rows reach the answer through the model (`toApi`), and formatting
- * them in the session statement made GET of one event ~20 % slower in the bench (docs/benchmarks.md).
+ * kernel does not apply them: its rows reach the answer through the model (`toApi`), which is
+ * cheaper than formatting them in the session statement (docs/benchmarks.md, "What the bench settled").
  */
 
 /**

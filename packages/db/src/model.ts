@@ -26,7 +26,8 @@ const apiObjectMakers = new WeakMap<typeof BaseModel, (m: object) => Record<stri
 
 /**
  * The function a model's `apiObject` runs: an object literal of the declared fields, compiled once
- * per model class (a loop over the names reads each one by a key: ~10x the time on the hot GETs).
+ * per model class (a loop over the names, reading each by key, was far slower on the hot GETs:
+ * docs/benchmarks.md, "What the bench settled").
  * The names are the model's own declaration, each written as a JSON string.
  */
 function apiObjectMaker(fields: readonly string[], formats: Readonly<Record<string, ApiFormat>>): (m: object) => Record<string, unknown> {

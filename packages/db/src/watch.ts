@@ -87,8 +87,8 @@ export function databaseWatch(knex: Knex): DatabaseWatch | undefined {
  *    transaction into the next request, whose autocommit INSERT would answer success and be lost
  *    when the transaction is rolled back. Closing the socket makes the server roll back whatever it
  *    had open. A sweep rather than pg's own `query_timeout`, whose timer per query keeps each
- *    result alive into V8's old generation (docs/benchmarks.md, "Read timeouts: a sweep, not a
- *    timer per query"). A query is late by at most one sweep.
+ *    result alive into V8's old generation (docs/benchmarks.md, "What the bench settled"). A query is
+ *    late by at most one sweep.
  * 2. **A frozen database** (its processes stopped, a hung host; connections stay open, nothing is
  *    refused): when a query has waited `unansweredMs / 2` and no reply came on any connection
  *    meanwhile, a probe starts: a new connection of its own, `select 1`. When the query has waited

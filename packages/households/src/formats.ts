@@ -24,8 +24,8 @@ const CANONICAL_ZONES = new Set(Intl.supportedValuesOf('timeZone'));
  * sends (Asia/Kolkata, Europe/Kyiv, Asia/Ho_Chi_Minh) and links such as UTC resolve in the same
  * database, so the IANA ids of countries-and-timezones that ICU resolves are added.
  *
- * Only the ids ICU does not list are tried: each try loads that zone into ICU (≈ 50 kB of memory
- * the process keeps), so trying all ~600 cost ≈ 29 MB of RSS at start, the ~180 others ≈ 17 MB.
+ * Only the ids ICU does not list are tried: each try loads that zone into ICU for the life of the
+ * process, so trying them all would cost RSS at start (docs/benchmarks.md, "What the bench settled").
  */
 export const TIME_ZONE_IDS: readonly string[] = Object.freeze([
   ...new Set([...CANONICAL_ZONES, ...Object.keys(ct.getAllTimezones({ deprecated: true })).filter((id) => CANONICAL_ZONES.has(id) || resolvable(id))]),

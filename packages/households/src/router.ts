@@ -10,8 +10,7 @@ export interface RouterOptions {
 }
 
 const TIME_ZONES_CACHE = 'private, max-age=86400';
-/** GET /time-zones answers the same text to everyone while the process lives: written once (≈ 10 kB), with its length in bytes. */
-/** The answer of GET /time-zones, made once: its UTF-8 bytes, sent as they are. */
+/** The answer of GET /time-zones, the same to everyone while the process lives: made once as UTF-8 bytes, sent as they are. */
 const TIME_ZONES_BODY = Buffer.from(JSON.stringify({ ids: TIME_ZONE_IDS }), 'utf8');
 const notMember = { 404: ['not_found'] };
 const memberErrors = { 403: ['forbidden'], 404: ['not_found', 'member_not_found'] };

@@ -341,8 +341,8 @@ function compiledJson(this: Response, body: unknown): Response {
  *
  * `text` may be the UTF-8 bytes themselves (a Buffer): what an answer kept to be sent again should
  * be once it is more than a few kB. Node writes a string answer by joining it to the head and
- * encoding the whole (two passes over a 35 kB events page on every send); a Buffer goes to the
- * socket beside the head as it is. Measured on the events page: 0.11 → 0.09 ms of CPU per request.
+ * encoding the whole (two passes over a large page on every send); a Buffer goes to the socket
+ * beside the head as it is (docs/benchmarks.md, "What the bench settled").
  */
 export function sendJsonText(res: Response, text: string | Buffer, bytes: number = typeof text === 'string' ? Buffer.byteLength(text) : text.length): Response {
   if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'application/json; charset=utf-8');

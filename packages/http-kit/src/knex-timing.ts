@@ -51,10 +51,8 @@ interface PgConnection {
 
 /**
  * pg's query in its callback form, as a promise of our own. pg's promise form (no callback) kept
- * each result's rows alive long enough to be promoted into V8's old generation: measured with
- * `--trace-gc-nvp`, a batched statement answering one row per request promoted 0.65 MB per young
- * collection through `client.query(config)` and nothing through `client.query(config, callback)`,
- * all else equal (pg 8.23, Node 20). The callback form is also the one knex itself uses, so the
+ * each result's rows alive long enough to be promoted into V8's old generation, the callback form
+ * did not (docs/benchmarks.md, "What the bench settled"). The callback form is also the one knex itself uses, so the
  * host's connection wrapper (createKnex's read-timeout guard) sees this query too.
  */
 function runQuery(connection: PgConnection, config: { name?: string; text: string; values: unknown[] }): Promise<unknown[]> {

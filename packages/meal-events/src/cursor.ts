@@ -25,7 +25,7 @@ function isDateOrNull(v: unknown): v is string | null {
   return v === null || (typeof v === 'string' && DATE.test(v));
 }
 
-/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (each ≈ 0.5 kB with its key: ≈ 1 MB at most). */
+/** Cursors that held, kept by CursorCodec so a page asked for again is not verified again (a bounded number, so the memory they hold is bounded too). */
 const VERIFIED_MAX = 2_000;
 
 /**

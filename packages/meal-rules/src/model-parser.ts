@@ -157,7 +157,7 @@ function instructions(ctx: ParseContext): string {
 export function createModelRuleParser(options: ModelRuleParserOptions): RuleParser {
   const timeoutMs = options.timeoutMs ?? 2000;
   const timers = options.timers ?? systemTimers;
-  // Loaded only here: a service without RULE_PARSER_URL never holds the client library (~10 MB resident).
+  // Loaded only here: a service without RULE_PARSER_URL never holds the client library (its resident memory: docs/benchmarks.md, "What the bench settled").
   const OpenAI = createRequire(import.meta.url)('openai') as typeof OpenAIClient;
   const client = new OpenAI({
     baseURL: options.url.replace(/\/+$/, '').replace(/\/chat\/completions$/, ''),

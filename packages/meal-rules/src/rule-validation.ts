@@ -1,5 +1,5 @@
 import { type FieldIssue, InputError, PartValidator, withStringLimits } from '@svc/http-kit';
-import type { CreateMealRuleRequest } from './parser/index.js';
+import type { CreateMealRuleRequest } from './parser/types.js';
 import { MealRuleRequestSchema } from './schemas.js';
 
 /*

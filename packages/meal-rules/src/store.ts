@@ -48,7 +48,7 @@ const RULES = standaloneRead(rulesRead);
 /** What the read kernel loads for GET …/rules (`rulesRead`). */
 type LoadedRules = { version: string; value?: Pojo[] };
 
-/** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (5 rules ≈ 2 kB). */
+/** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (a household's rules are a few kB of text). */
 export const DEFAULT_ANSWER_CACHE_BYTES = 2 * 1024 * 1024;
 
 export interface ObjectionMealRuleStoreOptions {

@@ -13,6 +13,7 @@ import { type FieldIssue, InputError, isUuid, NotFoundError } from '@svc/http-ki
 import { GiveUp, type JobContext, type JobQueue, RetryLater, RunLater } from '@svc/jobs';
 import type { Knex } from 'knex';
 import { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, DIGEST_QUEUE, FANOUT_QUEUE, NEWS_QUEUE } from './migrations.js';
+import { type DeliveryOutcome, type DeliveryRow, type FanOutRow, NotificationStore, SWITCH_COLUMN } from './notification-store.js';
 import type { PushLogger } from './providers/file.js';
 import type { PushMessage, PushProvider } from './providers/types.js';
 import { type QuietHours, quietWaitMs } from './quiet-hours.js';
@@ -92,27 +93,6 @@ interface FanOutJob {
   t?: string[];
 }
 
-/** A phone of a fan-out, with its notification, as `fanOut` reads them. */
-type FanOutRow = {
-  key_n: string;
-  /** token hash, hex */
-  t: string;
-  token: string;
-  platform: 'ios' | 'android';
-  provider: string;
-  quiet_hours: QuietHours | null;
-  id: string;
-  household_id: string;
-  kind: PushKind;
-  title: string;
-  body: string;
-  data: Record<string, unknown> | null;
-  time_zone_id: string;
-};
-
-/** What the fan-out is done with for a phone (push_deliveries.outcome). */
-type DeliveryOutcome = 'sent' | 'gone' | 'refused' | 'held';
-
 /** A delivery job: one notification to one phone (householdNews, and a phone held by its quiet hours). */
 interface DeliveryJob {
   /** notification id */
@@ -120,23 +100,6 @@ interface DeliveryJob {
   /** the device's token hash, hex */
   t: string;
 }
-
-/** A delivery's phone and notification, as `deliver` reads them. */
-type DeliveryRow = Record<string, unknown> & {
-  token: string;
-  platform: 'ios' | 'android';
-  provider: string;
-  kind: PushKind;
-  recipient: boolean;
-  household_id: string;
-};
-
-const SWITCH_COLUMN: Record<PushKind, string> = {
-  listChanges: 'list_changes',
-  householdNews: 'household_news',
-  runDone: 'run_done',
-  reminders: 'reminders',
-};
 
 /** The message of a notification to one phone. */
 function messageOf(row: { token: string; platform: 'ios' | 'android'; kind: PushKind; household_id: string; [column: string]: unknown }): PushMessage {
@@ -218,7 +181,7 @@ class PerTurn<K, R> {
  * done with (push_deliveries), so a run again never sends one phone the notification twice.
  */
 export class NotificationService {
-  private readonly knex: Knex;
+  private readonly rows: NotificationStore;
   private readonly clock: Clock;
   private readonly jobs: JobQueue;
   private readonly providers: PushProviders;
@@ -229,15 +192,15 @@ export class NotificationService {
   private readonly records: PerTurn<{ n: string; t: string; outcome: DeliveryOutcome }, void>;
 
   constructor(private readonly options: NotificationServiceOptions) {
-    this.knex = options.knex;
+    this.rows = new NotificationStore(options.knex);
     this.clock = options.clock;
     this.jobs = options.jobs;
     this.providers = options.providers;
     this.logger = options.logger;
     this.newId = options.newId ?? randomUUID;
-    this.deliveryReads = new PerTurn((keys) => this.readDeliveries(keys));
-    this.fanOutReads = new PerTurn((ids) => this.readFanOuts(ids));
-    this.records = new PerTurn((done) => this.record(done));
+    this.deliveryReads = new PerTurn((keys) => this.rows.deliveries(keys));
+    this.fanOutReads = new PerTurn((ids) => this.rows.fanOutPhones(ids));
+    this.records = new PerTurn((done) => this.rows.recordDeliveries(done));
     this.jobs.define<FanOutJob>(FANOUT_QUEUE, (job, context) => this.fanOut(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
     this.jobs.define<DeliveryJob>(DELIVERY_QUEUE, (job, context) => this.deliver(job, context), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
     this.jobs.define<NewsJob>(NEWS_QUEUE, (job) => this.announce(job), { expireInSeconds: DELIVERY_EXPIRE_SECONDS });
@@ -348,7 +311,7 @@ export class NotificationService {
       await this.store(t, id, { householdId, timeZoneId: profile.timeZoneId, language: profile.preferredLanguage }, input, people, at);
       return { id, recipients: people.length };
     };
-    return trx ? run(trx as Knex.Transaction) : this.knex.transaction(run);
+    return trx ? run(trx as Knex.Transaction) : this.rows.transaction(run);
   }
 
   /**
@@ -365,25 +328,26 @@ export class NotificationService {
   ): Promise<void> {
     const { householdId } = household;
     // The household's notifications older than the inbox keeps go as a new one arrives (their inbox rows cascade).
-    await trx.raw('delete from push_notifications where household_id = ? and created_at < ?', [householdId, new Date(now.getTime() - INBOX_DAYS * DAY_MS)]);
+    await this.rows.pruneHousehold(trx, householdId, new Date(now.getTime() - INBOX_DAYS * DAY_MS));
     // A news job run again (its instance died after the commit) finds its notification stored: nothing more to do.
-    const inserted = await trx.raw(
-      `insert into push_notifications (id, household_id, kind, title, body, data, created_at, time_zone_id, language)
-       values (?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?) on conflict (id) do nothing`,
-      [id, householdId, input.kind, input.title, input.body, JSON.stringify(input.data ?? {}), now, household.timeZoneId, household.language],
-    );
-    if (inserted.rowCount === 0 || people.length === 0) return;
-    await trx.raw('insert into push_inbox (user_id, notification_id, created_at) select unnest(?::uuid[]), ?, ?', [people, id, now]);
+    const inserted = await this.rows.insertNotification(trx, {
+      id,
+      householdId,
+      kind: input.kind,
+      title: input.title,
+      body: input.body,
+      data: input.data ?? {},
+      createdAt: now,
+      timeZoneId: household.timeZoneId,
+      language: household.language,
+    });
+    if (!inserted || people.length === 0) return;
+    await this.rows.addToInbox(trx, people, id, now);
     if (input.kind !== 'householdNews') {
       await this.jobs.enqueue<FanOutJob>(FANOUT_QUEUE, { n: id }, { trx });
       return;
     }
-    const column = SWITCH_COLUMN[input.kind];
-    const devices = await trx.raw(
-      `select encode(token_hash, 'hex') as t from push_devices where user_id = any(?::uuid[]) and ${column} and provider in ('fcm', 'apns')`,
-      [people],
-    );
-    const jobs: DeliveryJob[] = devices.rows.map((r: { t: string }) => ({ n: id, t: r.t }));
+    const jobs: DeliveryJob[] = (await this.rows.phonesWanting(trx, people, input.kind)).map((t) => ({ n: id, t }));
     await this.jobs.enqueueMany(DELIVERY_QUEUE, jobs, { trx });
   }
 
@@ -460,49 +424,14 @@ export class NotificationService {
       throw new RetryLater(`${failed.length} of ${phones.length} phones: ${lastError}`, retryAfterMs, { n: job.n, t: failed } satisfies FanOutJob);
   }
 
-  /** The phones of fan-outs that start in the same turn, by notification: one SELECT. */
-  private async readFanOuts(ids: string[]): Promise<Map<string, FanOutRow[]>> {
-    const { rows } = (await this.knex.raw(
-      `select k.n as key_n, encode(d.token_hash, 'hex') as t, d.token, d.platform, d.provider, d.quiet_hours,
-              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id
-         from unnest(?::uuid[]) as k(n)
-         join push_notifications n on n.id = k.n
-         join push_inbox i on i.notification_id = n.id
-         join push_devices d on d.user_id = i.user_id
-        where d.provider in ('fcm', 'apns')
-          and case n.kind when 'listChanges' then d.list_changes when 'householdNews' then d.household_news when 'runDone' then d.run_done else d.reminders end
-          and not exists (select 1 from push_deliveries x where x.notification_id = n.id and x.token_hash = d.token_hash)`,
-      [ids],
-    )) as { rows: FanOutRow[] };
-    const byId = new Map<string, FanOutRow[]>();
-    for (const row of rows) {
-      const list = byId.get(row.key_n);
-      if (list) list.push(row);
-      else byId.set(row.key_n, [row]);
-    }
-    return byId;
-  }
-
-  /** Records what fan-outs are done with, for every phone done in the same turn: one INSERT. */
-  private async record(done: { n: string; t: string; outcome: DeliveryOutcome }[]): Promise<void> {
-    await this.knex.raw(
-      `insert into push_deliveries (notification_id, token_hash, outcome)
-       select n, decode(t, 'hex'), o from unnest(?::uuid[], ?::text[], ?::text[]) as k(n, t, o)
-       on conflict do nothing`,
-      [done.map((d) => d.n), done.map((d) => d.t), done.map((d) => d.outcome)],
-    );
-  }
-
   /** Hands phones in their quiet hours to delivery jobs of their own, due when the hours end (once each, however often this runs). */
   private async hold(n: string, held: { data: DeliveryJob; at: Date }[]): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      const { rows } = await trx.raw(
-        `insert into push_deliveries (notification_id, token_hash, outcome)
-         select ?, decode(t, 'hex'), 'held' from unnest(?::text[]) as k(t)
-         on conflict do nothing returning encode(token_hash, 'hex') as t`,
-        [n, held.map((h) => h.data.t)],
+    await this.rows.transaction(async (trx) => {
+      const fresh = await this.rows.recordHeld(
+        trx,
+        n,
+        held.map((h) => h.data.t),
       );
-      const fresh = new Set((rows as { t: string }[]).map((r) => r.t));
       await this.jobs.enqueueAt<DeliveryJob>(
         DELIVERY_QUEUE,
         held.filter((h) => fresh.has(h.data.t)),
@@ -520,25 +449,12 @@ export class NotificationService {
     return (await this.deliveryReads.add(job)).get(`${job.t} ${job.n}`);
   }
 
-  private async readDeliveries(keys: DeliveryJob[]): Promise<Map<string, DeliveryRow>> {
-    const r = (await this.knex.raw(
-      `select k.t as key_t, k.n as key_n, d.token, d.platform, d.provider, d.list_changes, d.household_news, d.run_done, d.reminders, d.quiet_hours,
-              n.id, n.household_id, n.kind, n.title, n.body, n.data, n.time_zone_id, n.created_at,
-              exists (select 1 from push_inbox i where i.notification_id = n.id and i.user_id = d.user_id) as recipient
-         from unnest(?::text[], ?::uuid[]) as k(t, n)
-         join push_notifications n on n.id = k.n
-         join push_devices d on d.token_hash = decode(k.t, 'hex')`,
-      [keys.map((k) => k.t), keys.map((k) => k.n)],
-    )) as { rows: (DeliveryRow & { key_t: string; key_n: string })[] };
-    return new Map(r.rows.map((row) => [`${row.key_t} ${row.key_n}`, row]));
-  }
-
   /** Sends one message; a token the provider calls gone deletes its device. */
   private async sendTo(provider: PushProvider, message: PushMessage, tokenHashHex: string, context: JobContext): Promise<'sent' | 'gone'> {
     const outcome = await provider.send(message, context.signal);
     if (outcome === 'gone') {
       // Only the token as it was sent: a phone registered again meanwhile under the same token stays.
-      await this.knex.raw('delete from push_devices where token_hash = decode(?, ?) and token = ?', [tokenHashHex, 'hex', message.token]);
+      await this.rows.deleteGoneDevice(tokenHashHex, message.token);
       this.logger.info({ provider: provider.name, device: tokenHashHex.slice(0, 12) }, 'push token gone: device deleted');
     }
     return outcome;
@@ -551,21 +467,20 @@ export class NotificationService {
    * news that is held schedules the digest that sends them all as one message.
    */
   private async gateNews(t: string, now: Date, createdAt: Date, quietMs: number): Promise<'send' | 'held'> {
-    return this.knex.transaction(async (trx) => {
-      const { rows } = await trx.raw(`select news_sent_at, news_held_until from push_devices where token_hash = decode(?, 'hex') for update`, [t]);
-      const device = rows[0] as { news_sent_at: Date | null; news_held_until: Date | null } | undefined;
+    return this.rows.transaction(async (trx) => {
+      const device = await this.rows.lockNewsState(trx, t);
       if (!device) return 'held';
       if (device.news_held_until) {
-        await trx.raw(`update push_devices set news_held_from = least(news_held_from, ?) where token_hash = decode(?, 'hex')`, [createdAt, t]);
+        await this.rows.holdFromEarliest(trx, t, createdAt);
         return 'held';
       }
       const batchEnd = device.news_sent_at ? device.news_sent_at.getTime() + NEWS_BATCH_MS : 0;
       const until = quietMs > 0 ? now.getTime() + quietMs : batchEnd > now.getTime() ? batchEnd : 0;
       if (until === 0) {
-        await trx.raw(`update push_devices set news_sent_at = ? where token_hash = decode(?, 'hex')`, [now, t]);
+        await this.rows.markNewsSent(trx, t, now);
         return 'send';
       }
-      await trx.raw(`update push_devices set news_held_until = ?, news_held_from = ? where token_hash = decode(?, 'hex')`, [new Date(until), createdAt, t]);
+      await this.rows.holdNews(trx, t, new Date(until), createdAt);
       await this.jobs.enqueue<DigestJob>(DIGEST_QUEUE, { t }, { trx, delayMs: until - now.getTime() });
       return 'held';
     });
@@ -574,49 +489,23 @@ export class NotificationService {
   /** The householdNews held for one phone, as one message (or as itself when only one was held). */
   private async digest(job: DigestJob, context: JobContext): Promise<void> {
     const now = this.clock.now();
-    const taken = await this.knex.transaction(async (trx) => {
-      const { rows } = await trx.raw(
-        `select token, platform, provider, user_id, household_news, quiet_hours, news_held_from, news_held_until
-           from push_devices where token_hash = decode(?, 'hex') for update`,
-        [job.t],
-      );
-      const device = rows[0] as
-        | {
-            token: string;
-            platform: 'ios' | 'android';
-            provider: string;
-            user_id: string;
-            household_news: boolean;
-            quiet_hours: QuietHours | null;
-            news_held_from: Date | null;
-            news_held_until: Date | null;
-          }
-        | undefined;
+    const taken = await this.rows.transaction(async (trx) => {
+      const device = await this.rows.lockDigestDevice(trx, job.t);
       if (!device?.news_held_from) return undefined;
-      const held = await trx.raw(
-        `select n.id, n.household_id, n.title, n.body, n.time_zone_id, n.language
-           from push_inbox i join push_notifications n on n.id = i.notification_id
-          where i.user_id = ? and n.kind = 'householdNews' and i.created_at >= ? and i.created_at <= ?
-          order by i.created_at, i.notification_id`,
-        [device.user_id, device.news_held_from, now],
-      );
-      const items = held.rows as { id: string; household_id: string; title: string; body: string; time_zone_id: string; language: string }[];
+      const items = await this.rows.heldNews(trx, device.user_id, device.news_held_from, now);
       const last = items[items.length - 1];
       // Still in quiet hours (in the zone of the latest news): held until they end.
       const quiet = last ? quietWaitMs(device.quiet_hours, last.time_zone_id, now) : 0;
       if (quiet > 0) {
-        await trx.raw(`update push_devices set news_held_until = ? where token_hash = decode(?, 'hex')`, [new Date(now.getTime() + quiet), job.t]);
+        await this.rows.extendNewsHold(trx, job.t, new Date(now.getTime() + quiet));
         return 'later' as const;
       }
-      await trx.raw(`update push_devices set news_held_from = null, news_held_until = null, news_sent_at = ? where token_hash = decode(?, 'hex')`, [
-        now,
-        job.t,
-      ]);
+      await this.rows.releaseNews(trx, job.t, now);
       return device.household_news && last ? { device, items, last } : undefined;
     });
     if (taken === 'later') {
-      const { rows } = await this.knex.raw(`select news_held_until from push_devices where token_hash = decode(?, 'hex')`, [job.t]);
-      throw new RunLater(Math.max(0, (rows[0].news_held_until as Date).getTime() - now.getTime()));
+      const until = await this.rows.newsHeldUntil(job.t);
+      throw new RunLater(Math.max(0, until.getTime() - now.getTime()));
     }
     if (!taken) return;
     const { device, items, last } = taken;
@@ -655,15 +544,8 @@ export class NotificationService {
     const limit = options.limit ?? 50;
     const after = options.cursor !== undefined ? decodeCursor(userId, options.cursor) : undefined;
     const since = new Date(this.clock.now().getTime() - INBOX_DAYS * DAY_MS);
-    const { rows } = await this.knex.raw(
-      `select n.id, n.household_id, n.kind, n.title, n.body, n.data, i.created_at, i.read_at
-         from push_inbox i join push_notifications n on n.id = i.notification_id
-        where i.user_id = ? and i.created_at >= ? ${after ? 'and (i.created_at, i.notification_id) < (?::timestamptz, ?::uuid)' : ''}
-        order by i.created_at desc, i.notification_id desc
-        limit ?`,
-      [userId, since, ...(after ?? []), limit + 1],
-    );
-    const page = (rows as Record<string, unknown>[]).slice(0, limit).map(
+    const rows = await this.rows.inboxPage(userId, since, after, limit + 1);
+    const page = rows.slice(0, limit).map(
       (r): InboxItem => ({
         id: String(r.id),
         householdId: String(r.household_id),
@@ -696,22 +578,14 @@ export class NotificationService {
   /** Marks `upTo` and every older item of the caller's inbox read. 404 when `upTo` is no item of the caller's. */
   async markRead(userId: string, upTo: string): Promise<void> {
     if (!isUuid(upTo)) throw new NotFoundError('not_found', 'No such notification in your inbox');
-    const { rowCount } = await this.knex.raw(
-      `with target as (select created_at, notification_id from push_inbox where user_id = ? and notification_id = ?),
-            marked as (
-              update push_inbox i set read_at = ? from target t
-               where i.user_id = ? and i.read_at is null and (i.created_at, i.notification_id) <= (t.created_at, t.notification_id)
-              returning 1)
-       select 1 from target`,
-      [userId, upTo, this.clock.now(), userId],
-    );
-    if (!rowCount) throw new NotFoundError('not_found', 'No such notification in your inbox');
+    const found = await this.rows.markRead(userId, upTo, this.clock.now());
+    if (!found) throw new NotFoundError('not_found', 'No such notification in your inbox');
   }
 
   /** The inbox's part in deleting an account: the person's inbox rows, inside the deletion's transaction. */
   readonly deletionStep: AccountDeletionStep = {
     deleteAccountData: async (userId: string, trx: Transaction): Promise<void> => {
-      await (trx as Knex.Transaction).raw('delete from push_inbox where user_id = ?', [userId]);
+      await this.rows.deleteInbox(trx as Knex.Transaction, userId);
     },
   };
 }

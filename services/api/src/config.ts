@@ -101,19 +101,19 @@ export interface Config {
    * HEAP_GROWING_PERCENT: how far V8 lets the heap grow past what the last full collection kept
    * before collecting again (V8's `--heap-growing-percent`; default 40); 0 leaves V8's own choice,
    * which on a machine with a lot of memory lets a busy instance's heap reach several times its
-   * live data. docs/benchmarks.md has what the benchmark measured.
+   * live data. Why 40: docs/benchmarks.md, "What the bench settled".
    */
   heapGrowingPercent: number;
   /**
    * HELPER_THREAD_NICE: the nice value (0–19, default 19) of every thread of the process but the
    * event loop's (libuv's pool, where bcrypt runs; V8's workers), so that on a busy host the event
-   * loop runs first. 0 leaves them as the event loop. Linux only. docs/benchmarks.md has the numbers.
+   * loop runs first. 0 leaves them as the event loop. Linux only. Why: docs/benchmarks.md, "What the bench settled".
    */
   helperThreadNice: number;
   /**
    * THREADPOOL_IDLE (default on): libuv's pool threads (bcrypt, fs, dns) run under SCHED_IDLE —
    * only when no other thread wants the CPU — set with util-linux's `chrt` (nice 19 without it).
-   * Linux only. docs/benchmarks.md has the numbers.
+   * Linux only. Why: docs/benchmarks.md, "What the bench settled".
    */
   threadpoolIdle: boolean;
   /** DATABASE_URL is PgBouncer (or another pooler) in transaction mode: statement_timeout is not sent at connect (set it on the role). */

@@ -2,15 +2,13 @@ import v8 from 'node:v8';
 
 /**
  * How the service's node process is started (`npm start`, the Dockerfile, the bench, the ops
- * cluster; a test holds them equal): Node 24's V8 sizes the young generation from the host's memory
- * (64 MB semi-spaces on a 24 GB host, 16 MB on Node 20), and glibc gives every thread an arena.
- * Why these values: docs/benchmarks.md, "Runtime flags on Node 24" and the 8 MB semi-spaces of
- * "Short run after this session's merges".
+ * cluster; a test holds them equal): Node 24's V8 sizes the young generation from the host's memory,
+ * and glibc gives every thread an arena. Why these values: docs/benchmarks.md, "What the bench settled".
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
 export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
-/** HEAP_GROWING_PERCENT's default: keeps a busy instance's RSS flat without slowing reads (the bench's runs: docs/benchmarks.md). */
+/** HEAP_GROWING_PERCENT's default: keeps a busy instance's RSS flat without slowing reads (docs/benchmarks.md, "What the bench settled"). */
 export const HEAP_GROWING_PERCENT_DEFAULT = 40;
 
 /**

@@ -68,6 +68,16 @@ export const allMigrations = [
     ...dishes.changeSources,
     ...planner.changeSources,
   ]),
+  // A change of a field a feed value borrows (a member's account name) recorded as a change of the
+  // borrower: the value reads the changes feed is handed below (changeValues), each kind's.
+  changes.linkMigrations({
+    household: { read: households.householdRead },
+    member: { read: households.memberRead(accounts.accountNameLink) },
+    rule: { read: mealRules.ruleRead },
+    event: { read: mealEvents.eventRead },
+    dish: { read: dishes.dishRead },
+    plan: { read: planner.planRead },
+  }),
   // Writes that enqueue their own jobs (the mail outbox's rows, a rename's news, events' reminders), once the tables and queues exist.
   jobs.sourceMigrations([...accounts.jobSources, ...households.jobSources, ...mealEvents.jobSources]),
 ];
@@ -140,7 +150,7 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
   // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
   // answers again. One warning when it goes, one line when it is back, not one per reconnect.
-  // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client, ~20 MB resident).
+  // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client (its resident memory: docs/benchmarks.md, "What the bench settled").
   const redis: Redis | undefined = config.redisUrl
     ? new (await import('ioredis')).Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 })
     : undefined;
@@ -313,7 +323,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     plan: plannerService.changeValue,
   };
   const changesService = new changes.ChangesService({
-    store: new changes.ChangesStore(knex, changeValues),
+    // linkMigrations (above) records the members' borrowed account names: every page may be kept.
+    store: new changes.ChangesStore(knex, changeValues, { linksRecorded: true }),
     access: householdsApi.access,
     clock,
     cursorSecret: derivedKey(config.sessionSecret, 'changes-cursor'),

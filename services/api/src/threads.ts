@@ -9,7 +9,7 @@ const execFileAsync = promisify(execFile);
 /**
  * HELPER_THREAD_NICE's default: 19, the lowest CPU priority Linux gives a thread, for every thread
  * but the event loop's (libuv's pool, where bcrypt runs; V8's workers), so that on a busy host a
- * login storm's hashing does not take CPU from the requests (the bench's numbers: docs/benchmarks.md).
+ * login storm's hashing does not take CPU from the requests (docs/benchmarks.md, "What the bench settled").
  */
 export const HELPER_THREAD_NICE_DEFAULT = 19;
 
@@ -109,8 +109,8 @@ export interface PoolThreadsOptions {
 }
 
 /**
- * The thread ids of libuv's pool, found by what they do: `size` CPU-bound pool jobs (PBKDF2, about
- * 35 ms each, one per idle pool thread) run at once, and the threads whose CPU time grew the most
+ * The thread ids of libuv's pool, found by what they do: `size` CPU-bound pool jobs (PBKDF2 long
+ * enough to show in a thread's clock ticks, one per idle pool thread) run at once, and the threads whose CPU time grew the most
  * meanwhile — at least one clock tick each — are the pool's. Node names no thread and starts V8's
  * and libuv's alike; this asks no one. Run it when the process is otherwise quiet (at start).
  * Linux only: elsewhere, or when fewer threads than `size` moved, it answers [].
@@ -170,7 +170,7 @@ export interface ThreadPriorities {
 /**
  * At start: every helper thread at nice `nice` (lowerHelperThreadPriority), then, with `idlePool`,
  * libuv's pool — where bcrypt runs — under SCHED_IDLE, or at nice 19 where `chrt` is missing: the
- * pool then runs only when nothing else wants a CPU (the bench's numbers: docs/benchmarks.md).
+ * pool then runs only when nothing else wants a CPU (docs/benchmarks.md, "What the bench settled").
  */
 export async function prioritizeEventLoop(nice: number, idlePool: boolean): Promise<ThreadPriorities> {
   const lowered = await lowerHelperThreadPriority(nice);

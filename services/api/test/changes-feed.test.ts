@@ -153,15 +153,32 @@ describe('changes feed: cursors bound to their household, polls and pages answer
     ]);
   });
 
-  it('reads a page holding a member again every time: its name is lent by the account, which moves no household version', async () => {
+  it('keeps a page holding a member, and records a rename of its account as a change of the member in each of its households', async () => {
     const first = await feed(a, x, '?limit=500');
-    const member = (first.body.items as { resource: string; value: { displayName: string } }[]).find((i) => i.resource === 'member');
+    type Item = { resource: string; id: string; value: { displayName: string } };
+    const member = (first.body.items as Item[]).find((i) => i.resource === 'member');
     expect(member?.value.displayName).to.equal('owner');
-    expect((await request(a).patch('/api/v1/me').set('Cookie', owner).send({ displayName: 'Renamed owner' })).status).to.equal(200);
     const again = await feed(a, x, '?limit=500');
-    expect(statements(again)).to.equal(2);
-    expect((again.body.items as { resource: string; value: { displayName: string } }[]).find((i) => i.resource === 'member')?.value.displayName).to.equal(
-      'Renamed owner',
-    );
+    expect(statements(again), 'kept: the session statement alone').to.equal(1);
+    expect(again.text).to.equal(first.text);
+    const ends = await Promise.all([x, y].map(async (hh) => (await feed(a, hh, '?limit=500')).body.nextCursor as string));
+    expect((await request(a).patch('/api/v1/me').set('Cookie', owner).send({ displayName: 'Renamed owner' })).status).to.equal(200);
+    // The rename moved both households' versions: the kept page is read again, the member now last.
+    const renamed = await feed(a, x, '?limit=500');
+    expect(statements(renamed)).to.equal(2);
+    const items = renamed.body.items as Item[];
+    expect([items.at(-1)?.resource, items.at(-1)?.id, items.at(-1)?.value.displayName]).to.deep.equal(['member', member?.id, 'Renamed owner']);
+    expect(items.filter((i) => i.resource === 'member')).to.have.length(1);
+    for (const [i, hh] of [x, y].entries()) {
+      const polled = await feed(b, hh, `?since=${encodeURIComponent(ends[i]!)}`);
+      expect(
+        (polled.body.items as Item[]).map((it) => [it.resource, it.value.displayName]),
+        'a poll after the rename has it, on either instance',
+      ).to.deep.equal([['member', 'Renamed owner']]);
+    }
+    // The same name again changes nothing.
+    const end = renamed.body.nextCursor as string;
+    expect((await request(a).patch('/api/v1/me').set('Cookie', owner).send({ displayName: 'Renamed owner' })).status).to.equal(200);
+    expect((await feed(a, x, `?since=${encodeURIComponent(end)}`)).body.items).to.deep.equal([]);
   });
 });

@@ -4,8 +4,8 @@ import { AuthenticationError, type Logger, NotFoundError, ServiceUnavailableErro
 import type { Request, Response } from 'express';
 import { mfaRequired, SIGN_IN_VERIFY_PATH } from '../mfa-required.js';
 import type { IdpNativeBody } from '../schemas.js';
-import type { AccountService } from '../service.js';
 import type { Sessions } from '../sessions.js';
+import type { SocialAccountFlow } from '../social-account-flow.js';
 import type { Account, AccountStore } from '../store.js';
 import { hashToken, sameSecret } from '../tokens.js';
 import { type AppleCallbackForm, AppleSignIn } from './apple.js';
@@ -43,7 +43,7 @@ export interface SocialSignInOptions {
   publicBaseUrl: string;
   sessionSecret: string;
   cookieSecure: boolean;
-  service: AccountService;
+  service: SocialAccountFlow;
   store: AccountStore;
   identities: IdentityStore;
   sessions: Sessions;

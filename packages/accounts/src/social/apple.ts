@@ -25,10 +25,10 @@ export interface AppleSignInOptions {
   timeoutMs: number;
 }
 
-/** The form Apple posts to the callback (response_mode=form_post). */
 /**
- * The form Apple posts to the callback, as its schema declares it (`user`: JSON, first sign-in
- * only, `{ "name": { "firstName", "lastName" }, "email" }`; unsigned, used for names only).
+ * The form Apple posts to the callback (response_mode=form_post), as its schema declares it
+ * (`user`: JSON, first sign-in only, `{ "name": { "firstName", "lastName" }, "email" }`; unsigned,
+ * used for names only).
  */
 export type AppleCallbackForm = Infer<typeof AppleCallbackFormSchema>;
 

@@ -2,7 +2,7 @@ import type { Clock } from '@svc/contracts';
 import { isPgError, PG } from '@svc/db';
 import type { Knex } from 'knex';
 import { looksLikeAddress, normalizeEmail, tidyEmail } from '../email.js';
-import type { AccountService } from '../service.js';
+import type { SocialAccountFlow } from '../social-account-flow.js';
 import type { Account, AccountStore } from '../store.js';
 import { PROVIDER_LABELS } from './config.js';
 import type { IdentityStore } from './IdentityStore.js';
@@ -18,7 +18,7 @@ import type { ExternalIdentity } from './identity.js';
 export class AccountNotCreatedError extends Error {}
 
 export interface IdentityLinkerOptions {
-  service: AccountService;
+  service: SocialAccountFlow;
   store: AccountStore;
   identities: IdentityStore;
   clock: Clock;

@@ -92,7 +92,6 @@ function valuesOf(input: MealEventInput): MealEventValues {
  * keyset cursors that keep the filter they were made under. No HTTP here.
  */
 export class MealEventsService {
-  /** GET …/events: the list version the session statement may read ahead, for the store's page cache; GET of one event (for the host to hand to accounts). */
   /** The changes feed's value of an event: its GET's declared read (`eventRead`) and the answer the GET makes of that row. */
   readonly changeValue: { readonly read: ReadDeclaration; answer(row: unknown): unknown } = {
     read: eventRead,

@@ -162,7 +162,7 @@ export const CARRY_FORMER_MEMBERS = `(select coalesce(jsonb_agg(case when jsonb_
     left join lateral (select x.p->'formerMemberId' as f from jsonb_array_elements(??) x(p)
                         where x.p->>'formerMemberId' is not null and x.p->'name' = n.p->'name' limit 1) o on true)`;
 
-/** Bytes of pages an ObjectionMealEventStore keeps unless told otherwise (a page of 100 events is ≈ 35 kB of text, counted twice: its rendered answer). */
+/** Bytes of pages an ObjectionMealEventStore keeps unless told otherwise (a page is counted twice: its text and its rendered answer; docs/benchmarks.md, "What the bench settled"). */
 export const DEFAULT_PAGE_CACHE_BYTES = 4 * 1024 * 1024;
 
 export interface ObjectionMealEventStoreOptions {

@@ -122,7 +122,7 @@ export class FcmProvider implements PushProvider {
 
   /**
    * One POST on the provider's keep-alive agent (node:http(s): far less work per send than
-   * `fetch`, see docs/benchmarks.md "Fan-out CPU per delivery"). Rejects on no connection, on
+   * `fetch`, see docs/benchmarks.md, "What the bench settled"). Rejects on no connection, on
    * `signal`, and when no answer has come within the time-out.
    */
   private post(payload: string, accessToken: string, signal?: AbortSignal): Promise<{ status: number; retryAfter: string | undefined; body: string }> {

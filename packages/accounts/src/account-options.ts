@@ -90,7 +90,7 @@ export interface AccountServiceOptions {
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
   /**
-   * The host's read kernel (`@svc/db/kernel`): the declared reads of the routes, composed with the
+   * The host's read kernel (`ReadKernel` of `@svc/db`): the declared reads of the routes, composed with the
    * session statement by the kernel (this package never sees their tables).
    */
   reads?: DeclaredReads;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type ApiRouter, fromAllowedOrigin, type Logger, NotAllowedError, principalOf } from '@svc/http-kit';
+import { type ApiRouter, fromAllowedOrigin, type Logger, loadedRead, NotAllowedError, principalOf } from '@svc/http-kit';
 import type { Request } from 'express';
 import type { Caller, PersonService } from './person-service.js';
 import { sessionsRead } from './reads.js';
@@ -38,7 +38,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
-      res.json({ items: await person.sessions(callerOf(req, sessions), req.loadedRead) });
+      res.json({ items: await person.sessions(callerOf(req, sessions), loadedRead(req, sessionsRead)) });
     },
   );
 
@@ -87,7 +87,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {
-      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), req.loadedRead));
+      res.json(await person.logins(principalOf(req).userId, sessions.accountOf(req), loadedRead(req, person.identitiesRead)));
     },
   );
 

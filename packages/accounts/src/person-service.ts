@@ -8,13 +8,13 @@ import type {
   SecondFactorGate,
   StepUpProof,
 } from '@svc/contracts';
-import type { ReadDeclaration } from '@svc/db';
-import { AuthenticationError, ConflictError, type Logger, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
+import type { Pojo, ReadDeclaration } from '@svc/db';
+import { AuthenticationError, ConflictError, type KernelChecked, type Logger, NotFoundError, TooManyRequestsError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Mailer } from './Mailer.js';
 import { accountDeletedMail, dataExportedMail, loginUnlinkedMail } from './person-mails.js';
 import type { PersonAccount, PersonStore } from './person-store.js';
-import { identitiesRead, type SecondFactorLinks } from './reads.js';
+import { identitiesRead, type LoadedIdentities, type SecondFactorLinks } from './reads.js';
 import { type ExportedAccount, LINKED_PROVIDERS, type LinkedIdentity, type LoginsResponse, type SessionResponse } from './schemas.js';
 
 /** An account without a password proves it is its owner by a sign-in at most this old. */
@@ -71,7 +71,7 @@ export interface PersonalDataExport {
  */
 export class PersonService {
   /** GET /me/logins' declared read: the identities, and the second factors' summary when their links were handed in. */
-  readonly identitiesRead: ReadDeclaration;
+  readonly identitiesRead: ReadDeclaration<LoadedIdentities>;
 
   constructor(private readonly o: PersonServiceOptions) {
     this.identitiesRead = identitiesRead(o.secondFactorLinks);
@@ -94,8 +94,8 @@ export class PersonService {
     return account;
   }
 
-  /** The caller's live sessions, newest sign-in first; `loaded`: the rows of `sessionsRead` (the route's `req.loadedRead`), if any. */
-  async sessions(caller: Caller, loaded?: unknown): Promise<SessionResponse[]> {
+  /** The caller's live sessions, newest sign-in first; `loaded`: the rows of `sessionsRead` the kernel loaded with the caller (only the caller's), if any. */
+  async sessions(caller: Caller, loaded?: KernelChecked<Pojo[]>): Promise<SessionResponse[]> {
     return this.o.store.liveSessions(caller.userId, caller.sessionId, this.now(), loaded);
   }
 
@@ -115,12 +115,12 @@ export class PersonService {
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
    * the identities are read; `lent`: the rows of `identitiesRead` the kernel loaded with the caller
-   * (the route's `req.loadedRead`), if any. The second factors' summary is @svc/sign-in-factors' own read, asked
+   * (`loadedRead(req, identitiesRead)`), if any. The second factors' summary is @svc/sign-in-factors' own read, asked
    * through its gate (a statement of its own: no package's SQL runs inside another's statement).
    */
-  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: unknown): Promise<LoginsResponse> {
+  async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: KernelChecked<LoadedIdentities>): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    const read = lent as { rows?: unknown; totpConfirmedAt?: string | null; passkeys?: number } | undefined;
+    const read: LoadedIdentities | undefined = lent;
     const factors =
       read && Array.isArray(read.rows) && typeof read.passkeys === 'number'
         ? { totp: read.totpConfirmedAt != null, passkeys: read.passkeys }

@@ -38,7 +38,7 @@ export interface PersonStore {
   /**
    * Sessions that still sign in: unexpired, and holding the account's current security stamp. Newest
    * sign-in first. `loaded`: the rows of `sessionsRead` the kernel loaded with the caller (the
-   * route's `req.loadedRead`), made into the answer by the model as rows read here would be.
+   * route's `loadedRead(req, sessionsRead)`), made into the answer by the model as rows read here would be.
    */
   liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<SessionResponse[]>;
   /** Deletes the account's session with this handle; answers its session id, or undefined when there is none. */

@@ -1,4 +1,4 @@
-import { declareLink, declareRead, type ReadDeclaration, type ReadLink } from '@svc/db';
+import { declareLink, declareRead, type Pojo, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { AccountIdentityModel, AccountModel, AccountSessionModel } from './models/index.js';
 
 /** An account's display name, lent to other packages' declared reads (GET …/members names members by it), as `AccountDirectory.profiles` reads it. */
@@ -13,7 +13,10 @@ const accountStamp: ReadLink = declareLink({ model: AccountModel, key: 'id', fie
  * `AccountSessionModel.toApi` makes a SessionResponse of (its fallbacks for rows written before the
  * columns existed included) and whether it is the session being read (`current`).
  */
-export const sessionsRead: ReadDeclaration = declareRead({
+/** What `identitiesRead` loads: the identities' rows and, with second factors lent, their summary. */
+export type LoadedIdentities = { rows?: unknown; totpConfirmedAt?: string | null; passkeys?: number };
+
+export const sessionsRead: ReadDeclaration<Pojo[]> = declareRead({
   name: 'accounts_sessions',
   model: AccountSessionModel,
   scope: { account: 'accountId' },
@@ -40,7 +43,7 @@ export interface SecondFactorLinks {
  * comes with the session), and with `secondFactors` their summary, in the same statement: the value
  * is then `{ rows, totpConfirmedAt, passkeys }`.
  */
-export function identitiesRead(secondFactors?: SecondFactorLinks): ReadDeclaration {
+export function identitiesRead(secondFactors?: SecondFactorLinks): ReadDeclaration<LoadedIdentities> {
   return declareRead({
     name: 'accounts_identities',
     model: AccountIdentityModel,

@@ -1,7 +1,7 @@
 import { type Clock, type Membership, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
 import type { DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, keepContext, type Logger, type RateLimit, rememberMemberships } from '@svc/http-kit';
+import { AuthenticationError, keepContext, type Logger, type RateLimit } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { Request, RequestHandler, Response } from 'express';
@@ -140,7 +140,6 @@ export function createSessions(o: SessionsOptions): Sessions {
 
   const setPrincipal = (req: Request, found: { account: AccountSummary; memberships?: Membership[] }, sessionId: string) => {
     req.principal = { userId: found.account.id, sessionId, memberships: found.memberships };
-    if (found.memberships) rememberMemberships(found.account.id, found.memberships);
   };
 
   const principal: RequestHandler = (req, _res, next) => {
@@ -203,7 +202,7 @@ export function createSessions(o: SessionsOptions): Sessions {
       loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
       req.sessionID = sid;
       setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
-      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on as `req.loadedRead`).
+      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on; the route takes it with `loadedRead(req, read)`).
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);
@@ -237,7 +236,6 @@ export function createSessions(o: SessionsOptions): Sessions {
       }
       loaded.set(req, { account: found.account, memberships: found.memberships });
       req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
-      if (found.memberships) rememberMemberships(found.account.id, found.memberships);
       if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
       next();
     }, next);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Membership } from '@svc/contracts';
-import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import { type ReadDeclaration, ReadKernel } from '@svc/db';
 import { ApiRouter, type Logger, ManualClock, pathMatcher, principalOf } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';

@@ -6,7 +6,7 @@ import { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/inde
  * (`last.purgedThrough`) is loaded with the caller. With it, a poll with nothing new (`since` at
  * `last`) is answered without a statement, and a page rendered before at the same version is sent again.
  */
-export const changesRead: ReadDeclaration = declareRead({
+export const changesRead: ReadDeclaration<{ version: string }> = declareRead({
   name: 'changes_changes',
   model: HouseholdChangeModel,
   scope: { household: 'householdId' },

@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { ApiRouter, loadedRead, principalOf, sendJsonText } from '@svc/http-kit';
 import { changesRead } from './reads.js';
 import { ChangesParams, ChangesQuery, ChangesSchema } from './schemas.js';
 import type { ChangesService } from './service.js';
@@ -34,7 +34,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     async (req, res) => {
       const { since, limit } = req.input.query;
       // A hot read: the answer is rendered once per page and version (see ChangesService.list).
-      const answer = await service.list(principalOf(req).userId, req.input.params.householdId, since, limit ?? 100, req.loadedRead);
+      const answer = await service.list(principalOf(req), req.input.params.householdId, since, limit ?? 100, loadedRead(req, changesRead));
       sendJsonText(res, answer.body, answer.bytes);
     },
   );

@@ -1,6 +1,6 @@
-import type { ChangeResource, Clock, HouseholdAccess } from '@svc/contracts';
+import type { Caller, ChangeResource, Clock, HouseholdAccess } from '@svc/contracts';
 import { VersionedAnswers } from '@svc/db';
-import { GoneError } from '@svc/http-kit';
+import { GoneError, type KernelChecked } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
 import { ChangesCursor } from './cursor.js';
 import type { ChangesStore } from './store.js';
@@ -78,9 +78,15 @@ export class ChangesService {
    * answered again (every recorded change and every purge move the version in the writing
    * transaction, whichever instance or script wrote).
    */
-  async list(userId: string, householdId: string, since: string | undefined, limit: number, loaded?: unknown): Promise<RenderedChanges> {
+  async list(
+    caller: Caller,
+    householdId: string,
+    since: string | undefined,
+    limit: number,
+    loaded?: KernelChecked<{ version: string }>,
+  ): Promise<RenderedChanges> {
     const { store, access } = this.options;
-    await access.roleOf(userId, householdId);
+    await access.roleOf(caller, householdId);
     const position = since === undefined ? '0' : this.cursors.decode(householdId, since);
     const version = (loaded as { version?: unknown } | undefined)?.version;
     const key = `${householdId}\n${since === undefined ? 'start' : position}\n${limit}`;

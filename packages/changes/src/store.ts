@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ChangeResource } from '@svc/contracts';
-import { isoTimestampSql, type ReadDeclaration } from '@svc/db';
-import { compileRead } from '@svc/db/kernel';
+import { compileRead, isoTimestampSql, type ReadDeclaration } from '@svc/db';
 import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { HouseholdChangeCounterModel, HouseholdChangeModel } from './models/index.js';

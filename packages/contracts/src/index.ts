@@ -29,13 +29,24 @@ export interface Membership {
   memberId: string | null;
 }
 
+/**
+ * Who is asking, as the read kernel hands it to the route (http-kit's `Principal` is one): the
+ * account and, when the principal's statement loaded them, its memberships.
+ */
+export interface Caller {
+  readonly userId: string;
+  /** The caller's memberships as this request's principal statement loaded them (undefined: not loaded). */
+  readonly memberships?: readonly Membership[];
+}
+
 /** Answers "is this account a member, and as what?"; implemented by @svc/households. */
 export interface HouseholdAccess {
   /**
-   * The caller's role in the household. Throws NotFoundError (404 `not_found`) when the household
-   * does not exist or the caller is not a member: a non-member never learns it exists.
+   * The caller's role in the household: from the memberships the caller carries (loaded with the
+   * principal, this request), else looked up. Throws NotFoundError (404 `not_found`) when the
+   * household does not exist or the caller is not a member: a non-member never learns it exists.
    */
-  roleOf(userId: string, householdId: string): Promise<HouseholdRole>;
+  roleOf(caller: Caller, householdId: string): Promise<HouseholdRole>;
 }
 
 /** Lists an account's memberships, for GET /me; implemented by @svc/households. */

@@ -2,9 +2,23 @@
  * @svc/db: the database layer every package shares. One way to open PostgreSQL (`createKnex`),
  * the migrations runner (one history table per package, instances take turns under an advisory
  * lock), Objection's base model, PostgreSQL error codes, and the embedded PostgreSQL used when no
- * DATABASE_URL is given. It knows no HTTP and no domain.
+ * DATABASE_URL is given, and the read kernel (`ReadKernel`, `compileRead`): the one mechanism that
+ * compiles every package's declared reads and composes them with the principal's lookup. It knows no
+ * HTTP and no domain.
  */
 export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+export {
+  compileMembership,
+  compileRead,
+  compileValue,
+  type LentRead,
+  READ_ARG_MAX,
+  type ReadBindings,
+  ReadKernel,
+  type ReadRequest,
+  type StandaloneRead,
+  standaloneRead,
+} from './kernel.js';
 export * from './knex.js';
 export * from './list-versions.js';
 export * from './model.js';

@@ -1,6 +1,6 @@
 /**
- * The read kernel (`@svc/db/kernel`, outside the package's API report: a tuning change here is no
- * semver event). It compiles declared reads (`ReadDeclaration`) into SQL with aliases of its own
+ * The read kernel (part of `@svc/db`'s public API and its report: a change here is a semver event for
+ * every package that declares a read). It compiles declared reads (`ReadDeclaration`) into SQL with aliases of its own
  * making, guards them (household reads by the declared membership, account reads by ownership) and
  * composes the one a request needs with the host's principal query ("who is asking": the cookie
  * session, or a bearer token) into one statement, the keys bound as parameters.
@@ -238,4 +238,29 @@ export class ReadKernel implements DeclaredReads {
   values(requests: readonly (ReadRequest | undefined)[]): unknown[] {
     return [requests.map((r) => r?.household ?? null), requests.map((r) => r?.arg ?? null), requests.map((r) => r?.known ?? null)];
   }
+}
+
+/** A declared read as a statement of its own (`standaloneRead`). */
+export interface StandaloneRead {
+  /** The statement's name (prepared once per connection). */
+  readonly name: string;
+  /** Its text: `$1` the household (uuid), `$2` the path's argument (text), `$3` the account (uuid), `$4` the clock (timestamptz); one row, `value`. */
+  readonly text: string;
+  /** The values of its parameters (missing keys bound as null). */
+  values(keys: { household?: string; arg?: string; account?: string; now?: Date }): unknown[];
+}
+
+/**
+ * The same compiled read as the kernel composes with a principal, as a statement of its own, for a
+ * caller that has already checked who may read it (a transaction, a route the kernel did not serve):
+ * the value is `compileValue`'s (for a read with a list version `{ version, value }`), so a read has
+ * one SQL however it is loaded. Without the membership guard: the caller's check stands in for it.
+ */
+export function standaloneRead(read: ReadDeclaration): StandaloneRead {
+  const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', now: 'kb.now' };
+  return {
+    name: `kernel_${read.name}`,
+    text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now) kb`,
+    values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null],
+  };
 }

@@ -4,15 +4,20 @@ import type { BaseModel } from './model.js';
  * A fast read, declared as data next to the model it reads: which model, whose it is (a
  * household's or an account's), what the path's argument selects, which of the model's fields the
  * answer carries, and for a list its order and limit. The package writes no SQL for it: the kernel
- * (`@svc/db/kernel`, composed by the host) compiles the declaration with aliases of its own and
+ * (`ReadKernel` of `@svc/db`, composed by the host) compiles the declaration with aliases of its own and
  * bound keys, guards it (membership of the household, ownership by the account) and loads it in the
  * same round trip as "who is asking". The route that serves it names it (`read` of its operation)
- * and receives the rows as `req.loadedRead`, which it hands to the store's one read method: the store
+ * and receives the rows as `loadedRead(req, read)` (http-kit), which it hands to the store's one read method: the store
  * turns them into the API shape with the model, as it would turn rows it queried itself.
  */
-export interface ReadDeclaration {
+export interface ReadDeclaration<T = unknown> {
   /** Unique among the declared reads of the service: `[a-z_]+`, the package's name first. */
   readonly name: string;
+  /**
+   * Type only, never set: the value the kernel loads for this read (a row, the rows, `{ version,
+   * value }`, …), so the route's `loadedRead(req, read)` is typed by its declaration.
+   */
+  readonly loads?: T;
   /** The model whose table is read; its `timestamps` are formatted as the model holds them. */
   readonly model: typeof BaseModel;
   /**

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { BaseModel, declareLink, declareMembership, declareRead } from '../src/index.js';
-import { compileValue, ReadKernel } from '../src/kernel.js';
+import { BaseModel, compileValue, declareLink, declareMembership, declareRead, ReadKernel, standaloneRead } from '../src/index.js';
 
 /** Tables of three "packages": people (the principal's), members (the guard), notes (a domain's). */
 class Person extends BaseModel {
@@ -85,7 +84,7 @@ const myNotesWithAccount = declareRead({
   withAccount: { notes: myNoteCount, stamp: myStamp },
 });
 
-describe('the read kernel (@svc/db/kernel)', () => {
+describe('the read kernel (ReadKernel of @svc/db)', () => {
   let db: TestDatabase;
   let kernel: ReadKernel;
   /** A principal query of the test's own: `$1` person ids, `$2` now (unused). */
@@ -193,6 +192,20 @@ describe('the read kernel (@svc/db/kernel)', () => {
         { noteId: '00000000-0000-4000-8000-0000000000f3', title: 'c' },
       ],
     });
+  });
+
+  it('compiles a declared read as a statement of its own (standaloneRead): the value the kernel composes, without the principal', async () => {
+    const notes = standaloneRead(notesRead);
+    const { rows } = await db.knex.raw(notes.text.replace(/\$(\d)/g, '?'), notes.values({ household: H1 }) as never[]);
+    expect(rows[0].value).to.deep.equal({
+      version: '7',
+      value: [
+        { noteId: N1, title: 'Pinned' },
+        { noteId: '00000000-0000-4000-8000-0000000000f3', title: 'c' },
+      ],
+    });
+    // The same text every time (prepared once per connection), named after the read.
+    expect(standaloneRead(notesRead)).to.include({ name: notes.name, text: notes.text });
   });
 
   it('marks the session being read, and leaves out rows expired by the statement clock or not matching a linked field', async () => {

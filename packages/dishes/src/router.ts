@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { ApiRouter, loadedRead, principalOf, sendJsonText } from '@svc/http-kit';
 import { dishRead } from './reads.js';
 import {
   DishListQuerySchema,
@@ -50,7 +50,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       compiledResponse: true,
     },
     async (req, res) => {
-      res.json(await service.list(principalOf(req).userId, req.input.params.householdId, req.input.query));
+      res.json(await service.list(principalOf(req), req.input.params.householdId, req.input.query));
     },
   );
 
@@ -72,7 +72,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId } = req.input.params;
-      const dish = await service.create(principalOf(req).userId, householdId, req.input.body);
+      const dish = await service.create(principalOf(req), householdId, req.input.body);
       res.status(201).location(`/api/v1/households/${householdId}/dishes/${dish.id}`).json(dish);
     },
   );
@@ -94,7 +94,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, dishId } = req.input.params;
-      res.json(await service.get(principalOf(req).userId, householdId, dishId, req.loadedRead));
+      res.json(await service.get(principalOf(req), householdId, dishId, loadedRead(req, dishRead)));
     },
   );
 
@@ -105,7 +105,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       tokenScope: 'plans:write',
       operationId: 'replaceDish',
       etag: true,
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.dishId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!, req.input.params.dishId!),
       summary: 'Replaces a dish: every field is written (Owner or Adult)',
       description:
         '`tags` left out becomes [] and `madeAgain` false. Plans keep the dish as they chose it. With `If-Match`, a dish changed since that ETag answers 412 `precondition_failed`.',
@@ -117,7 +117,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, dishId } = req.input.params;
-      res.json(await service.replace(principalOf(req).userId, householdId, dishId, req.input.body));
+      res.json(await service.replace(principalOf(req), householdId, dishId, req.input.body));
     },
   );
 
@@ -127,7 +127,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: DISH,
       tokenScope: 'plans:write',
       operationId: 'deleteDish',
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.dishId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!, req.input.params.dishId!),
       summary: 'Removes a dish (Owner or Adult)',
       description: 'Plans keep the dish as they chose it. With `If-Match`, a dish changed since that ETag answers 412 `precondition_failed`.',
       auth: true,
@@ -137,7 +137,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, dishId } = req.input.params;
-      await service.remove(principalOf(req).userId, householdId, dishId);
+      await service.remove(principalOf(req), householdId, dishId);
       res.status(204).end();
     },
   );

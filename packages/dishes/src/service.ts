@@ -1,6 +1,15 @@
-import { ADULT_ROLES, type Clock, type DishCatalog, type HouseholdAccess, type RandomBytes, type StarterLanguage, type Transaction } from '@svc/contracts';
+import {
+  ADULT_ROLES,
+  type Caller,
+  type Clock,
+  type DishCatalog,
+  type HouseholdAccess,
+  type RandomBytes,
+  type StarterLanguage,
+  type Transaction,
+} from '@svc/contracts';
 import type { Pojo, ReadDeclaration } from '@svc/db';
-import { assertRole, ConflictError, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, type KernelChecked, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import Negotiator from 'negotiator';
 import { v4 as uuidV4 } from 'uuid';
@@ -101,8 +110,8 @@ export class DishesService {
     this.catalog = dishCatalog(this.store);
   }
 
-  private async assertAdult(userId: string, householdId: string): Promise<void> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  private async assertAdult(caller: Caller, householdId: string): Promise<void> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
   }
 
   /**
@@ -111,9 +120,9 @@ export class DishesService {
    * alone, or with the same filter again; another filter next to a cursor (or a cursor of another
    * household's list) is 400 `invalid_cursor`.
    */
-  async list(userId: string, householdId: string, query: DishListQuery): Promise<DishPage> {
+  async list(caller: Caller, householdId: string, query: DishListQuery): Promise<DishPage> {
     // The caller's memberships come with the session: the role costs no statement of its own.
-    await this.access.roleOf(userId, householdId);
+    await this.access.roleOf(caller, householdId);
     let category: string | null = query.category ?? null;
     let q = query.q === undefined ? null : nameKeyOf(query.q);
     let after: DishPosition | null = null;
@@ -132,28 +141,28 @@ export class DishesService {
   }
 
   /** One dish; any member. `loaded`: the row of `dishRead` the read kernel loaded with the caller (it checked the membership). */
-  async get(userId: string, householdId: string, dishId: string, loaded?: unknown): Promise<Dish> {
-    if (!loaded) await this.access.roleOf(userId, householdId);
+  async get(caller: Caller, householdId: string, dishId: string, loaded?: KernelChecked<Pojo>): Promise<Dish> {
+    if (!loaded) await this.access.roleOf(caller, householdId);
     return (await this.store.get(householdId, dishId, loaded)) ?? Promise.reject(notFoundDish());
   }
 
   /** Adds a dish; adults only; 409 `limit_reached` (nothing written) when the household has 2,000. */
-  async create(userId: string, householdId: string, request: DishRequest): Promise<Dish> {
-    await this.assertAdult(userId, householdId);
+  async create(caller: Caller, householdId: string, request: DishRequest): Promise<Dish> {
+    await this.assertAdult(caller, householdId);
     const dish = await this.store.create(householdId, uuidV4({ random: this.random(16) }), valuesOf(request), this.clock.now());
     if (!dish) throw new ConflictError('limit_reached', `A household keeps at most ${DISH_LIMITS.perHousehold} dishes; delete one to add another`);
     return dish;
   }
 
   /** Full replacement (`id` and `createdAt` stay); adults only; 404 for a dish the household does not have. */
-  async replace(userId: string, householdId: string, dishId: string, request: DishRequest): Promise<Dish> {
-    await this.assertAdult(userId, householdId);
+  async replace(caller: Caller, householdId: string, dishId: string, request: DishRequest): Promise<Dish> {
+    await this.assertAdult(caller, householdId);
     return (await this.store.replace(householdId, dishId, valuesOf(request), this.clock.now())) ?? Promise.reject(notFoundDish());
   }
 
   /** Deletes a dish; adults only; 404 for a dish the household does not have. */
-  async remove(userId: string, householdId: string, dishId: string): Promise<void> {
-    await this.assertAdult(userId, householdId);
+  async remove(caller: Caller, householdId: string, dishId: string): Promise<void> {
+    await this.assertAdult(caller, householdId);
     if (!(await this.store.remove(householdId, dishId))) throw notFoundDish();
   }
 

@@ -18,8 +18,8 @@ describe('the DishCatalog the planner reads', () => {
     const other = h.households.household();
     const made = [];
     for (const [i, name] of ['Soup', 'Taco', 'Pasta'].entries())
-      made.push(await h.service.create(owner, householdId, dishBody({ name, madeAgain: i === 1 }) as never));
-    await h.service.create(h.households.member(other, 'Adult'), other, dishBody() as never);
+      made.push(await h.service.create({ userId: owner }, householdId, dishBody({ name, madeAgain: i === 1 }) as never));
+    await h.service.create({ userId: h.households.member(other, 'Adult') }, other, dishBody() as never);
     const own = await h.service.catalog.ownDishes(householdId);
     expect(own.map((d) => d.id)).to.deep.equal(made.map((d) => d.id).sort());
     const taco = own.find((d) => d.name === 'Taco')!;
@@ -30,7 +30,7 @@ describe('the DishCatalog the planner reads', () => {
   it('finds one dish by its reference: own of that household, or starter in that language', async () => {
     const householdId = h.households.household();
     const owner = h.households.member(householdId, 'Owner');
-    const dish = await h.service.create(owner, householdId, dishBody({ name: 'Mine' }) as never);
+    const dish = await h.service.create({ userId: owner }, householdId, dishBody({ name: 'Mine' }) as never);
     const { catalog } = h.service;
     expect((await catalog.find(householdId, { id: dish.id, origin: 'own' }, 'en'))?.name).to.equal('Mine');
     expect(await catalog.find(h.households.household(), { id: dish.id, origin: 'own' }, 'en')).to.equal(undefined);
@@ -49,7 +49,7 @@ describe('the DishCatalog the planner reads', () => {
   it('reads inside the caller’s transaction', async () => {
     const householdId = h.households.household();
     const owner = h.households.member(householdId, 'Owner');
-    await h.service.create(owner, householdId, dishBody() as never);
+    await h.service.create({ userId: owner }, householdId, dishBody() as never);
     await h.db.knex
       .transaction(async (trx) => {
         await trx('dishes').where({ householdId }).delete();

@@ -20,18 +20,22 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export { type HouseholdAdmin, type HouseholdsConfig, HouseholdsService, type HouseholdsServiceOptions } from './service.js';
+export { type HouseholdsConfig, HouseholdsService, type HouseholdsServiceOptions } from './service.js';
 
 // The store: its interface and its Objection implementation.
 export {
   type HouseholdChanges,
   type HouseholdStore,
   type IntakeTicket,
+  type InvitationStore,
   type NewHousehold,
   ObjectionHouseholdStore,
+  type OnboardingStore,
+  type StoredInvitation,
 } from './store.js';
 
-// Also of this package: the credit ledger, time zones, intake.
+// Also of this package: the operator's capabilities, the credit ledger, time zones, intake.
+export type { HouseholdAdmin } from './admin.js';
 export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
 export { TIME_ZONE_IDS } from './formats.js';
 export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';

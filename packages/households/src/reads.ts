@@ -1,25 +1,29 @@
-import { declareLink, declareMembership, declareRead, type MembershipDeclaration, type ReadDeclaration, type ReadLink } from '@svc/db';
+import { declareLink, declareMembership, declareRead, type MembershipDeclaration, type Pojo, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { HouseholdMemberModel } from './models/HouseholdMemberModel.js';
 import { HouseholdModel } from './models/HouseholdModel.js';
+import type { MemberRow } from './models/index.js';
 import { HouseholdSchema } from './schemas.js';
 
 /** Who is a member of which household: the read kernel guards every household read with it. */
 export const membership: MembershipDeclaration = declareMembership({ model: HouseholdMemberModel, account: 'userId', household: 'householdId' });
 
 /** GET /households/{householdId}: the household's settings (HouseholdResponse, shaped by the model). */
-export const householdRead: ReadDeclaration = declareRead({
+export const householdRead: ReadDeclaration<Pojo> = declareRead({
   name: 'households_household',
   model: HouseholdModel,
   scope: { household: 'id' },
   fields: Object.keys(HouseholdSchema.properties),
 });
 
+/** A member as `membersRead` loads it: its row and its account's display name (null without an account). */
+export type ListedMember = MemberRow & { accountDisplayName: string | null };
+
 /**
  * GET /households/{householdId}/members: the Owner first, then in the order they joined; each
  * member's own row and, for a member with an account, the account's display name (the accounts
  * package lends it as a ReadLink, handed in by the host: `accountName`).
  */
-export function membersRead(accountName: ReadLink): ReadDeclaration {
+export function membersRead(accountName: ReadLink): ReadDeclaration<ListedMember[]> {
   return declareRead({
     name: 'households_members',
     model: HouseholdMemberModel,

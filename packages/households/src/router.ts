@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { ApiRouter, loadedRead, principalOf, sendJsonText } from '@svc/http-kit';
 import { TIME_ZONE_IDS } from './formats.js';
 import { householdRead } from './reads.js';
 import * as s from './schemas.js';
@@ -75,7 +75,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: householdRead,
     },
     async (req, res) => {
-      res.json(await service.get(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await service.get(principalOf(req), req.input.params.householdId!, loadedRead(req, householdRead)));
     },
   );
 
@@ -85,7 +85,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: '/api/v1/households/{householdId}',
       operationId: 'updateHousehold',
       etag: true,
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!),
       auth: true,
       summary: 'Change settings (Owner only); a member left out or null is left as it is',
       params: s.HouseholdIdParams,
@@ -103,7 +103,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}',
       operationId: 'deleteHousehold',
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!),
       auth: true,
       summary: 'Delete the household with everything in it (Owner only); confirmName must be its name',
       description:
@@ -233,7 +233,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: service.membersRead,
     },
     async (req, res) => {
-      res.json(await service.listMembers(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await service.listMembers(principalOf(req), req.input.params.householdId!, loadedRead(req, service.membersRead)));
     },
   );
 
@@ -243,7 +243,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'changeMemberRole',
       etag: true,
-      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
+      current: (req) => service.currentMember(principalOf(req), req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: "Change a member's role to Adult or Junior (Owner only)",
       description:
@@ -266,7 +266,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       method: 'delete',
       path: '/api/v1/households/{householdId}/members/{memberId}',
       operationId: 'removeMember',
-      current: (req) => service.currentMember(principalOf(req).userId, req.input.params.householdId!, req.input.params.memberId!),
+      current: (req) => service.currentMember(principalOf(req), req.input.params.householdId!, req.input.params.memberId!),
       auth: true,
       summary: 'Remove a member (Owner), or leave (the member themself)',
       description:
@@ -318,7 +318,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, conversationId } = req.input.params;
-      res.json(await service.conversation(principalOf(req).userId, householdId, conversationId));
+      res.json(await service.conversation(principalOf(req), householdId, conversationId));
     },
   );
 

@@ -1,6 +1,7 @@
 import type {
   AccountDeletionStep,
   AccountDirectory,
+  Caller,
   Clock,
   HouseholdAccess,
   HouseholdMemberIds,
@@ -17,17 +18,18 @@ import type {
   SpendTurn,
 } from '@svc/contracts';
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
-import { assertRole, ConflictError, InputError, knownRole, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, type KernelChecked, type Logger, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
 import type { Knex } from 'knex';
-import type { CreditBalance, CreditLedger } from './CreditLedger.js';
+import { type HouseholdAdmin, householdAdmin } from './admin.js';
+import type { CreditLedger } from './CreditLedger.js';
 import { InvitationCodeSealer } from './code-sealer.js';
 import { toHourMinute } from './formats.js';
-import { admit, type CreateInviteCodeOptions, type IntakeMode, normaliseInviteCode, randomInviteCode } from './intake.js';
+import { admit, type IntakeMode, normaliseInviteCode } from './intake.js';
 import { RENAME_EXPIRE_SECONDS, RENAME_QUEUE } from './migrations.js';
-import { HouseholdModel, type IntakeInviteCode } from './models/index.js';
+import { HouseholdModel } from './models/index.js';
 import { AT_THE_TABLE, recapText } from './onboarding.js';
-import { householdRead, memberRead, membersRead } from './reads.js';
+import { householdRead, type ListedMember, memberRead, membersRead } from './reads.js';
 import {
   type CompleteOnboardingRequest,
   type CompleteOnboardingResponse,
@@ -87,22 +89,6 @@ interface RenameJob {
   a: string | null;
 }
 
-/** What the operator CLI (`npm run admin`) may do. */
-export interface HouseholdAdmin {
-  /** Creates an invite code for INTAKE_MODE=invite; single use and random unless told otherwise. */
-  createInviteCode(options?: CreateInviteCodeOptions): Promise<IntakeInviteCode>;
-  /** The database codes, oldest first (INVITE_CODES are configuration, not listed here). */
-  listInviteCodes(): Promise<IntakeInviteCode[]>;
-  /** Refuses a database code from now on; false when there was no such code in force. */
-  revokeInviteCode(code: string): Promise<boolean>;
-  /** Refuses the household's AI turns until `until`: 429 `ai_paused` with an HTTP-date Retry-After. 404 when there is no such household. */
-  pauseAi(householdId: string, until: Date): Promise<{ householdId: string; aiPausedUntil: string }>;
-  /** Lifts a pause; answers the pause it lifted (null when none was in force). */
-  resumeAi(householdId: string): Promise<{ householdId: string; wasPausedUntil: string | null }>;
-  /** The month's allowance, the welcome bundle and any pause. */
-  creditBalance(householdId: string): Promise<CreditBalance>;
-}
-
 /** An invitation code lives seven days. */
 export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /** Who may invite: Owner and Adult; a Junior gets 403 `forbidden`. */
@@ -147,7 +133,6 @@ function assertOwner(caller: MemberRow): void {
  */
 export class HouseholdsService {
   private readonly store: HouseholdStore;
-  private readonly ledger: CreditLedger;
   private readonly clock: Clock;
   private readonly accounts: AccountDirectory;
   private readonly random: RandomBytes;
@@ -165,7 +150,7 @@ export class HouseholdsService {
   /** For GET /me: the caller's memberships, in the order they joined. */
   readonly memberships: MembershipsProvider;
   /** GET …/members as a declared read, when the host handed in the accounts' display name (`accountName`). */
-  readonly membersRead: ReadDeclaration | undefined;
+  readonly membersRead: ReadDeclaration<ListedMember[]> | undefined;
   /**
    * The changes feed's values of the household and of a member: each a declared read of one row
    * and the answer GET /households/{id} (or the member's item of GET …/members) makes of that row;
@@ -192,7 +177,6 @@ export class HouseholdsService {
   constructor(options: HouseholdsServiceOptions) {
     const { store, ledger, clock, config } = options;
     this.store = store;
-    this.ledger = ledger;
     this.clock = clock;
     this.accounts = options.accounts;
     this.membersRead = options.accountName && membersRead(options.accountName);
@@ -215,15 +199,15 @@ export class HouseholdsService {
     this.news = options.news ?? (async () => {});
     this.zoneListeners = options.zoneListeners ?? [];
 
-    // The role this request's session read loaded (the session statement carries the caller's
-    // memberships, read afresh on every request), else one query. A role change or a removal thus
-    // takes effect on the member's next request, as it did when every check queried.
+    // The role from the memberships the caller carries (the kernel loaded them with the principal,
+    // this request: a role change or a removal takes effect on the member's next request), else one query.
     this.access = {
-      roleOf: async (userId, householdId) => {
-        const known = knownRole(userId, householdId);
-        if (known === undefined) return store.roleOf(userId, householdId);
-        if (known === null) throw householdNotFound();
-        return known;
+      roleOf: async (caller, householdId) => {
+        if (!caller.memberships) return store.roleOf(caller.userId, householdId);
+        const id = householdId.toLowerCase();
+        const membership = caller.memberships.find((m) => m.householdId === id);
+        if (!membership) throw householdNotFound();
+        return membership.role;
       },
     };
     this.memberships = (userId) => store.memberships(userId);
@@ -233,7 +217,7 @@ export class HouseholdsService {
     this.spendTurn = (householdId, trx) => ledger.spendTurn(householdId, trx as Knex.Transaction | undefined);
     this.deletionStep = { deleteAccountData: (userId, trx) => this.deleteAccountData(userId, trx as Knex.Transaction) };
     this.exportSource = { household: (householdId) => this.exportHousehold(householdId) };
-    this.admin = this.operator(options.logger.child({ component: 'households-admin' }));
+    this.admin = householdAdmin({ store, ledger, clock: this.clock, random: this.random }, options.logger.child({ component: 'households-admin' }));
   }
 
   // ---- households ----
@@ -250,16 +234,11 @@ export class HouseholdsService {
 
   /**
    * GET /households/{id}: any member. `loaded`: the row of `householdRead` the kernel loaded with
-   * the caller (a member's: the kernel checked it), made into the answer by the model without a
-   * statement.
+   * the caller (it checked the membership), made into the answer by the model without a statement.
    */
-  async get(userId: string, householdId: string, loaded?: unknown): Promise<HouseholdResponse> {
-    if (loaded) return this.store.get(householdId, undefined, loaded);
-    // The caller's role came with this request's session read: the household row alone, by key.
-    const known = knownRole(userId, householdId);
-    if (known === null) throw householdNotFound();
-    if (known !== undefined) return this.store.get(householdId);
-    return (await this.store.getForMember(userId, householdId)).household;
+  async get(caller: Caller, householdId: string, loaded?: KernelChecked<Pojo>): Promise<HouseholdResponse> {
+    if (!loaded) await this.access.roleOf(caller, householdId);
+    return this.store.get(householdId, undefined, loaded);
   }
 
   /** PATCH /households/{id}: Owner only (a non-member gets 404 before anything else is said). */
@@ -315,7 +294,7 @@ export class HouseholdsService {
     const people = (await this.named(await this.store.members(householdId))).map((m) => ({ name: m.displayName, role: m.role }));
     const asked = new Set(body.skippedSteps ?? []);
     const skipped = ONBOARDING_STEPS.filter((s) => asked.has(s));
-    return this.store.completeOnboarding({
+    return this.store.onboarding.completeOnboarding({
       householdId,
       at: this.clock.now(),
       defaultDinnerTime: body.defaultDinnerTime ? toHourMinute(body.defaultDinnerTime) : null,
@@ -325,9 +304,9 @@ export class HouseholdsService {
   }
 
   /** GET /households/{id}/conversations/{conversationId}: any member. */
-  async conversation(userId: string, householdId: string, conversationId: string): Promise<ConversationResponse> {
-    await this.access.roleOf(userId, householdId);
-    return this.store.conversation(householdId, conversationId);
+  async conversation(caller: Caller, householdId: string, conversationId: string): Promise<ConversationResponse> {
+    await this.access.roleOf(caller, householdId);
+    return this.store.onboarding.conversation(householdId, conversationId);
   }
 
   // ---- members and invitations ----
@@ -337,7 +316,7 @@ export class HouseholdsService {
     assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
     const now = this.clock.now();
     const code = this.random(16).toString('base64url');
-    return this.store.createInvitation({
+    return this.store.invitations.createInvitation({
       householdId,
       role,
       createdBy: userId,
@@ -351,7 +330,7 @@ export class HouseholdsService {
   /** GET /households/{id}/invitations: Owner or Adult; the unused, unexpired codes, newest first. */
   async listInvitations(userId: string, householdId: string): Promise<OutstandingInvitations> {
     assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
-    const rows = await this.store.outstandingInvitations(householdId, this.clock.now());
+    const rows = await this.store.invitations.outstandingInvitations(householdId, this.clock.now());
     return {
       items: rows.map((r) => ({
         code: this.sealer?.open(r.householdId, r.sealedCode) ?? null,
@@ -370,12 +349,12 @@ export class HouseholdsService {
    */
   async revokeInvitation(userId: string, householdId: string, code: string): Promise<void> {
     assertRole(await this.store.roleOf(userId, householdId), INVITING_ROLES);
-    if (!(await this.store.revokeInvitation(householdId, code, this.clock.now()))) throw invitationNotFound();
+    if (!(await this.store.invitations.revokeInvitation(householdId, code, this.clock.now()))) throw invitationNotFound();
   }
 
   /** POST /invitations/accept. */
   acceptInvitation(userId: string, code: string): Promise<Membership> {
-    return this.store.acceptInvitation({
+    return this.store.invitations.acceptInvitation({
       userId,
       code,
       at: this.clock.now(),
@@ -388,23 +367,23 @@ export class HouseholdsService {
    * `loaded`: the rows of `membersRead` the read kernel loaded with the caller (it checked the
    * membership), each with its account's display name: named as `named` names them.
    */
-  async listMembers(userId: string, householdId: string, loaded?: unknown): Promise<MemberResponse[]> {
+  async listMembers(caller: Caller, householdId: string, loaded?: KernelChecked<ListedMember[]>): Promise<MemberResponse[]> {
     if (Array.isArray(loaded)) {
-      return (loaded as (MemberRow & { accountDisplayName: string | null })[]).map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
+      return loaded.map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
     }
-    await this.access.roleOf(userId, householdId);
+    await this.access.roleOf(caller, householdId);
     return this.named(await this.store.members(householdId));
   }
 
   /** Members by id as their item of GET …/members answers each (an If-Match's current state); any member. */
-  async memberValues(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+  async memberValues(caller: Caller, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
     const wanted = new Set(ids);
-    return new Map((await this.listMembers(userId, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
+    return new Map((await this.listMembers(caller, householdId)).filter((m) => wanted.has(m.memberId)).map((m) => [m.memberId, m]));
   }
 
   /** One member as its list item answers it (an If-Match's current state); 404 `member_not_found` when there is none. */
-  async currentMember(userId: string, householdId: string, memberId: string): Promise<unknown> {
-    return (await this.memberValues(userId, householdId, [memberId])).get(memberId) ?? Promise.reject(memberNotFound());
+  async currentMember(caller: Caller, householdId: string, memberId: string): Promise<unknown> {
+    return (await this.memberValues(caller, householdId, [memberId])).get(memberId) ?? Promise.reject(memberNotFound());
   }
 
   /**
@@ -520,7 +499,7 @@ export class HouseholdsService {
     const at = this.clock.now();
     const staying = memberships.filter((m) => !alone.has(m.householdId));
     // The codes the person minted go with them (see `departed`), in every household.
-    await this.store.revokeInvitationsBy(null, userId, trx);
+    await this.store.invitations.revokeInvitationsBy(null, userId, trx);
     for (const m of staying) {
       for (const l of this.listeners)
         await l.memberDeparted({ householdId: m.householdId, memberId: m.memberId, userId, role: m.role, reason: 'account_deleted', at }, trx);
@@ -532,7 +511,7 @@ export class HouseholdsService {
     if (members.length) for (const l of this.listeners) await l.accountErased({ userId, members, at }, trx);
     // This package's own copy of the name: the onboarding recap's "At the table" line.
     const name = (await this.accounts.profiles([userId])).get(userId)?.displayName;
-    if (name) await this.store.rewriteRecaps([...new Set(members.map((m) => m.householdId))], (text) => withoutName(text, name), trx);
+    if (name) await this.store.onboarding.rewriteRecaps([...new Set(members.map((m) => m.householdId))], (text) => withoutName(text, name), trx);
     await this.store.deleteDepartures(userId, trx);
     await this.store.removeMemberships(userId, trx);
   }
@@ -548,7 +527,7 @@ export class HouseholdsService {
     const at = this.clock.now();
     if (member.userId !== null) {
       await this.store.recordDeparture({ householdId, userId: member.userId, memberId: member.memberId, role: member.role, reason, at }, trx);
-      await this.store.revokeInvitationsBy(householdId, member.userId, trx);
+      await this.store.invitations.revokeInvitationsBy(householdId, member.userId, trx);
     }
     for (const l of this.listeners)
       await l.memberDeparted({ householdId, memberId: member.memberId, userId: member.userId, role: member.role, reason, at }, trx);
@@ -556,7 +535,7 @@ export class HouseholdsService {
 
   /** A role changed, inside its transaction: a member who may no longer invite loses the codes they minted; the listeners are told. */
   private async roleChanged(trx: Knex.Transaction, change: Omit<MemberRoleChange, 'at'>): Promise<void> {
-    if (change.userId !== null && !INVITING_ROLES.includes(change.to)) await this.store.revokeInvitationsBy(change.householdId, change.userId, trx);
+    if (change.userId !== null && !INVITING_ROLES.includes(change.to)) await this.store.invitations.revokeInvitationsBy(change.householdId, change.userId, trx);
     const at = this.clock.now();
     for (const l of this.listeners) await l.roleChanged({ ...change, at }, trx);
   }
@@ -601,38 +580,6 @@ export class HouseholdsService {
       displayName: (r.userId ? accountName : r.displayName) ?? r.displayName ?? UNKNOWN_MEMBER_NAME,
       role: r.role,
       userId: r.userId,
-    };
-  }
-
-  private operator(audit: Logger): HouseholdAdmin {
-    const { store, ledger, clock, random } = this;
-    return {
-      async createInviteCode(options = {}) {
-        const code = normaliseInviteCode(options.code ?? randomInviteCode(random));
-        if (!code || code.length > 200) throw new InputError('validation_failed', 'An invite code is 1 to 200 characters');
-        const maxUses = options.maxUses ?? 1;
-        if (!Number.isInteger(maxUses) || maxUses < 1) throw new InputError('validation_failed', 'maxUses must be a whole number of at least 1');
-        const made = await store.createInviteCode({ code, maxUses, note: options.note ?? null, expiresAt: options.expiresAt ?? null }, clock.now());
-        audit.info({ code: made.code, maxUses: made.maxUses, expiresAt: made.expiresAt }, 'invite code created');
-        return made;
-      },
-      listInviteCodes: () => store.listInviteCodes(),
-      async revokeInviteCode(code) {
-        const revoked = await store.revokeInviteCode(normaliseInviteCode(code), clock.now());
-        audit.info({ code, revoked }, 'invite code revoked');
-        return revoked;
-      },
-      async pauseAi(householdId, until) {
-        const paused = await ledger.pauseAi(householdId, until);
-        audit.info(paused, 'household AI paused');
-        return paused;
-      },
-      async resumeAi(householdId) {
-        const resumed = await ledger.resumeAi(householdId);
-        audit.info(resumed, 'household AI resumed');
-        return resumed;
-      },
-      creditBalance: (householdId) => ledger.balance(householdId),
     };
   }
 }

@@ -143,7 +143,7 @@ describe('invitations: listing, revoking, and what an older code gives someone t
       const back = await accept(adult, code);
       expect(back.status).to.equal(200);
       expect(back.body.role).to.equal('Junior');
-      expect(await h.households.access.roleOf(adult, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf({ userId: adult }, household.id)).to.equal('Junior');
     });
 
     it('lets an Adult who left on their own come back as an Adult with an older code (nothing was taken away)', async () => {

@@ -48,7 +48,7 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
       const res = await patchRole(household.id, memberId, owner, { role: 'Junior' });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ memberId, displayName: 'Arne', role: 'Junior', userId: adult });
-      expect(await h.households.access.roleOf(adult, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf({ userId: adult }, household.id)).to.equal('Junior');
       // The next request of the demoted member is judged by the new role.
       const invite = await request(h.app).post(`/api/v1/households/${household.id}/invitations`).set('X-Test-User', adult).send({ role: 'Adult' });
       problem(invite, 403, 'forbidden');
@@ -64,7 +64,7 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
       problem(await patchRole(household.id, memberId, owner, { role: 'Child' }), 400, 'validation_failed');
       problem(await patchRole(household.id, memberId, owner, {}), 400, 'validation_failed');
       problem(await patchRole(household.id, 'not-a-uuid', owner, { role: 'Adult' }), 400, 'validation_failed');
-      expect(await h.households.access.roleOf(junior, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf({ userId: junior }, household.id)).to.equal('Junior');
       expect(await owners(household.id)).to.deep.equal([owner]);
     });
 
@@ -84,7 +84,7 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
       // A member of another household is not a member of this one.
       const elsewhere = await createHousehold(h.app, outsider);
       problem(await patchRole(household.id, await memberOf(elsewhere.id, outsider), owner, { role: 'Adult' }), 404, 'member_not_found');
-      expect(await h.households.access.roleOf(junior, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf({ userId: junior }, household.id)).to.equal('Junior');
     });
 
     it('answers 401 without a session', async () => {
@@ -149,8 +149,8 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
       const res = await transfer(household.id, owner, { memberId: await memberOf(household.id, adult) });
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ ...household });
-      expect(await h.households.access.roleOf(adult, household.id)).to.equal('Owner');
-      expect(await h.households.access.roleOf(owner, household.id)).to.equal('Adult');
+      expect(await h.households.access.roleOf({ userId: adult }, household.id)).to.equal('Owner');
+      expect(await h.households.access.roleOf({ userId: owner }, household.id)).to.equal('Adult');
       // The new Owner acts as one on the next request; the old one no longer does.
       expect((await request(h.app).patch(`/api/v1/households/${household.id}`).set('X-Test-User', adult).send({ name: 'New' })).status).to.equal(200);
       problem(await request(h.app).patch(`/api/v1/households/${household.id}`).set('X-Test-User', owner).send({ name: 'Old' }), 403, 'forbidden');
@@ -295,8 +295,8 @@ describe("a household's life: roles, leaving, removing, handing over, deleting",
         .catch((e: Error) => e);
       expect(err).to.have.property('message', 'a later step failed');
       expect(await h.households.memberships(adult)).to.have.length(2);
-      expect(await h.households.access.roleOf(adult, household.id)).to.equal('Adult');
-      expect(await h.households.access.roleOf(adult, alone.id)).to.equal('Owner');
+      expect(await h.households.access.roleOf({ userId: adult }, household.id)).to.equal('Adult');
+      expect(await h.households.access.roleOf({ userId: adult }, alone.id)).to.equal('Owner');
     });
 
     it('lets an Owner who handed over be deleted', async () => {

@@ -55,7 +55,7 @@ describe('members, invitations and the day thread', () => {
       const res = await accept(kid, inv.code);
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ householdId: household.id, householdName: 'Nordmann', role: 'Junior', memberId: res.body.memberId });
-      expect(await h.households.access.roleOf(kid, household.id)).to.equal('Junior');
+      expect(await h.households.access.roleOf({ userId: kid }, household.id)).to.equal('Junior');
       expect(await h.households.memberships(kid)).to.deep.equal([res.body]);
     });
 
@@ -95,7 +95,7 @@ describe('members, invitations and the day thread', () => {
       const res = await accept(owner, inv.code);
       expect(res.status).to.equal(409);
       expect(res.body.code).to.equal('already_member');
-      expect(await h.households.access.roleOf(owner, household.id)).to.equal('Owner');
+      expect(await h.households.access.roleOf({ userId: owner }, household.id)).to.equal('Owner');
       expect((await accept(h.accounts.user('Arne'), inv.code)).status).to.equal(200);
     });
 

@@ -88,7 +88,7 @@ describe('onboarding completion', () => {
     const store = new ObjectionHouseholdStore(h.db.knex);
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        store.completeOnboarding({
+        store.onboarding.completeOnboarding({
           householdId: household.id,
           at: new Date(h.clock.now().getTime() + i),
           defaultDinnerTime: null,
@@ -156,7 +156,7 @@ describe('onboarding completion', () => {
     const holder = await h.db.knex.transaction();
     try {
       await holder('households').where({ id: household.id }).forUpdate();
-      const attempt = store.completeOnboarding({
+      const attempt = store.onboarding.completeOnboarding({
         householdId: household.id,
         at: h.clock.now(),
         defaultDinnerTime: null,

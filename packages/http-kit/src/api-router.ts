@@ -73,10 +73,10 @@ export interface OperationSpec {
   compiledResponse?: boolean;
   /**
    * The declared read (an `@svc/db` ReadDeclaration) this GET serves: the host's read kernel loads
-   * it with "who is asking" in one round trip and the handler finds its value as `req.loadedRead`
-   * (undefined when it was not loaded: the store then reads itself).
+   * it with "who is asking" in one round trip and the handler takes its value with
+   * `loadedRead(req, read)` (undefined when it was not loaded: the store then reads itself).
    */
-  read?: { readonly name: string };
+  read?: DeclaredRead;
   /**
    * For a declared read with a list version: the version whose answer this instance holds for the
    * household (the path's first parameter), so the kernel loads the version alone while it holds.
@@ -111,6 +111,30 @@ export type Infer<S> = S extends JSONSchema ? (S extends boolean ? unknown : Fro
 
 export type TypedRequest<B = unknown, Q = unknown, P = unknown> = Request & { input: ValidInput<B, Q, P> };
 export type TypedHandler<B, Q, P> = (req: TypedRequest<B, Q, P>, res: Response, next: NextFunction) => unknown;
+
+/** A declared read as a route names it (an `@svc/db` ReadDeclaration is one): its name and, type only, the value it loads. */
+export interface DeclaredRead<T = unknown> {
+  readonly name: string;
+  readonly loads?: T;
+}
+
+declare const kernelChecked: unique symbol;
+/**
+ * A declared read's value as the read kernel loaded it with the principal: the kernel checked the
+ * caller's membership of the household (a household read) or ownership (an account read) in the
+ * same statement. Only `loadedRead` makes one, so a service that skips its own check for it says so
+ * in its types.
+ */
+export type KernelChecked<T> = T & { readonly [kernelChecked]: true };
+
+/**
+ * The value of `read` the kernel loaded for this request, typed by the declaration; undefined when
+ * the route does not name `read`, or the kernel did not load it (the service then checks and reads).
+ */
+export function loadedRead<T>(req: Request, read: DeclaredRead<T> | undefined): KernelChecked<T> | undefined {
+  const lent = req.loadedRead;
+  return read && lent && lent.name === read.name ? (lent.value as KernelChecked<T>) : undefined;
+}
 
 function toExpressPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -169,7 +193,7 @@ export class ApiRouter {
       if (etag) tagAnswer(res);
       // Only the route that names the read takes its value, and only once.
       if (req.lent) {
-        if (req.lent.name === readName) req.loadedRead = req.lent.value;
+        if (req.lent.name === readName) req.loadedRead = req.lent;
         req.lent = undefined;
       }
       if (serializers) {

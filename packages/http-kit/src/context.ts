@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
-import type { HouseholdRole, Membership } from '@svc/contracts';
 
 /** What one request has spent so far; read by the Server-Timing and X-Diagnostics headers. */
 export interface RequestContext {
@@ -10,8 +9,6 @@ export interface RequestContext {
   steps: { name: string; ms: number }[];
   /** Start times of queries in flight, keyed by knex's query uid. */
   inFlight: Map<string, number>;
-  /** The caller's roles by household, as this request's session read loaded them (see rememberMemberships). */
-  roles?: { userId: string; byHousehold: Map<string, HouseholdRole> };
 }
 
 const storage = new AsyncLocalStorage<RequestContext>();
@@ -27,27 +24,6 @@ export function runWithContext<T>(ctx: RequestContext, fn: () => T): T {
 
 export function currentContext(): RequestContext | undefined {
   return storage.getStore();
-}
-
-/**
- * Records, for the rest of this request only, the caller's memberships as the session read loaded
- * them (in the same statement as the session). Every request reads the session again, so a role
- * change or a removal takes effect on the member's next request; nothing outlives the request.
- */
-export function rememberMemberships(userId: string, memberships: readonly Membership[]): void {
-  const ctx = storage.getStore();
-  if (ctx) ctx.roles = { userId, byHousehold: new Map(memberships.map((m) => [m.householdId, m.role])) };
-}
-
-/**
- * The caller's role in a household as this request's session read found it: the role, `null` when
- * that read found no such membership, `undefined` when this request knows nothing of `userId`
- * (outside a request, or no session read) and the caller must ask the database.
- */
-export function knownRole(userId: string, householdId: string): HouseholdRole | null | undefined {
-  const roles = storage.getStore()?.roles;
-  if (!roles || roles.userId !== userId) return undefined;
-  return roles.byHousehold.get(householdId) ?? null;
 }
 
 /** Names a step of a handler; it shows as `<name>;dur=<ms>` in Server-Timing. Outside a request it just runs. */

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { Clock } from '@svc/contracts';
+import type { Caller, Clock } from '@svc/contracts';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { ConflictError, InputError, UnprocessableError } from './errors.js';
@@ -148,7 +148,7 @@ export interface IdempotencyOptions {
    * a key used on a route with a `householdId` is bound to the role the caller had: a replay to a
    * caller who is no longer a member answers that 404, one whose role changed 422.
    */
-  roleOf?: (userId: string, householdId: string) => Promise<string>;
+  roleOf?: (caller: Caller, householdId: string) => Promise<string>;
 }
 
 /**
@@ -175,11 +175,11 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   const { store, clock, logger, roleOf } = options;
   /** Keeps being written on this instance, by owner. */
   const writing = new Map<string, Promise<void>>();
-  const roleHere = async (req: Request, userId: string): Promise<{ role: string; refusal?: unknown }> => {
+  const roleHere = async (req: Request, caller: Caller): Promise<{ role: string; refusal?: unknown }> => {
     const householdId = req.params?.householdId;
     if (!roleOf || typeof householdId !== 'string') return { role: NO_ROLE };
     try {
-      return { role: await roleOf(userId, householdId) };
+      return { role: await roleOf(caller, householdId) };
     } catch (err) {
       if ((err as { status?: number }).status === 404) return { role: NO_ROLE, refusal: err };
       throw err;
@@ -204,7 +204,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     const fingerprint = createHash('sha256')
       .update(canonicalJson(req.body ?? null))
       .digest('base64url');
-    const { role, refusal } = await roleHere(req, userId);
+    const { role, refusal } = await roleHere(req, req.principal);
     const other = (h: HeldKey) => h.method !== req.method || h.path !== path || h.fingerprint !== fingerprint;
     let held = await store.claim({ ...owner, method: req.method, path, fingerprint, role, scopes, now: clock.now() });
     // Held by a request whose answer may be on its way into the table (it is written just after it

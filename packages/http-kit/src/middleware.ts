@@ -504,8 +504,8 @@ declare global {
       inputError?: unknown;
       /** A declared read loaded with the principal, for the route that names it (set by the host's principal lookup). */
       lent?: { name: string; value: unknown };
-      /** The value of the declared read the route names (OperationSpec.read), when it was loaded with the principal; else undefined and the route reads itself. */
-      loadedRead?: unknown;
+      /** The declared read the route names (OperationSpec.read), when it was loaded with the principal: take it with `loadedRead(req, read)`. */
+      loadedRead?: { name: string; value: unknown };
       /** Validated request parts, set by ApiRouter. */
       input?: { body: unknown; query: unknown; params: unknown };
     }

@@ -84,7 +84,7 @@ describe('Idempotency-Key behind every gate', () => {
         store: new PgIdempotencyStore(db.knex, sealer),
         clock,
         logger: createLogger({ level: 'silent' }),
-        roleOf: async (userId, householdId) => {
+        roleOf: async ({ userId }, householdId) => {
           const role = roles.get(userId)?.get(householdId);
           if (!role) throw new NotFoundError('not_found', 'No such household');
           return role;

@@ -1,9 +1,9 @@
-import { declareRead, type ReadDeclaration } from '@svc/db';
+import { declareRead, type Pojo, type ReadDeclaration } from '@svc/db';
 import { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 import { MealEventSchema } from './schemas.js';
 
 /** GET /households/{householdId}/events/{eventId}: one event of the household (MealEventResponse, shaped by the model). */
-export const eventRead: ReadDeclaration = declareRead({
+export const eventRead: ReadDeclaration<Pojo> = declareRead({
   name: 'meal_events_event',
   model: MealEventModel,
   scope: { household: 'householdId' },
@@ -15,7 +15,7 @@ export const eventRead: ReadDeclaration = declareRead({
  * GET /households/{householdId}/events: a page depends on its query, so only the list's version is
  * loaded; the store answers a page it made at that version again without a statement.
  */
-export const eventsRead: ReadDeclaration = declareRead({
+export const eventsRead: ReadDeclaration<{ version: string }> = declareRead({
   name: 'meal_events_events',
   model: MealEventModel,
   scope: { household: 'householdId' },
@@ -24,7 +24,7 @@ export const eventsRead: ReadDeclaration = declareRead({
 });
 
 /** GET /households/{householdId}/calendar-feed: the stored feed (its absence answers 404 without a statement). */
-export const calendarFeedRead: ReadDeclaration = declareRead({
+export const calendarFeedRead: ReadDeclaration<Pojo | false> = declareRead({
   name: 'meal_events_calendar_feed',
   model: CalendarFeedModel,
   scope: { household: 'householdId' },

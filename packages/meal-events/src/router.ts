@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { ApiRouter, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
+import { ApiRouter, loadedRead, principalOf, RateLimit, type RateLimitOptions, sendJsonText, timing } from '@svc/http-kit';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
 import { calendarFeedRead, eventRead, eventsRead } from './reads.js';
@@ -101,7 +101,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       // A hot read: the page comes from PostgreSQL as the answer's JSON text, kept while the list is unchanged (see list).
-      const answer = await service.list(principalOf(req).userId, req.input.params.householdId!, req.input.query, req.loadedRead);
+      const answer = await service.list(principalOf(req), req.input.params.householdId!, req.input.query, loadedRead(req, eventsRead));
       sendJsonText(res, answer.body, answer.bytes);
     },
   );
@@ -125,7 +125,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 409: ['limit_reached'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
+      res.status(201).json(await service.create(principalOf(req), req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -146,7 +146,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.get(principalOf(req).userId, householdId, eventId, req.loadedRead));
+      res.json(await service.get(principalOf(req), householdId, eventId, loadedRead(req, eventRead)));
     },
   );
 
@@ -157,7 +157,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       tokenScope: 'events:write',
       operationId: 'replaceMealEvent',
       etag: true,
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Replaces a meal event: every member is written (Owner or Adult)',
       description:
         "A participant's `memberId` must be a member of this household (400 `validation_failed` naming the participant otherwise); null for a guest or a member who has left. " +
@@ -172,7 +172,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      res.json(await service.replace(principalOf(req).userId, householdId, eventId, req.input.body, req.input.query.scope ?? 'this'));
+      res.json(await service.replace(principalOf(req), householdId, eventId, req.input.body, req.input.query.scope ?? 'this'));
     },
   );
 
@@ -182,7 +182,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: '/api/v1/households/{householdId}/events/{eventId}',
       tokenScope: 'events:write',
       operationId: 'deleteMealEvent',
-      current: (req) => service.get(principalOf(req).userId, req.input.params.householdId!, req.input.params.eventId!),
+      current: (req) => service.get(principalOf(req), req.input.params.householdId!, req.input.params.eventId!),
       summary: 'Removes a meal event (Owner or Adult)',
       auth: true,
       params: EventParams,
@@ -192,7 +192,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, eventId } = req.input.params;
-      await service.remove(principalOf(req).userId, householdId, eventId, req.input.query.scope ?? 'this');
+      await service.remove(principalOf(req), householdId, eventId, req.input.query.scope ?? 'this');
       res.status(204).end();
     },
   );
@@ -213,7 +213,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, seriesId } = req.input.params;
-      res.json(await service.getSeries(principalOf(req).userId, householdId, seriesId));
+      res.json(await service.getSeries(principalOf(req), householdId, seriesId));
     },
   );
 
@@ -233,7 +233,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await calendar.create(principalOf(req).userId, req.input.params.householdId!));
+      res.status(201).json(await calendar.create(principalOf(req), req.input.params.householdId!));
     },
   );
 
@@ -255,7 +255,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: calendarFeedRead,
     },
     async (req, res) => {
-      res.json(await calendar.get(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await calendar.get(principalOf(req), req.input.params.householdId!, loadedRead(req, calendarFeedRead)));
     },
   );
 
@@ -273,7 +273,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      await calendar.remove(principalOf(req).userId, req.input.params.householdId!);
+      await calendar.remove(principalOf(req), req.input.params.householdId!);
       res.status(204).end();
     },
   );

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { compileValue } from '@svc/db/kernel';
+import { compileValue } from '@svc/db';
 import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, runWithContext } from '@svc/http-kit';
 import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
@@ -218,13 +218,13 @@ describe('calendar feed', () => {
         expect(whole.answer).to.deep.equal(await store.get(oslo));
 
         // The service's answer (the URL opened from the loaded sealed token) is the one without it.
-        const served = await readAs(() => calendar.get(owner, oslo, loadedWhole));
+        const served = await readAs(() => calendar.get({ userId: owner }, oslo, loadedWhole as never));
         expect(served.statements).to.equal(0);
-        expect(served.answer).to.deep.equal(await calendar.get(owner, oslo));
+        expect(served.answer).to.deep.equal(await calendar.get({ userId: owner }, oslo));
         expect(served.answer.url).to.equal(made.url);
         // A Junior is refused before anything loaded is looked at.
         const refused = await readAs(() =>
-          calendar.get(junior, oslo, loadedWhole).then(
+          calendar.get({ userId: junior }, oslo, loadedWhole as never).then(
             () => 'answered',
             (err: { status?: number }) => err.status,
           ),

@@ -136,7 +136,7 @@ describe('calendar feed under load, planned dinners, line folding', () => {
         profiles: access.profiles,
       }),
     );
-    const { url } = await calendar.create(owner, h);
+    const { url } = await calendar.create({ userId: owner }, h);
     const path = new URL(url).pathname;
     const planId = randomUUID();
     dinners.set(h, [
@@ -209,7 +209,7 @@ describe('calendar feed under load, planned dinners, line folding', () => {
     const n = (await db.knex('meal_events').where('household_id', household).count<{ n: string }[]>('* as n'))[0]!.n;
     expect(Number(n)).to.equal(HOUSEHOLD_BOUNDS.liveEvents);
 
-    const { url } = await calendar.create(owner, household);
+    const { url } = await calendar.create({ userId: owner }, household);
     const path = new URL(url).pathname;
     largestPath = path;
     const server = app.listen(0, '127.0.0.1');

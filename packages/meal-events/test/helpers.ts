@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, HouseholdAccess, HouseholdMemberIds, HouseholdProfile, HouseholdRole, RandomBytes } from '@svc/contracts';
+import type { Caller, Clock, HouseholdAccess, HouseholdMemberIds, HouseholdProfile, HouseholdRole, RandomBytes } from '@svc/contracts';
 import { createHttpApp, createLogger, NotFoundError } from '@svc/http-kit';
 import { buildTestApp, testAuthenticate } from '@svc/test-support';
 import type { Express } from 'express';
@@ -55,7 +55,7 @@ export class MemoryAccess implements HouseholdAccess {
     return { id: householdId, country: 'NO', timeZoneId: this.zones.get(householdId) ?? 'Europe/Oslo', preferredLanguage: 'nb' };
   };
 
-  async roleOf(userId: string, householdId: string): Promise<HouseholdRole> {
+  async roleOf({ userId }: Caller, householdId: string): Promise<HouseholdRole> {
     const role = this.members.get(householdId)?.get(userId);
     if (!role) throw new NotFoundError('not_found', 'No such household');
     return role;

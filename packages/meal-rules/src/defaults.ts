@@ -144,12 +144,9 @@ export function defaultRulesFor(householdId: string, country: string, active: bo
   };
 }
 
-/** How many countries' answers `defaultRulesJson` keeps (codes are two letters, so all of them fit; the cap only bounds memory). */
-const DEFAULTS_TEXTS_MAX = 2048;
-/** Stands in for the household id while an answer's text is made once; never a household id (not a uuid). */
-const HOUSEHOLD_MARK = 'household-id-goes-here';
-/** Per `active` and country code: the answer's JSON text around each household id, and the id of each rule (uuid v5 is a SHA-1 each time). */
-const defaultsTexts = new Map<string, string[]>();
+/** How many rule ids are kept (codes are two letters, so every country's fit; the cap only bounds memory). */
+const RULE_IDS_MAX = 8192;
+/** The id of each country's rule by position (uuid v5 is a SHA-1 each time). */
 const ruleIds = new Map<string, string>();
 
 function defaultRuleId(code: string, index: number): string {
@@ -157,22 +154,7 @@ function defaultRuleId(code: string, index: number): string {
   let id = ruleIds.get(name);
   if (id === undefined) {
     id = uuidv5(name, DEFAULT_RULE_NAMESPACE);
-    if (ruleIds.size < DEFAULTS_TEXTS_MAX * 4) ruleIds.set(name, id);
+    if (ruleIds.size < RULE_IDS_MAX) ruleIds.set(name, id);
   }
   return id;
-}
-
-/**
- * `JSON.stringify(defaultRulesFor(householdId, country, active))`, the text GET …/rules/defaults
- * answers, without building the object each time: the text is made once per country and `active`
- * and the household id (a uuid, written as JSON) is set between its pieces.
- */
-export function defaultRulesJson(householdId: string, country: string, active: boolean): string {
-  const key = `${active ? 'active' : 'inactive'} ${country.trim().toUpperCase()}`;
-  let pieces = defaultsTexts.get(key);
-  if (pieces === undefined) {
-    pieces = JSON.stringify(defaultRulesFor(HOUSEHOLD_MARK, country, active)).split(JSON.stringify(HOUSEHOLD_MARK));
-    if (defaultsTexts.size < DEFAULTS_TEXTS_MAX) defaultsTexts.set(key, pieces);
-  }
-  return pieces.join(JSON.stringify(householdId));
 }

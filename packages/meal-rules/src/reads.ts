@@ -1,4 +1,4 @@
-import { declareRead, type ReadDeclaration, type ReadLink } from '@svc/db';
+import { declareRead, type Pojo, type ReadDeclaration, type ReadLink } from '@svc/db';
 import { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 import { MealRuleResponseSchema } from './schemas.js';
 
@@ -6,7 +6,7 @@ import { MealRuleResponseSchema } from './schemas.js';
  * GET /households/{householdId}/rules: the household's rules, oldest first, with their list version
  * (the store keeps the answer made at a version and says which it holds: `heldVersion`).
  */
-export const rulesRead: ReadDeclaration = declareRead({
+export const rulesRead: ReadDeclaration<{ version: string; value?: Pojo[] }> = declareRead({
   name: 'meal_rules_rules',
   model: MealRuleModel,
   scope: { household: 'householdId' },
@@ -29,7 +29,7 @@ export const ruleRead: ReadDeclaration = declareRead({
  * of its own (one row is enough) and its country, lent by the households package (`country`,
  * handed in by the host): the value is `{ rows, country }`.
  */
-export function defaultsRead(country: ReadLink): ReadDeclaration {
+export function defaultsRead(country: ReadLink): ReadDeclaration<{ rows: unknown[]; country: string | null }> {
   return declareRead({
     name: 'meal_rules_defaults',
     model: MealRuleModel,

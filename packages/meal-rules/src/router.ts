@@ -1,4 +1,4 @@
-import { ApiRouter, principalOf, sendJsonText } from '@svc/http-kit';
+import { ApiRouter, loadedRead, principalOf } from '@svc/http-kit';
 import { rulesRead } from './reads.js';
 import {
   DefaultRulesResponseSchema,
@@ -46,7 +46,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       heldVersion: (householdId) => service.heldVersion(householdId),
     },
     async (req, res) => {
-      res.json(await service.list(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await service.list(principalOf(req), req.input.params.householdId!, loadedRead(req, rulesRead)));
     },
   );
 
@@ -66,7 +66,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.status(201).json(await service.create(principalOf(req).userId, req.input.params.householdId!, req.input.body));
+      res.status(201).json(await service.create(principalOf(req), req.input.params.householdId!, req.input.body));
     },
   );
 
@@ -84,11 +84,11 @@ export function createRouter(options: RouterOptions): ApiRouter {
       params: HouseholdParamsSchema,
       responses: { 200: { description: 'The guideline rules', schema: DefaultRulesResponseSchema } },
       errorCodes: { 404: ['not_found'] },
+      compiledResponse: true,
       read: service.defaultsRead,
     },
     async (req, res) => {
-      // The text is made once per country and `active` (the household id is set into it).
-      sendJsonText(res, await service.defaults(principalOf(req).userId, req.input.params.householdId!, req.loadedRead));
+      res.json(await service.defaults(principalOf(req), req.input.params.householdId!, loadedRead(req, service.defaultsRead)));
     },
   );
 
@@ -112,7 +112,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed', 'value_too_long'], 403: ['forbidden'], 404: ['not_found'], 429: ['quota_exceeded', 'ai_paused'] },
     },
     async (req, res) => {
-      res.json(await service.parse(principalOf(req).userId, req.input.params.householdId!, req.input.body.text));
+      res.json(await service.parse(principalOf(req), req.input.params.householdId!, req.input.body.text));
     },
   );
 
@@ -123,7 +123,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       tokenScope: 'rules:write',
       operationId: 'replaceMealRule',
       etag: true,
-      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
+      current: (req) => service.currentRule(principalOf(req), req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Replaces a meal rule',
       description: `Adults only. A full replacement despite the verb: every field is written, kind included; the rule becomes UserDeclared.\n\n${RULE_REQUEST_RULES_TEXT}`,
       auth: true,
@@ -134,7 +134,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, ruleId } = req.input.params;
-      res.json(await service.replace(principalOf(req).userId, householdId, ruleId, req.input.body));
+      res.json(await service.replace(principalOf(req), householdId, ruleId, req.input.body));
     },
   );
 
@@ -144,7 +144,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: `${RULES}/{ruleId}`,
       tokenScope: 'rules:write',
       operationId: 'deleteMealRule',
-      current: (req) => service.currentRule(principalOf(req).userId, req.input.params.householdId!, req.input.params.ruleId!),
+      current: (req) => service.currentRule(principalOf(req), req.input.params.householdId!, req.input.params.ruleId!),
       summary: 'Removes a meal rule',
       description: 'Adults only.',
       auth: true,
@@ -154,7 +154,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, ruleId } = req.input.params;
-      await service.remove(principalOf(req).userId, householdId, ruleId);
+      await service.remove(principalOf(req), householdId, ruleId);
       res.status(204).end();
     },
   );

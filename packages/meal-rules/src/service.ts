@@ -1,14 +1,14 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
+import { ADULT_ROLES, type Caller, type Clock, type HouseholdAccess, type HouseholdProfiles, type SpendTurn } from '@svc/contracts';
 import type { Pojo, ReadDeclaration, ReadLink } from '@svc/db';
-import { assertRole, NotFoundError, timing } from '@svc/http-kit';
+import { assertRole, type KernelChecked, NotFoundError, timing } from '@svc/http-kit';
 import { answerIssues } from './answer.js';
-import { defaultRulesJson } from './defaults.js';
+import { defaultRulesFor } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { MealRuleModel } from './models/index.js';
 import { createOfflineRuleParser, dishesNamed, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
 import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
-import type { MealRule, MealRuleRequest } from './schemas.js';
+import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
 import { todayIn } from './today.js';
 
@@ -63,7 +63,7 @@ class Uncharged {
  */
 export class MealRulesService {
   /** GET …/rules/defaults as a declared read, when the host handed in the households' country (`householdCountry`). */
-  readonly defaultsRead: ReadDeclaration | undefined;
+  readonly defaultsRead: ReadDeclaration<{ rows: unknown[]; country: string | null }> | undefined;
   /** The changes feed's value of a rule: the declared read of one rule and the answer its item of GET …/rules makes of that row. */
   readonly changeValue: { readonly read: ReadDeclaration; answer(row: unknown): unknown } = {
     read: ruleRead,
@@ -90,16 +90,16 @@ export class MealRulesService {
     this.logger = options.logger;
   }
 
-  private async assertAdult(userId: string, householdId: string): Promise<void> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  private async assertAdult(caller: Caller, householdId: string): Promise<void> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
   }
 
   /**
    * The household's rules, oldest first; any member. `loaded`: the value of `rulesRead` the read
    * kernel loaded with the caller (it checked the membership).
    */
-  async list(userId: string, householdId: string, loaded?: unknown): Promise<MealRule[]> {
-    if (!loaded) await this.access.roleOf(userId, householdId);
+  async list(caller: Caller, householdId: string, loaded?: KernelChecked<{ version: string; value?: Pojo[] }>): Promise<MealRule[]> {
+    if (!loaded) await this.access.roleOf(caller, householdId);
     return this.store.list(householdId, undefined, loaded);
   }
 
@@ -109,51 +109,54 @@ export class MealRulesService {
   }
 
   /** Rules by id as their item of GET …/rules answers each (an If-Match's current state); any member. */
-  async values(userId: string, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
+  async values(caller: Caller, householdId: string, ids: readonly string[]): Promise<Map<string, unknown>> {
     const wanted = new Set(ids);
-    return new Map((await this.list(userId, householdId)).filter((r) => wanted.has(r.id)).map((r) => [r.id, r]));
+    return new Map((await this.list(caller, householdId)).filter((r) => wanted.has(r.id)).map((r) => [r.id, r]));
   }
 
   /** One rule as its list item answers it (an If-Match's current state); 404 `not_found` when there is none. */
-  async currentRule(userId: string, householdId: string, ruleId: string): Promise<unknown> {
-    return (await this.values(userId, householdId, [ruleId])).get(ruleId) ?? Promise.reject(notFoundRule());
+  async currentRule(caller: Caller, householdId: string, ruleId: string): Promise<unknown> {
+    return (await this.values(caller, householdId, [ruleId])).get(ruleId) ?? Promise.reject(notFoundRule());
   }
 
   /** Files a rule (source UserDeclared); adults only; 400 naming the field when a rule between fields is broken. */
-  async create(userId: string, householdId: string, request: MealRuleRequest): Promise<MealRule> {
-    await this.assertAdult(userId, householdId);
+  async create(caller: Caller, householdId: string, request: MealRuleRequest): Promise<MealRule> {
+    await this.assertAdult(caller, householdId);
     assertValidRuleRequest(request);
     return this.store.create(householdId, request, 'UserDeclared', this.clock.now());
   }
 
   /** Full replacement (kind included; the rule becomes UserDeclared); adults only; 404 for a rule the household does not have. */
-  async replace(userId: string, householdId: string, ruleId: string, request: MealRuleRequest): Promise<MealRule> {
-    await this.assertAdult(userId, householdId);
+  async replace(caller: Caller, householdId: string, ruleId: string, request: MealRuleRequest): Promise<MealRule> {
+    await this.assertAdult(caller, householdId);
     assertValidRuleRequest(request);
     return (await this.store.replace(householdId, ruleId, request, 'UserDeclared', this.clock.now())) ?? Promise.reject(notFoundRule());
   }
 
   /** Deletes a rule; adults only; 404 for a rule the household does not have. */
-  async remove(userId: string, householdId: string, ruleId: string): Promise<void> {
-    await this.assertAdult(userId, householdId);
+  async remove(caller: Caller, householdId: string, ruleId: string): Promise<void> {
+    await this.assertAdult(caller, householdId);
     if (!(await this.store.remove(householdId, ruleId))) throw notFoundRule();
   }
 
   /**
    * The guideline rules of the household's country (`active` while it has no CategoryFrequency rule
-   * of its own), as the JSON text of DefaultRulesResponse that GET …/rules/defaults sends:
-   * `defaultRulesFor`'s answer, written once per country and `active` (see defaultRulesJson). Any member.
+   * of its own): GET …/rules/defaults. Any member.
    */
-  async defaults(userId: string, householdId: string, loaded?: unknown): Promise<string> {
-    const { country, active } = await this.defaultsOf(userId, householdId, loaded);
-    return defaultRulesJson(householdId, country, active);
+  async defaults(caller: Caller, householdId: string, loaded?: KernelChecked<{ rows: unknown[]; country: string | null }>): Promise<DefaultRules> {
+    const { country, active } = await this.defaultsOf(caller, householdId, loaded);
+    return defaultRulesFor(householdId, country, active);
   }
 
   /** `loaded`: the value of `defaultsRead` the read kernel loaded with the caller (it checked the membership). */
-  private async defaultsOf(userId: string, householdId: string, loaded?: unknown): Promise<{ country: string; active: boolean }> {
+  private async defaultsOf(
+    caller: Caller,
+    householdId: string,
+    loaded?: KernelChecked<{ rows: unknown[]; country: string | null }>,
+  ): Promise<{ country: string; active: boolean }> {
     const lent = loaded as { rows: unknown[]; country: string | null } | undefined;
     if (lent?.country) return { country: lent.country, active: lent.rows.length === 0 };
-    await this.access.roleOf(userId, householdId);
+    await this.access.roleOf(caller, householdId);
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
     return { country: profile.country, active: !hasOwn };
   }
@@ -173,8 +176,8 @@ export class MealRulesService {
    * sentence is read; the turn is committed only when the reading the household pays for succeeded.
    * A failed reading rolls the turn back and answers the fallback: never a 5xx.
    */
-  async parse(userId: string, householdId: string, text: string): Promise<ParseRulesResponse> {
-    await this.assertAdult(userId, householdId);
+  async parse(caller: Caller, householdId: string, text: string): Promise<ParseRulesResponse> {
+    await this.assertAdult(caller, householdId);
     if (text.trim() === '') return structuredClone(EMPTY_PARSE);
     const profile = await this.profiles(householdId);
     const ctx: ParseContext = { today: todayIn(profile.timeZoneId, this.clock.now()), language: profile.preferredLanguage };

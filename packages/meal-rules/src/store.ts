@@ -1,8 +1,9 @@
-import { jsonRowsSql, type Pojo, VersionedAnswers } from '@svc/db';
+import { type Pojo, standaloneRead, VersionedAnswers } from '@svc/db';
 import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
+import { rulesRead } from './reads.js';
 import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './schemas.js';
 
 /**
@@ -37,21 +38,12 @@ function writable(request: MealRuleRequest) {
   return { kind: payload.kind, strength: request.strength, scope: request.scope, startDate: request.startDate, endDate: request.endDate, payload };
 }
 
-/** The household's rules version in the statement's snapshot (meal_rule_list_versions; 0: no rules). */
-const versionSql = (id: string) => `coalesce((select v.version::text from meal_rule_list_versions v where v.household_id = ${id}), '0')`;
-
-/** The household's rules, oldest first, as one JSON array. */
-const rowsJsonSql = (id: string) => jsonRowsSql('meal_rules r', MealRuleModel.apiColumnsSql('r'), `r.household_id = ${id}`, 'r.created_at, r.id');
-
 /**
- * The rules with their version read in the same snapshot, for the list read that lent
- * nothing (or lent a version whose answer this instance no longer holds): always one row, `rows`
- * an empty array for a household without rules.
+ * GET …/rules when the kernel lent no rows (nothing, or a version whose answer this instance no
+ * longer holds), and the list inside a transaction: the same declared read as a statement of its
+ * own, so the rules have one SQL however they are loaded.
  */
-const LIST_RULES_VERSIONED = {
-  name: 'meal_rules_list_versioned',
-  text: `select ${versionSql('$1::uuid')} as version, ${rowsJsonSql('$1::uuid')} as rows`,
-};
+const RULES = standaloneRead(rulesRead);
 
 /** What the read kernel loads for GET …/rules (`rulesRead`). */
 type LoadedRules = { version: string; value?: Pojo[] };
@@ -97,29 +89,21 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   }
 
   async list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]> {
-    if (!trx) {
-      const lent = loaded as LoadedRules | undefined;
-      if (lent?.value)
-        return this.remember(
-          householdId,
-          lent.version,
-          lent.value.map((row) => this.Rule.fromDatabaseJson(row).toApi()),
-        );
-      // Unchanged since this instance made its answer: the one it holds (unless it went since).
-      const held = lent && this.answers.get(householdId, lent.version);
-      if (held) return held;
-      const [row] = await preparedQuery<{ version: string; rows: Pojo[] }>(this.Rule.knex(), { ...LIST_RULES_VERSIONED, values: [householdId] });
-      return this.remember(
-        householdId,
-        row!.version,
-        row!.rows.map((r) => this.Rule.fromDatabaseJson(r).toApi()),
-      );
-    }
-    const rows = await this.Rule.query(trx)
-      .modify('apiColumns')
-      .where({ householdId })
-      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
-    return rows.map((row) => row.toApi());
+    const lent = trx ? undefined : (loaded as LoadedRules | undefined);
+    // Unchanged since this instance made its answer: the one it holds (unless it went since).
+    const held = lent && !lent.value && this.answers.get(householdId, lent.version);
+    if (held) return held;
+    const read = lent?.value
+      ? lent
+      : (
+          await preparedQuery<{ value: LoadedRules }>(trx ?? this.Rule.knex(), {
+            name: RULES.name,
+            text: RULES.text,
+            values: RULES.values({ household: householdId }),
+          })
+        )[0]!.value;
+    const rules = (read.value ?? []).map((row) => this.Rule.fromDatabaseJson(row).toApi());
+    return trx ? rules : this.remember(householdId, read.version, rules);
   }
 
   async create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule> {

@@ -30,7 +30,7 @@ export class FakeHouseholds {
   }
 
   readonly access: HouseholdAccess = {
-    roleOf: async (userId, householdId) => {
+    roleOf: async ({ userId }, householdId) => {
       const role = this.roles.get(`${userId}|${householdId}`);
       if (!role) throw new NotFoundError('not_found', 'No such household');
       return role;

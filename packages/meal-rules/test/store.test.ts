@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { compileValue } from '@svc/db/kernel';
+import { compileValue } from '@svc/db';
 import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';

@@ -70,7 +70,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId } = req.input.params;
-      const plan = await service.create(principalOf(req).userId, householdId, req.input.body);
+      const plan = await service.create(principalOf(req), householdId, req.input.body);
       await answerRun(req, res, householdId, plan);
     },
   );
@@ -92,7 +92,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       errorCodes: { 400: ['validation_failed'], 404: ['not_found'] },
     },
     async (req, res) => {
-      res.json(await service.list(principalOf(req).userId, req.input.params.householdId, req.input.query));
+      res.json(await service.list(principalOf(req), req.input.params.householdId, req.input.query));
     },
   );
 
@@ -112,7 +112,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, planId } = req.input.params;
-      res.json(await service.get(principalOf(req).userId, householdId, planId));
+      res.json(await service.get(principalOf(req), householdId, planId));
     },
   );
 
@@ -122,7 +122,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       path: `${PLANS}/{planId}/days/{date}`,
       tokenScope: 'plans:write',
       operationId: 'setPlanDay',
-      current: (req) => service.current(principalOf(req).userId, req.input.params.householdId!, req.input.params.planId!),
+      current: (req) => service.current(principalOf(req), req.input.params.householdId!, req.input.params.planId!),
       summary: 'Sets a day of a plan by hand',
       description:
         'Owner or Adult. The dish (an own dish of the household or any starter dish; null: no dinner that day) and the lock; no rule is ' +
@@ -137,7 +137,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, planId, date } = req.input.params;
-      res.json(await service.setDay(principalOf(req).userId, householdId, planId, date, req.input.body));
+      res.json(await service.setDay(principalOf(req), householdId, planId, date, req.input.body));
     },
   );
 
@@ -162,7 +162,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
     },
     async (req, res) => {
       const { householdId, planId } = req.input.params;
-      const plan = await service.replan(principalOf(req).userId, householdId, planId);
+      const plan = await service.replan(principalOf(req), householdId, planId);
       await answerRun(req, res, householdId, plan);
     },
   );

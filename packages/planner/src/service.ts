@@ -10,7 +10,7 @@ import type {
   StarterLanguage,
   TellRunDone,
 } from '@svc/contracts';
-import { ADULT_ROLES } from '@svc/contracts';
+import { ADULT_ROLES, type Caller } from '@svc/contracts';
 import type { Pojo, ReadDeclaration } from '@svc/db';
 import { assertRole, ConflictError, InputError, NotFoundError } from '@svc/http-kit';
 import type { JobContext, JobQueue } from '@svc/jobs';
@@ -127,13 +127,13 @@ export class PlannerService {
     await this.signal.close();
   }
 
-  private async assertAdult(userId: string, householdId: string): Promise<void> {
-    assertRole(await this.options.access.roleOf(userId, householdId), ADULT_ROLES);
+  private async assertAdult(caller: Caller, householdId: string): Promise<void> {
+    assertRole(await this.options.access.roleOf(caller, householdId), ADULT_ROLES);
   }
 
   /** POST …/plans: a new run, queued with its job in one transaction; Owner and Adult. */
-  async create(userId: string, householdId: string, body: CreatePlanRequest): Promise<Plan> {
-    await this.assertAdult(userId, householdId);
+  async create(caller: Caller, householdId: string, body: CreatePlanRequest): Promise<Plan> {
+    await this.assertAdult(caller, householdId);
     const { timeZoneId } = await this.options.households(householdId);
     const monday = mondayOf(this.clock.now(), timeZoneId);
     const ahead = daysBetween(monday, body.startDate);
@@ -146,8 +146,8 @@ export class PlannerService {
   }
 
   /** POST …/plans/{planId}/replan: a new run of the same weeks keeping the plan's locked days; Owner and Adult. */
-  async replan(userId: string, householdId: string, planId: string): Promise<Plan> {
-    await this.assertAdult(userId, householdId);
+  async replan(caller: Caller, householdId: string, planId: string): Promise<Plan> {
+    await this.assertAdult(caller, householdId);
     const plan = await this.store.get(householdId, planId);
     if (!plan) throw planNotFound();
     return answer(await this.enqueueRun({ householdId, startDate: plan.startDate, weeks: plan.weeks, replanOf: plan.id }));
@@ -164,16 +164,16 @@ export class PlannerService {
   }
 
   /** GET …/plans/{planId}: any member. */
-  async get(userId: string, householdId: string, planId: string): Promise<Plan> {
-    await this.options.access.roleOf(userId, householdId);
+  async get(caller: Caller, householdId: string, planId: string): Promise<Plan> {
+    await this.options.access.roleOf(caller, householdId);
     const plan = await this.store.get(householdId, planId);
     if (!plan) throw planNotFound();
     return answer(plan);
   }
 
   /** GET …/plans?from&to: the current plans overlapping the window; any member. */
-  async list(userId: string, householdId: string, query: { from?: string; to?: string }): Promise<{ items: Plan[] }> {
-    await this.options.access.roleOf(userId, householdId);
+  async list(caller: Caller, householdId: string, query: { from?: string; to?: string }): Promise<{ items: Plan[] }> {
+    await this.options.access.roleOf(caller, householdId);
     let from = query.from;
     if (from === undefined) from = mondayOf(this.clock.now(), (await this.options.households(householdId)).timeZoneId);
     const to = query.to ?? addDays(from, LIST_WINDOW_DAYS);
@@ -206,8 +206,8 @@ export class PlannerService {
   }
 
   /** The current value of a plan for If-Match (GET's answer). */
-  async current(userId: string, householdId: string, planId: string): Promise<Plan> {
-    return this.get(userId, householdId, planId);
+  async current(caller: Caller, householdId: string, planId: string): Promise<Plan> {
+    return this.get(caller, householdId, planId);
   }
 
   /**
@@ -215,8 +215,8 @@ export class PlannerService {
    * no rule is checked. Owner and Adult. 404 for an unknown plan or a date outside it, 400 for a
    * dish that is neither the household's nor a starter dish, 409 `plan_not_current` unless the plan is current.
    */
-  async setDay(userId: string, householdId: string, planId: string, date: string, body: SetDayRequest): Promise<PlanDay> {
-    await this.assertAdult(userId, householdId);
+  async setDay(caller: Caller, householdId: string, planId: string, date: string, body: SetDayRequest): Promise<PlanDay> {
+    await this.assertAdult(caller, householdId);
     const plan = await this.store.get(householdId, planId);
     if (!plan) throw planNotFound();
     const index = daysBetween(plan.startDate, date);

@@ -67,7 +67,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
       clock,
       jobs: queue,
       access: {
-        roleOf: async (userId, hid) => {
+        roleOf: async ({ userId }, hid) => {
           const role = hid === householdId ? roles.get(userId) : undefined;
           if (!role) throw new NotFoundError('not_found', 'No such household');
           return role;
@@ -237,13 +237,13 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   });
 
   it('a run writes its outcome once: a second run of the same plan writes and tells nothing', async () => {
-    const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const plan = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     expect(await queue.runDue(PLAN_RUN_QUEUE)).to.equal(1);
     const done = await store.byId(plan.id);
     expect(done?.status).to.equal('done');
     expect(told).to.deep.equal([{ planId: plan.id, householdId, status: 'done' }]);
     // Texts follow the household's language (Norwegian for nb-NO).
-    await service.setDay(owner, householdId, plan.id, monday(), { dish: null, locked: true });
+    await service.setDay({ userId: owner }, householdId, plan.id, monday(), { dish: null, locked: true });
     const version = (await store.byId(plan.id))!.version;
     await service.run(plan.id);
     expect(told).to.have.length(1);
@@ -253,7 +253,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   });
 
   it('a solver that fails or times out ends the run failed, tells runDone, and the current plan stays', async () => {
-    const first = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const first = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     await queue.runDue(PLAN_RUN_QUEUE);
     await queue.stop(1000);
     for (const failing of [
@@ -266,7 +266,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
       service = build(failing);
       service.defineJobs();
       told.length = 0;
-      const run = await service.replan(owner, householdId, first.id);
+      const run = await service.replan({ userId: owner }, householdId, first.id);
       await queue.runDue(PLAN_RUN_QUEUE);
       const failed = await store.byId(run.id);
       expect(failed).to.include({ status: 'failed', softCost: null });
@@ -279,7 +279,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   });
 
   it('PUT of a day: 409 plan_not_current while the plan is queued', async () => {
-    const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const plan = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     const res = await request(app())
       .put(`/api/v1/households/${householdId}/plans/${plan.id}/days/${monday()}`)
       .set(as(owner))
@@ -289,7 +289,7 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   });
 
   it('Prefer: wait wakes on the run’s notification from another connection', async () => {
-    const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const plan = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     const waiting = service.waitFor(householdId, plan.id, 10);
     // Another "instance": its own service on the same database runs the job.
     const otherPool = new PlanSolverPool({ timeoutMs: 5000 });
@@ -308,21 +308,21 @@ describe('planner runs (store, service, router on real PostgreSQL)', function ()
   it('PlannedDinners: the current plans’ dinners and a version that moves with them', async () => {
     expect(await service.plannedDinners.dinners(householdId)).to.deep.equal([]);
     const empty = await service.plannedDinners.version(householdId);
-    const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const plan = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     await queue.runDue(PLAN_RUN_QUEUE);
     const dinners = await service.plannedDinners.dinners(householdId);
     expect(dinners).to.have.length(7);
     expect(dinners[0]).to.deep.include({ planId: plan.id, date: monday(), servingTime: '18:00' });
     const v1 = await service.plannedDinners.version(householdId);
     expect(v1).to.not.equal(empty);
-    await service.setDay(owner, householdId, plan.id, monday(), { dish: null, locked: false });
+    await service.setDay({ userId: owner }, householdId, plan.id, monday(), { dish: null, locked: false });
     expect(await service.plannedDinners.dinners(householdId)).to.have.length(6);
     expect(await service.plannedDinners.version(householdId)).to.not.equal(v1);
   });
 
   it('a runner killed mid-run: after the expiry another instance finishes the run, once', async function () {
     this.timeout(90_000);
-    const plan = await service.create(owner, householdId, { startDate: monday(), weeks: 1 });
+    const plan = await service.create({ userId: owner }, householdId, { startDate: monday(), weeks: 1 });
     // Another process takes the run and hangs in its solve; it is killed with SIGKILL.
     const script = `
       import { createKnex } from '@svc/db';

@@ -1,4 +1,4 @@
-import { declareRead, type ReadDeclaration } from '@svc/db';
+import { declareRead, type Pojo, type ReadDeclaration } from '@svc/db';
 import { PushDeviceModel } from './models/index.js';
 import { PushDeviceSchema } from './schemas.js';
 
@@ -6,7 +6,7 @@ import { PushDeviceSchema } from './schemas.js';
 const fields = Object.keys(PushDeviceSchema.properties);
 
 /** GET /me/devices: the caller's phones, newest registration first (the token breaks ties). */
-export const devicesRead: ReadDeclaration = declareRead({
+export const devicesRead: ReadDeclaration<Pojo[]> = declareRead({
   name: 'push_devices',
   model: PushDeviceModel,
   scope: { account: 'userId' },
@@ -15,7 +15,7 @@ export const devicesRead: ReadDeclaration = declareRead({
 });
 
 /** GET /me/devices/{token}: one of the caller's phones, found by its token's hash, then the token itself. */
-export const deviceRead: ReadDeclaration = declareRead({
+export const deviceRead: ReadDeclaration<Pojo> = declareRead({
   name: 'push_device',
   model: PushDeviceModel,
   scope: { account: 'userId' },

@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiRouter, AuthenticationError, NotFoundError, principalOf } from '@svc/http-kit';
+import { ApiRouter, AuthenticationError, loadedRead, NotFoundError, principalOf } from '@svc/http-kit';
 import type { NotificationService } from './notifications.js';
 import { deviceRead, devicesRead } from './reads.js';
 import {
@@ -79,7 +79,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: devicesRead,
     },
     async (req, res) => {
-      res.json({ items: await service.list(principalOf(req).userId, req.loadedRead) });
+      res.json({ items: await service.list(principalOf(req).userId, loadedRead(req, devicesRead)) });
     },
   );
 
@@ -96,7 +96,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       read: deviceRead,
     },
     async (req, res) => {
-      res.json(await service.get(principalOf(req).userId, req.input.params.token, req.loadedRead));
+      res.json(await service.get(principalOf(req).userId, req.input.params.token, loadedRead(req, deviceRead)));
     },
   );
 

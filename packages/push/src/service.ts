@@ -1,5 +1,6 @@
 import type { AccountDeletionStep, Clock, Transaction } from '@svc/contracts';
-import { ConflictError, InputError, NotFoundError } from '@svc/http-kit';
+import type { Pojo } from '@svc/db';
+import { ConflictError, InputError, type KernelChecked, NotFoundError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DeviceSwitches, PushDevice, PushKind, RegisterRequest } from './schemas.js';
 import type { PushStore } from './store.js';
@@ -53,8 +54,8 @@ export class PushService {
     return device;
   }
 
-  /** One of the caller's phones; `loaded`: the rows of `deviceRead` loaded with the caller (the route's `req.loadedRead`), if any. */
-  async get(userId: string, token: string, loaded?: unknown): Promise<PushDevice> {
+  /** One of the caller's phones; `loaded`: the rows of `deviceRead` loaded with the caller (`loadedRead(req, deviceRead)`), if any. */
+  async get(userId: string, token: string, loaded?: KernelChecked<Pojo>): Promise<PushDevice> {
     return (await this.store.get(userId, token, loaded)) ?? Promise.reject(notMine());
   }
 
@@ -78,7 +79,7 @@ export class PushService {
    * The caller's phones, newest registration first (GET /me/devices). It is also the `devices`
    * part of the data export (PersonalDataSources in @svc/contracts): the same records, no more.
    */
-  list(userId: string, loaded?: unknown): Promise<PushDevice[]> {
+  list(userId: string, loaded?: KernelChecked<Pojo[]>): Promise<PushDevice[]> {
     return this.store.list(userId, loaded);
   }
 

@@ -24,7 +24,7 @@ export interface PushStore {
   register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined>;
   /**
    * The caller's phone of `token`. `loaded`: the row of the declared read `deviceRead`, when the
-   * kernel loaded it with the caller (the route's `req.loadedRead`): made into the answer by the model
+   * kernel loaded it with the caller (`loadedRead(req, read)` of the route): made into the answer by the model
    * as a queried row is, without a statement of its own.
    */
   get(userId: string, token: string, loaded?: unknown): Promise<PushDevice | undefined>;

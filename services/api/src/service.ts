@@ -3,8 +3,7 @@ import path from 'node:path';
 import * as accounts from '@svc/accounts';
 import * as changes from '@svc/changes';
 import type { Clock, DishCatalog, PersonalDataSources, RandomBytes } from '@svc/contracts';
-import { runMigrations } from '@svc/db';
-import { type ReadDeclaration, ReadKernel } from '@svc/db/kernel';
+import { type ReadDeclaration, ReadKernel, runMigrations } from '@svc/db';
 import * as dishes from '@svc/dishes';
 import * as households from '@svc/households';
 import {

@@ -1,8 +1,8 @@
 /**
  * The packages' boundaries as the repository's text shows them: no domain package's code writes
  * SQL naming another package's tables (each package's tables are read from its own migrations),
- * and no package's public API report carries the read kernel's internals (a tuning change of the
- * kernel is no semver event of any package).
+ * the read kernel is one owned public API (@svc/db's), no file imports another package's internal
+ * subpath, and no package reads request-scoped state another package wrote.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,11 +12,16 @@ const packages = path.resolve(import.meta.dirname, '../../../packages');
 /** The packages that own tables (their migrations create them). */
 const DOMAIN = ['accounts', 'households', 'meal-rules', 'meal-events', 'push', 'changes', 'sign-in-factors', 'dishes', 'planner'];
 
-function files(dir: string): string[] {
+/** Directories no source lives in. */
+const SKIPPED = new Set(['node_modules', 'dist', '.turbo']);
+
+function files(dir: string, skipped: ReadonlySet<string> = new Set()): string[] {
   if (!fs.existsSync(dir)) return [];
   return fs
     .readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+    .flatMap((e) =>
+      e.isDirectory() ? (skipped.has(e.name) ? [] : files(path.join(dir, e.name), skipped)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+    );
 }
 
 /** The tables a package's migrations create (knex's createTable, SQL `create table`, a list version's table). */
@@ -60,10 +65,9 @@ describe('package boundaries', () => {
   });
 
   it('finds SQL naming a table where a package names its own (the check sees what it looks for)', () => {
-    for (const p of DOMAIN) {
-      const own = files(path.join(packages, p, 'src')).some((f) => tables[p]!.some((t) => sqlNaming(t).test(code(f))));
-      expect(own, `${p} names its own tables`).to.equal(true);
-    }
+    // A package whose reads are all declared or Objection queries (meal-rules) names none in SQL.
+    const naming = DOMAIN.filter((p) => files(path.join(packages, p, 'src')).some((f) => tables[p]!.some((t) => sqlNaming(t).test(code(f)))));
+    expect(naming).to.include.members(['accounts', 'households', 'meal-events', 'push', 'changes']);
   });
 
   it("no domain package's code writes SQL naming another package's tables", () => {
@@ -81,15 +85,64 @@ describe('package boundaries', () => {
     expect(found).to.deep.equal([]);
   });
 
-  it("no package's API report carries the read kernel's internals or the lent reads they replaced", () => {
-    const internals =
-      /\b(?:ReadKernel|compileRead|compileValue|compileMembership|ReadBindings|LentRead|READ_ARG_MAX|OwnRead|SessionReadAhead|ReadAhead\w*|readAheadKey|MembershipsSql|HouseholdProfileSql|displayNameSql)\b|@svc\/db\/kernel/g;
+  it("the read kernel is @svc/db's public API, owned in CODEOWNERS; no other package's report carries it, none the lent reads it replaced", () => {
+    const kernel = /\b(?:ReadKernel|compileRead|compileValue|compileMembership|standaloneRead|ReadBindings|LentRead|READ_ARG_MAX)\b/g;
+    const replaced = /\b(?:OwnRead|SessionReadAhead|ReadAhead\w*|readAheadKey|MembershipsSql|HouseholdProfileSql|displayNameSql)\b|@svc\/db\/kernel/g;
     const reports = fs
       .readdirSync(packages)
       .map((p) => path.join(packages, p, 'report.api.md'))
       .filter((f) => fs.existsSync(f));
     expect(reports.length).to.be.greaterThan(8);
-    const found = reports.flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(internals)].map((m) => `${path.relative(packages, f)}: ${m[0]}`));
+    const db = path.join(packages, 'db', 'report.api.md');
+    expect(fs.readFileSync(db, 'utf8')).to.match(/export class ReadKernel\b/);
+    const found = reports.flatMap((f) =>
+      [...fs.readFileSync(f, 'utf8').matchAll(f === db ? replaced : new RegExp(`${kernel.source}|${replaced.source}`, 'g'))].map(
+        (m) => `${path.relative(packages, f)}: ${m[0]}`,
+      ),
+    );
+    expect(found).to.deep.equal([]);
+    const owners = fs.readFileSync(path.resolve(packages, '..', 'CODEOWNERS'), 'utf8');
+    expect(owners).to.match(/^\/packages\/db\/src\/kernel\.ts\s+@\S+/m);
+  });
+
+  it("no file imports another package's internal subpath (`@svc/<package>/…`): packages meet only at their public entry", () => {
+    const roots = [packages, path.resolve(packages, '..', 'services'), path.resolve(packages, '..', 'tools')];
+    const sources = roots.flatMap((r) => files(r, SKIPPED));
+    expect(sources.length).to.be.greaterThan(100);
+    const found = sources.flatMap((f) =>
+      [...fs.readFileSync(f, 'utf8').matchAll(/(?:from\s+|import\(\s*)['"](@svc\/[a-z-]+\/[^'"]+)['"]/g)].map((m) => `${path.relative(packages, f)}: ${m[1]}`),
+    );
+    expect(found).to.deep.equal([]);
+    // Nor does any package offer one.
+    for (const p of fs.readdirSync(packages).filter((p) => fs.existsSync(path.join(packages, p, 'package.json')))) {
+      const exports = JSON.parse(fs.readFileSync(path.join(packages, p, 'package.json'), 'utf8')).exports ?? {};
+      expect(
+        Object.keys(exports).filter((k) => k !== '.' && k !== './package.json'),
+        `${p}: exports`,
+      ).to.deep.equal([]);
+    }
+  });
+
+  it("no package reads request-scoped state another package wrote: the request context holds http-kit's accounting only", () => {
+    // What one request carries between packages is the value the kernel hands the route (the
+    // principal with its memberships, the declared read), never a side channel one package writes
+    // and another reads.
+    const context = fs.readFileSync(path.join(packages, 'http-kit', 'src', 'context.ts'), 'utf8');
+    const fields = [...context.match(/export interface RequestContext \{([\s\S]*?)\n\}/)![1]!.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]);
+    expect(fields).to.have.members(['traceId', 'startedAt', 'db', 'steps', 'inFlight']);
+    const found: string[] = [];
+    for (const p of fs.readdirSync(packages).filter((p) => p !== 'http-kit')) {
+      for (const file of files(path.join(packages, p, 'src'))) {
+        const text = code(file);
+        // Request-scoped storage of its own, or the Express request widened with fields of its own.
+        if (/\bAsyncLocalStorage\b|\bnamespace\s+Express\b|declare\s+module\s+['"]express['"]/.test(text))
+          found.push(`${path.relative(packages, file)}: request-scoped state`);
+        // The request context's own store, read or written outside http-kit's accounting.
+        if (/\b(?:currentContext\(\)|runWithContext\()[^;]*\.(?!db\b|steps\b|traceId\b|startedAt\b|inFlight\b)\w+\s*=/.test(text))
+          found.push(`${path.relative(packages, file)}: writes the request context`);
+        if (/\b(?:rememberMemberships|knownRole)\b/.test(text)) found.push(`${path.relative(packages, file)}: memberships through the request context`);
+      }
+    }
     expect(found).to.deep.equal([]);
   });
 

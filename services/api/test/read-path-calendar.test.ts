@@ -55,7 +55,7 @@ describe('the authenticated read path: GET …/calendar-feed', () => {
     expect(created.status).to.equal(201);
     expect(created.body.createdAt).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     expect(created.body.createdAt.endsWith('.234Z')).to.equal(true);
-    const reference = await plain.get(userId, household.id);
+    const reference = await plain.get({ userId }, household.id);
     expect(reference).to.deep.equal(created.body);
 
     for (const [who, agent] of [

@@ -121,7 +121,7 @@ describe('the authenticated read path', () => {
     expect(got.status).to.equal(200);
     expect(queries(got)).to.equal(1);
     // Outside a request nothing is read ahead: the package's own read (Objection, the driver's Dates).
-    const reference = await h.service.households.get(userId, household.id);
+    const reference = await h.service.households.get({ userId }, household.id);
     expect(got.body).to.deep.equal(JSON.parse(JSON.stringify(reference)));
     expect(got.body.updatedAt).to.equal('2026-03-04T05:06:07.999Z');
     expect(got.body.onboardingCompletedAt).to.equal('2026-03-04T05:06:07.000Z');
@@ -194,7 +194,7 @@ describe('the authenticated read path', () => {
     const defaults = await owner.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
     expect(defaults.status).to.equal(200);
     expect(queries(defaults)).to.equal(1);
-    expect(defaults.body).to.deep.equal(JSON.parse(await plain.defaults(userId, household.id)));
+    expect(defaults.body).to.deep.equal(await plain.defaults({ userId }, household.id));
     expect(defaults.body.active).to.equal(true);
     const own = await owner.post(`${hh}/rules`).send({
       payload: { kind: 'CategoryFrequency', category: 'Fish', minimumPerWeek: 1, maximumPerWeek: 2 },
@@ -207,7 +207,7 @@ describe('the authenticated read path', () => {
     const after = await owner.get(`/api/v1/households/${household.id.toUpperCase()}/rules/defaults`).set('X-Diagnostics', '1');
     expect(after.status).to.equal(200);
     expect(queries(after)).to.equal(1);
-    expect(after.body).to.deep.equal(JSON.parse(await plain.defaults(userId, household.id)));
+    expect(after.body).to.deep.equal(await plain.defaults({ userId }, household.id));
     expect(after.body.active).to.equal(false);
     const strangers = await stranger.get(`${hh}/rules/defaults`).set('X-Diagnostics', '1');
     expect(strangers.status).to.equal(404);
@@ -218,7 +218,7 @@ describe('the authenticated read path', () => {
     const members = await owner.get(`${hh}/members`).set('X-Diagnostics', '1');
     expect(members.status).to.equal(200);
     expect(queries(members)).to.equal(1);
-    expect(members.body).to.deep.equal(JSON.parse(JSON.stringify(await h.service.households.listMembers(userId, household.id))));
+    expect(members.body).to.deep.equal(JSON.parse(JSON.stringify(await h.service.households.listMembers({ userId }, household.id))));
     expect(members.body.map((m: { displayName: string }) => m.displayName)).to.deep.equal(['Renamed "Owner"']);
     expect((await stranger.get(`${hh}/members`)).status).to.equal(404);
 

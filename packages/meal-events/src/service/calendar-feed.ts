@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { gunzip } from 'node:zlib';
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdProfiles, type PlannedDinners, type RandomBytes } from '@svc/contracts';
-import { assertRole, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
+import { ADULT_ROLES, type Caller, type Clock, type HouseholdAccess, type HouseholdProfiles, type PlannedDinners, type RandomBytes } from '@svc/contracts';
+import type { Pojo } from '@svc/db';
+import { assertRole, type KernelChecked, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import { type FeedDatabase, FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker, windowPages } from '../feed-render.js';
@@ -115,8 +116,8 @@ export class CalendarFeedService {
   }
 
   /** A new secret URL for the household (Owner, Adult); the previous one stops working. */
-  async create(userId: string, householdId: string): Promise<CalendarFeed> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async create(caller: Caller, householdId: string): Promise<CalendarFeed> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     const token = this.random(FEED_TOKEN_BYTES).toString('base64url');
     const sealed = this.sealer.seal(householdId, token, this.random(12));
     const stored = await this.feeds.replace(householdId, feedTokenHash(token), sealed, this.clock.now());
@@ -128,8 +129,8 @@ export class CalendarFeedService {
    * A token sealed under another secret (SESSION_SECRET was rotated) cannot be shown again: that
    * is 404 too, and a POST makes a new one (the old URL keeps working until then).
    */
-  async get(userId: string, householdId: string, loaded?: unknown): Promise<CalendarFeed> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async get(caller: Caller, householdId: string, loaded?: KernelChecked<Pojo | false>): Promise<CalendarFeed> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     // `loaded`: the row of `calendarFeedRead` (false: none) the read kernel loaded with the caller.
     const stored = await this.feeds.get(householdId, loaded);
     const token = stored && this.sealer.open(householdId, stored.sealedToken);
@@ -138,8 +139,8 @@ export class CalendarFeedService {
   }
 
   /** Retires the URL (Owner, Adult). Idempotent: without a feed there is nothing to stop. */
-  async remove(userId: string, householdId: string): Promise<void> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async remove(caller: Caller, householdId: string): Promise<void> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     await this.feeds.remove(householdId);
   }
 

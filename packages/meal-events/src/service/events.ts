@@ -1,6 +1,6 @@
-import { ADULT_ROLES, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
+import { ADULT_ROLES, type Caller, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
 import type { Pojo, ReadDeclaration } from '@svc/db';
-import { assertRole, ConflictError, InputError, NotFoundError, systemRandom } from '@svc/http-kit';
+import { assertRole, ConflictError, InputError, type KernelChecked, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { v4 as uuidV4 } from 'uuid';
 import { CursorCodec, invalidCursor } from '../cursor.js';
@@ -166,8 +166,8 @@ export class MealEventsService {
    * `to` next to a cursor is 400 `invalid_cursor` (start over without a cursor to change the
    * filter). `limit` may change from page to page.
    */
-  async list(userId: string, householdId: string, query: ListEventsQuery, loaded?: unknown): Promise<PageAnswer> {
-    const request = await this.pageRequest(userId, householdId, query);
+  async list(caller: Caller, householdId: string, query: ListEventsQuery, loaded?: KernelChecked<{ version: string }>): Promise<PageAnswer> {
+    const request = await this.pageRequest(caller, householdId, query);
     // `loaded`: the list version `eventsRead` loaded with the caller, under which the store may answer a page it read before.
     const page = await this.store.page(householdId, request, (loaded as { version?: string } | undefined)?.version);
     // The answer depends on nothing but the household, the request and the page (the cursor codec
@@ -182,9 +182,9 @@ export class MealEventsService {
   }
 
   /** Checks the caller and the query (range, cursor and its filter) and says which page to read. */
-  private async pageRequest(userId: string, householdId: string, query: ListEventsQuery): Promise<PageRequest> {
+  private async pageRequest(caller: Caller, householdId: string, query: ListEventsQuery): Promise<PageRequest> {
     assertRange(query.from, query.to);
-    await this.access.roleOf(userId, householdId);
+    await this.access.roleOf(caller, householdId);
     let from = query.from ?? null;
     let to = query.to ?? null;
     let after: EventPosition | null = null;
@@ -207,13 +207,13 @@ export class MealEventsService {
    * One event; any member. `loaded`: the row of `eventRead` the read kernel loaded with the caller
    * (it checked the membership), made into the answer by the model without a statement.
    */
-  async get(userId: string, householdId: string, eventId: string, loaded?: unknown): Promise<MealEvent> {
-    if (!loaded) await this.access.roleOf(userId, householdId);
+  async get(caller: Caller, householdId: string, eventId: string, loaded?: KernelChecked<Pojo>): Promise<MealEvent> {
+    if (!loaded) await this.access.roleOf(caller, householdId);
     return (await this.store.get(householdId, eventId, loaded)) ?? Promise.reject(notFoundEvent());
   }
 
-  async create(userId: string, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async create(caller: Caller, householdId: string, input: MealEventCreateInput): Promise<MealEvent> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     const values = valuesOf(input);
     if (input.repeat) return this.createSeries(householdId, values, input.repeat);
     const id = uuidV4({ random: this.random(16) });
@@ -272,8 +272,8 @@ export class MealEventsService {
   }
 
   /** GET …/series/{seriesId}: any member; 404 for an unknown (or deleted) series. */
-  async getSeries(userId: string, householdId: string, seriesId: string): Promise<MealEventSeries> {
-    await this.access.roleOf(userId, householdId);
+  async getSeries(caller: Caller, householdId: string, seriesId: string): Promise<MealEventSeries> {
+    await this.access.roleOf(caller, householdId);
     const s = await this.series.get(householdId, seriesId);
     if (!s) throw new NotFoundError('not_found', 'No such series in this household');
     return apiSeries(s);
@@ -285,8 +285,8 @@ export class MealEventsService {
    * left between a client's GET and its PUT) is accepted unchanged and stored as the departed
    * participant it is (`memberId` null, its name kept): what a GET answered always goes back.
    */
-  async replace(userId: string, householdId: string, eventId: string, input: MealEventInput, scope: EventScope = 'this'): Promise<MealEvent> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async replace(caller: Caller, householdId: string, eventId: string, input: MealEventInput, scope: EventScope = 'this'): Promise<MealEvent> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     const values = valuesOf(input);
     if (scope !== 'this') return this.replaceInSeries(householdId, eventId, values, scope);
     return this.replaceThis(householdId, eventId, values);
@@ -452,8 +452,8 @@ export class MealEventsService {
    * series), following (the series ends the day before; later occurrences go) or all (the series
    * and every occurrence go; GET of the series answers 404 afterwards).
    */
-  async remove(userId: string, householdId: string, eventId: string, scope: EventScope = 'this'): Promise<void> {
-    assertRole(await this.access.roleOf(userId, householdId), ADULT_ROLES);
+  async remove(caller: Caller, householdId: string, eventId: string, scope: EventScope = 'this'): Promise<void> {
+    assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
     const now = this.clock.now();
     if (scope === 'this') {
       // The deletion and an occurrence's exception in one transaction: both or neither.

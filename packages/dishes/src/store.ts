@@ -40,7 +40,7 @@ export interface DishStore {
   /** One page, by name key then id. */
   page(householdId: string, request: DishPageRequest): Promise<DishPageRows>;
   /** One dish; `loaded`: its row as the read kernel lent it with the caller (`dishRead`). */
-  get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined>;
+  get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined>;
   /**
    * Adds a dish unless the household already has `DISH_LIMITS.perHousehold` (undefined then,
    * nothing written). Parallel creations of one household are counted one after another (by the
@@ -108,8 +108,8 @@ export class ObjectionDishStore implements DishStore {
     return { items: shown.map((r) => r.toApi()), last: more && lastRow ? { nameKey: lastRow.nameKey, id: lastRow.id } : null };
   }
 
-  async get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined> {
-    if (loaded) return this.Dish.fromDatabaseJson(loaded as Pojo).toApi();
+  async get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined> {
+    if (loaded) return this.Dish.fromDatabaseJson(loaded).toApi();
     return (await this.mine(householdId, dishId).modify('apiColumns').first())?.toApi();
   }
 

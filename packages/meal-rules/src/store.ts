@@ -1,9 +1,9 @@
-import { type Pojo, standaloneRead, VersionedAnswers } from '@svc/db';
+import { standaloneRead, VersionedAnswers } from '@svc/db';
 import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
-import { rulesRead } from './reads.js';
+import { type LoadedRules, rulesRead } from './reads.js';
 import type { MealRule, MealRuleKind, MealRuleRequest, RuleSource } from './schemas.js';
 
 /**
@@ -18,7 +18,7 @@ export interface MealRuleStore {
    * made at that version (`heldVersion`), else `{ version, value }` with the rows. Outside a
    * transaction the answer is kept under its version.
    */
-  list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]>;
+  list(householdId: string, trx?: Knex.Transaction, loaded?: LoadedRules): Promise<MealRule[]>;
   /** The list version whose answer this store holds for the household, if any. */
   heldVersion?(householdId: string): string | undefined;
   create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule>;
@@ -44,9 +44,6 @@ function writable(request: MealRuleRequest) {
  * own, so the rules have one SQL however they are loaded.
  */
 const RULES = standaloneRead(rulesRead);
-
-/** What the read kernel loads for GET …/rules (`rulesRead`). */
-type LoadedRules = { version: string; value?: Pojo[] };
 
 /** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (a household's rules are a few kB of text). */
 export const DEFAULT_ANSWER_CACHE_BYTES = 2 * 1024 * 1024;
@@ -88,8 +85,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     return this.Rule.query(trx).where({ householdId, id: ruleId });
   }
 
-  async list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]> {
-    const lent = trx ? undefined : (loaded as LoadedRules | undefined);
+  async list(householdId: string, trx?: Knex.Transaction, loaded?: LoadedRules): Promise<MealRule[]> {
+    const lent = trx ? undefined : loaded;
     // Unchanged since this instance made its answer: the one it holds (unless it went since).
     const held = lent && !lent.value && this.answers.get(householdId, lent.version);
     if (held) return held;

@@ -84,7 +84,7 @@ export interface MealEventStore {
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
    * read kernel loaded it, made into the answer by the model without a statement.
    */
-  get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined>;
+  get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
@@ -283,8 +283,8 @@ export class ObjectionMealEventStore implements MealEventStore {
     return page;
   }
 
-  async get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined> {
-    if (loaded) return this.Event.fromDatabaseJson(loaded as Pojo).toApi();
+  async get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined> {
+    if (loaded) return this.Event.fromDatabaseJson(loaded).toApi();
     return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
   }
 

@@ -1,8 +1,10 @@
 import type { PlannableDish } from '@svc/contracts';
-import type { Pojo } from '@svc/db';
+import { type Pojo, standaloneRead } from '@svc/db';
+import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DishPosition } from './cursor.js';
 import { DishModel } from './models/index.js';
+import { dishRead } from './reads.js';
 import type { Dish } from './schemas.js';
 
 /** What a dish's request writes (`tags` and `madeAgain` filled in), with the name's key. */
@@ -72,6 +74,9 @@ function plannableOf(row: DishModel): PlannableDish {
   };
 }
 
+/** A dish the kernel did not lend (no row, or a path it does not serve): the same declared read as a statement of its own. */
+const DISH = standaloneRead(dishRead);
+
 /**
  * The SQLSTATE the insert's trigger raises past the household's bound (migration
  * 20261202130000_dishes_per_household_bound): the trigger counts under the household's lock, so the
@@ -109,8 +114,16 @@ export class ObjectionDishStore implements DishStore {
   }
 
   async get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined> {
-    if (loaded) return this.Dish.fromDatabaseJson(loaded).toApi();
-    return (await this.mine(householdId, dishId).modify('apiColumns').first())?.toApi();
+    const row =
+      loaded ??
+      (
+        await preparedQuery<{ value: Pojo | null }>(this.Dish.knex(), {
+          name: DISH.name,
+          text: DISH.text,
+          values: DISH.values({ household: householdId, arg: dishId }),
+        })
+      )[0]?.value;
+    return row ? this.Dish.fromDatabaseJson(row).toApi() : undefined;
   }
 
   async create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined> {

@@ -2,17 +2,11 @@ import { declareRead, type Pojo, type ReadDeclaration, type ReadLink } from '@sv
 import { MealRuleListVersionModel, MealRuleModel } from './models/index.js';
 import { MealRuleResponseSchema } from './schemas.js';
 
-/** What `rulesRead` loads: the list version, and the rows unless the route holds the answer made at it. */
-export type LoadedRules = { version: string; value?: Pojo[] };
-
-/** What `defaultsRead` loads: at most one CategoryFrequency rule's id, and the household's country. */
-export type LoadedDefaults = { rows: unknown[]; country: string | null };
-
 /**
  * GET /households/{householdId}/rules: the household's rules, oldest first, with their list version
  * (the store keeps the answer made at a version and says which it holds: `heldVersion`).
  */
-export const rulesRead: ReadDeclaration<LoadedRules> = declareRead({
+export const rulesRead: ReadDeclaration<{ version: string; value?: Pojo[] }> = declareRead({
   name: 'meal_rules_rules',
   model: MealRuleModel,
   scope: { household: 'householdId' },
@@ -35,7 +29,7 @@ export const ruleRead: ReadDeclaration = declareRead({
  * of its own (one row is enough) and its country, lent by the households package (`country`,
  * handed in by the host): the value is `{ rows, country }`.
  */
-export function defaultsRead(country: ReadLink): ReadDeclaration<LoadedDefaults> {
+export function defaultsRead(country: ReadLink): ReadDeclaration<{ rows: unknown[]; country: string | null }> {
   return declareRead({
     name: 'meal_rules_defaults',
     model: MealRuleModel,

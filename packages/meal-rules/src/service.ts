@@ -6,7 +6,7 @@ import { defaultRulesFor } from './defaults.js';
 import { creatableOnly, mergeModelReading } from './merge.js';
 import { MealRuleModel } from './models/index.js';
 import { createOfflineRuleParser, dishesNamed, type ParseContext, type ParseRulesResponse, type RuleParser } from './parser/index.js';
-import { defaultsRead, type LoadedDefaults, type LoadedRules, ruleRead } from './reads.js';
+import { defaultsRead, ruleRead } from './reads.js';
 import { assertValidRuleRequest } from './rule-validation.js';
 import type { DefaultRules, MealRule, MealRuleRequest } from './schemas.js';
 import type { MealRuleStore } from './store.js';
@@ -63,7 +63,7 @@ class Uncharged {
  */
 export class MealRulesService {
   /** GET …/rules/defaults as a declared read, when the host handed in the households' country (`householdCountry`). */
-  readonly defaultsRead: ReadDeclaration<LoadedDefaults> | undefined;
+  readonly defaultsRead: ReadDeclaration<{ rows: unknown[]; country: string | null }> | undefined;
   /** The changes feed's value of a rule: the declared read of one rule and the answer its item of GET …/rules makes of that row. */
   readonly changeValue: { readonly read: ReadDeclaration; answer(row: unknown): unknown } = {
     read: ruleRead,
@@ -98,7 +98,7 @@ export class MealRulesService {
    * The household's rules, oldest first; any member. `loaded`: the value of `rulesRead` the read
    * kernel loaded with the caller (it checked the membership).
    */
-  async list(caller: Caller, householdId: string, loaded?: KernelChecked<LoadedRules>): Promise<MealRule[]> {
+  async list(caller: Caller, householdId: string, loaded?: KernelChecked<{ version: string; value?: Pojo[] }>): Promise<MealRule[]> {
     if (!loaded) await this.access.roleOf(caller, householdId);
     return this.store.list(householdId, undefined, loaded);
   }
@@ -143,15 +143,22 @@ export class MealRulesService {
    * The guideline rules of the household's country (`active` while it has no CategoryFrequency rule
    * of its own): GET …/rules/defaults. Any member.
    */
-  async defaults(caller: Caller, householdId: string, loaded?: KernelChecked<LoadedDefaults>): Promise<DefaultRules> {
+  async defaults(caller: Caller, householdId: string, loaded?: KernelChecked<{ rows: unknown[]; country: string | null }>): Promise<DefaultRules> {
     const { country, active } = await this.defaultsOf(caller, householdId, loaded);
     return defaultRulesFor(householdId, country, active);
   }
 
   /** `loaded`: the value of `defaultsRead` the read kernel loaded with the caller (it checked the membership). */
-  private async defaultsOf(caller: Caller, householdId: string, loaded?: KernelChecked<LoadedDefaults>): Promise<{ country: string; active: boolean }> {
+  private async defaultsOf(
+    caller: Caller,
+    householdId: string,
+    loaded?: KernelChecked<{ rows: unknown[]; country: string | null }>,
+  ): Promise<{ country: string; active: boolean }> {
     if (loaded?.country) return { country: loaded.country, active: loaded.rows.length === 0 };
     await this.access.roleOf(caller, householdId);
+    const read = this.defaultsRead && (await this.store.defaults(householdId, this.defaultsRead));
+    if (read?.country) return { country: read.country, active: read.rows.length === 0 };
+    // No declared read (the host lent no country), or the household went since the check: its profile answers (404 then).
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
     return { country: profile.country, active: !hasOwn };
   }

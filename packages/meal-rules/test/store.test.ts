@@ -4,7 +4,6 @@ import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import { MealRuleListVersionModel, migrations, ObjectionMealRuleStore, rulesRead } from '../src/index.js';
-import type { LoadedRules } from '../src/reads.js';
 import { SAMPLES } from './helpers.js';
 
 /**
@@ -36,11 +35,11 @@ describe('the rules store: list version and answer cache', () => {
       `select ${compileValue(rulesRead, { account: 'null', household: 'p.id', arg: 'null', known: 'p.known' })} as v from (select ?::uuid as id, ?::text as known) p`,
       [hh, known],
     );
-    return rows[0].v as LoadedRules;
+    return rows[0].v as NonNullable<typeof rulesRead.loads>;
   };
 
   /** `list` as a request whose read loaded `value` (none: undefined), as the route writes it, and the statements it ran. */
-  const readAs = async (on: ObjectionMealRuleStore, hh: string, value: LoadedRules | undefined) => {
+  const readAs = async (on: ObjectionMealRuleStore, hh: string, value: NonNullable<typeof rulesRead.loads> | undefined) => {
     const ctx = newRequestContext('test');
     const text = await runWithContext(ctx, async () => JSON.stringify(await on.list(hh, undefined, value)));
     return { text, statements: ctx.db.queries };

@@ -121,11 +121,11 @@ export class PersonService {
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: KernelChecked<LoadedIdentities>): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
     const read: LoadedIdentities | undefined = lent;
-    const factors =
-      read && Array.isArray(read.rows) && typeof read.passkeys === 'number'
-        ? { totp: read.totpConfirmedAt != null, passkeys: read.passkeys }
-        : ((await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 });
-    const rows = Array.isArray(lent) ? lent : Array.isArray(read?.rows) ? read.rows : undefined;
+    const lentFactors = read && !Array.isArray(read) ? read : undefined;
+    const factors = lentFactors
+      ? { totp: lentFactors.totpConfirmedAt != null, passkeys: lentFactors.passkeys }
+      : ((await this.o.secondFactors?.()?.summary(userId)) ?? { totp: false, passkeys: 0 });
+    const rows = Array.isArray(read) ? read : lentFactors?.rows;
     return { hasPassword, identities: await this.o.store.identities(userId, undefined, rows), ...factors };
   }
 

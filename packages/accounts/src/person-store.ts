@@ -40,13 +40,13 @@ export interface PersonStore {
    * sign-in first. `loaded`: the rows of `sessionsRead` the kernel loaded with the caller (the
    * route's `loadedRead(req, sessionsRead)`), made into the answer by the model as rows read here would be.
    */
-  liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<SessionResponse[]>;
+  liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: Pojo[]): Promise<SessionResponse[]>;
   /** Deletes the account's session with this handle; answers its session id, or undefined when there is none. */
   deleteSession(accountId: string, publicId: string): Promise<string | undefined>;
   /** Deletes every session of the account but `keepSid`; answers how many. */
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
   /** The account's linked identities, oldest link first; `loaded`: the rows of `identitiesRead`, as for `liveSessions`. */
-  identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]>;
+  identities(accountId: string, trx?: Knex.Transaction, loaded?: Pojo[]): Promise<LinkedIdentity[]>;
   /**
    * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it
    * never links it back by its address alone), and ends every session signed in through that
@@ -104,8 +104,8 @@ export class ObjectionPersonStore implements PersonStore {
     return (await this.Account.query().findById(accountId))?.toExport();
   }
 
-  async liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: unknown): Promise<SessionResponse[]> {
-    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
+  async liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: Pojo[]): Promise<SessionResponse[]> {
+    if (loaded) return loaded.map((row) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
     const rows = await this.Session.query()
       .select('accountSessions.*')
       .joinRelated('account', { alias: 'accounts' })
@@ -130,8 +130,8 @@ export class ObjectionPersonStore implements PersonStore {
     return this.Session.query().delete().where({ accountId }).whereNot({ sid: keepSid });
   }
 
-  async identities(accountId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<LinkedIdentity[]> {
-    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Identity.fromDatabaseJson(row).toApi());
+  async identities(accountId: string, trx?: Knex.Transaction, loaded?: Pojo[]): Promise<LinkedIdentity[]> {
+    if (loaded) return loaded.map((row) => this.Identity.fromDatabaseJson(row).toApi());
     const rows = await this.Identity.query(trx)
       .where({ accountId })
       .orderBy([{ column: 'createdAt' }, { column: 'id' }]);

@@ -13,8 +13,8 @@ const accountStamp: ReadLink = declareLink({ model: AccountModel, key: 'id', fie
  * `AccountSessionModel.toApi` makes a SessionResponse of (its fallbacks for rows written before the
  * columns existed included) and whether it is the session being read (`current`).
  */
-/** What `identitiesRead` loads: the identities' rows and, with second factors lent, their summary. */
-export type LoadedIdentities = { rows?: unknown; totpConfirmedAt?: string | null; passkeys?: number };
+/** What `identitiesRead` loads: the identities' rows, or with second factors lent the rows and their summary. */
+export type LoadedIdentities = Pojo[] | { rows: Pojo[]; totpConfirmedAt: string | null; passkeys: number };
 
 export const sessionsRead: ReadDeclaration<Pojo[]> = declareRead({
   name: 'accounts_sessions',

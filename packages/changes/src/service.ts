@@ -88,7 +88,7 @@ export class ChangesService {
     const { store, access } = this.options;
     await access.roleOf(caller, householdId);
     const position = since === undefined ? '0' : this.cursors.decode(householdId, since);
-    const version = (loaded as { version?: unknown } | undefined)?.version;
+    const version = loaded?.version;
     const key = `${householdId}\n${since === undefined ? 'start' : position}\n${limit}`;
     if (typeof version === 'string') {
       // A signed cursor is never past its household's last position: at it, nothing is new.

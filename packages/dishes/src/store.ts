@@ -1,8 +1,10 @@
 import type { PlannableDish } from '@svc/contracts';
-import type { Pojo } from '@svc/db';
+import { type Pojo, standaloneRead } from '@svc/db';
+import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DishPosition } from './cursor.js';
 import { DishModel } from './models/index.js';
+import { dishRead } from './reads.js';
 import type { Dish } from './schemas.js';
 
 /** What a dish's request writes (`tags` and `madeAgain` filled in), with the name's key. */
@@ -40,7 +42,7 @@ export interface DishStore {
   /** One page, by name key then id. */
   page(householdId: string, request: DishPageRequest): Promise<DishPageRows>;
   /** One dish; `loaded`: its row as the read kernel lent it with the caller (`dishRead`). */
-  get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined>;
+  get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined>;
   /**
    * Adds a dish unless the household already has `DISH_LIMITS.perHousehold` (undefined then,
    * nothing written). Parallel creations of one household are counted one after another (by the
@@ -71,6 +73,9 @@ function plannableOf(row: DishModel): PlannableDish {
     madeAgain: row.madeAgain,
   };
 }
+
+/** A dish the kernel did not lend (no row, or a path it does not serve): the same declared read as a statement of its own. */
+const DISH = standaloneRead(dishRead);
 
 /**
  * The SQLSTATE the insert's trigger raises past the household's bound (migration
@@ -108,9 +113,17 @@ export class ObjectionDishStore implements DishStore {
     return { items: shown.map((r) => r.toApi()), last: more && lastRow ? { nameKey: lastRow.nameKey, id: lastRow.id } : null };
   }
 
-  async get(householdId: string, dishId: string, loaded?: unknown): Promise<Dish | undefined> {
-    if (loaded) return this.Dish.fromDatabaseJson(loaded as Pojo).toApi();
-    return (await this.mine(householdId, dishId).modify('apiColumns').first())?.toApi();
+  async get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined> {
+    const row =
+      loaded ??
+      (
+        await preparedQuery<{ value: Pojo | null }>(this.Dish.knex(), {
+          name: DISH.name,
+          text: DISH.text,
+          values: DISH.values({ household: householdId, arg: dishId }),
+        })
+      )[0]?.value;
+    return row ? this.Dish.fromDatabaseJson(row).toApi() : undefined;
   }
 
   async create(householdId: string, id: string, values: DishValues, now: Date): Promise<Dish | undefined> {

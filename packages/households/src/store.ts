@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
-import { objection, PG, standaloneRead } from '@svc/db';
+import { isPgError, objection, PG, standaloneRead } from '@svc/db';
 import { isUuid, NotAllowedError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -105,7 +105,7 @@ export interface HouseholdStore {
    * The household as it is now (no access check); NotFoundError when there is none. `loaded`: the
    * row of `householdRead` as the read kernel loaded it, made into the answer by the model.
    */
-  get(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<HouseholdResponse>;
+  get(householdId: string, trx?: Knex.Transaction, loaded?: objection.Pojo): Promise<HouseholdResponse>;
   /** The caller's role and the onboarding state, in one look-up; NotFoundError as roleOf. */
   onboardingState(userId: string, householdId: string): Promise<{ role: HouseholdRole; completedAt: string | null; conversationId: string | null }>;
   memberships(userId: string): Promise<Membership[]>;
@@ -218,8 +218,8 @@ export class ObjectionHouseholdStore implements HouseholdStore {
     return this.Household.query().joinRelated('members', { alias: 'm' }).where({ 'households.id': householdId, 'm.userId': userId }).first();
   }
 
-  async get(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<HouseholdResponse> {
-    let row = loaded as objection.Pojo | null | undefined;
+  async get(householdId: string, trx?: Knex.Transaction, loaded?: objection.Pojo): Promise<HouseholdResponse> {
+    let row: objection.Pojo | null | undefined = loaded;
     if (!row && isUuid(householdId))
       row = (
         await preparedQuery<{ value: objection.Pojo | null }>(trx ?? this.knex, {

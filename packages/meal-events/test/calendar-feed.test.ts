@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { compileValue } from '@svc/db';
+import { compileValue, type Pojo } from '@svc/db';
 import { buildOpenApiDocument, createHttpApp, type Logger, ManualClock, newRequestContext, runWithContext } from '@svc/http-kit';
 import { connectTestRedis, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
@@ -175,7 +175,7 @@ describe('calendar feed', () => {
 
     describe('loaded with the session (the declared read calendarFeedRead)', () => {
       /** What the read kernel loads of `calendarFeedRead` for household `h` (it asks only for a member). */
-      const lent = async (h: string): Promise<unknown> => {
+      const lent = async (h: string): Promise<Pojo | false> => {
         const { rows } = await db.knex.raw(
           `select ${compileValue(calendarFeedRead, { account: 'null', household: 'p.id', arg: 'null', known: 'null' })} as v from (select ?::uuid as id) p`,
           [h],

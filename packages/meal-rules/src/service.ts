@@ -154,9 +154,11 @@ export class MealRulesService {
     householdId: string,
     loaded?: KernelChecked<{ rows: unknown[]; country: string | null }>,
   ): Promise<{ country: string; active: boolean }> {
-    const lent = loaded as { rows: unknown[]; country: string | null } | undefined;
-    if (lent?.country) return { country: lent.country, active: lent.rows.length === 0 };
+    if (loaded?.country) return { country: loaded.country, active: loaded.rows.length === 0 };
     await this.access.roleOf(caller, householdId);
+    const read = this.defaultsRead && (await this.store.defaults(householdId, this.defaultsRead));
+    if (read?.country) return { country: read.country, active: read.rows.length === 0 };
+    // No declared read (the host lent no country), or the household went since the check: its profile answers (404 then).
     const [profile, hasOwn] = await Promise.all([this.profiles(householdId), this.store.hasKind(householdId, 'CategoryFrequency')]);
     return { country: profile.country, active: !hasOwn };
   }

@@ -1,4 +1,4 @@
-import { type Pojo, standaloneRead, VersionedAnswers } from '@svc/db';
+import { type Pojo, type ReadDeclaration, standaloneRead, VersionedAnswers } from '@svc/db';
 import { preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
@@ -18,7 +18,7 @@ export interface MealRuleStore {
    * made at that version (`heldVersion`), else `{ version, value }` with the rows. Outside a
    * transaction the answer is kept under its version.
    */
-  list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]>;
+  list(householdId: string, trx?: Knex.Transaction, loaded?: { version: string; value?: Pojo[] }): Promise<MealRule[]>;
   /** The list version whose answer this store holds for the household, if any. */
   heldVersion?(householdId: string): string | undefined;
   create(householdId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule>;
@@ -26,6 +26,11 @@ export interface MealRuleStore {
   replace(householdId: string, ruleId: string, request: MealRuleRequest, source: RuleSource, now: Date, trx?: Knex.Transaction): Promise<MealRule | undefined>;
   /** False when the household has no such rule. */
   remove(householdId: string, ruleId: string, trx?: Knex.Transaction): Promise<boolean>;
+  /**
+   * GET …/rules/defaults' declared read (the service's `defaultsRead`) as a statement of its own,
+   * for a request the kernel did not load it for: one SQL for the read however it is loaded.
+   */
+  defaults(householdId: string, read: ReadDeclaration<{ rows: unknown[]; country: string | null }>): Promise<{ rows: unknown[]; country: string | null }>;
   /** Whether the household has at least one rule of this kind. */
   hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean>;
   /** Runs `work` in one database transaction: committed when it resolves, rolled back when it throws. */
@@ -45,9 +50,6 @@ function writable(request: MealRuleRequest) {
  */
 const RULES = standaloneRead(rulesRead);
 
-/** What the read kernel loads for GET …/rules (`rulesRead`). */
-type LoadedRules = { version: string; value?: Pojo[] };
-
 /** Bytes of rules answers an ObjectionMealRuleStore keeps unless told otherwise (a household's rules are a few kB of text). */
 export const DEFAULT_ANSWER_CACHE_BYTES = 2 * 1024 * 1024;
 
@@ -64,6 +66,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
   /** GET …/rules answers by household, each with the rules version it was made from. */
   private readonly answers: VersionedAnswers<MealRule[]>;
+  /** `defaults`' statements, compiled once per declaration. */
+  private readonly statements = new WeakMap<ReadDeclaration<{ rows: unknown[]; country: string | null }>, ReturnType<typeof standaloneRead>>();
 
   constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);
@@ -88,15 +92,15 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     return this.Rule.query(trx).where({ householdId, id: ruleId });
   }
 
-  async list(householdId: string, trx?: Knex.Transaction, loaded?: unknown): Promise<MealRule[]> {
-    const lent = trx ? undefined : (loaded as LoadedRules | undefined);
+  async list(householdId: string, trx?: Knex.Transaction, loaded?: { version: string; value?: Pojo[] }): Promise<MealRule[]> {
+    const lent = trx ? undefined : loaded;
     // Unchanged since this instance made its answer: the one it holds (unless it went since).
     const held = lent && !lent.value && this.answers.get(householdId, lent.version);
     if (held) return held;
     const read = lent?.value
       ? lent
       : (
-          await preparedQuery<{ value: LoadedRules }>(trx ?? this.Rule.knex(), {
+          await preparedQuery<{ value: { version: string; value?: Pojo[] } }>(trx ?? this.Rule.knex(), {
             name: RULES.name,
             text: RULES.text,
             values: RULES.values({ household: householdId }),
@@ -133,6 +137,23 @@ export class ObjectionMealRuleStore implements MealRuleStore {
 
   async remove(householdId: string, ruleId: string, trx?: Knex.Transaction): Promise<boolean> {
     return (await this.mine(householdId, ruleId, trx).delete()) > 0;
+  }
+
+  async defaults(
+    householdId: string,
+    read: ReadDeclaration<{ rows: unknown[]; country: string | null }>,
+  ): Promise<{ rows: unknown[]; country: string | null }> {
+    let statement = this.statements.get(read);
+    if (!statement) {
+      statement = standaloneRead(read);
+      this.statements.set(read, statement);
+    }
+    const [row] = await preparedQuery<{ value: { rows: unknown[]; country: string | null } }>(this.Rule.knex(), {
+      name: statement.name,
+      text: statement.text,
+      values: statement.values({ household: householdId }),
+    });
+    return row!.value;
   }
 
   async hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean> {

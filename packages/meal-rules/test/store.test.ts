@@ -35,11 +35,11 @@ describe('the rules store: list version and answer cache', () => {
       `select ${compileValue(rulesRead, { account: 'null', household: 'p.id', arg: 'null', known: 'p.known' })} as v from (select ?::uuid as id, ?::text as known) p`,
       [hh, known],
     );
-    return rows[0].v as { version: string; value?: unknown[] };
+    return rows[0].v as NonNullable<typeof rulesRead.loads>;
   };
 
   /** `list` as a request whose read loaded `value` (none: undefined), as the route writes it, and the statements it ran. */
-  const readAs = async (on: ObjectionMealRuleStore, hh: string, value: unknown) => {
+  const readAs = async (on: ObjectionMealRuleStore, hh: string, value: NonNullable<typeof rulesRead.loads> | undefined) => {
     const ctx = newRequestContext('test');
     const text = await runWithContext(ctx, async () => JSON.stringify(await on.list(hh, undefined, value)));
     return { text, statements: ctx.db.queries };

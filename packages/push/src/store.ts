@@ -27,14 +27,14 @@ export interface PushStore {
    * kernel loaded it with the caller (`loadedRead(req, read)` of the route): made into the answer by the model
    * as a queried row is, without a statement of its own.
    */
-  get(userId: string, token: string, loaded?: unknown): Promise<PushDevice | undefined>;
+  get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined>;
   setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined>;
   /** Hard delete; false when the token is not the caller's. */
   remove(userId: string, token: string): Promise<boolean>;
   /** The account's devices with `kind` switched on, most recently seen first. */
   devicesFor(userId: string, kind: PushKind): Promise<PushDevice[]>;
   /** Every device of the account, newest registration (`createdAt`) first; `loaded`: the rows of `devicesRead`, as for `get`. */
-  list(userId: string, loaded?: unknown): Promise<PushDevice[]>;
+  list(userId: string, loaded?: Pojo[]): Promise<PushDevice[]>;
   /** Deletes every device of the account (inside `trx` when given); answers how many. */
   removeAll(userId: string, trx?: Knex.Transaction): Promise<number>;
 }
@@ -109,8 +109,8 @@ export class ObjectionPushStore implements PushStore {
     return this.Device.fromDatabaseJson(rows[0]).toApi();
   }
 
-  async get(userId: string, token: string, loaded?: unknown): Promise<PushDevice | undefined> {
-    if (loaded) return this.Device.fromDatabaseJson(loaded as Pojo).toApi();
+  async get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined> {
+    if (loaded) return this.Device.fromDatabaseJson(loaded).toApi();
     return (await this.mine(userId, token).first())?.toApi();
   }
 
@@ -136,8 +136,8 @@ export class ObjectionPushStore implements PushStore {
     return (await this.mine(userId, token).delete()) > 0;
   }
 
-  async list(userId: string, loaded?: unknown): Promise<PushDevice[]> {
-    if (Array.isArray(loaded)) return loaded.map((row: Pojo) => this.Device.fromDatabaseJson(row).toApi());
+  async list(userId: string, loaded?: Pojo[]): Promise<PushDevice[]> {
+    if (loaded) return loaded.map((row) => this.Device.fromDatabaseJson(row).toApi());
     // The token breaks ties, so two phones registered in the same millisecond keep one order.
     const rows = await this.Device.query()
       .where({ userId })

@@ -169,7 +169,7 @@ export class MealEventsService {
   async list(caller: Caller, householdId: string, query: ListEventsQuery, loaded?: KernelChecked<{ version: string }>): Promise<PageAnswer> {
     const request = await this.pageRequest(caller, householdId, query);
     // `loaded`: the list version `eventsRead` loaded with the caller, under which the store may answer a page it read before.
-    const page = await this.store.page(householdId, request, (loaded as { version?: string } | undefined)?.version);
+    const page = await this.store.page(householdId, request, loaded?.version);
     // The answer depends on nothing but the household, the request and the page (the cursor codec
     // is deterministic), so the one made of a page the store answers again is sent again.
     let answer = this.answers.get(page);

@@ -15,7 +15,7 @@ export interface CalendarFeedStore {
   /** Writes the household's feed, retiring the previous one (if any) in the same statement. */
   replace(householdId: string, tokenHash: Buffer, sealedToken: Buffer, now: Date): Promise<StoredCalendarFeed>;
   /** The household's feed; `loaded`: the row of `calendarFeedRead` as the read kernel loaded it (`false`: none). */
-  get(householdId: string, loaded?: unknown): Promise<StoredCalendarFeed | undefined>;
+  get(householdId: string, loaded?: Pojo | false): Promise<StoredCalendarFeed | undefined>;
   /** The feed whose token has this SHA-256, if it is the household's current one. */
   findByTokenHash(tokenHash: Buffer): Promise<StoredCalendarFeed | undefined>;
   /** False when the household had no feed. Given `trx`, the URL stops working when it commits. */
@@ -45,9 +45,9 @@ export class ObjectionCalendarFeedStore implements CalendarFeedStore {
     return plain(this.Feed.fromDatabaseJson(rows[0]));
   }
 
-  async get(householdId: string, loaded?: unknown): Promise<StoredCalendarFeed | undefined> {
+  async get(householdId: string, loaded?: Pojo | false): Promise<StoredCalendarFeed | undefined> {
     if (loaded === false) return undefined;
-    if (loaded) return plain(this.Feed.fromDatabaseJson(loaded as Pojo));
+    if (loaded) return plain(this.Feed.fromDatabaseJson(loaded));
     const row = await this.Feed.query().findById(householdId);
     return row && plain(row);
   }

@@ -1,7 +1,8 @@
-import { objection, type Pojo, VersionedAnswers } from '@svc/db';
+import { objection, type Pojo, standaloneRead, VersionedAnswers } from '@svc/db';
 import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventListVersionModel, MealEventModel } from '../models/index.js';
+import { eventRead } from '../reads.js';
 import type { HouseholdBounds, MealEvent, MealEventType, Participant } from '../schemas.js';
 import { boundsSetting, SET_BOUNDS } from './bounds.js';
 
@@ -21,6 +22,9 @@ export interface PageRequest {
   /** 1 to 100. */
   limit: number;
 }
+
+/** An event the kernel did not lend (no row, or a path it does not serve): the same declared read as a statement of its own. */
+const EVENT = standaloneRead(eventRead);
 
 /**
  * A page of the list, as PostgreSQL wrote it from the model's declaration (`MealEventModel`'s
@@ -84,7 +88,7 @@ export interface MealEventStore {
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
    * read kernel loaded it, made into the answer by the model without a statement.
    */
-  get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined>;
+  get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
@@ -283,9 +287,17 @@ export class ObjectionMealEventStore implements MealEventStore {
     return page;
   }
 
-  async get(householdId: string, id: string, loaded?: unknown): Promise<MealEvent | undefined> {
-    if (loaded) return this.Event.fromDatabaseJson(loaded as Pojo).toApi();
-    return (await this.mine(householdId, id).modify('apiColumns').first())?.toApi();
+  async get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined> {
+    const row =
+      loaded ??
+      (
+        await preparedQuery<{ value: Pojo | null }>(this.Event.knex(), {
+          name: EVENT.name,
+          text: EVENT.text,
+          values: EVENT.values({ household: householdId, arg: id }),
+        })
+      )[0]?.value;
+    return row ? this.Event.fromDatabaseJson(row).toApi() : undefined;
   }
 
   async create(

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
-import { objection, PG, standaloneRead } from '@svc/db';
+import { isPgError, objection, PG, standaloneRead } from '@svc/db';
 import { isUuid, NotAllowedError, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';

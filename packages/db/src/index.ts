@@ -7,18 +7,7 @@
  * HTTP and no domain.
  */
 export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
-export {
-  compileMembership,
-  compileRead,
-  compileValue,
-  type LentRead,
-  READ_ARG_MAX,
-  type ReadBindings,
-  ReadKernel,
-  type ReadRequest,
-  type StandaloneRead,
-  standaloneRead,
-} from './kernel.js';
+export { compileRead, compileValue, type LentRead, type ReadBindings, ReadKernel, type ReadRequest, type StandaloneRead, standaloneRead } from './kernel.js';
 export * from './knex.js';
 export * from './list-versions.js';
 export * from './model.js';

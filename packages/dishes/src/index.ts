@@ -25,6 +25,6 @@ export { DishesService, type DishesServiceOptions, dishCatalog } from './service
 // The store: its interface and its Objection implementation.
 export { type DishPageRequest, type DishPageRows, type DishStore, type DishValues, ObjectionDishStore } from './store.js';
 
-// Also of this package: the starter library and the list's cursors.
-
+// Also of this package: the starter library and the list's position type.
+export type { DishPosition } from './cursor.js';
 export { STARTER_LIBRARY, type StarterLibrary } from './starter/index.js';

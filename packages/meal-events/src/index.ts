@@ -61,5 +61,5 @@ export {
 // Also of this package: reminders, series occurrences, the calendar feed's database.
 export { EventReminders, type EventRemindersOptions, REMINDER_QUEUE } from './service/reminders.js';
 export { occurrences } from './series/rule.js';
-export type { FeedDatabase } from './feed-render.js';
+export type { FeedDatabase, RenderedFeed } from './feed-render.js';
 export { planningEvents } from './planning.js';

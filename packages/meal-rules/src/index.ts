@@ -26,6 +26,6 @@ export { MealRulesService, type MealRulesServiceOptions, type ParseFailureLog } 
 export { type MealRuleStore, ObjectionMealRuleStore } from './store.js';
 
 // Also of this package: the rule parsers.
-export { createModelRuleParser, type ModelRuleParserOptions } from './model-parser.js';
+export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
 export { planningRules } from './planning.js';

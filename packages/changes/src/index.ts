@@ -28,5 +28,3 @@ export { type ChangeItem, type ChangesAnswer, ChangesPurgeScheduler, ChangesServ
 
 // The store.
 export { type ChangePage, type ChangeRow, ChangesStore, type ChangesStoreOptions, type ChangeValueRead, type ChangeValueReads } from './store.js';
-
-// Also of this package: the cursors.

@@ -31,7 +31,8 @@ import { buildTestApp, createTestDatabase } from '@svc/test-support';
 import bcrypt from 'bcryptjs';
 import { pino } from 'pino';
 import { errorFunction, mean, median, permutationTest, sampleVariance } from 'simple-statistics';
-import { AccountService, createRouter, jobSources, migrations, ObjectionAccountStore, prehash, queues } from '../src/index.js';
+import { AccountService, createRouter, jobSources, migrations, ObjectionAccountStore, queues } from '../src/index.js';
+import { prehash } from '../src/PasswordHasher.js';
 
 const { values: args } = parseArgs({
   options: {

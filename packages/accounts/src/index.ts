@@ -11,7 +11,7 @@
  */
 
 // Migrations: the package's tables.
-export { jobSources, MAIL_QUEUE, migrate, migrations, queues } from './migrations.js';
+export { jobSources, migrate, migrations, queues } from './migrations.js';
 
 // Models: one per table.
 export * from './models/index.js';
@@ -50,10 +50,8 @@ export {
   type AccountsConfig,
   type AccountsMetrics,
   type AccountsTuning,
-  lockoutKey,
   SESSION_MAX_AGE_DAYS,
   TOKEN_RATE_LIMIT,
-  UNASKED_MAIL_LIMITS,
   type UnaskedMailLimits,
 } from './service.js';
 
@@ -71,12 +69,10 @@ export {
   type WaitlistEntry,
 } from './store.js';
 
-// Also of this package: sessions, access tokens, the person's own operations, social sign-in, mail, passwords, pages.
+// Also of this package: sessions, access tokens, the person's own operations, social sign-in, passwords, pages.
 export { type AccessTokenStore, ObjectionAccessTokenStore } from './AccessTokenStore.js';
-export { LAST_SEEN_GRANULARITY_MS } from './AccountSessionStore.js';
-export { ACCESS_TOKENS_PER_PERSON, AccessTokenService } from './access-token-service.js';
+export { AccessTokenService } from './access-token-service.js';
 export {
-  ACCESS_TOKEN_PREFIX,
   type AccessTokenResponse,
   AccessTokenResponseSchema,
   CreateAccessTokenRequest,
@@ -85,22 +81,12 @@ export {
 } from './access-tokens.js';
 export { type AccountDirectoryWithWaitlist, accountDirectory } from './directory.js';
 export { looksLikeAddress, normalizeEmail } from './email.js';
-export { MAIL_RETRY } from './Mailer.js';
 export type { AccountSummary, MeResponse, UserResponse } from './me.js';
-export { BCRYPT_NATIVE, normalizePassword, prehash } from './PasswordHasher.js';
+export { BCRYPT_NATIVE } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
-export { loginPasswordCheck } from './password-check.js';
-export {
-  type Caller,
-  EXPORT_INTERVAL_MS,
-  type PasswordCheck,
-  type PersonalDataExport,
-  PersonService,
-  type PersonServiceOptions,
-  RECENT_SIGN_IN_MS,
-} from './person-service.js';
+export { type Caller, type PasswordCheck, type PersonalDataExport, PersonService, type PersonServiceOptions } from './person-service.js';
 export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
-export { SESSION_RENEW_AFTER_MS, SESSION_TTL_MS, type Sessions, type SignInMethod, USER_AGENT_MAX } from './sessions.js';
+export type { Sessions, SignInMethod } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
 export type { IdentityStore } from './social/IdentityStore.js';
-export { APP_CODE_LIFETIME_MS, type AuthProviderResponse, EXTERNAL_COOKIE, type SocialSignIn, type SocialTuning, s256 } from './social/SocialSignIn.js';
+export type { AuthProviderResponse, SocialSignIn, SocialTuning } from './social/SocialSignIn.js';

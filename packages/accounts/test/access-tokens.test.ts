@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { ACCESS_TOKENS_PER_PERSON, type AccountService } from '../src/index.js';
+import { ACCESS_TOKENS_PER_PERSON } from '../src/access-token-service.js';
+import type { AccountService } from '../src/index.js';
 import { createWorld, dbQueries, linkIn, mailsTo, PASSWORD, PUBLIC_BASE_URL, sessionCookie, signedUp, type World } from './helpers.js';
 
 const TOKEN = /^mp_pat_[A-Za-z0-9_-]{43}$/;

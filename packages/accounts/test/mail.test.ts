@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import nodemailer from 'nodemailer';
 import request from 'supertest';
-import { MAIL_RETRY } from '../src/index.js';
+import { MAIL_RETRY } from '../src/Mailer.js';
 import { createWorld, linkIn, mailsTo, register, type World } from './helpers.js';
 
 describe('the mail outbox', () => {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { AccountSessionStore } from '../src/AccountSessionStore.js';
-import { SESSION_TTL_MS } from '../src/index.js';
+import { SESSION_TTL_MS } from '../src/sessions.js';
 import { createWorld, dbQueries, login, PASSWORD, sessionCookie, signedUp, type World } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -8,8 +8,8 @@ import bcryptModule from '@node-rs/bcrypt';
 import { expect } from 'chai';
 import request from 'supertest';
 import { looksLikeAddress } from '../src/email.js';
-import { prehash } from '../src/index.js';
 import { compose } from '../src/mail-templates.js';
+import { prehash } from '../src/PasswordHasher.js';
 import { createWorld, login, mailsTo, PASSWORD, register, signedUp, type World } from './helpers.js';
 
 const DAY = 24 * 3600_000;

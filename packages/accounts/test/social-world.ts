@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { type AccountsConfig, type AccountsTuning, s256 } from '../src/index.js';
+import type { AccountsConfig, AccountsTuning } from '../src/index.js';
+import { s256 } from '../src/social/SocialSignIn.js';
 import { createWorld, type InstanceOptions, type World } from './helpers.js';
 import { APPLE_APP_AUDIENCES, APPLE_ISSUER, APPLE_WEB, GOOGLE_CLIENT, TestIdp } from './idp.js';
 

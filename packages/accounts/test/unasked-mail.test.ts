@@ -6,7 +6,7 @@
 import { Metrics } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { UNASKED_MAIL_LIMITS } from '../src/index.js';
+import { UNASKED_MAIL_LIMITS } from '../src/service.js';
 import { createWorld, mailsTo, PASSWORD, signedUp, type World } from './helpers.js';
 
 describe('unasked mail limited per recipient and per IP (issue 18 row 11)', function () {

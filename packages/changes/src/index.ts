@@ -24,20 +24,7 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export {
-  CHANGES_PURGE_QUEUE,
-  type ChangeItem,
-  type ChangesAnswer,
-  ChangesPurgeScheduler,
-  ChangesService,
-  type ChangesServiceOptions,
-  DEFAULT_CHANGES_PAGE_CACHE_BYTES,
-  DELETIONS_KEPT_MS,
-  type RenderedChanges,
-} from './service.js';
+export { type ChangeItem, type ChangesAnswer, ChangesPurgeScheduler, ChangesService, type ChangesServiceOptions, type RenderedChanges } from './service.js';
 
 // The store.
 export { type ChangePage, type ChangeRow, ChangesStore, type ChangesStoreOptions, type ChangeValueRead, type ChangeValueReads } from './store.js';
-
-// Also of this package: the cursors.
-export { ChangesCursor, invalidCursor } from './cursor.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { HttpError } from '@svc/http-kit';
 import { expect } from 'chai';
-import { ChangesCursor } from '../src/index.js';
+import { ChangesCursor } from '../src/cursor.js';
 
 const codeOf = (work: () => unknown): [number, string] => {
   try {

@@ -7,21 +7,34 @@
  * HTTP and no domain.
  */
 export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
+export { compileRead, compileValue, type LentRead, type ReadBindings, ReadKernel, type ReadRequest, type StandaloneRead, standaloneRead } from './kernel.js';
 export {
-  compileMembership,
-  compileRead,
-  compileValue,
-  type LentRead,
-  READ_ARG_MAX,
-  type ReadBindings,
-  ReadKernel,
-  type ReadRequest,
-  type StandaloneRead,
-  standaloneRead,
-} from './kernel.js';
-export * from './knex.js';
+  createKnex,
+  type DbLogger,
+  databaseAnswers,
+  isPgError,
+  type KnexOptions,
+  type Migration,
+  type MigrationSet,
+  PG,
+  rollbackMigrations,
+  runMigrations,
+} from './knex.js';
 export * from './list-versions.js';
-export * from './model.js';
+export {
+  type ApiFormat,
+  apiColumnsSql,
+  BaseModel,
+  isoTimestampSql,
+  type ModelClass,
+  type ModelSchema,
+  objection,
+  type Pojo,
+  type QueryBuilder,
+  rowSchema,
+  TimestampSchema,
+  type Transaction,
+} from './model.js';
 export {
   type DeclaredReadRequest,
   type DeclaredReads,

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { apiColumnsSql, BaseModel, createKnex, databaseAnswers, jsonRowsSql, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+import { apiColumnsSql, BaseModel, createKnex, databaseAnswers, type MigrationSet, rollbackMigrations, runMigrations } from '../src/index.js';
+import { jsonRowsSql } from '../src/model.js';
 
 describe('@svc/db', () => {
   let db: TestDatabase;

@@ -20,11 +20,11 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export { DishesService, type DishesServiceOptions, dishCatalog, nameKeyOf, starterLanguageOf } from './service.js';
+export { DishesService, type DishesServiceOptions, dishCatalog } from './service.js';
 
 // The store: its interface and its Objection implementation.
 export { type DishPageRequest, type DishPageRows, type DishStore, type DishValues, ObjectionDishStore } from './store.js';
 
-// Also of this package: the starter library and the list's cursors.
-export { type DishCursorState, DishCursorCodec, type DishPosition, invalidCursor } from './cursor.js';
-export { STARTER_ENTRIES, STARTER_LIBRARY, type StarterEntry, type StarterLibrary } from './starter/index.js';
+// Also of this package: the starter library and the list's position type.
+export type { DishPosition } from './cursor.js';
+export { STARTER_LIBRARY, type StarterLibrary } from './starter/index.js';

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { MEAL_CATEGORIES, PRICE_CLASSES, STARTER_ENTRIES, STARTER_LIBRARY, starterLanguageOf } from '../src/index.js';
+import { MEAL_CATEGORIES, PRICE_CLASSES, STARTER_LIBRARY } from '../src/index.js';
+import { starterLanguageOf } from '../src/service.js';
+import { STARTER_ENTRIES } from '../src/starter/index.js';
 import { type Harness, startHarness } from './helpers.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -5,7 +5,7 @@
  */
 
 // Migrations: the package's tables (and its relations to other packages' tables), its change sources, its queue and the writes that enqueue on it.
-export { changeSources, jobSources, migrate, migrations, queues, RENAME_QUEUE, relations } from './migrations.js';
+export { changeSources, jobSources, migrate, migrations, queues, relations } from './migrations.js';
 
 // Models: one per table.
 export * from './models/index.js';
@@ -34,9 +34,8 @@ export {
   type StoredInvitation,
 } from './store.js';
 
-// Also of this package: the operator's capabilities, the credit ledger, time zones, intake.
+// Also of this package: the operator's capabilities, the credit ledger, intake.
 export type { HouseholdAdmin } from './admin.js';
 export { type CreditBalance, CreditLedger, type PoolBalance } from './CreditLedger.js';
-export { TIME_ZONE_IDS } from './formats.js';
 export type { CreateInviteCodeOptions, IntakeMode } from './intake.js';
 export { planningHouseholds } from './planning.js';

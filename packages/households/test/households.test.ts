@@ -2,7 +2,8 @@ import { compileRead } from '@svc/db';
 import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { membershipsRead, ObjectionHouseholdStore, TIME_ZONE_IDS } from '../src/index.js';
+import { TIME_ZONE_IDS } from '../src/formats.js';
+import { membershipsRead, ObjectionHouseholdStore } from '../src/index.js';
 import { createHousehold, family, OSLO, useHarness } from './helpers.js';
 
 const ALL_FIELDS = [

@@ -1,7 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { countryOfTimeZone, normaliseCountry, UNKNOWN_COUNTRY } from '../src/formats.js';
-import { TIME_ZONE_IDS } from '../src/index.js';
+import { countryOfTimeZone, normaliseCountry, TIME_ZONE_IDS, UNKNOWN_COUNTRY } from '../src/formats.js';
 import { type Harness, harness } from './helpers.js';
 
 /** Each zone's own country per tzdata's zone.tab; links like their zone; ZZ for zones of no country. */

@@ -1,21 +1,55 @@
-export * from './access-scopes.js';
-export * from './api-router.js';
-export * from './app.js';
+export { TOKEN_SCOPES, type TokenAccess, type TokenScope } from './access-scopes.js';
+export {
+  ApiRouter,
+  type DeclaredRead,
+  type Infer,
+  type KernelChecked,
+  loadedRead,
+  type Method,
+  type OperationSpec,
+  type ResponseSpec,
+  sendJsonText,
+  type TypedHandler,
+  type TypedRequest,
+  type TypedSchema,
+  type ValidInput,
+} from './api-router.js';
+export { createHttpApp, type HttpAppOptions, pathMatcher } from './app.js';
 export * from './clock.js';
-export * from './context.js';
-export * from './cors.js';
+export { currentContext, newRequestContext, type RequestContext, runWithContext, step, timing } from './context.js';
+export { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, parseOrigin } from './cors.js';
 export * from './errors.js';
-export * from './etag.js';
+export { type ConditionalWriteLocks, PgConditionalWriteLocks } from './etag.js';
 export * from './fallback.js';
-export * from './idempotency.js';
+export {
+  AnswerSealer,
+  type HeldKey,
+  type IdempotencyClaim,
+  type IdempotencyOptions,
+  type IdempotencyStore,
+  idempotency,
+  idempotencyMigrations,
+  type KeptAnswer,
+  type KeyOwner,
+  PgIdempotencyStore,
+} from './idempotency.js';
 export * from './knex-timing.js';
-export * from './logger.js';
+export { createLogger, type LogFormat, type Logger } from './logger.js';
 export * from './metrics.js';
-export * from './middleware.js';
-export * from './openapi.js';
-export * from './problem.js';
+export {
+  type AppVersionFloors,
+  type FormRoute,
+  fromAllowedOrigin,
+  keepContext,
+  type Principal,
+  parseAppVersionFloors,
+  principalOf,
+  requireAuth,
+} from './middleware.js';
+export { buildOpenApiDocument, idempotent, type OpenApiBuild } from './openapi.js';
+export { isDatabaseUnavailable, type Problem, type ProblemAnswer, toProblem } from './problem.js';
 export * from './rate-limit.js';
 export * from './roles.js';
-export * from './server.js';
-export * from './trace.js';
-export * from './validation.js';
+export { createHttpServer, type HttpServerOptions } from './server.js';
+export { newTraceId } from './trace.js';
+export { isUuid, type JsonSchema, type Location, multiLine, PartValidator, singleLine, toSingleLine, withStringLimits } from './validation.js';

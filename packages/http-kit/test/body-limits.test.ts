@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../src/index.js';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../src/middleware.js';
 import { app, demoRouter } from './helpers.js';
 
 describe('JSON nesting limit', () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { canonicalJson, checkIfMatch, etagOf, etagOfJsonText, PreconditionFailedError } from '../src/index.js';
+import { canonicalJson, checkIfMatch, etagOf, etagOfJsonText } from '../src/etag.js';
+import { PreconditionFailedError } from '../src/index.js';
 
 describe('ETag', () => {
   const value = { id: 'a', when: new Date('2026-11-22T09:00:00.000Z'), list: [{ b: 1, a: null }], nested: { z: true, y: 'ü' } };

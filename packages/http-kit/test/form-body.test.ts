@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { ApiRouter, buildOpenApiDocument, jsonBody } from '../src/index.js';
+import { ApiRouter, buildOpenApiDocument } from '../src/index.js';
+import { jsonBody } from '../src/middleware.js';
 import { app, demoRouter } from './helpers.js';
 
 /** A provider callback that declares a form body (Sign in with Apple posts one cross-site). */

@@ -112,7 +112,8 @@ describe('requests Node refuses before Express', () => {
 
 describe('Server-Timing is written as the head goes out', () => {
   it('once, whether the handler ends the answer or writes the head itself with headers of its own, and for a plain Express app through on-headers', async () => {
-    const { requestContext, createHttpApp, ApiRouter, createLogger } = await import('../src/index.js');
+    const { createHttpApp, ApiRouter, createLogger } = await import('../src/index.js');
+    const { requestContext } = await import('../src/middleware.js');
     const express = (await import('express')).default;
     const api = new ApiRouter();
     api.route({ method: 'get', path: '/api/v1/raw', operationId: 'raw', summary: 'raw', responses: { 201: { description: 'raw' } } }, (_req, res) => {

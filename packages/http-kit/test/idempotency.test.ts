@@ -3,17 +3,9 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { runMigrations } from '../../db/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import {
-  AnswerSealer,
-  ApiRouter,
-  canonicalJson,
-  createLogger,
-  IDEMPOTENCY_LEASE_MS,
-  idempotency,
-  idempotencyMigrations,
-  ManualClock,
-  PgIdempotencyStore,
-} from '../src/index.js';
+import { canonicalJson } from '../src/etag.js';
+import { IDEMPOTENCY_LEASE_MS } from '../src/idempotency.js';
+import { AnswerSealer, ApiRouter, createLogger, idempotency, idempotencyMigrations, ManualClock, PgIdempotencyStore } from '../src/index.js';
 import { app } from './helpers.js';
 
 describe('Idempotency-Key (PostgreSQL store)', () => {

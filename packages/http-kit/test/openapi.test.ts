@@ -1,6 +1,7 @@
 import { expect } from 'chai';
-import { ApiRouter, buildOpenApi, buildOpenApiDocument } from '../src/index.js';
+import { ApiRouter, buildOpenApiDocument } from '../src/index.js';
 import { escapeMarkdownText } from '../src/markdown.js';
+import { buildOpenApi } from '../src/openapi.js';
 import { demoRouter } from './helpers.js';
 
 type Doc = {

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { ApiRouter, onlyFor, precomputed } from '../src/index.js';
+import { onlyFor, precomputed } from '../src/app.js';
+import { ApiRouter } from '../src/index.js';
 import { app } from './helpers.js';
 
 describe('pipeline shortcuts: precomputed headers, routers entered only for their paths', () => {

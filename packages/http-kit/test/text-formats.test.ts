@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { isMultiLineText, isSingleLineText, multiLine, singleLine, toSingleLine } from '../src/index.js';
-import { PartValidator } from '../src/validation.js';
+import { multiLine, singleLine, toSingleLine } from '../src/index.js';
+import { isMultiLineText, isSingleLineText, PartValidator } from '../src/validation.js';
 
 describe('text formats: single-line (names) and multi-line (notes)', () => {
   const body = new PartValidator(

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { ApiRouter, buildOpenApiDocument, hasBearer, TOKEN_SCOPES } from '../src/index.js';
+import { ApiRouter, buildOpenApiDocument, TOKEN_SCOPES } from '../src/index.js';
+import { hasBearer } from '../src/middleware.js';
 import { app } from './helpers.js';
 
 /** Routes declaring what a token needs; the test principal carries scopes when `x-test-scopes` is sent. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { ApiRouter, DEFAULT_MAX_STRING, withStringLimits } from '../src/index.js';
-import { PartValidator } from '../src/validation.js';
+import { ApiRouter, withStringLimits } from '../src/index.js';
+import { DEFAULT_MAX_STRING, PartValidator } from '../src/validation.js';
 import { app, demoRouter } from './helpers.js';
 
 const ID = '8c9c5a4e-7a54-4a8e-9a43-1f3c8d7e6b5a';

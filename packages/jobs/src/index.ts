@@ -3,7 +3,7 @@
  * are enqueued inside the transaction of the change that causes them and run by every instance.
  */
 
-export { createQueueMigration, JOBS_SCHEMA, migrations, type QueueDefinition } from './migrations.js';
+export { createQueueMigration, migrations, type QueueDefinition } from './migrations.js';
 export {
   GiveUp,
   type JobContext,
@@ -11,7 +11,6 @@ export {
   JobQueue,
   type JobQueueOptions,
   type JobsLogger,
-  knexDb,
   type QueueHandlerOptions,
   RetryLater,
   RunLater,

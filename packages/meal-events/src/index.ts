@@ -26,12 +26,10 @@ export {
   type CalendarFeedServiceOptions,
   FEED_WINDOW,
   type FeedAnswer,
-  FORMER_MEMBER_NAME,
   MealEventsMembershipListener,
   MealEventsService,
   type MealEventsServiceOptions,
   type PageAnswer,
-  SERIES_EXTEND_EXPIRY_SECONDS,
   SERIES_EXTEND_QUEUE,
   SeriesExtender,
   type SeriesExtenderOptions,
@@ -41,7 +39,6 @@ export {
 
 // The store: its interface and its Objection implementation.
 export {
-  apiSeries,
   type CalendarEvent,
   type CalendarFeedStore,
   type EventPage,
@@ -61,27 +58,8 @@ export {
   type StoredSeries,
 } from './store/index.js';
 
-// Also of this package: reminders, series rules, the calendar feed's token and iCalendar text.
-export {
-  EventReminders,
-  type EventRemindersOptions,
-  REMINDER_EXPIRE_SECONDS,
-  REMINDER_QUEUE,
-  reminderInstant,
-  reminderNotificationId,
-} from './service/reminders.js';
-export { normalizeRule, occurrences } from './series/rule.js';
-export { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash } from './feed-token.js';
-export { type FeedInput, type FeedStreamInput, foldLines, renderFeed, renderFeedChunks, summaryOf, vtimezone } from './ics.js';
-export {
-  type FeedDatabase,
-  FeedRenderTimeout,
-  type FeedWindow,
-  type FeedWorkerData,
-  type FeedWorkerMessage,
-  type RenderedFeed,
-  renderCompressed,
-  renderInWorker,
-  windowPages,
-} from './feed-render.js';
+// Also of this package: reminders, series occurrences, the calendar feed's database.
+export { EventReminders, type EventRemindersOptions, REMINDER_QUEUE } from './service/reminders.js';
+export { occurrences } from './series/rule.js';
+export type { FeedDatabase, RenderedFeed } from './feed-render.js';
 export { planningEvents } from './planning.js';

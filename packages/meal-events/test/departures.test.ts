@@ -5,7 +5,6 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
 import {
-  FORMER_MEMBER_NAME,
   MealEventsMembershipListener,
   type MealEventsService,
   migrations,
@@ -14,6 +13,7 @@ import {
   SeriesExtender,
   SeriesStore,
 } from '../src/index.js';
+import { FORMER_MEMBER_NAME } from '../src/service/index.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 describe('departed members (MembershipListener): participants and the calendar feed', () => {

@@ -9,10 +9,10 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import { foldLines as icalGeneratorFold } from 'ical-generator';
 import request from 'supertest';
+import { foldLines } from '../src/ics.js';
 import {
   CalendarFeedService,
   createRouter,
-  foldLines,
   HOUSEHOLD_BOUNDS,
   MealEventsService,
   migrations,

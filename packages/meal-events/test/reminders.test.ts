@@ -7,7 +7,8 @@ import { expect } from 'chai';
 import type { Express } from 'express';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { EventReminders, jobSources, migrations, queues, REMINDER_QUEUE, reminderNotificationId, SeriesExtender, SeriesStore } from '../src/index.js';
+import { EventReminders, jobSources, migrations, queues, REMINDER_QUEUE, SeriesExtender, SeriesStore } from '../src/index.js';
+import { reminderNotificationId } from '../src/service/reminders.js';
 import { buildEventsApp, MemoryAccess } from './helpers.js';
 
 const quiet = { info() {}, warn() {}, error() {} };

@@ -28,5 +28,4 @@ export { type MealRuleStore, ObjectionMealRuleStore } from './store.js';
 // Also of this package: the rule parsers.
 export { createModelRuleParser, type ModelRuleParserOptions, type Timers } from './model-parser.js';
 export type { CreateMealRuleRequest, MealRulePayload, ParseContext, ParseRulesResponse, RuleParser } from './parser/index.js';
-export { createOfflineRuleParser, warmUpParser } from './parser/index.js';
 export { planningRules } from './planning.js';

@@ -2,8 +2,9 @@ import { PartValidator } from '@svc/http-kit';
 import { FakeChatModel } from '@svc/test-support';
 import { expect } from 'chai';
 import request from 'supertest';
-import { createModelRuleParser, createOfflineRuleParser, type ParseRulesResponse, type Timers } from '../src/index.js';
-import { MODEL_ANSWER_SCHEMA } from '../src/model-parser.js';
+import { createModelRuleParser, type ParseRulesResponse } from '../src/index.js';
+import { MODEL_ANSWER_SCHEMA, type Timers } from '../src/model-parser.js';
+import { createOfflineRuleParser } from '../src/parser/index.js';
 import { type Harness, SAMPLES, startHarness } from './helpers.js';
 
 /** Timers that fire only when the test says so: the slow case takes no real time. */

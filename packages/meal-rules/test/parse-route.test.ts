@@ -1,7 +1,8 @@
 import { TooManyRequestsError } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
-import { createOfflineRuleParser, type ParseRulesResponse, type RuleParser } from '../src/index.js';
+import type { ParseRulesResponse, RuleParser } from '../src/index.js';
+import { createOfflineRuleParser } from '../src/parser/index.js';
 import { FakeHouseholds, type Harness, SAMPLES, startHarness } from './helpers.js';
 
 /** Records every call and answers what it was given. */

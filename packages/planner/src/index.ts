@@ -7,7 +7,7 @@
  */
 
 // Migrations: the package's tables (and its relations to other packages' tables), its queue, its change sources.
-export { changeSources, migrate, migrations, PLAN_RUN_EXPIRE_SECONDS, PLAN_RUN_QUEUE, queues, relations } from './migrations.js';
+export { changeSources, migrate, migrations, PLAN_RUN_QUEUE, queues, relations } from './migrations.js';
 
 // Models: one per table.
 export { PlanModel } from './models/index.js';
@@ -22,20 +22,10 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export {
-  LIST_WINDOW_DAYS,
-  PLAN_AHEAD_DAYS,
-  type PlanSolver,
-  type PlannerLogger,
-  PlannerService,
-  type PlannerServiceOptions,
-  planLanguage,
-  preferredWait,
-} from './service.js';
+export { type PlanSolver, type PlannerLogger, PlannerService, type PlannerServiceOptions } from './service.js';
 
 // The store: its interface and its Objection implementation.
-export { EARLIER_DINNERS_DAYS, ObjectionPlanStore, type PlanStore, type RunHistory, type RunOutcome, type RunPlan, type StoredPlan } from './store.js';
+export { ObjectionPlanStore, type PlanStore, type RunHistory, type RunOutcome, type RunPlan, type StoredPlan } from './store.js';
 
-// Also of this package: the solver's interface as the planner uses it, and the run-ended signal.
-export { PlanSolverPool, PlanSolverTimeout, solvePlan, type PlanInput, type PlanResult } from './solver.js';
-export { RUN_ENDED_CHANNEL } from './waiter.js';
+// Also of this package: the solver pool the host starts.
+export { PlanSolverPool } from './solver.js';

@@ -6,17 +6,8 @@ import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, TEST_USER_HEADER, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import request from 'supertest';
-import {
-  createRouter,
-  migrations,
-  ObjectionPlanStore,
-  PLAN_RUN_QUEUE,
-  PlannerService,
-  type PlanSolver,
-  PlanSolverPool,
-  preferredWait,
-  queues,
-} from '../src/index.js';
+import { createRouter, migrations, ObjectionPlanStore, PLAN_RUN_QUEUE, PlannerService, type PlanSolver, PlanSolverPool, queues } from '../src/index.js';
+import { preferredWait } from '../src/service.js';
 
 const DISHES: PlannableDish[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((id, i) => ({
   id: `st-${id}`,

@@ -7,10 +7,10 @@
  */
 
 // Migrations: the package's tables (and its relations to other packages' tables).
-export { DELIVERY_EXPIRE_SECONDS, DELIVERY_QUEUE, FANOUT_QUEUE, migrate, migrations, relations } from './migrations.js';
+export { DELIVERY_QUEUE, FANOUT_QUEUE, migrate, migrations, relations } from './migrations.js';
 
 // Models: one per table.
-export { PushDeviceModel, tokenHash } from './models/index.js';
+export { PushDeviceModel } from './models/index.js';
 
 // Declared reads (the host's read kernel loads them with the caller).
 export { deviceRead, devicesRead } from './reads.js';
@@ -22,20 +22,23 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export { DEVICES_PER_PERSON, PushService, type PushServiceOptions } from './service.js';
+export { PushService, type PushServiceOptions } from './service.js';
 
 // The store: its interface and its Objection implementation.
 export { ObjectionPushStore, type PushStore, type RegisterDevice } from './store.js';
 
 // Also of this package: the notifications and their providers.
+export { type InboxItem, type NewNotification, NotificationService, type NotificationServiceOptions, type PushProviders } from './notifications.js';
 export {
-  INBOX_DAYS,
-  type InboxItem,
-  type NewNotification,
-  NOTIFICATION_LIMITS,
-  NotificationService,
-  type NotificationServiceOptions,
-  type PushProviders,
-} from './notifications.js';
-export * from './providers/index.js';
+  type ApnsOptions,
+  ApnsProvider,
+  type FcmOptions,
+  FcmProvider,
+  FilePushProvider,
+  type PushLogger,
+  type PushMessage,
+  type PushProvider,
+  type SendOutcome,
+  type ServiceAccount,
+} from './providers/index.js';
 export { runDoneTeller } from './run-done.js';

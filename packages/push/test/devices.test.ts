@@ -5,7 +5,8 @@ import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-s
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, DEVICES_PER_PERSON, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
+import { createRouter, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
+import { DEVICES_PER_PERSON } from '../src/service.js';
 
 describe('push devices: /api/v1/me/devices', () => {
   let db: TestDatabase;

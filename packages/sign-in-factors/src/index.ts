@@ -22,18 +22,11 @@ export { createRouter, type RouterOptions } from './router.js';
 export * from './schemas.js';
 
 // The service.
-export {
-  CHALLENGE_LIFETIME_MS,
-  MFA_TOKEN_LIFETIME_MS,
-  RECOVERY_CODE_COUNT,
-  SignInFactorsService,
-  type SignInFactorsServiceOptions,
-  type WebAuthnConfig,
-} from './service.js';
+export { SignInFactorsService, type SignInFactorsServiceOptions, type WebAuthnConfig } from './service.js';
 
 // The store.
 export { type Db, SignInFactorStore, type SpentSignInToken, type StoredPasskey } from './store.js';
 
 // Also of this package: the factors' secrets and TOTP.
-export { FactorSecrets, normalizeRecoveryCode } from './secrets.js';
-export { matchingStep, newTotpSecret, otpauthUrl, TOTP_PARAMS, totpCode } from './totp.js';
+export { FactorSecrets } from './secrets.js';
+export { otpauthUrl, totpCode } from './totp.js';

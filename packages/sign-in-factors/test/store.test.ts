@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { runMigrations } from '@svc/db';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
-import { FactorSecrets, matchingStep, migrations, newTotpSecret, SignInFactorStore, totpCode } from '../src/index.js';
+import { FactorSecrets, migrations, SignInFactorStore, totpCode } from '../src/index.js';
+import { matchingStep, newTotpSecret } from '../src/totp.js';
 
 describe('sign-in-factors store and secrets', () => {
   let db: TestDatabase;

@@ -230,8 +230,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   });
   // A rename's news: enqueued by the renaming statement, told through push by the job.
   householdsApi.defineJobs(jobQueue);
-  // The parser's typo indexes, built now rather than inside the first parse request.
-  mealRules.warmUpParser();
   const rulesService = new mealRules.MealRulesService({
     store: new mealRules.ObjectionMealRuleStore(knex),
     clock,

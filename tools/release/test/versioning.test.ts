@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { ROOT } from './packages.js';
 
 // `changeset version` on a copy of the workspace manifests: a changeset for one package bumps that
-// package alone (its dependents' ^ ranges still hold); one that leaves a range bumps the
+// package alone (its dependents' ^ ranges still hold); one that leaves a range (a major) bumps the
 // dependents too, with "Updated dependencies" in their changelogs.
 describe('release:version: Changesets bump exactly the packages a change touches', function () {
   this.timeout(120_000);
@@ -42,11 +42,18 @@ describe('release:version: Changesets bump exactly the packages a change touches
     }
   });
 
-  it('a minor of @svc/contracts (0.x: out of ^ range) bumps its dependents and their ranges', () => {
-    changeset('---\n"@svc/contracts": minor\n---\n\nA new capability.\n');
+  it('a major of @svc/contracts (out of ^ range) bumps its dependents and their ranges', () => {
+    changeset('---\n"@svc/contracts": major\n---\n\nA capability changed.\n');
     const contracts = version('packages/contracts/package.json').version;
     const push = version('packages/push/package.json');
     expect(push.dependencies?.['@svc/contracts']).to.equal(`^${contracts}`);
     expect(fs.readFileSync(path.join(dir, 'packages/push/CHANGELOG.md'), 'utf8')).to.contain('Updated dependencies');
+  });
+
+  it('a minor of @svc/contracts (1.x: within ^ range) bumps @svc/contracts alone', () => {
+    const pushBefore = version('packages/push/package.json');
+    changeset('---\n"@svc/contracts": minor\n---\n\nA new capability.\n');
+    expect(version('packages/contracts/package.json').version).to.match(/^1\.1\./);
+    expect(version('packages/push/package.json')).to.deep.equal(pushBefore);
   });
 });

@@ -68,15 +68,7 @@ export class ObjectionInvitationStore implements InvitationStore {
     this.Departure = HouseholdDepartureModel.bindKnex(knex);
   }
 
-  async createInvitation(input: {
-    householdId: string;
-    role: 'Adult' | 'Junior';
-    createdBy: string;
-    code: string;
-    sealedCode: Buffer | null;
-    at: Date;
-    expiresAt: Date;
-  }): Promise<InvitationResponse> {
+  async createInvitation(input: Parameters<InvitationStore['createInvitation']>[0]): Promise<InvitationResponse> {
     const expiresAt = input.expiresAt.toISOString();
     await this.Invitation.query().insert({
       householdId: input.householdId,

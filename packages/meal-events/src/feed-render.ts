@@ -79,8 +79,8 @@ const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './feed-worker.ts' 
  * `renderCompressed` on a worker thread: rendering the largest household's feed makes seconds of
  * work and tens of MB of garbage, which there hold neither this thread's event loop nor its heap's
  * collections. With a `window`, the worker reads the events itself over a connection of its own,
- * so no row reaches this thread (parsing them and handing them over held it for collections of
- * 100 ms and more: docs/benchmarks.md); with `pages`, they are read here and handed over one at a
+ * so no row reaches this thread (parsing them and handing them over held it for long collections:
+ * docs/decisions.md, "The calendar feed under load"); with `pages`, they are read here and handed over one at a
  * time, the next read while the worker renders one (at most two pages on their way). `nice`
  * (Linux, 1–19) lowers the rendering thread's CPU priority, so that on a busy host the event loop
  * runs first and the rendering takes what is left.

@@ -14,17 +14,28 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-/** A port the OS says is free right now. */
+// Ports this process has handed out. The kernel may give a port just closed to the next
+// listen(0), so two calls in a row can return the same port (an ops test once gave one instance
+// the same PORT and METRICS_PORT); each port is handed out once per process.
+const handedOut = new Set<number>();
+
+/** A port the OS says is free right now, never one this process was given before. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, host, () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
+  for (;;) {
+    const port = await new Promise<number>((resolve, reject) => {
+      const srv = net.createServer();
+      srv.unref();
+      srv.on('error', reject);
+      srv.listen(0, host, () => {
+        const { port } = srv.address() as net.AddressInfo;
+        srv.close(() => resolve(port));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** The live server's pid and port from `dir`'s postmaster.pid, or undefined when none runs there. */

@@ -140,7 +140,9 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       res.setHeader('Content-Type', 'application/json; charset=utf-8');
       res.setHeader('Content-Disposition', `attachment; filename="${doc.filename}"`);
       try {
-        await pipeline(Readable.from(doc.chunks()), res);
+        // One piece read ahead at most: a household's page of events is large text, and pieces
+        // waiting in the stream's buffer would live on into the older generation of the heap.
+        await pipeline(Readable.from(doc.chunks(), { highWaterMark: 1 }), res);
       } catch (err) {
         // The status line is gone: a cut connection is the only honest answer (a client must not
         // take a half document for the whole).

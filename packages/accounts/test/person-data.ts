@@ -72,6 +72,13 @@ export class TestPersonData {
         }
       })();
     },
+    // The same pages as JSON text, as @svc/meal-events answers them: what the export reads when given.
+    eventPages: (householdId) => {
+      const self = this;
+      return (async function* () {
+        for await (const page of self.sources.events(householdId)) yield { json: JSON.stringify(page) };
+      })();
+    },
     devices: async (userId) => {
       const rows: { token: string; platform: string }[] = await this.knex('test_devices').select('token', 'platform').where({ userId }).orderBy('token');
       return rows;

@@ -106,6 +106,16 @@ export interface AccountDeletionStep {
 export type ExportRecord = Record<string, unknown>;
 
 /**
+ * A page of records already written: `json` is the JSON text of their array (`[]` for none),
+ * byte for byte what JSON.stringify writes of the records. The export writes it through as it is,
+ * so the host never builds an object per record of the page.
+ */
+export interface ExportJsonPage {
+  /** The JSON text of the page's records, an array. */
+  readonly json: string;
+}
+
+/**
  * What the packages hold about a person, for the data export (GDPR Art. 15/20). Each part reads
  * only its own package's tables and answers API-shaped JSON; the export streams them so that at
  * most one household's events are held at once.
@@ -117,6 +127,12 @@ export interface PersonalDataSources {
   rules(householdId: string): Promise<ExportRecord[]>;
   /** @svc/meal-events: the household's meal events, in list order, yielded page by page. */
   events(householdId: string): AsyncIterable<ExportRecord[]>;
+  /**
+   * @svc/meal-events: the same pages as `events`, each as its JSON text (ExportJsonPage). When
+   * given, the export reads a household's events through it (and not `events`) and writes each
+   * page through as it is: no object per event is made.
+   */
+  eventPages?(householdId: string): AsyncIterable<ExportJsonPage>;
   /** @svc/push: the person's registered devices (as GET /me/devices answers, no more). */
   devices(userId: string): Promise<ExportRecord[]>;
   /** @svc/push: the person's inbox (items as GET /me/notifications answers them, newest first), yielded page by page; none: not exported. */

@@ -26,6 +26,10 @@ describe('exportEvents (the data export part of @svc/meal-events)', () => {
     const pages: MealEvent[][] = [];
     for await (const page of service.exportEvents(household)) pages.push(page);
     expect(pages.map((p) => p.length)).to.deep.equal([100, 100, 50]);
+    // The same pages as JSON text (what the export writes through): the bytes of the records' JSON.stringify.
+    const texts: string[] = [];
+    for await (const page of service.exportEventPages(household)) texts.push(page.json);
+    expect(texts).to.deep.equal(pages.map((p) => JSON.stringify(p)));
     const all = pages.flat();
     expect(all.map(sortKey)).to.deep.equal(all.map(sortKey).sort());
     expect(new Set(all.map((e) => e.id)).size).to.equal(250);
@@ -38,10 +42,14 @@ describe('exportEvents (the data export part of @svc/meal-events)', () => {
     const { service } = buildEventsApp({ knex: db.knex, clock: new ManualClock(), access });
     const none: MealEvent[][] = [];
     for await (const page of service.exportEvents(randomUUID())) none.push(page);
+    for await (const page of service.exportEventPages(randomUUID())) none.push(JSON.parse(page.json));
     expect(none).to.deep.equal([]);
     const iterator = service.exportEvents(household)[Symbol.asyncIterator]();
     const first = await iterator.next();
     expect(first.value).to.have.length(100);
     await iterator.return?.();
+    const texts = service.exportEventPages(household)[Symbol.asyncIterator]();
+    expect(JSON.parse(((await texts.next()).value as { json: string }).json)).to.have.length(100);
+    await texts.return?.();
   });
 });

@@ -358,6 +358,8 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     household: householdsApi.exportSource.household,
     rules: (householdId) => rulesService.exportRules(householdId),
     events: (householdId) => eventsService.exportEvents(householdId),
+    // What the export reads: each page as the JSON text PostgreSQL wrote, written through.
+    eventPages: (householdId) => eventsService.exportEventPages(householdId),
     devices: (userId) => pushService.list(userId),
     notifications: (userId) => notifications.exportInbox(userId) as AsyncIterable<Record<string, unknown>[]>,
   };

@@ -15,12 +15,82 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
  * Issue 47's target: /healthz within 50 ms on an instance serving the largest feed ten times at
- * once. On a shared machine (two cores, other builds running) the wall-clock times, printed with
- * each round, are the host's scheduler's: even with nothing else asked they pass 50 ms there. What
- * the service decides is how long its own work holds its event loop (CPU time between two ticks of
- * 5 ms): that is held to the 50 ms, and the event loop's share of a rendering is bounded.
+ * once. Two things are held to it: the longest the service's own work held its event loop (CPU
+ * time between two ticks of 5 ms), which no busy neighbour adds to, always; and the slowest
+ * /healthz answer as a prober of its own sees it (wall clock), when the host was not
+ * oversubscribed: at least HOST_IDLE_CORES of its cores idle on average during the round. On a
+ * host whose cores are all busy (two cores hold the rendering, PostgreSQL and the ten clients
+ * alone) the wall clock is the scheduler's as much as the service's (the numbers and why:
+ * docs/decisions.md, issue 47); each round prints it either way, with how many cores other work
+ * (not this test's processes) kept busy.
  */
 const HEALTHZ_MS = 50;
+const HOST_IDLE_CORES = 0.5;
+
+/**
+ * The host's CPU time so far in clock ticks summed over its CPUs (/proc/stat): busy, in all, and
+ * `ours`, what the processes `pids` spent (/proc/<pid>/stat's utime and stime, every thread);
+ * undefined where there is no /proc.
+ */
+function hostCpu(pids: number[]): { busy: number; all: number; ours: number } | undefined {
+  try {
+    // cpu  user nice system idle iowait irq softirq steal …
+    const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+    const all = ticks.reduce((a, b) => a + b, 0);
+    let ours = 0;
+    for (const pid of pids) {
+      // The fields after the command name (in parentheses): utime is [11], stime [12].
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ours += Number(fields[11]) + Number(fields[12]);
+    }
+    return { busy: all - ticks[3]! - ticks[4]!, all, ours };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The priorities this test asks of Linux, so that what it measures is the service's and not the
+ * host's other work (docs/decisions.md, issue 47). The service and the prober each start in a
+ * session of their own (`detached`), which with autogroup scheduling (Linux's default on desktops
+ * and CI images: `/proc/sys/kernel/sched_autogroup_enabled`) is a CPU group of its own, shared
+ * fairly with every other session's group whatever their threads' nice values; each group is given
+ * the nice value PROBED_NICE (`/proc/<pid>/autogroup`), and the service's event-loop thread and the
+ * prober's too (setpriority), above the ten clients (this process, nice 0) and whatever else keeps
+ * the cores busy. As in production, the service itself puts its helper threads and the feed's
+ * render worker at HELPER_THREAD_NICE (19), below its event loop. Raising a priority needs root
+ * (CAP_SYS_NICE): without it everything stays where it started and the test says so.
+ */
+const PROBED_NICE = -10;
+
+/** Whether an error is Linux refusing a priority (EACCES, EPERM), or there being no such file (no autogroups). */
+function refused(err: unknown): boolean {
+  const code = (err as { info?: { code?: string }; code?: string }).info?.code ?? (err as { code?: string }).code;
+  return code === 'EACCES' || code === 'EPERM' || code === 'ENOENT';
+}
+
+/** Gives `pid`'s thread and its session's autogroup the nice value `nice` where permitted; answers the two it holds afterwards. */
+function prioritize(pid: number, nice: number): { thread: number; group: number | null } {
+  try {
+    os.setPriority(pid, nice);
+  } catch (err) {
+    if (!refused(err)) throw err;
+  }
+  const autogroup = `/proc/${pid}/autogroup`;
+  try {
+    fs.writeFileSync(autogroup, String(nice));
+  } catch (err) {
+    if (!refused(err)) throw err;
+  }
+  let group: number | null = null;
+  try {
+    group = Number(/ nice (-?\d+)/.exec(fs.readFileSync(autogroup, 'utf8'))?.[1] ?? Number.NaN);
+  } catch (err) {
+    if (!refused(err)) throw err;
+  }
+  return { thread: os.getPriority(pid), group };
+}
 
 interface Answer {
   status: number;
@@ -57,7 +127,8 @@ interface Loop {
 /**
  * Issue 47: "A serving instance's /healthz answers within 50 ms while the largest household's feed
  * is fetched ten times at once." The service runs as in production (`node dist/src/main.js`) in a
- * process of its own; the ten clients and the /healthz prober are this process. The household is
+ * process of its own, the /healthz prober in another (test/health-probe.mjs); the ten clients are
+ * this process. The household is
  * filled through the API to its bounds with the audit's load case: daily series with the longest
  * notes and the most participants with the longest names.
  */
@@ -65,8 +136,11 @@ describe('the largest household’s calendar feed on a service process of its ow
   this.timeout(600_000);
   let db: TestDatabase;
   let child: ChildProcess | undefined;
+  let prober: ChildProcess | undefined;
   let port = 0;
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-feed-load-'));
+  // In memory (tmpfs) where there is one: the service writes its log line of each request there,
+  // and a write to a disk file may wait for a disk that other work on a shared host keeps busy.
+  const dataDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'svc-feed-load-'));
   let cookie = '';
   let origin = '';
   let householdId = '';
@@ -120,6 +194,8 @@ describe('the largest household’s calendar feed on a service process of its ow
         },
         // Its log goes to a file: a pipe this busy process reads late would hold the service's writes.
         stdio: ['ignore', logFd, logFd, 'ipc'],
+        // A session of its own: its own CPU group (PROBED_NICE).
+        detached: true,
       },
     );
     fs.closeSync(logFd);
@@ -141,6 +217,13 @@ describe('the largest household’s calendar feed on a service process of its ow
       check();
     });
     expect((await send(port, 'GET', '/readyz')).status).to.equal(200);
+    prober = spawn(process.execPath, ['test/health-probe.mjs', String(port)], { cwd: root, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+    await new Promise((resolve, reject) => prober!.once('spawn', resolve).once('error', reject));
+    const nice = { service: prioritize(child.pid!, PROBED_NICE), prober: prioritize(prober.pid!, PROBED_NICE) };
+    console.log(
+      `      nice values: the service's event loop ${nice.service.thread} (its CPU group ${nice.service.group ?? 'none'}), the prober ${nice.prober.thread} (${nice.prober.group ?? 'none'}), the clients ${os.getPriority()}` +
+        (nice.service.thread === PROBED_NICE ? '' : ' (not permitted to raise a priority here)'),
+    );
 
     const registered = await api('POST', '/api/v1/auth/register', { email: 'feed-load@example.test', password: 'correct horse battery', displayName: 'Load' });
     expect(registered.status, registered.body.toString()).to.equal(200);
@@ -170,6 +253,10 @@ describe('the largest household’s calendar feed on a service process of its ow
   });
 
   after(async () => {
+    if (prober && prober.exitCode === null && prober.signalCode === null) {
+      prober.kill('SIGKILL');
+      await new Promise((resolve) => prober!.once('exit', resolve));
+    }
     if (child && child.exitCode === null && child.signalCode === null) {
       child.kill(process.env.FEED_PROF ? 'SIGTERM' : 'SIGKILL');
       await new Promise((resolve) => child!.once('exit', resolve));
@@ -184,29 +271,60 @@ describe('the largest household’s calendar feed on a service process of its ow
       child!.send('loop');
     });
 
-  /** Runs `load` while /healthz is asked one after another; answers its times, the service's loop delay, and what `load` gave. */
-  async function underLoad<T>(load: () => Promise<T>): Promise<{ result: T; health: number[]; loop: Loop }> {
-    await loop(); // starts the service's readings again
-    const health: number[] = [];
-    let polling = true;
-    const poller = (async () => {
-      while (polling) {
-        const r = await send(port, 'GET', '/healthz');
-        expect(r.status).to.equal(200);
-        health.push(r.ms);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
-    const result = await load();
-    polling = false;
-    await poller;
-    return { result, health, loop: await loop() };
+  /** This test's processes: this one, the service, the prober, and the test database's backends now. */
+  const ourPids = async () => [
+    process.pid,
+    child!.pid!,
+    prober!.pid!,
+    ...(await db.knex.raw<{ rows: { pid: number }[] }>('select pid from pg_stat_activity where datname = current_database()')).rows.map((r) => r.pid),
+  ];
+
+  /** How busy the host's cores were during a round, on average (undefined where /proc cannot be read). */
+  interface HostLoad {
+    /** Cores idle. */
+    idle: number;
+    /** Cores kept busy by other work than this test's processes. */
+    other: number;
   }
 
-  const report = (what: string, health: number[], l: Loop) => {
+  /**
+   * Runs `load` while the prober asks /healthz one after another; answers its times, the service's
+   * loop, what `load` gave, and how busy the host was meanwhile.
+   */
+  async function underLoad<T>(load: () => Promise<T>): Promise<{ result: T; health: number[]; loop: Loop; host: HostLoad | undefined }> {
+    const pidsBefore = await ourPids();
+    const before = hostCpu(pidsBefore);
+    await loop(); // starts the service's readings again
+    prober!.send('start');
+    const result = await load();
+    const probed = new Promise<{ ms: number[]; failures: string[] }>((resolve) => prober!.once('message', (m) => resolve(m as never)));
+    prober!.send('stop');
+    const { ms, failures } = await probed;
+    // Backends that ended meanwhile (a rendering's connection) are not counted as ours: their work counts as other work.
+    const after = hostCpu(pidsBefore.filter((pid) => fs.existsSync(`/proc/${pid}`)));
+    expect(failures, 'answers of /healthz other than 200').to.deep.equal([]);
+    const cores = (ticks: number) => (ticks / (after!.all - before!.all)) * os.cpus().length;
+    const host =
+      before && after && after.all > before.all
+        ? { idle: cores(after.all - before.all - (after.busy - before.busy)), other: cores(after.busy - before.busy - Math.max(0, after.ours - before.ours)) }
+        : undefined;
+    return { result, health: ms, loop: await loop(), host };
+  }
+
+  /** The round's limits: the longest the service's own work held its loop; the slowest /healthz answer unless the host was oversubscribed. */
+  const expectWithinTarget = (health: number[], l: Loop, host: HostLoad | undefined) => {
+    expect(health.length).to.be.greaterThan(2);
+    expect(l.heldMaxMs, "the longest the service's own work held its event loop (ms)").to.be.below(HEALTHZ_MS);
+    const slowest = Math.max(...health);
+    if (host && host.idle >= HOST_IDLE_CORES) expect(slowest, 'the slowest /healthz answer (ms, wall clock)').to.be.below(HEALTHZ_MS);
+    else console.log(`      the slowest /healthz answer (${slowest.toFixed(1)} ms) is not held to ${HEALTHZ_MS} ms: the host's cores were all busy`);
+  };
+
+  const report = (what: string, { health, loop: l, host }: { health: number[]; loop: Loop; host: HostLoad | undefined }) => {
     const sorted = [...health].sort((a, b) => a - b);
+    const busy = host ? `${host.idle.toFixed(2)} cores idle, ${host.other.toFixed(2)} kept busy by other work` : "the host's cores unknown";
     console.log(
-      `      ${what}: /healthz ${health.length} answers, p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms, slowest ${sorted.at(-1)!.toFixed(1)} ms; ` +
+      `      ${what} (${busy}): /healthz ${health.length} answers, p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms, slowest ${sorted.at(-1)!.toFixed(1)} ms; ` +
         `service event-loop delay p99 ${l.delayP99Ms.toFixed(1)} ms, max ${l.delayMaxMs.toFixed(1)} ms; its own work held the loop at most ${l.heldMaxMs.toFixed(1)} ms, ${Math.round(l.cpuMs)} ms of its CPU in all; collections ${Math.round(l.gcMs)} ms, longest ${l.gcMaxMs.toFixed(1)} ms`,
     );
   };
@@ -228,17 +346,20 @@ describe('the largest household’s calendar feed on a service process of its ow
   };
 
   for (const round of ['first rendering (cold)', 'after a change (a new version, rendered again)']) {
-    it(`${round}: ten fetches at once are answered, one text; meanwhile /healthz answers and the service's own work never holds its event loop ${HEALTHZ_MS} ms`, async () => {
+    it(`${round}: ten fetches at once are answered, one text; meanwhile /healthz answers within ${HEALTHZ_MS} ms (on a host with a core to spare) and the service's own work never holds its event loop that long`, async () => {
       if (round.startsWith('after')) await changeAnEvent();
       if (round.startsWith('first')) {
-        // The floor: the same prober with nothing else asked (a second client's 200 probes), on this machine as busy as it is now.
-        const quiet = await underLoad(async () => {
-          for (let i = 0; i < 200; i++) await send(port, 'GET', '/healthz');
-        });
-        report('nothing else asked', quiet.health, quiet.loop);
+        // The floor: the same prober with nothing asked but this process's 100 probes beside it, on this host as busy as it is now.
+        report(
+          'nothing else asked',
+          await underLoad(async () => {
+            for (let i = 0; i < 100; i++) await send(port, 'GET', '/healthz');
+          }),
+        );
       }
       const started = performance.now();
-      const { result: feeds, health, loop } = await underLoad(tenAtOnce);
+      const measured = await underLoad(tenAtOnce);
+      const { result: feeds, health, loop } = measured;
       const tookMs = performance.now() - started;
       expect(feeds.map((f) => f.status)).to.deep.equal(Array(10).fill(200));
       expect(new Set(feeds.map((f) => f.headers.etag)).size).to.equal(1);
@@ -247,9 +368,8 @@ describe('the largest household’s calendar feed on a service process of its ow
       console.log(
         `      feed ${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB (${(feeds[0]!.body.length / 1e6).toFixed(2)} MB gzip), ten fetches in ${Math.round(tookMs)} ms`,
       );
-      report(round, health, loop);
-      expect(health.length).to.be.greaterThan(2);
-      expect(loop.heldMaxMs, "the longest the service's own work held its event loop (ms)").to.be.below(HEALTHZ_MS);
+      report(round, measured);
+      expectWithinTarget(health, loop, measured.host);
     });
   }
 
@@ -267,13 +387,14 @@ describe('the largest household’s calendar feed on a service process of its ow
     expect(cpuMs).to.be.below(550);
   });
 
-  it(`the data export of the largest household's owner streams: meanwhile /healthz answers and the service's own work never holds its event loop ${HEALTHZ_MS} ms`, async () => {
-    const { result: exported, health, loop } = await underLoad(() => api('GET', '/api/v1/me/export'));
+  it(`the data export of the largest household's owner streams: meanwhile /healthz answers within ${HEALTHZ_MS} ms (on a host with a core to spare) and the service's own work never holds its event loop that long`, async () => {
+    const exporting = await underLoad(() => api('GET', '/api/v1/me/export'));
+    const { result: exported, health, loop } = exporting;
     expect(exported.status).to.equal(200);
     const doc = JSON.parse(exported.body.toString('utf8'));
     expect(doc.households[0].events).to.have.length(HOUSEHOLD_BOUNDS.liveEvents);
     console.log(`      export ${(exported.body.length / 1e6).toFixed(1)} MB in ${Math.round(exported.ms)} ms`);
-    report('export', health, loop);
-    expect(loop.heldMaxMs, "the longest the service's own work held its event loop (ms)").to.be.below(HEALTHZ_MS);
+    report('export', exporting);
+    expectWithinTarget(health, loop, exporting.host);
   });
 });

@@ -39,5 +39,7 @@ process.on('message', (m) => {
   gcMs = 0;
   gcMaxMs = 0;
 });
-// The channel alone does not keep the service running.
+// The channel alone does not keep the service running; its end (the test's process gone, say, a
+// test that started the service in a session of its own) ends the service as SIGTERM does.
 process.channel?.unref();
+process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));

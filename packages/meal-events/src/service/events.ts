@@ -1,4 +1,13 @@
-import { ADULT_ROLES, type Caller, type Clock, type HouseholdAccess, type HouseholdMemberIds, type HouseholdProfiles, type RandomBytes } from '@svc/contracts';
+import {
+  ADULT_ROLES,
+  type Caller,
+  type Clock,
+  type ExportJsonPage,
+  type HouseholdAccess,
+  type HouseholdMemberIds,
+  type HouseholdProfiles,
+  type RandomBytes,
+} from '@svc/contracts';
 import type { Pojo, ReadDeclaration } from '@svc/db';
 import { assertRole, ConflictError, InputError, type KernelChecked, NotFoundError, systemRandom } from '@svc/http-kit';
 import type { Knex } from 'knex';
@@ -488,14 +497,22 @@ export class MealEventsService {
    * The `events` part of the data export (PersonalDataSources in @svc/contracts): every event of
    * the household in list order, yielded a page of 100 at a time (keyset, so memory holds one page
    * however many events there are). No access check: the export asks for households the person
-   * belongs to.
+   * belongs to. The export itself reads `exportEventPages`, which makes no object per event.
    */
   async *exportEvents(householdId: string): AsyncIterable<MealEvent[]> {
+    for await (const page of this.exportEventPages(householdId)) yield JSON.parse(page.json) as MealEvent[];
+  }
+
+  /**
+   * The same pages as `exportEvents`, each as the JSON text PostgreSQL wrote of it, the list
+   * route's own (PersonalDataSources' `eventPages`): the export writes it through as it is. Pages
+   * without events are not yielded.
+   */
+  async *exportEventPages(householdId: string): AsyncIterable<ExportJsonPage> {
     let after: EventPosition | null = null;
     for (;;) {
       const page = await this.store.page(householdId.toLowerCase(), { from: null, to: null, after, limit: EXPORT_PAGE });
-      const items = JSON.parse(page.items) as MealEvent[];
-      if (items.length) yield items;
+      if (page.items !== '[]') yield { json: page.items };
       if (!page.last) return;
       after = page.last;
     }

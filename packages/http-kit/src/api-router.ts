@@ -217,9 +217,11 @@ export class ApiRouter {
           return undefined;
         }
       };
+      // `req.query` parses the query string again on every read (Express 5): read it once.
+      const query = req.query;
       const input = {
         params: check(validators.params, req.params, req.params),
-        query: check(validators.query, req.query, req.query),
+        query: check(validators.query, query, query),
         body: check(validators.body, req.body ?? {}, req.body),
       };
       if (errors.length) throw mergeInputErrors(errors);

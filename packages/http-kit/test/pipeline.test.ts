@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { onlyFor, precomputed } from '../src/app.js';
+import { onlyFor, precomputed, RouterPaths } from '../src/app.js';
 import { ApiRouter } from '../src/index.js';
 import { app } from './helpers.js';
 
@@ -53,6 +53,37 @@ describe('pipeline shortcuts: precomputed headers, routers entered only for thei
     const wrong = await request(server).delete('/api/v1/things/a1/parts');
     expect(wrong.status).to.equal(405);
     expect(wrong.headers.allow).to.match(/GET/);
+  });
+
+  it('RouterPaths says "could" for every path a router\'s routes match, once per request for all the routers', () => {
+    const router = (...paths: string[]) => {
+      const api = new ApiRouter();
+      for (const path of paths) api.route({ method: 'get', path, operationId: path, summary: path, responses: { 200: { description: 'ok' } } }, () => {});
+      return api;
+    };
+    const households = router('/api/v1/households', '/api/v1/households/{householdId}', '/api/v1/households/{householdId}/members/{memberId}');
+    const feeds = router('/api/v1/households/{householdId}/changes', '/api/v1/feeds/{token}.ics', '/');
+    const index = new RouterPaths([households, feeds]);
+    const could = (path: string) =>
+      [households, feeds].filter((api) => index.couldServe(api, {} as express.Request, path)).map((api) => (api === households ? 'households' : 'feeds'));
+    expect(could('/api/v1/households')).to.deep.equal(['households']);
+    expect(could('/API/V1/Households/')).to.deep.equal(['households']);
+    expect(could('/api/v1/households/h1')).to.deep.equal(['households']);
+    expect(could('/api/v1/households/h1/')).to.deep.equal(['households']);
+    expect(could('/api/v1/households//members/')).to.deep.equal(['households']);
+    expect(could('/api/v1/households/h1/CHANGES')).to.deep.equal(['feeds']);
+    expect(could('/api/v1/feeds/abc.ics')).to.deep.equal(['feeds']);
+    expect(could('/')).to.deep.equal(['feeds']);
+    expect(could('//')).to.deep.equal(['feeds']);
+    expect(could('/api/v1/households/h1/changes/x')).to.deep.equal([]);
+    expect(could('/api/v1/households/h1/members')).to.deep.equal([]);
+    expect(could('/api/v1/households//')).to.deep.equal(['households']);
+    expect(could('/api/v1/households///')).to.deep.equal([]);
+    // The answer is kept on the request for the next router's step, for the same path only.
+    const req = {} as express.Request;
+    expect(index.couldServe(households, req, '/api/v1/households')).to.equal(true);
+    expect(index.couldServe(feeds, req, '/api/v1/households')).to.equal(false);
+    expect(index.couldServe(feeds, req, '/api/v1/households/h1/changes')).to.equal(true);
   });
 
   it('onlyFor passes a path its router cannot have straight on', async () => {

@@ -96,9 +96,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   if (cors) steps.push(cors);
   steps.push(rejectNulInUrl());
   steps.push(rejectDuplicateAuthorization());
-  // Which routers could have the path is worked out once per request, for all of them at once.
-  const paths = new RouterPaths([...(options.open ?? []), ...options.routers]);
-  for (const r of options.open ?? []) steps.push(onlyFor(r, paths));
+  for (const r of options.open ?? []) steps.push(onlyFor(r));
   steps.push(underApi([appVersionGate(options.appVersionFloors ?? {})]));
   // Only routes that declare a form body (a provider's form_post callback) may send one.
   const formRoutes = options.routers
@@ -127,7 +125,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       next();
     });
   }
-  for (const r of options.routers) steps.push(onlyFor(r, paths));
+  for (const r of options.routers) steps.push(onlyFor(r));
 
   const operations = (): OperationSpec[] => [...(options.open ?? []), ...options.routers].flatMap((r) => r.operations);
   steps.push(notFound(operations));
@@ -177,14 +175,14 @@ export function precomputed(headersMiddleware: (req: never, res: never, next: (e
  * document (`ApiRouter.serve`) count as its paths; a router with neither operations nor such paths
  * is entered for every request.
  */
-export function onlyFor(api: ApiRouter, shared?: RouterPaths): RequestHandler {
-  const paths = pathsOf(api);
+export function onlyFor(api: ApiRouter): RequestHandler {
+  const paths = [...new Set([...api.operations.map((o) => o.path), ...api.undocumentedPaths])];
   if (!paths.length) return api.router;
-  const index = shared?.has(api) ? shared : new RouterPaths([api]);
+  const candidate = pathsPattern(paths);
   let table: RouteTable | undefined;
   return (req, res, next) => {
     const path = req.path;
-    if (!index.couldServe(api, req, path)) return next();
+    if (!candidate.test(path)) return next();
     // Routes added to the Express router by other means than `route()` (a test's `router.use`), and
     // requests traced by OpenTelemetry (its express instrumentation records Express's route layers):
     // Express's own walk decides, as it would.
@@ -198,85 +196,41 @@ export function onlyFor(api: ApiRouter, shared?: RouterPaths): RequestHandler {
   };
 }
 
-/** The paths a router answers: its operations' and those it serves outside the document. */
-function pathsOf(api: ApiRouter): string[] {
-  return [...new Set([...api.operations.map((o) => o.path), ...api.undocumentedPaths])];
+/** A node of the tree `pathsPattern` writes: the paths that go on after one segment. */
+interface SegmentNode {
+  next: Map<string, SegmentNode>;
+  /** A path ends here. */
+  end: boolean;
 }
-
-/** A node of `RouterPaths`' tree: one path segment, literal (lower-cased) or a parameter (any text without a slash). */
-interface PathNode {
-  literal: Map<string, PathNode>;
-  param?: PathNode;
-  /** The routers (one bit each) with a path ending here. */
-  ends: number;
-}
-
-const CANDIDATES = Symbol('routers that could serve the path');
-type WithCandidates = Request & { [CANDIDATES]?: { path: string; routers: number } };
 
 /**
- * Which of several routers could have a request's path, as one walk of a tree of their paths'
- * segments per request (kept on the request for every router's step), instead of a test of each
- * router's pattern in turn: letter case ignored, a `{param}` any segment (empty included, and a
- * segment that mixes text and a parameter any segment too), one trailing slash allowed. Like the
- * pattern it stands for, it may say "could" where no route matches (the router's own matching
- * still decides), never "could not" where one does.
+ * One case-insensitive pattern for OpenAPI-style paths (`/a/{id}/b`; a `{param}` is any text
+ * without a slash, empty included), one trailing slash allowed: what an alternation of the paths
+ * matches, written as a tree of their segments (`/api/v1/(?:households(?:/(?:[^/]*…)))`), so a
+ * path that is none of them fails at the first segment that differs instead of being tried against
+ * each path from its start.
  */
-export class RouterPaths {
-  private readonly root: PathNode = { literal: new Map(), ends: 0 };
-  private readonly bits = new Map<ApiRouter, number>();
-
-  constructor(apis: readonly ApiRouter[]) {
-    for (const api of apis) {
-      // One bit per router: more than 30 routers with paths would need another set; they are told apart by a tree of their own.
-      if (this.bits.size >= 30 || this.bits.has(api) || !pathsOf(api).length) continue;
-      const bit = 1 << this.bits.size;
-      this.bits.set(api, bit);
-      for (const path of pathsOf(api)) {
-        let node = this.root;
-        for (const segment of path.toLowerCase().split('/')) {
-          if (segment.includes('{')) node = node.param ??= { literal: new Map(), ends: 0 };
-          else {
-            const next = node.literal.get(segment) ?? { literal: new Map(), ends: 0 };
-            node.literal.set(segment, next);
-            node = next;
-          }
-        }
-        node.ends |= bit;
-      }
+export function pathsPattern(paths: readonly string[]): RegExp {
+  const root: SegmentNode = { next: new Map(), end: false };
+  for (const path of paths) {
+    let node = root;
+    for (const segment of path.toLowerCase().split('/')) {
+      const key = segment.replace(/\{[a-z0-9_]+\}/g, '{}');
+      const next = node.next.get(key) ?? { next: new Map(), end: false };
+      node.next.set(key, next);
+      node = next;
     }
+    node.end = true;
   }
-
-  /** True when this index tells `api` apart from the others it was made with. */
-  has(api: ApiRouter): boolean {
-    return this.bits.has(api);
-  }
-
-  /** Whether `api` could have `path` (the request's path, from which the answer is kept on `req` for the next router). */
-  couldServe(api: ApiRouter, req: Request, path: string): boolean {
-    const kept = (req as WithCandidates)[CANDIDATES];
-    let routers: number;
-    if (kept !== undefined && kept.path === path) routers = kept.routers;
-    else {
-      const segments = path.toLowerCase().split('/');
-      routers = walk(this.root, segments, 0, 0);
-      // A trailing slash may also be the optional one after the path.
-      if (segments.length > 1 && segments[segments.length - 1] === '') {
-        segments.pop();
-        routers = walk(this.root, segments, 0, routers);
-      }
-      (req as WithCandidates)[CANDIDATES] = { path, routers };
-    }
-    return (routers & this.bits.get(api)!) !== 0;
-  }
-}
-
-function walk(node: PathNode, segments: string[], i: number, found: number): number {
-  if (i === segments.length) return found | node.ends;
-  const literal = node.literal.get(segments[i]!);
-  if (literal) found = walk(literal, segments, i + 1, found);
-  if (node.param) found = walk(node.param, segments, i + 1, found);
-  return found;
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const segment = (key: string) => key.split('{}').map(literal).join('[^/]*');
+  const after = (node: SegmentNode): string => {
+    if (!node.next.size) return '';
+    const rest = `/(?:${alternatives(node)})`;
+    return node.end ? `(?:${rest})?` : rest;
+  };
+  const alternatives = (node: SegmentNode): string => [...node.next].map(([key, child]) => segment(key) + after(child)).join('|');
+  return new RegExp(`^(?:${alternatives(root)})/?$`, 'i');
 }
 
 interface RouteTable {

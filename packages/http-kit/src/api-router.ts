@@ -217,9 +217,11 @@ export class ApiRouter {
           return undefined;
         }
       };
+      // `req.query` parses the query string again on every read (Express 5): read it once.
+      const query = req.query;
       const input = {
         params: check(validators.params, req.params, req.params),
-        query: check(validators.query, req.query, req.query),
+        query: check(validators.query, query, query),
         body: check(validators.body, req.body ?? {}, req.body),
       };
       if (errors.length) throw mergeInputErrors(errors);
@@ -349,6 +351,13 @@ export function sendJsonText(res: Response, text: string | Buffer, bytes: number
   res.setHeader('Content-Length', bytes);
   if (res.req.method === 'HEAD') res.end();
   else if (typeof text === 'string') res.end(text, 'utf8');
+  // A small answer (a poll with nothing new) goes out with the head as one string: a Buffer would
+  // be handed to the socket as a second piece of a vectored write.
+  else if (text.length <= SMALL_ANSWER_BYTES)
+    res.end(text.toString('latin1'), 'latin1'); // byte for byte
   else res.end(text);
   return res;
 }
+
+/** Answers up to this many bytes are sent as text with their head (`sendJsonText`). */
+const SMALL_ANSWER_BYTES = 512;

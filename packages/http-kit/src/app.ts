@@ -178,14 +178,7 @@ export function precomputed(headersMiddleware: (req: never, res: never, next: (e
 export function onlyFor(api: ApiRouter): RequestHandler {
   const paths = [...new Set([...api.operations.map((o) => o.path), ...api.undocumentedPaths])];
   if (!paths.length) return api.router;
-  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const alternatives = paths.map((p) =>
-    p
-      .split(/(\{[A-Za-z0-9_]+\})/)
-      .map((part) => (/^\{[A-Za-z0-9_]+\}$/.test(part) ? '[^/]*' : literal(part)))
-      .join(''),
-  );
-  const candidate = new RegExp(`^(?:${alternatives.join('|')})/?$`, 'i');
+  const candidate = pathsPattern(paths);
   let table: RouteTable | undefined;
   return (req, res, next) => {
     const path = req.path;
@@ -201,6 +194,43 @@ export function onlyFor(api: ApiRouter): RequestHandler {
       inTurn(hit.chain, req, res, next);
     } else api.router(req, res, next); // another method (405 and OPTIONS as Express answers them), or a param that does not decode
   };
+}
+
+/** A node of the tree `pathsPattern` writes: the paths that go on after one segment. */
+interface SegmentNode {
+  next: Map<string, SegmentNode>;
+  /** A path ends here. */
+  end: boolean;
+}
+
+/**
+ * One case-insensitive pattern for OpenAPI-style paths (`/a/{id}/b`; a `{param}` is any text
+ * without a slash, empty included), one trailing slash allowed: what an alternation of the paths
+ * matches, written as a tree of their segments (`/api/v1/(?:households(?:/(?:[^/]*…)))`), so a
+ * path that is none of them fails at the first segment that differs instead of being tried against
+ * each path from its start.
+ */
+export function pathsPattern(paths: readonly string[]): RegExp {
+  const root: SegmentNode = { next: new Map(), end: false };
+  for (const path of paths) {
+    let node = root;
+    for (const segment of path.toLowerCase().split('/')) {
+      const key = segment.replace(/\{[a-z0-9_]+\}/g, '{}');
+      const next = node.next.get(key) ?? { next: new Map(), end: false };
+      node.next.set(key, next);
+      node = next;
+    }
+    node.end = true;
+  }
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const segment = (key: string) => key.split('{}').map(literal).join('[^/]*');
+  const after = (node: SegmentNode): string => {
+    if (!node.next.size) return '';
+    const rest = `/(?:${alternatives(node)})`;
+    return node.end ? `(?:${rest})?` : rest;
+  };
+  const alternatives = (node: SegmentNode): string => [...node.next].map(([key, child]) => segment(key) + after(child)).join('|');
+  return new RegExp(`^(?:${alternatives(root)})/?$`, 'i');
 }
 
 interface RouteTable {

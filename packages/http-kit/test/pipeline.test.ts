@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import express from 'express';
 import helmet from 'helmet';
 import request from 'supertest';
-import { onlyFor, precomputed } from '../src/app.js';
+import { onlyFor, pathsPattern, precomputed } from '../src/app.js';
 import { ApiRouter } from '../src/index.js';
 import { app } from './helpers.js';
 
@@ -53,6 +53,61 @@ describe('pipeline shortcuts: precomputed headers, routers entered only for thei
     const wrong = await request(server).delete('/api/v1/things/a1/parts');
     expect(wrong.status).to.equal(405);
     expect(wrong.headers.allow).to.match(/GET/);
+  });
+
+  it('pathsPattern matches what an alternation of the paths matches, written as a tree of their segments', () => {
+    const paths = [
+      '/',
+      '/api/v1/households',
+      '/api/v1/households/{householdId}',
+      '/api/v1/households/{householdId}/members/{memberId}',
+      '/api/v1/households/{id}/members',
+      '/api/v1/feeds/{token}.ics',
+      '/api/v1/a.b',
+    ];
+    // The pattern onlyFor used before: one alternative per path.
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const alternation = new RegExp(
+      `^(?:${paths
+        .map((p) =>
+          p
+            .split(/(\{[A-Za-z0-9_]+\})/)
+            .map((part) => (/^\{[A-Za-z0-9_]+\}$/.test(part) ? '[^/]*' : literal(part)))
+            .join(''),
+        )
+        .join('|')})/?$`,
+      'i',
+    );
+    const tree = pathsPattern(paths);
+    expect(tree.source.match(/households/g)).to.have.length(1); // the common prefix written once
+    const probes = [
+      '/',
+      '//',
+      '///',
+      '',
+      '/api',
+      '/api/v1',
+      '/api/v1/households',
+      '/API/V1/Households/',
+      '/api/v1/households//',
+      '/api/v1/households///',
+      '/api/v1/households/h1',
+      '/api/v1/households/h1/',
+      '/api/v1/households/h1/members',
+      '/api/v1/households/h1/MEMBERS/m1',
+      '/api/v1/households//members/',
+      '/api/v1/households/h1/members/m1/x',
+      '/api/v1/households/h1/changes',
+      '/api/v1/feeds/abc.ics',
+      '/api/v1/feeds/.ics',
+      '/api/v1/feeds/abc.icsx',
+      '/api/v1/feeds/abc/.ics',
+      '/api/v1/a.b',
+      '/api/v1/aXb',
+      '/api/v2/households',
+    ];
+    for (const probe of probes) expect(tree.test(probe), probe).to.equal(alternation.test(probe));
+    expect(probes.filter((p) => tree.test(p)).length).to.be.greaterThan(10);
   });
 
   it('onlyFor passes a path its router cannot have straight on', async () => {

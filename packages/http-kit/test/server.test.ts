@@ -53,18 +53,22 @@ describe('createHttpServer', () => {
   });
 
   it('sendJsonText sends a Buffer as it is, as it sends a string: Content-Type, Content-Length in bytes, no body for HEAD', async () => {
-    const text = JSON.stringify({ name: 'Smørbrød “x”', n: 1 });
+    const small = JSON.stringify({ name: 'Smørbrød “x”', n: 1 });
+    // Past the size up to which a Buffer goes out as text with its head.
+    const large = JSON.stringify({ name: 'Smørbrød “x”'.repeat(100), n: 2 });
+    const texts: Record<string, string> = { '/api/v1/text': small, '/api/v1/bytes': small, '/api/v1/large-bytes': large };
     const api = new ApiRouter();
     for (const [path, body] of [
-      ['/api/v1/text', text],
-      ['/api/v1/bytes', Buffer.from(text, 'utf8')],
+      ['/api/v1/text', small],
+      ['/api/v1/bytes', Buffer.from(small, 'utf8')],
+      ['/api/v1/large-bytes', Buffer.from(large, 'utf8')],
     ] as const) {
       api.route({ method: 'get', path, operationId: path.slice(8), summary: 'x', responses: { 200: { description: 'x' } } }, (_req, res) => {
         sendJsonText(res, body);
       });
     }
     const served = createHttpApp({ logger: createLogger({ level: 'silent' }), allowedOrigins: [], routers: [api] });
-    for (const path of ['/api/v1/text', '/api/v1/bytes']) {
+    for (const [path, text] of Object.entries(texts)) {
       const res = await request(served).get(path);
       expect(res.status, path).to.equal(200);
       expect(res.headers['content-type'], path).to.equal('application/json; charset=utf-8');

@@ -109,7 +109,7 @@ interface Held {
  */
 export function createSessions(o: SessionsOptions): Sessions {
   const held = new WeakMap<Request, Held>();
-  /** For a bearer token: the account and memberships its statement loaded. */
+  /** For a bearer token: the account its statement loaded. */
   const tokenAccounts = new WeakMap<Request, AccountSummary>();
   const store = new AccountSessionStore({
     knex: o.knex,

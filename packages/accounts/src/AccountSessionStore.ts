@@ -159,7 +159,7 @@ export class AccountSessionStore {
   private readonly touching = new Set<Promise<void>>();
 
   /**
-   * The one statement of the read path, built once and named so each connection parses and plans
+   * The session statement of every request, built once and named so each connection parses and plans
    * it once, as a batch (PreparedBatch): the sessions asked for in one turn of the event loop are
    * read by one run of it, each request getting only its own row.
    */

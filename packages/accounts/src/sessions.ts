@@ -56,9 +56,11 @@ export interface SessionsOptions {
 export interface CurrentSession {
   /** The session id (the secret the cookie carries, signed; never shown to anyone). */
   readonly id: string;
+  /** The signed-in account. */
   readonly accountId: string;
   /** The account's security stamp this session holds. */
   readonly stamp: string;
+  /** How the person signed in. */
   readonly method?: SignInMethod;
   /** When the person signed in (ISO). */
   readonly signedInAt?: string;

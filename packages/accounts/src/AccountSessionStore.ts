@@ -3,23 +3,48 @@ import { createHash } from 'node:crypto';
 import type { Clock, Membership } from '@svc/contracts';
 import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { PreparedBatch } from '@svc/http-kit';
-import connectPgSimple from 'connect-pg-simple';
-import type { Request } from 'express';
-import session, { type SessionData } from 'express-session';
 import type { Knex } from 'knex';
 import type { AccountSummary } from './me.js';
 import { sameSecret } from './tokens.js';
 
-const PGStore = connectPgSimple(session);
-
-/** The session table (created by this package's migration, never by the store). */
+/** The session table (created by this package's migration). */
 export const SESSION_TABLE = 'account_sessions';
 
-/** Where `get` leaves the account it loaded, for `createSession` to hand on; symbols stay out of the session's JSON. */
-const LOADED = Symbol('account');
+/** How a session was signed in. */
+export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
 
-interface LoadedSession {
-  [LOADED]?: { account: AccountSummary; memberships?: Membership[] };
+/**
+ * A session row's `sess` JSON (the layout express-session wrote before this module replaced it,
+ * kept so sessions live across the change).
+ */
+export interface SessionData {
+  /** The signed-in account. */
+  accountId: string;
+  /** The account's security stamp when this session signed in (or was re-issued). */
+  stamp: string;
+  /** Last time the session's expiry was pushed out (ISO, injected clock). */
+  renewedAt: string;
+  /** How the person signed in (GET /me/sessions); kept when the session id is re-issued. */
+  method?: SignInMethod;
+  /** When the person signed in (ISO, injected clock); kept when the session id is re-issued. */
+  signedInAt?: string;
+  /**
+   * The cookie as express-session recorded it. Nothing here reads it; it is still written so an
+   * instance of the release before this module (express-session, which cannot load a row without
+   * it) reads the rows of this one during a rolling deploy.
+   */
+  cookie?: { originalMaxAge: number; expires: string; secure: boolean; httpOnly: true; path: '/'; sameSite: 'lax' };
+}
+
+/** What a sign-in writes besides the JSON: its columns (the User-Agent lives only in its column). */
+export interface NewSessionRow {
+  sid: string;
+  sess: SessionData;
+  /** When the person signed in: the row's `created_at` (the absolute lifetime counts from it). */
+  signedInAt: Date;
+  userAgent: string | null;
+  /** The session this request carried, deleted in the same statement (a planted id is worth nothing after a sign-in). */
+  replaces?: string;
 }
 
 /** What `load` answers: the session's data, and its account when it is signed in (and valid). */
@@ -81,24 +106,6 @@ interface SessionRow {
   read_value?: unknown;
 }
 
-/**
- * connect-pg-simple speaks to a pg-promise-like object; this one runs its SQL through knex so
- * every session query is counted in Server-Timing like any other. `$n` placeholders become `?`.
- */
-function knexAdapter(knex: Knex) {
-  return {
-    any: async (sql: string, params: unknown[] = []) => {
-      const bindings: unknown[] = [];
-      const text = sql.replace(/\$(\d+)/g, (_m, n: string) => {
-        bindings.push(params[Number(n) - 1]);
-        return '?';
-      });
-      const result = await knex.raw(text, bindings as Knex.RawBinding[]);
-      return result.rows as unknown[];
-    },
-  };
-}
-
 export interface AccountSessionStoreOptions {
   knex: Knex;
   clock: Clock;
@@ -121,8 +128,6 @@ export interface AccountSessionStoreOptions {
    * PrincipalSource), used by `loadToken` in place of the session's. Without it `loadToken` finds nothing.
    */
   tokens?: PrincipalSource;
-  /** Receives the account (and memberships) loaded with the session, for the request that asked. */
-  onLoaded(req: Request, account: AccountSummary, memberships?: Membership[]): void;
   /** Failures of the background lastSeenAt write (nothing waits for it). */
   onTouchError?(err: unknown): void;
 }
@@ -139,47 +144,22 @@ const DEFAULT_MAX_AGE_MS = 90 * 24 * 3600_000;
 export const LAST_SEEN_GRANULARITY_MS = 60_000;
 
 /**
- * express-session's Cookie computes its expiry from Date.now() (when made, and again when the
- * header goes out); this makes one cookie compute it from the injected clock instead, so the
- * cookie's Expires and the session row's expiry are on the same clock.
+ * The session table: every read is ONE prepared statement (`loadSession`, `loadToken`) that also
+ * loads the account, its security stamp and, when the host composed them in, its memberships and
+ * the request's declared read; a session is refused when the account is gone or its stamp moved on
+ * (logout, password change, change of address elsewhere). Writes happen only at sign-in
+ * (`insert`), at the daily renewal and a restamp (`renew`), and at sign-out (`destroy`); expiry is
+ * written and compared with the injected clock, never the database's or Date.now().
  */
-export function cookieOnClock(cookie: session.Cookie, clock: Clock): void {
-  type Expiring = { expires?: Date | null };
-  Object.defineProperty(cookie, 'maxAge', {
-    configurable: true,
-    enumerable: false,
-    get(this: Expiring) {
-      return this.expires instanceof Date ? this.expires.getTime() - clock.now().getTime() : this.expires;
-    },
-    set(this: Expiring, ms: number | null | undefined) {
-      this.expires = typeof ms === 'number' ? new Date(clock.now().getTime() + ms) : ms;
-    },
-  });
-}
-
-/**
- * connect-pg-simple's store with three changes:
- * - `get` (and the read path's `loadSession`) reads the session, its account, the account's
- *   security stamp and, when the host composed them in, its memberships in ONE prepared statement,
- *   and refuses the session when the account is gone or the stamp moved on (logout, password
- *   change, change of address elsewhere);
- * - expiry is written and compared with the injected clock, not the database's or Date.now();
- * - `touch` writes nothing: the session is renewed (re-saved) at most once a day, by the
- *   authenticate middleware, so an ordinary request costs no write.
- */
-export class AccountSessionStore extends PGStore {
+export class AccountSessionStore {
   private readonly o: AccountSessionStoreOptions;
   // lastSeenAt is written outside any request's context (made here, when none is current), so the
   // write never counts toward, or delays, the request that caused it.
   private readonly background = new AsyncResource('session-last-seen');
   private readonly touching = new Set<Promise<void>>();
-  /** Set by express-session when its middleware is made: a new session (and id) for the request. */
-  declare generate: (req: Request) => void;
-  /** Requests whose session was read from the table (as opposed to made new for this request). */
-  private readonly stored = new WeakSet<Request>();
 
   /**
-   * The one statement of the read path, built once and named so each connection parses and plans
+   * The session statement of every request, built once and named so each connection parses and plans
    * it once, as a batch (PreparedBatch): the sessions asked for in one turn of the event loop are
    * read by one run of it, each request getting only its own row.
    */
@@ -194,7 +174,6 @@ export class AccountSessionStore extends PGStore {
   private readonly touchPending = new Set<string>();
 
   constructor(options: AccountSessionStoreOptions) {
-    super({ pgPromise: knexAdapter(options.knex), tableName: SESSION_TABLE, createTableIfMissing: false, pruneSessionInterval: false, disableTouch: true });
     this.o = options;
     // `q` holds the batch: the credentials (a session id, or a token's hash), numbered from 1. The
     // credential's own part (`source`) joins its row and the account `a`; the rest of the statement
@@ -226,24 +205,12 @@ export class AccountSessionStore extends PGStore {
     this.tokenBatch = options.tokens ? statement(options.tokens) : undefined;
   }
 
-  override get(sid: string, callback: (err: unknown, session?: SessionData | null) => void): void {
-    this.loadSession(sid).then(
-      (loaded) => {
-        if (!loaded) return callback(null, null);
-        if (loaded.account) (loaded.sess as SessionData & LoadedSession)[LOADED] = { account: loaded.account, memberships: loaded.memberships };
-        callback(null, loaded.sess);
-      },
-      (err) => callback(err),
-    );
-  }
-
   /**
    * The session `sid` with its account (and, when the host's kernel composes them in, the
    * account's memberships and the value of the declared read `read` when asked) in ONE prepared
    * statement, run once for the sessions asked for in the same turn of the event loop (each gets
    * only its own row); null when there is no such live session, the
    * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
-   * Used by express-session (through `get`) and by the read path of `createSessions`.
    */
   async loadSession(sid: string, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
     const { row, loaded } = await this.loadPrincipal(this.batch, 'session', sid, read);
@@ -321,23 +288,6 @@ export class AccountSessionStore extends PGStore {
     };
   }
 
-  /** express-session builds req.session here, right after `get`: the request learns its account. */
-  override createSession(req: Request, sess: SessionData): session.Session & SessionData {
-    const loaded = sess as SessionData & LoadedSession;
-    const found = loaded[LOADED];
-    delete loaded[LOADED];
-    if (found) this.o.onLoaded(req, found.account, found.memberships);
-    this.stored.add(req);
-    const made = super.createSession(req, sess);
-    cookieOnClock(made.cookie, this.o.clock);
-    return made;
-  }
-
-  /** True when this request's session was read from the table, false when it was made for it. */
-  cameFromStore(req: Request): boolean {
-    return this.stored.has(req);
-  }
-
   /**
    * Writes lastSeenAt (the statement found the one on record a minute old or more, or none), after the request's read and
    * without the request waiting: an ordinary request stays one read, and a session costs at most
@@ -390,43 +340,54 @@ export class AccountSessionStore extends PGStore {
     while (this.touching.size > 0) await Promise.all([...this.touching]);
   }
 
-  override set(sid: string, sess: SessionData, callback?: (err?: unknown) => void): void {
+  private get ttlSeconds(): number {
+    return Math.trunc(this.o.ttlMs / 1000);
+  }
+
+  private get maxAgeSeconds(): number {
+    return Math.trunc((this.o.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000);
+  }
+
+  /**
+   * A sign-in: the new session's row (expiring `ttlMs` from now), and in the same statement the
+   * deletion of the session the request carried (`replaces`). Fails with the foreign key's error
+   * when the account is gone (then nothing is written).
+   */
+  async insert(row: NewSessionRow): Promise<void> {
     const now = this.o.clock.now();
     const expire = new Date(now.getTime() + this.o.ttlMs);
-    // The sign-in's columns are written with the row and never changed by a renewal; the User-Agent
-    // lives only in its column.
-    const { userAgent, ...data } = sess;
-    // A row without a sign-in time (written before the column existed) counts from its last
-    // renewal, as the migration's backfill did, and keeps that time from now on.
-    const ttlSeconds = Math.trunc(this.o.ttlMs / 1000);
-    const maxAgeSeconds = Math.trunc((this.o.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000);
-    // `userAgent` is only there on the request that signs in (it is never read back from the JSON).
-    // Every other save (the daily renewal, a restamp) only updates the row: a session that was
-    // ended while its request ran must stay ended, not be written back.
-    const write =
-      userAgent !== undefined
-        ? this.o.knex.raw(
-            `insert into ${SESSION_TABLE} (sid, sess, expire, account_id, created_at, last_seen_at, user_agent, method)
-             values (?, ?::json, ?, ?, ?, ?, ?, ?)
-             on conflict (sid) do update set sess = excluded.sess, expire = excluded.expire`,
-            [sid, JSON.stringify(data), expire, sess.accountId ?? null, sess.signedInAt ?? now, now, userAgent, sess.method ?? null],
-          )
-        : // A renewal never carries the session past its absolute lifetime (least() ignores a null created_at).
-          this.o.knex.raw(
-            `update ${SESSION_TABLE} set sess = ?::json,
-                    expire = least(?::timestamptz, coalesce(created_at, expire - ?::double precision * interval '1 second') + ?::double precision * interval '1 second'),
-                    created_at = coalesce(created_at, expire - ?::double precision * interval '1 second')
-              where sid = ?`,
-            [JSON.stringify(data), expire, ttlSeconds, maxAgeSeconds, ttlSeconds, sid],
-          );
-    write.then(
-      () => callback?.(),
-      (err: unknown) => callback?.(err),
+    await this.o.knex.raw(
+      `with replaced as (delete from ${SESSION_TABLE} where sid = ?)
+       insert into ${SESSION_TABLE} (sid, sess, expire, account_id, created_at, last_seen_at, user_agent, method)
+       values (?, ?::json, ?, ?, ?, ?, ?, ?)`,
+      [row.replaces ?? null, row.sid, JSON.stringify(row.sess), expire, row.sess.accountId, row.signedInAt, now, row.userAgent, row.sess.method ?? null],
     );
   }
 
-  override touch(_sid: string, _sess: SessionData, callback?: () => void): void {
-    callback?.();
+  /**
+   * The daily renewal, or a restamp: writes `sess` and pushes the expiry to `ttlMs` from now, never
+   * past the absolute lifetime (a row without a sign-in time, written before the column existed,
+   * counts from its last renewal and keeps that time from now on). Only updates: a session ended
+   * while its request ran stays ended. With `unlessRenewedSince`, only a row whose `renewedAt` is
+   * still that one is written, so racing requests (or instances) renew a session once. Answers
+   * whether a row was written.
+   */
+  async renew(sid: string, sess: SessionData, unlessRenewedSince?: string): Promise<boolean> {
+    const expire = new Date(this.o.clock.now().getTime() + this.o.ttlMs);
+    const ttl = this.ttlSeconds;
+    const written = await this.o.knex.raw(
+      `update ${SESSION_TABLE} set sess = ?::json,
+              expire = least(?::timestamptz, coalesce(created_at, expire - ?::double precision * interval '1 second') + ?::double precision * interval '1 second'),
+              created_at = coalesce(created_at, expire - ?::double precision * interval '1 second')
+        where sid = ? and (?::text is null or sess->>'renewedAt' is not distinct from ?::text)`,
+      [JSON.stringify(sess), expire, ttl, this.maxAgeSeconds, ttl, sid, unlessRenewedSince ?? null, unlessRenewedSince ?? null],
+    );
+    return (written as { rowCount: number }).rowCount > 0;
+  }
+
+  /** Ends the session `sid` (sign-out). */
+  async destroy(sid: string): Promise<void> {
+    await this.o.knex(SESSION_TABLE).where({ sid }).delete();
   }
 
   /** Deletes sessions past their expiry. */

@@ -2,13 +2,14 @@ import { type ApiRouter, principalOf } from '@svc/http-kit';
 import { noticeLanguage } from './access-token-mails.js';
 import { ACCESS_TOKENS_PER_PERSON, type AccessTokenService } from './access-token-service.js';
 import { AccessTokenIdParams, AccessTokenListResponseSchema, CreateAccessTokenRequest, CreatedAccessTokenResponseSchema } from './access-tokens.js';
+import type { Sessions } from './sessions.js';
 
 const SCOPES_TEXT =
   'Scopes: `households:read`, `events:read`, `events:write`, `rules:read`, `rules:write`, `plans:read`, `plans:write` (what each opens: the `accessToken` security scheme). With `Authorization: Bearer <token>` a request acts as the caller within those scopes and the caller’s roles; it never reaches `/api/v1/me/*`, `/api/v1/auth/*` or account deletion (403 `insufficient_scope`).';
 
 /** POST, GET, DELETE /api/v1/me/tokens: a person's personal access tokens (a cookie session only: a token cannot reach them). */
-export function addAccessTokenRoutes(api: ApiRouter, options: { tokens: AccessTokenService }): ApiRouter {
-  const { tokens } = options;
+export function addAccessTokenRoutes(api: ApiRouter, options: { tokens: AccessTokenService; sessions: Sessions }): ApiRouter {
+  const { tokens, sessions } = options;
 
   api.route(
     {
@@ -24,7 +25,7 @@ export function addAccessTokenRoutes(api: ApiRouter, options: { tokens: AccessTo
     },
     async (req, res) => {
       const { userId } = principalOf(req);
-      const made = await tokens.create({ userId, stamp: req.session?.stamp }, req.input.body, noticeLanguage(req.get('accept-language')));
+      const made = await tokens.create({ userId, stamp: sessions.current(req)?.stamp }, req.input.body, noticeLanguage(req.get('accept-language')));
       res.status(201).json(made);
     },
   );

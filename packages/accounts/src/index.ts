@@ -86,7 +86,7 @@ export { BCRYPT_NATIVE } from './PasswordHasher.js';
 export { PAGE_PATHS } from './pages/index.js';
 export { type Caller, type PasswordCheck, type PersonalDataExport, PersonService, type PersonServiceOptions } from './person-service.js';
 export { ObjectionPersonStore, type PersonAccount, type PersonStore } from './person-store.js';
-export type { Sessions, SignInMethod } from './sessions.js';
+export type { CurrentSession, Sessions, SignInMethod } from './sessions.js';
 export type { AppleConfig, GoogleConfig } from './social/config.js';
 export type { IdentityStore } from './social/IdentityStore.js';
 export type { AuthProviderResponse, SocialSignIn, SocialTuning } from './social/SocialSignIn.js';

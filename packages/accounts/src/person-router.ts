@@ -17,8 +17,8 @@ const ok204 = { 204: { description: 'done' } };
 
 function callerOf(req: Request, sessions: Sessions): Caller {
   const { userId, sessionId } = principalOf(req);
-  // GETs take the session read path (no req.session): the sign-in time comes with the session read.
-  return { userId, sessionId: sessionId ?? req.sessionID, signedInAt: sessions.signedInAtOf(req) };
+  // The sign-in time comes with the session read.
+  return { userId, sessionId: sessionId ?? sessions.current(req)?.id, signedInAt: sessions.signedInAtOf(req) };
 }
 
 /** A person's own account: sessions, sign-in methods, the data export, deleting the account. Thin handlers over PersonService. */

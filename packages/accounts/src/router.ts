@@ -367,7 +367,7 @@ export function createRouter(options: RouterOptions): AccountsRouter {
   });
   addSocialRoutes(api, { social: service.social, meResponse: (account) => service.meResponse(account) });
   addPersonRoutes(api, { person: service.person, sessions: service.sessions, logger });
-  addAccessTokenRoutes(api, { tokens: service.accessTokens });
+  addAccessTokenRoutes(api, { tokens: service.accessTokens, sessions: service.sessions });
   const pages = createPages({ service, authLimiter, publicBaseUrl: config.publicBaseUrl, webClientUrl: config.webClientUrl, logger });
   return Object.assign(api, { authLimiter, pages });
 }

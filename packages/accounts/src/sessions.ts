@@ -1,36 +1,17 @@
-import { type Clock, type Membership, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
-import type { DeclaredReads } from '@svc/db';
+import { type Clock, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
+import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, keepContext, type Logger, type RateLimit } from '@svc/http-kit';
+import { AuthenticationError, type Logger, type RateLimit } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
-import type { Request, RequestHandler, Response } from 'express';
-import session from 'express-session';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Knex } from 'knex';
 import { accessTokenPrincipal } from './AccessTokenStore.js';
-import { AccountSessionStore, cookieOnClock } from './AccountSessionStore.js';
+import { AccountSessionStore, type SessionData, type SignInMethod } from './AccountSessionStore.js';
 import { accessTokenHash, bearerToken } from './access-tokens.js';
 import type { AccountSummary } from './me.js';
 
-declare module 'express-session' {
-  interface SessionData {
-    /** The signed-in account. */
-    accountId: string;
-    /** The account's security stamp when this session signed in (or was re-issued). */
-    stamp: string;
-    /** Last time the session's expiry was pushed out (ISO, injected clock). */
-    renewedAt: string;
-    /** How the person signed in (GET /me/sessions); kept when the session id is re-issued. */
-    method?: SignInMethod;
-    /** When the person signed in (ISO, injected clock); kept when the session id is re-issued. */
-    signedInAt?: string;
-    /** User-Agent at sign-in, trimmed and bounded; written to its column, never into the JSON. */
-    userAgent?: string | null;
-  }
-}
-
-/** How a session was signed in. */
-export type SignInMethod = 'password' | 'google' | 'apple' | 'passkey';
+export type { SignInMethod } from './AccountSessionStore.js';
 
 /** The longest User-Agent a session keeps (a header may be kilobytes; the list only names the device). */
 export const USER_AGENT_MAX = 256;
@@ -71,13 +52,30 @@ export interface SessionsOptions {
   tokenLimit?: RateLimit;
 }
 
+/** The cookie session of a request, as `Sessions.current` answers it. */
+export interface CurrentSession {
+  /** The session id (the secret the cookie carries, signed; never shown to anyone). */
+  readonly id: string;
+  /** The signed-in account. */
+  readonly accountId: string;
+  /** The account's security stamp this session holds. */
+  readonly stamp: string;
+  /** How the person signed in. */
+  readonly method?: SignInMethod;
+  /** When the person signed in (ISO). */
+  readonly signedInAt?: string;
+}
+
 export interface Sessions {
-  /** express-session (context-preserving) then the principal: the host mounts these on /api. */
+  /** The session middleware (cookie or bearer token, then the principal): the host mounts it on /api. */
   authenticate: RequestHandler[];
+  /** This request's cookie session (after a sign-in in it: the new one); undefined without one, and for a bearer token. */
+  current(req: Request): CurrentSession | undefined;
   /**
-   * A new session id for `accountId`, recording `stamp`; sets the cookie on this answer. `method`
-   * names how the person signed in; without it the session is a re-issue of the caller's own
-   * (a password change), which keeps the current session's method and sign-in time.
+   * A new session id for `accountId`, recording `stamp`; sets the cookie on this answer and deletes
+   * the session the request carried. `method` names how the person signed in; without it the
+   * session is a re-issue of the caller's own (a password change), which keeps the current
+   * session's method and sign-in time.
    */
   signIn(req: Request, accountId: string, stamp: string, method?: SignInMethod): Promise<void>;
   /** Keeps this session (same id) but records the account's new stamp. */
@@ -86,24 +84,35 @@ export interface Sessions {
   signOut(req: Request, res: Response): Promise<void>;
   /** The account the session of this request belongs to (loaded with the session, no extra query). */
   accountOf(req: Request): AccountSummary | undefined;
-  /** When this request's session signed in (ISO), on either path; undefined without a session. */
+  /** When this request's session signed in (ISO); undefined without a session. */
   signedInAtOf(req: Request): string | undefined;
   store: AccountSessionStore;
 }
 
-function call(fn: (cb: (err?: unknown) => void) => void): Promise<void> {
-  return new Promise((resolve, reject) => fn((err) => (err ? reject(err) : resolve())));
-}
-
-/** Methods that never change a session: their requests may take the read path. */
+/** Methods that never change a session: their requests may load the route's declared read with it. */
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
-/** Sign-in, sign-out and the providers' callbacks live here: they always take express-session's path. */
-const AUTH_PATHS = '/api/v1/auth';
-/** Signed cookie values remembered as verified (a few hundred kB at most). */
+/** Signed cookie values remembered as verified, and renewals remembered as made (each a few hundred kB at most). */
 const VERIFIED_MAX = 10_000;
 
+/** What the middleware learned of a request's cookie session. */
+interface Held {
+  /** The session id the cookie's signature vouched for (whether or not its row is live). */
+  sid: string;
+  /** The live session: its row's JSON and the account read with it. */
+  sess?: SessionData;
+  account?: AccountSummary;
+}
+
+/**
+ * Cookie sessions without express-session: the cookie is `s:<id>.<HMAC>` (cookie-signature, the
+ * session secret: the format express-session wrote, so its cookies still load), the session is
+ * read by the store's one statement (with the route's declared read on a GET), and the row is
+ * written only at sign-in, the daily renewal, a restamp and sign-out.
+ */
 export function createSessions(o: SessionsOptions): Sessions {
-  const loaded = new WeakMap<Request, { account: AccountSummary; memberships?: Membership[]; signedInAt?: string }>();
+  const held = new WeakMap<Request, Held>();
+  /** For a bearer token: the account its statement loaded. */
+  const tokenAccounts = new WeakMap<Request, AccountSummary>();
   const store = new AccountSessionStore({
     knex: o.knex,
     clock: o.clock,
@@ -111,51 +120,26 @@ export function createSessions(o: SessionsOptions): Sessions {
     maxAgeMs: o.maxAgeMs,
     reads: o.reads,
     tokens: o.tokenKey ? accessTokenPrincipal : undefined,
-    onLoaded: (req, account, memberships) => loaded.set(req, { account, memberships }),
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
-  const cookie = { httpOnly: true, sameSite: 'lax' as const, path: '/', secure: o.cookieSecure };
 
-  const middleware = keepContext(
-    session({
-      name: SESSION_COOKIE,
-      secret: o.secret,
-      store,
-      resave: false,
-      saveUninitialized: false,
-      // Not rolling: the cookie is re-sent only when the session is saved, i.e. at sign-in and
-      // at the daily renewal below.
-      rolling: false,
-      genid: () => o.random(24).toString('base64url'),
-      cookie: { ...cookie, maxAge: SESSION_TTL_MS },
-    }),
-  ); // express-session gives the store `generate` (a new session for a request) when the middleware is
-  // made; every cookie it makes then runs on the injected clock too.
-  const generate = store.generate.bind(store);
-  store.generate = (req) => {
-    generate(req);
-    cookieOnClock(req.session.cookie, o.clock);
-    req.session.cookie.maxAge = SESSION_TTL_MS;
+  /** Sets the session cookie on `res`, in place of one set earlier in the same answer. */
+  const putCookie = (res: Response, value: string, expires: Date) => {
+    const line = cookieModule.serialize(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', path: '/', secure: o.cookieSecure, expires });
+    const before = res.getHeader('Set-Cookie');
+    const others = (Array.isArray(before) ? before : before === undefined ? [] : [String(before)]).filter((c) => !c.startsWith(`${SESSION_COOKIE}=`));
+    res.setHeader('Set-Cookie', [...others, line]);
   };
-
-  const setPrincipal = (req: Request, found: { account: AccountSummary; memberships?: Membership[] }, sessionId: string) => {
-    req.principal = { userId: found.account.id, sessionId, memberships: found.memberships };
-  };
-
-  const principal: RequestHandler = (req, _res, next) => {
-    const found = loaded.get(req);
-    const s = req.session;
-    if (found && s && s.accountId === found.account.id) {
-      found.signedInAt = s.signedInAt;
-      setPrincipal(req, found, req.sessionID);
-      const now = o.clock.now();
-      const renewed = Date.parse(s.renewedAt ?? '');
-      // Changing the session makes express-session save it (new expiry) and re-send the cookie.
-      if (!(now.getTime() - renewed < SESSION_RENEW_AFTER_MS)) s.renewedAt = now.toISOString();
-    }
-    next();
-  };
-  const slow: RequestHandler = (req, res, next) => middleware(req, res, (err?: unknown) => (err ? next(err) : principal(req, res, next)));
+  const sendCookie = (res: Response, sid: string) => putCookie(res, `s:${signature.sign(sid, o.secret)}`, new Date(o.clock.now().getTime() + SESSION_TTL_MS));
+  /** The cookie as express-session recorded it in the row (see SessionData.cookie). */
+  const cookieRecord = (now: Date): SessionData['cookie'] => ({
+    originalMaxAge: SESSION_TTL_MS,
+    expires: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+    secure: o.cookieSecure,
+    httpOnly: true,
+    path: '/',
+    sameSite: 'lax',
+  });
 
   // Cookie values whose signature held, so a session's later requests skip the HMAC (only valid
   // ones are kept, and at most VERIFIED_MAX: the oldest goes first).
@@ -172,40 +156,61 @@ export function createSessions(o: SessionsOptions): Sessions {
   };
 
   /**
-   * The read path: a GET or HEAD outside /api/v1/auth that carries a session cookie. The cookie's
-   * signature is checked as express-session checks it (cookie-signature, same secret), the
-   * session is read with the one statement the store uses, and nothing is written: a read never
-   * saves the session. express-session's per-request machinery (its Session object, the hash it
-   * takes to notice changes, its header hook) is skipped; every request that may change a session
-   * (any other method, anything under /api/v1/auth in any letter case, a session due for its daily
-   * renewal) takes express-session's path, so the session mechanism stays express-session +
-   * connect-pg-simple. When the path is one a route serves a declared read for (the host's kernel,
-   * `reads`: GET of a household, of its rules, of the caller's sessions), that read is one more
-   * column of the same statement, so the whole authenticated GET is one round trip; the value is
-   * handed to the route only once the session held.
+   * Renewals made by this process, by session id and the renewal they replaced (at most
+   * VERIFIED_MAX, the oldest dropped first): requests of one session that read the row before its
+   * renewal landed wait for that write instead of making their own.
    */
-  const fast: RequestHandler = (req, res, next) => {
+  const renewals = new Map<string, Promise<void>>();
+  /** The daily renewal: the row's expiry pushed out (conditional on the renewal it read, so instances that race write once), the cookie re-sent. */
+  const renew = (res: Response, h: Held & { sess: SessionData }): Promise<void> => {
+    const key = `${h.sid} ${h.sess.renewedAt}`;
+    let written = renewals.get(key);
+    if (!written) {
+      const now = o.clock.now();
+      const sess = { ...h.sess, renewedAt: now.toISOString(), cookie: cookieRecord(now) };
+      written = store.renew(h.sid, sess, h.sess.renewedAt).then(() => undefined);
+      // A failed write is not remembered: the next request tries again.
+      written.catch(() => renewals.delete(key));
+      if (renewals.size >= VERIFIED_MAX) renewals.delete(renewals.keys().next().value!);
+      renewals.set(key, written);
+      h.sess = sess;
+    }
+    return written.then(() => sendCookie(res, h.sid));
+  };
+
+  /**
+   * Every request under /api: a bearer token is judged by itself (`byToken`); otherwise the
+   * session cookie's signature is checked, and the session, its account and memberships (and on a
+   * GET or HEAD the route's declared read, when the kernel serves one for the path) are read by ONE
+   * statement. The route gets `req.principal` and the read's value once the session held. Nothing
+   * is written but the daily renewal (SESSION_RENEW_AFTER_MS), which re-sends the cookie.
+   */
+  const authenticate: RequestHandler = (req, res, next) => {
     const bearer = bearerToken(req.headers.authorization);
     if (bearer !== undefined) return byToken(req, res, next, bearer);
-    if (!SAFE_METHODS.has(req.method) || req.originalUrl.toLowerCase().startsWith(AUTH_PATHS)) return slow(req, res, next);
     const header = req.headers.cookie;
-    if (!header) return next(); // no session: express-session would make an empty one and save nothing
+    if (!header) return next();
     const raw = cookieModule.parse(header)[SESSION_COOKIE];
-    // An unsigned value, or one whose signature fails, is no session (express-session ignores it too).
+    // An unsigned value, or one whose signature fails, is no session.
     const sid = raw?.startsWith('s:') ? unsign(raw) : false;
     if (sid === false) return next();
-    const read = o.reads?.size ? o.reads.match(req.path) : undefined;
+    const h: Held = { sid };
+    held.set(req, h);
+    const read = SAFE_METHODS.has(req.method) && o.reads?.size ? o.reads.match(req.path) : undefined;
     store.loadSession(sid, read).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();
-      // Due for the daily renewal: express-session's path saves it and re-sends the cookie.
-      if (!(o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS)) return slow(req, res, next);
-      loaded.set(req, { account: found.account, memberships: found.memberships, signedInAt: found.sess.signedInAt });
-      req.sessionID = sid;
-      setPrincipal(req, found as { account: AccountSummary; memberships?: Membership[] }, sid);
-      // Lent only by a session that held. The declared read's value goes to the route that names it (ApiRouter hands it on; the route takes it with `loadedRead(req, read)`).
-      if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
-      next();
+      h.sess = found.sess;
+      h.account = found.account;
+      req.principal = { userId: found.account.id, sessionId: sid, memberships: found.memberships };
+      lend(req, read, found.read);
+      if (o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS) return next();
+      renew(res, h as Held & { sess: SessionData }).then(() => next(), next);
     }, next);
+  };
+
+  /** The declared read's value goes to the route that names it (ApiRouter hands it on; the route takes it with `loadedRead(req, read)`). */
+  const lend = (req: Request, read: DeclaredReadRequest | undefined, value: unknown) => {
+    if (read && value !== undefined && value !== null) req.lent = { name: read.read.name, value };
   };
 
   const refused = () => new AuthenticationError('unauthenticated', 'The access token is unknown, revoked, expired or malformed');
@@ -214,10 +219,10 @@ export function createSessions(o: SessionsOptions): Sessions {
    * token alone. A bearer not of the token shape answers 401 without a lookup; otherwise the
    * token's principal is read by the session's one statement in its token form (with the GET's
    * declared read, as for a session) while the token's rate limit is taken, so neither waits for the
-   * other. No session is read or made: `req.session` stays unset, and routes a token may not reach
-   * answer 403 `insufficient_scope` (ApiRouter's scope gate) before their handlers.
+   * other. No session is read or made (`current` answers undefined), and routes a token may not
+   * reach answer 403 `insufficient_scope` (ApiRouter's scope gate) before their handlers.
    */
-  const byToken = (req: Request, res: Response, next: (err?: unknown) => void, token: string | false) => {
+  const byToken = (req: Request, res: Response, next: NextFunction, token: string | false) => {
     if (token === false || !o.tokenKey) throw refused();
     const hash = accessTokenHash(o.tokenKey, token);
     // A declared read as for a session (an account read's route answers 403 to a token before its handler).
@@ -234,61 +239,74 @@ export function createSessions(o: SessionsOptions): Sessions {
         res.setHeader('RateLimit-Policy', limit.policy);
         res.setHeader('RateLimit', taken.state);
       }
-      loaded.set(req, { account: found.account, memberships: found.memberships });
+      tokenAccounts.set(req, found.account);
       req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
-      if (read && found.read !== undefined && found.read !== null) req.lent = { name: read.read.name, value: found.read };
+      lend(req, read, found.read);
       next();
     }, next);
   };
 
+  const live = (req: Request): (Held & { sess: SessionData }) | undefined => {
+    const h = held.get(req);
+    return h?.sess ? (h as Held & { sess: SessionData }) : undefined;
+  };
+
   return {
-    authenticate: [fast],
+    authenticate: [authenticate],
     store,
-    accountOf: (req) => loaded.get(req)?.account,
-    signedInAtOf: (req) => req.session?.signedInAt ?? loaded.get(req)?.signedInAt,
+    current(req) {
+      const h = live(req);
+      if (!h) return undefined;
+      const { accountId, stamp, method, signedInAt } = h.sess;
+      return { id: h.sid, accountId, stamp, method, signedInAt };
+    },
+    accountOf: (req) => live(req)?.account ?? tokenAccounts.get(req),
+    signedInAtOf: (req) => live(req)?.sess.signedInAt,
 
     async signIn(req, accountId, stamp, method) {
-      const previous = req.session?.accountId === accountId ? req.session : undefined;
-      const now = o.clock.now().toISOString();
-      // A fresh id at every sign-in: a session id planted before sign-in is worth nothing after it.
-      // A session read from the table is destroyed with it; one made for this request was never
-      // stored (an id the store does not know is never taken over), so it is only replaced, and no
-      // DELETE is spent on it.
-      if (store.cameFromStore(req)) await call((cb) => req.session.regenerate(cb));
-      else store.generate(req);
-      req.session.accountId = accountId;
-      req.session.stamp = stamp;
-      req.session.renewedAt = now;
-      req.session.method = method ?? previous?.method ?? 'password';
-      req.session.signedInAt = (method ? undefined : previous?.signedInAt) ?? now;
-      req.session.userAgent = sessionUserAgent(req);
+      const h = held.get(req);
+      const previous = h?.sess?.accountId === accountId ? h.sess : undefined;
+      const now = o.clock.now();
+      // A fresh id at every sign-in: a session id planted before sign-in is worth nothing after it,
+      // and the session the request carried is deleted by the same statement.
+      const sid = o.random(24).toString('base64url');
+      const signedInAt = (method ? undefined : previous?.signedInAt) ?? now.toISOString();
+      const sess: SessionData = {
+        cookie: cookieRecord(now),
+        accountId,
+        stamp,
+        renewedAt: now.toISOString(),
+        method: method ?? previous?.method ?? 'password',
+        signedInAt,
+      };
       try {
-        await call((cb) => req.session.save(cb));
+        await store.insert({ sid, sess, signedInAt: new Date(signedInAt), userAgent: sessionUserAgent(req), replaces: h?.sid });
       } catch (err) {
         // The session row references its account: a sign-in that lost a race with the account's
         // deletion finds no account, as a sign-in a moment later would.
-        // The session is dropped, or express-session would try to save it again as the answer ends.
-        if (isPgError(err, PG.foreignKeyViolation)) {
-          await call((cb) => req.session.destroy(cb));
-          throw new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password');
-        }
+        if (isPgError(err, PG.foreignKeyViolation)) throw new AuthenticationError('invalid_credentials', 'Wrong e-mail address or password');
         throw err;
       }
-      loaded.delete(req);
-      req.principal = { userId: accountId, sessionId: req.sessionID };
+      held.set(req, { sid, sess });
+      sendCookie(req.res!, sid);
+      req.principal = { userId: accountId, sessionId: sid };
     },
 
     async restamp(req, stamp) {
-      if (!req.session?.accountId) return;
-      req.session.stamp = stamp;
-      await call((cb) => req.session.save(cb));
+      const h = live(req);
+      if (!h) return;
+      const now = o.clock.now();
+      h.sess = { ...h.sess, stamp, renewedAt: now.toISOString(), cookie: cookieRecord(now) };
+      await store.renew(h.sid, h.sess);
+      sendCookie(req.res!, h.sid);
     },
 
     async signOut(req, res) {
-      if (req.session) await call((cb) => req.session.destroy(cb));
-      res.clearCookie(SESSION_COOKIE, cookie);
+      const h = held.get(req);
+      if (h) await store.destroy(h.sid);
+      held.delete(req);
+      putCookie(res, '', new Date(0));
       delete req.principal;
-      loaded.delete(req);
     },
   };
 }

@@ -190,17 +190,16 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
 
   it('a session ended while its request renews it stays ended: only a sign-in inserts a session row', async () => {
     const { agent, userId } = await signedUp(w, 'ada@example.test');
-    const store = new AccountSessionStore({ knex: w.db.knex, clock: w.clock, ttlMs: SESSION_TTL_MS, onLoaded: () => {} });
-    const save = (sid: string, sess: Record<string, unknown>) =>
-      new Promise<void>((resolve, reject) => store.set(sid, sess as never, (err) => (err ? reject(err) : resolve())));
+    const store = new AccountSessionStore({ knex: w.db.knex, clock: w.clock, ttlMs: SESSION_TTL_MS });
     const [row] = await w.db.knex('account_sessions').select('sid', 'sess');
     // Another device ended the session after this request read it; then the request renews it.
     await w.db.knex('account_sessions').where({ sid: row.sid }).delete();
-    await save(row.sid, { ...row.sess, renewedAt: w.clock.now().toISOString() });
+    expect(await store.renew(row.sid, { ...row.sess, renewedAt: w.clock.now().toISOString() })).to.equal(false);
     expect(await w.db.knex('account_sessions').count({ n: '*' }).first()).to.deep.equal({ n: '0' });
     expect((await agent.get('/api/v1/me')).status).to.equal(401);
-    // A sign-in (it carries the User-Agent) does write a row.
-    await save('fresh-sid', { cookie: {}, accountId: userId, stamp: 'x', renewedAt: w.clock.now().toISOString(), method: 'google', userAgent: null });
+    // A sign-in does write a row; the User-Agent goes to its column only.
+    const sess = { accountId: userId, stamp: 'x', renewedAt: w.clock.now().toISOString(), method: 'google' as const };
+    await store.insert({ sid: 'fresh-sid', sess, signedInAt: w.clock.now(), userAgent: null });
     const written = await w.db.knex('account_sessions').select('accountId', 'method', 'userAgent', w.db.knex.raw('sess::text as sess')).first();
     expect(written).to.include({ accountId: userId, method: 'google', userAgent: null });
     expect(written.sess).to.not.include('userAgent');
@@ -208,10 +207,12 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
 
   it('a sign-in that loses the race with its account’s deletion answers 401 and leaves no session', async () => {
     const { userId } = await signedUp(w, 'ada@example.test');
-    const store = new AccountSessionStore({ knex: w.db.knex, clock: w.clock, ttlMs: SESSION_TTL_MS, onLoaded: () => {} });
+    const store = new AccountSessionStore({ knex: w.db.knex, clock: w.clock, ttlMs: SESSION_TTL_MS });
     await w.db.knex('accounts').where({ id: userId }).delete();
-    const err = await new Promise<unknown>((resolve) =>
-      store.set('late-sid', { cookie: {}, accountId: userId, stamp: 'x', renewedAt: '', method: 'password', userAgent: 'x' } as never, resolve),
+    const sess = { accountId: userId, stamp: 'x', renewedAt: '', method: 'password' as const };
+    const err = await store.insert({ sid: 'late-sid', sess, signedInAt: w.clock.now(), userAgent: 'x' }).then(
+      () => undefined,
+      (e: unknown) => e,
     );
     expect((err as { code?: string }).code).to.equal('23503');
     expect(await w.db.knex('account_sessions').count({ n: '*' }).first()).to.deep.equal({ n: '0' });

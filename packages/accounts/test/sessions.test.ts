@@ -180,7 +180,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
       expect(await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'))).to.deep.equal(before);
     });
 
-    it('renews on the first read past a day (express-session saves it, the cookie is re-sent), then reads in one query again', async () => {
+    it('renews on the first read past a day (the row written, the cookie re-sent, the read still lent), then reads in one query again', async () => {
       const { app } = w.another({}, { reads });
       const agent = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'renew@example.test', password: PASSWORD, displayName: 'R' })).status).to.equal(200);

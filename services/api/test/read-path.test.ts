@@ -1,7 +1,7 @@
 /**
  * The authenticated read path of the composed service: one statement loads the session, its
- * account and the caller's memberships (households' SQL composed by accounts), GETs skip
- * express-session's own machinery, and household routes take the caller's role from that read.
+ * account and the caller's memberships (households' SQL composed by the kernel), a GET writes
+ * nothing, and household routes take the caller's role from that read.
  * These are correctness tests (roles, removals, forged cookies, statement counts), never timings.
  */
 import * as accounts from '@svc/accounts';
@@ -67,7 +67,7 @@ describe('the authenticated read path', () => {
     expect(read.status).to.equal(200);
     expect(queries(read)).to.equal(1);
 
-    // Made a Junior: the very next request (a write, on express-session's path) is refused.
+    // Made a Junior: the very next request (a write) is refused.
     expect((await owner.patch(`${hh}/members/${joined.body.memberId}`).send({ role: 'Junior' })).status).to.equal(200);
     const refused = await member.post(`${hh}/events`).send(event);
     expect(refused.status).to.equal(403);

@@ -1,10 +1,10 @@
 import { BaseModel, objection, rowSchema, TimestampSchema } from '@svc/db';
+import type { SignInMethod } from '../AccountSessionStore.js';
 import { type SessionResponse, SessionResponseSchema } from '../schemas.js';
-import type { SignInMethod } from '../sessions.js';
 import { AccountModel } from './AccountModel.js';
 
 /**
- * One row of `account_sessions` (connect-pg-simple's layout plus the columns GET /me/sessions
+ * One row of `account_sessions` (the `sid`, `sess`, `expire` layout express-session used, plus the columns GET /me/sessions
  * reads). `sid` is the session id, a secret: it never leaves the package; `publicId` is the handle.
  */
 export class AccountSessionModel extends BaseModel {

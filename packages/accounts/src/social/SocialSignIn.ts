@@ -223,9 +223,9 @@ export class SocialSignIn {
     }
     let account: Account;
     try {
-      // The browser's own session (express-session's path runs for /api/v1/auth): the person signed
-      // in to an account may link back an identity they unlinked from it.
-      const signedIn = flow.kind === 'browser' ? req.session?.accountId : undefined;
+      // The browser's own session: the person signed in to an account may link back an identity
+      // they unlinked from it.
+      const signedIn = flow.kind === 'browser' ? this.o.sessions.current(req)?.accountId : undefined;
       account = await timing.step('link-account', () => this.linker.accountFor(identity, signedIn));
     } catch (err) {
       if (!(err instanceof AccountNotCreatedError)) this.o.logger.error({ err, provider: identity.provider }, 'social sign-in could not settle the account');
@@ -288,7 +288,7 @@ export class SocialSignIn {
     // before it existed found nothing issued yet to revoke: it was refused, and the one exchange
     // that spent the code stays the one that wins ("works once": exactly one of any number of
     // parallel exchanges signs in).
-    await this.o.identities.recordAppCodeSession(codeHash, req.sessionID);
+    await this.o.identities.recordAppCodeSession(codeHash, this.o.sessions.current(req)!.id);
     return account;
   }
 

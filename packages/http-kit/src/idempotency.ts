@@ -206,13 +206,15 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
       .digest('base64url');
     const { role, refusal } = await roleHere(req, req.principal);
     const other = (h: HeldKey) => h.method !== req.method || h.path !== path || h.fingerprint !== fingerprint;
-    let held = await store.claim({ ...owner, method: req.method, path, fingerprint, role, scopes, now: clock.now() });
-    // Held by a request whose answer may be on its way into the table (it is written just after it
-    // was sent, on whichever instance): look again a few times, within about 0.3 s, before 409.
+    const claim = () => store.claim({ ...owner, method: req.method, path, fingerprint, role, scopes, now: clock.now() });
+    let held = await claim();
+    // Held by a request whose answer may be on its way into the table (it is written, or the key let
+    // go, just after it was sent, on whichever instance): look again a few times, within about
+    // 0.3 s, before 409; a key let go meanwhile is claimed for this request.
     for (const waitMs of IN_FLIGHT_RECHECKS_MS) {
       if (held === true || held?.answer || held?.unreadable || (held && other(held))) break;
       await new Promise((resolve) => setTimeout(resolve, waitMs));
-      held = (await store.read(owner)) ?? held;
+      held = (await store.read(owner)) ?? (await claim());
     }
     if (held !== true) {
       // The household's gate, for this request: a caller who is no longer a member learns nothing more than the route's 404.
@@ -222,15 +224,16 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
           'idempotency_key_reused',
           'This Idempotency-Key was used for another request (another body, method or path) within 24 hours',
         );
-      if (held && held.role !== role)
-        throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used when you had another role in this household; use a new key');
       if (held?.unreadable)
         throw new UnprocessableError(
           'idempotency_key_reused',
           'This Idempotency-Key was used within 24 hours and its answer can no longer be sent again; use a new key',
         );
+      // Still running (or refused and about to let the key go): the role it ran with decides nothing yet.
       if (!held?.answer)
         throw new ConflictError('idempotency_key_in_flight', 'A request with this Idempotency-Key is still running; retry when it has answered');
+      if (held.role !== role)
+        throw new UnprocessableError('idempotency_key_reused', 'This Idempotency-Key was used when you had another role in this household; use a new key');
       replay(res, held.answer);
       return;
     }

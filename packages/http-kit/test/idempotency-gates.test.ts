@@ -25,7 +25,7 @@ describe('Idempotency-Key behind every gate', () => {
   /** userId → householdId → role; absent: not a member (404). */
   const roles = new Map<string, Map<string, string>>();
 
-  const build = (sealer: AnswerSealer) => {
+  const build = (sealer: AnswerSealer, store: PgIdempotencyStore = new PgIdempotencyStore(db.knex, sealer)) => {
     const api = new ApiRouter();
     api.route(
       {
@@ -81,7 +81,7 @@ describe('Idempotency-Key behind every gate', () => {
       ],
       routers: [api],
       idempotency: idempotency({
-        store: new PgIdempotencyStore(db.knex, sealer),
+        store,
         clock,
         logger: createLogger({ level: 'silent' }),
         roleOf: async ({ userId }, householdId) => {
@@ -181,6 +181,39 @@ describe('Idempotency-Key behind every gate', () => {
     expect((await request(one).post('/api/v1/households/h1/invitations').set('X-Test-User', 'u3').set('Idempotency-Key', 'K3').send({})).status).to.equal(403);
     roles.get('u3')!.set('h1', 'Adult');
     const promoted = await request(two).post('/api/v1/households/h1/invitations').set('X-Test-User', 'u3').set('Idempotency-Key', 'K3').send({});
+    expect([promoted.status, promoted.headers['idempotent-replayed']]).to.deep.equal([201, undefined]);
+  });
+
+  it('a retry on another instance while a refused request is still letting the key go waits for it and runs (no 422 for the role that was refused)', async () => {
+    const sealer = new AnswerSealer('secret A');
+    // The refused request's instance lets the key go only once the retry's instance looks again.
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let released: Promise<void> | undefined;
+    const holding = new (class extends PgIdempotencyStore {
+      override release(owner: Parameters<PgIdempotencyStore['release']>[0]): Promise<void> {
+        released = opened.then(() => super.release(owner));
+        return released;
+      }
+    })(db.knex, sealer);
+    const watching = new (class extends PgIdempotencyStore {
+      override async read(owner: Parameters<PgIdempotencyStore['read']>[0]) {
+        open();
+        await released;
+        return super.read(owner);
+      }
+    })(db.knex, sealer);
+    const refusing = build(sealer, holding);
+    const retrying = build(sealer, watching);
+    roles.set('u8', new Map([['h8', 'Junior']]));
+    expect((await request(refusing).post('/api/v1/households/h8/invitations').set('X-Test-User', 'u8').set('Idempotency-Key', 'K8').send({})).status).to.equal(
+      403,
+    );
+    expect(released, 'the refusal lets the key go after its answer').to.not.equal(undefined);
+    roles.get('u8')!.set('h8', 'Adult');
+    const promoted = await request(retrying).post('/api/v1/households/h8/invitations').set('X-Test-User', 'u8').set('Idempotency-Key', 'K8').send({});
     expect([promoted.status, promoted.headers['idempotent-replayed']]).to.deep.equal([201, undefined]);
   });
 

@@ -12,7 +12,7 @@ import { toProblem } from './problem.js';
 import { newTraceId, traceIdFromTraceparent } from './trace.js';
 
 /**
- * Wraps a callback-style middleware (body parser, express-session) so that the `next` it calls
+ * Wraps a callback-style middleware (a body parser, say) so that the `next` it calls
  * later, from a stream or socket callback, runs in the request's AsyncLocalStorage context again.
  */
 export function keepContext(mw: RequestHandler): RequestHandler {

@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import request from 'supertest';
 import { type MealEvent, migrations } from '../src/index.js';
+import { EXPORT_PAGE } from '../src/service/events.js';
 import { buildEventsApp, MemoryAccess, seed, sortKey, spread } from './helpers.js';
 
 describe('exportEvents (the data export part of @svc/meal-events)', () => {
@@ -19,13 +20,15 @@ describe('exportEvents (the data export part of @svc/meal-events)', () => {
   });
   after(() => db.destroy());
 
-  it('yields every event of the household in list order, in pages of at most 100, each as GET answers it', async () => {
+  it('yields every event of the household in list order, in pages of EXPORT_PAGE, each as GET answers it', async () => {
     await seed(db.knex, household, spread(250));
     await seed(db.knex, other, spread(3));
     const { app, service } = buildEventsApp({ knex: db.knex, clock: new ManualClock(), access });
     const pages: MealEvent[][] = [];
     for await (const page of service.exportEvents(household)) pages.push(page);
-    expect(pages.map((p) => p.length)).to.deep.equal([100, 100, 50]);
+    expect(EXPORT_PAGE).to.be.within(2, 20);
+    const full = Math.floor(250 / EXPORT_PAGE);
+    expect(pages.map((p) => p.length)).to.deep.equal([...Array(full).fill(EXPORT_PAGE), ...(250 % EXPORT_PAGE ? [250 % EXPORT_PAGE] : [])]);
     // The same pages as JSON text (what the export writes through): the bytes of the records' JSON.stringify.
     const texts: string[] = [];
     for await (const page of service.exportEventPages(household)) texts.push(page.json);
@@ -46,10 +49,10 @@ describe('exportEvents (the data export part of @svc/meal-events)', () => {
     expect(none).to.deep.equal([]);
     const iterator = service.exportEvents(household)[Symbol.asyncIterator]();
     const first = await iterator.next();
-    expect(first.value).to.have.length(100);
+    expect(first.value).to.have.length(EXPORT_PAGE);
     await iterator.return?.();
     const texts = service.exportEventPages(household)[Symbol.asyncIterator]();
-    expect(JSON.parse(((await texts.next()).value as { json: string }).json)).to.have.length(100);
+    expect(JSON.parse(((await texts.next()).value as { json: string }).json)).to.have.length(EXPORT_PAGE);
     await texts.return?.();
   });
 });

@@ -3,7 +3,7 @@ import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
-import { type MealEvent, MealEventModel, migrations, ObjectionMealEventStore, type PageRequest, SeriesStore } from '../src/index.js';
+import { type EventPosition, type MealEvent, MealEventModel, migrations, ObjectionMealEventStore, type PageRequest, SeriesStore } from '../src/index.js';
 
 describe('ObjectionMealEventStore', () => {
   let db: TestDatabase;
@@ -259,6 +259,34 @@ describe('ObjectionMealEventStore', () => {
       const page = await runWithContext(ctx, () => on.page(hh, { from: null, to: null, after: null, limit }, lent));
       return { page, statements: ctx.db.queries };
     };
+
+    it("a walk over every page (walkPage, the export) reads each page without keeping it: the list route's kept page stays", async () => {
+      // Room for about one page of ten short events: any page kept beside it pushes it out.
+      const small = new ObjectionMealEventStore(db.knex, { pageCacheBytes: 8_000 });
+      const hh = randomUUID();
+      for (let i = 0; i < 12; i++) await small.create(hh, randomUUID(), values(`event ${i}`), new Date());
+      const v = await version(hh);
+      const kept = await readAs(small, hh, v);
+      expect(kept.statements).to.equal(1);
+      expect((await readAs(small, hh, v)).statements, 'kept').to.equal(0);
+      const walk = async (read: (after: EventPosition | null) => Promise<{ items: string; last: EventPosition | null }>) => {
+        let after: EventPosition | null = null;
+        let n = 0;
+        do {
+          const page = await read(after);
+          n += JSON.parse(page.items).length;
+          after = page.last;
+        } while (after);
+        return n;
+      };
+      expect(await walk((after) => small.walkPage(hh, { from: null, to: null, after, limit: 1 }))).to.equal(12);
+      const again = await readAs(small, hh, v);
+      expect(again.statements, 'the walk left the kept page alone').to.equal(0);
+      expect(again.page).to.equal(kept.page);
+      // The same walk through `page` keeps each page it reads, and pushes the list's page out.
+      expect(await walk((after) => small.page(hh, { from: null, to: null, after, limit: 1 }, v))).to.equal(12);
+      expect((await readAs(small, hh, v)).statements, 'pushed out by a walk that keeps its pages').to.equal(1);
+    });
 
     it("answers a page again from the cache only under the version the request's session read lent: the same object", async () => {
       const hh = randomUUID();

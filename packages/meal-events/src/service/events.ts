@@ -495,7 +495,7 @@ export class MealEventsService {
 
   /**
    * The `events` part of the data export (PersonalDataSources in @svc/contracts): every event of
-   * the household in list order, yielded a page of 100 at a time (keyset, so memory holds one page
+   * the household in list order, yielded EXPORT_PAGE at a time (keyset, so memory holds one page
    * however many events there are). No access check: the export asks for households the person
    * belongs to. The export itself reads `exportEventPages`, which makes no object per event.
    */
@@ -511,7 +511,7 @@ export class MealEventsService {
   async *exportEventPages(householdId: string): AsyncIterable<ExportJsonPage> {
     let after: EventPosition | null = null;
     for (;;) {
-      const page = await this.store.page(householdId.toLowerCase(), { from: null, to: null, after, limit: EXPORT_PAGE });
+      const page = await this.store.walkPage(householdId.toLowerCase(), { from: null, to: null, after, limit: EXPORT_PAGE });
       if (page.items !== '[]') yield { json: page.items };
       if (!page.last) return;
       after = page.last;
@@ -550,8 +550,12 @@ function refuseStrangers(strangers: { i: number; memberId: string }[]): void {
   );
 }
 
-/** Events per page of the export. */
-const EXPORT_PAGE = 100;
+/**
+ * Events per page of the export: at the events' bounds (2,000-character notes, 50 participants of
+ * 100 characters, two bytes a character at worst) a page's text stays under V8's large-object size
+ * (128 KB), so it lives and dies in the young generation (why: docs/decisions.md, issue 47).
+ */
+export const EXPORT_PAGE = 8;
 
 /** 400 `validation_failed` when `from` is later than `to`. */
 function assertRange(from: string | undefined, to: string | undefined): void {

@@ -85,6 +85,12 @@ export interface MealEventStore {
    */
   page(householdId: string, request: PageRequest, version?: string): Promise<EventPage>;
   /**
+   * The page `page` reads, not kept for answering again: for a walk over every page (the export),
+   * which would only push the list route's pages out, each page it kept outliving the young
+   * generation of the heap.
+   */
+  walkPage(householdId: string, request: PageRequest): Promise<EventPage>;
+  /**
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
    * read kernel loaded it, made into the answer by the model without a statement.
    */
@@ -266,7 +272,15 @@ export class ObjectionMealEventStore implements MealEventStore {
    * of the list moves the version in the same transaction); each page read is kept under the
    * version its statement read in the same snapshot.
    */
-  async page(householdId: string, request: PageRequest, version?: string): Promise<EventPage> {
+  page(householdId: string, request: PageRequest, version?: string): Promise<EventPage> {
+    return this.readPage(householdId, request, version, true);
+  }
+
+  walkPage(householdId: string, request: PageRequest): Promise<EventPage> {
+    return this.readPage(householdId, request, undefined, false);
+  }
+
+  private async readPage(householdId: string, request: PageRequest, version: string | undefined, keep: boolean): Promise<EventPage> {
     const statement = this.pageStatement(householdId, request);
     const key = `${statement.name}\u0000${statement.values.join('\u0000')}`;
     if (version !== undefined) {
@@ -283,7 +297,7 @@ export class ObjectionMealEventStore implements MealEventStore {
     }>(this.Event.knex(), statement);
     const more = row !== undefined && row.found > request.limit && row.last_date !== null && row.last_serving_time !== null && row.last_id !== null;
     const page: EventPage = { items: row?.items ?? '[]', last: more ? { date: row.last_date!, servingTime: row.last_serving_time!, id: row.last_id! } : null };
-    this.pages.set(key, row?.version ?? '0', page);
+    if (keep) this.pages.set(key, row?.version ?? '0', page);
     return page;
   }
 

@@ -1,4 +1,6 @@
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createGzip } from 'node:zlib';
 import type { KnexOptions } from '@svc/db';
@@ -65,6 +67,9 @@ export type FeedWorkerData = Omit<FeedStreamInput, 'pages'> & { window?: FeedWin
 /** Messages from the worker: a page taken (send the next), the result, or what went wrong. */
 export type FeedWorkerMessage = { took: true } | { done: RenderedFeed } | { error: string };
 
+/** The rendering process's one message: the result, or what went wrong. */
+export type FeedProcessMessage = { done: RenderedFeed } | { error: string };
+
 /** A rendering stopped after its time (`renderInWorker`'s `timeoutMs`). */
 export class FeedRenderTimeout extends Error {
   constructor(readonly timeoutMs: number) {
@@ -72,24 +77,26 @@ export class FeedRenderTimeout extends Error {
   }
 }
 
-// In the sources (tests run them through tsx) the worker is the .ts file beside this one.
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './feed-worker.ts' : './feed-worker.js', import.meta.url);
+// In the sources (tests run them through tsx) the worker and the process are the .ts files beside this one.
+const SOURCES = import.meta.url.endsWith('.ts');
+const WORKER_URL = new URL(SOURCES ? './feed-worker.ts' : './feed-worker.js', import.meta.url);
+const PROCESS_PATH = fileURLToPath(new URL(SOURCES ? './feed-process.ts' : './feed-process.js', import.meta.url));
 
 /**
- * `renderCompressed` on a worker thread: rendering the largest household's feed makes seconds of
+ * `renderCompressed` off this thread: rendering the largest household's feed makes seconds of
  * work and tens of MB of garbage, which there hold neither this thread's event loop nor its heap's
- * collections. With a `window`, the worker reads the events itself over a connection of its own,
- * so no row reaches this thread (parsing them and handing them over held it for long collections:
- * docs/decisions.md, "The calendar feed under load"); with `pages`, they are read here and handed over one at a
- * time, the next read while the worker renders one (at most two pages on their way). `nice`
- * (Linux, 1–19) lowers the rendering thread's CPU priority, so that on a busy host the event loop
- * runs first and the rendering takes what is left.
+ * collections. With a `window`, in a process of its own (`renderInProcess`), which reads the events
+ * itself, so no row reaches this thread; with `pages`, on a worker thread, handed the pages one at
+ * a time, the next read while the worker renders one (at most two pages on their way). `nice`
+ * (Linux, 1–19) lowers the rendering's CPU priority, so that on a busy host the event loop runs
+ * first and the rendering takes what is left.
  */
 export async function renderInWorker(
   input: FeedStreamInput | (Omit<FeedStreamInput, 'pages'> & { window: FeedWindow }),
   options: { timeoutMs?: number; nice?: number } = {},
 ): Promise<RenderedFeed> {
-  const { pages, ...data } = 'pages' in input ? input : { ...input, pages: undefined };
+  if ('window' in input) return renderInProcess(input, options);
+  const { pages, ...data } = input;
   const worker = new Worker(WORKER_URL, { workerData: { ...data, nice: options.nice } satisfies FeedWorkerData });
   // A rendering that outlasts its time is stopped (the thread ends), so no feed costs without bound.
   let timedOut = false;
@@ -127,21 +134,64 @@ export async function renderInWorker(
         wake?.();
       });
     });
-    if (pages) {
-      let sent = 0;
-      for await (const page of pages) {
-        while (sent - took >= 2 && !failure) await new Promise<void>((resolve) => (wake = resolve));
-        if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
-        worker.postMessage(page);
-        sent++;
-      }
-      worker.postMessage(null);
+    let sent = 0;
+    for await (const page of pages) {
+      while (sent - took >= 2 && !failure) await new Promise<void>((resolve) => (wake = resolve));
+      if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
+      worker.postMessage(page);
+      sent++;
     }
+    worker.postMessage(null);
     await finished;
     if (failure) throw timedOut ? new FeedRenderTimeout(options.timeoutMs!) : failure;
     return result!;
   } finally {
     clearTimeout(timer);
     await worker.terminate();
+  }
+}
+
+/**
+ * `renderCompressed` of a window in a process of its own (feed-process.ts), which reads the window
+ * over a connection of its own and answers the compressed text. A process, not a thread: a thread
+ * shares the service's address space, its malloc arenas and V8's helper threads, and a rendering
+ * thread at a low priority that holds one of those while a busy host runs other work leaves the
+ * event loop waiting for it (docs/decisions.md, issue 47). A rendering that outlasts `timeoutMs`
+ * is killed: FeedRenderTimeout. The process ends with the service (its IPC channel closes).
+ */
+export async function renderInProcess(
+  input: Omit<FeedStreamInput, 'pages'> & { window: FeedWindow },
+  options: { timeoutMs?: number; nice?: number } = {},
+): Promise<RenderedFeed> {
+  const child = fork(PROCESS_PATH, [], {
+    // The sources run through tsx, as this process does; the built files need nothing.
+    execArgv: SOURCES ? ['--conditions=source', '--import', 'tsx/esm'] : [],
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  let timedOut = false;
+  const timer = options.timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, options.timeoutMs)
+    : undefined;
+  try {
+    const outcome = await new Promise<FeedProcessMessage | Error>((resolve) => {
+      child.once('message', (m: FeedProcessMessage) => resolve(m));
+      child.once('error', resolve);
+      child.once('exit', (code, signal) => resolve(new Error(`calendar feed process exited with ${signal ?? code}`)));
+      child.send({ ...input, nice: options.nice } satisfies FeedWorkerData);
+    });
+    if (timedOut) throw new FeedRenderTimeout(options.timeoutMs!);
+    if (outcome instanceof Error) throw outcome;
+    if ('error' in outcome) throw new Error(`calendar feed process: ${outcome.error}`);
+    return { gzip: Buffer.from(outcome.done.gzip), bytes: outcome.done.bytes };
+  } finally {
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }
   }
 }

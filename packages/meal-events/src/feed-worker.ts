@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed, windowPages } from './feed-render.js';
+import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed } from './feed-render.js';
 import type { CalendarEvent } from './store/index.js';
 
 /**
- * The calendar feed's rendering thread (see `renderInWorker`): it reads the window itself over a
- * connection of its own when started with `window`; otherwise pages arrive as messages, null ends them.
+ * The calendar feed's rendering thread (see `renderInWorker`): pages arrive as messages, null ends
+ * them. (A rendering that reads its window itself runs in a process of its own: feed-process.ts.)
  */
 const port = parentPort!;
-const { window, nice, ...data } = workerData as FeedWorkerData;
+const { nice, ...data } = workerData as FeedWorkerData;
 if (nice) lowerThisThread(nice);
 
 /** This thread's nice value to `nice` (Linux: setpriority with the thread's id, /proc/thread-self's last part); elsewhere nothing. */
@@ -37,18 +37,8 @@ async function* sentPages(): AsyncGenerator<CalendarEvent[]> {
   }
 }
 
-async function render() {
-  if (!window) return renderCompressed({ ...data, pages: sentPages() });
-  // Loaded only here: a worker handed its pages needs no database.
-  const [{ createKnex }, { ObjectionMealEventStore }] = await Promise.all([import('@svc/db'), import('./store/index.js')]);
-  // One connection, no page cache: each page is read once, rendered, and let go.
-  const knex = createKnex(window.database.url, { ...window.database.options, poolMax: 1 });
-  try {
-    const store = new ObjectionMealEventStore(knex, { pageCacheBytes: 0 });
-    return await renderCompressed({ ...data, pages: windowPages(store, window.householdId, window.from, window.to, window.pageSize) });
-  } finally {
-    await knex.destroy();
-  }
+function render() {
+  return renderCompressed({ ...data, pages: sentPages() });
 }
 
 const send = (m: FeedWorkerMessage) => port.postMessage(m);

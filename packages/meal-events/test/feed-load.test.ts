@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -54,6 +55,20 @@ function fetchRaw(
         res.on('error', reject);
       })
       .on('error', reject);
+  });
+}
+
+/** This process's children running feed-process (Linux: /proc), by pid. */
+function renderers(): string[] | undefined {
+  if (!fs.existsSync('/proc/self/stat')) return undefined;
+  return fs.readdirSync('/proc').filter((pid) => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      return ppid === process.pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('feed-process');
+    } catch {
+      return false;
+    }
   });
 }
 
@@ -307,5 +322,90 @@ describe('calendar feed under load, planned dinners, line folding', () => {
     const res = await request(app).get(largestPath).expect(503);
     expect(res.body.code).to.equal('service_unavailable');
     expect(res.headers['retry-after']).to.equal('5');
+  });
+
+  it('a rendering that reads its window itself runs in a process of its own; past its time it is killed: 503, the process gone', async function () {
+    if (!largestPath) this.skip();
+    const calendar = (renderTimeoutMs: number) =>
+      new CalendarFeedService({
+        feeds: new ObjectionCalendarFeedStore(db.knex),
+        events: store,
+        clock,
+        access,
+        profiles: access.profiles,
+        publicBaseUrl: 'https://meals.example.com',
+        tokenSecret: 'test calendar secret',
+        database: { url: db.url },
+        renderTimeoutMs,
+      });
+    const service = new MealEventsService({
+      store,
+      clock,
+      access,
+      memberIds: access.memberIds,
+      cursorSecret: 's',
+      series: new SeriesStore(db.knex),
+      profiles: access.profiles,
+    });
+    const token = largestPath.slice('/calendar/'.length, -'.ics'.length);
+    // In time: the process renders, and is gone once it answered.
+    const seen = new Set<string>();
+    const watching = setInterval(() => {
+      for (const pid of renderers() ?? []) seen.add(pid);
+    }, 20);
+    try {
+      const text = await (await calendar(60_000).ics(token)).body();
+      expect(text.match(/BEGIN:VEVENT/g)).to.have.length(HOUSEHOLD_BOUNDS.liveEvents);
+    } finally {
+      clearInterval(watching);
+    }
+    if (renderers()) {
+      expect(seen.size, 'a rendering process was seen').to.equal(1);
+      expect(renderers(), 'none left').to.deep.equal([]);
+    }
+    // Past its time: killed, 503 with Retry-After, none left.
+    const app = buildTestApp({ routers: [createRouter({ service, calendar: calendar(50) })] });
+    const res = await request(app).get(largestPath).expect(503);
+    expect(res.body.code).to.equal('service_unavailable');
+    expect(res.headers['retry-after']).to.equal('5');
+    if (renderers()) expect(renderers(), 'none left').to.deep.equal([]);
+  });
+
+  it('renders at most rendersAtOnce feeds at once: four households asked at once with one slot render one after another', async function () {
+    if (!renderers()) this.skip(); // the processes are counted in /proc
+    const calendar = new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+      database: { url: db.url },
+      rendersAtOnce: 1,
+    });
+    const tokens: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const h = randomUUID();
+      const owner = randomUUID();
+      access.set(h, owner, 'Owner');
+      const feed = await calendar.create({ userId: owner }, h);
+      tokens.push(new URL(feed.url).pathname.slice('/calendar/'.length, -'.ics'.length));
+    }
+    let most = 0;
+    const seen = new Set<string>();
+    const watching = setInterval(() => {
+      const now = renderers() ?? [];
+      for (const pid of now) seen.add(pid);
+      most = Math.max(most, now.length);
+    }, 10);
+    try {
+      const texts = await Promise.all(tokens.map(async (t) => (await calendar.ics(t)).body()));
+      for (const text of texts) expect(text).to.include('BEGIN:VCALENDAR');
+    } finally {
+      clearInterval(watching);
+    }
+    expect(seen.size, 'renderings seen').to.be.at.least(2);
+    expect(most, 'renderings at once').to.equal(1);
   });
 });

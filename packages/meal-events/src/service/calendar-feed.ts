@@ -5,6 +5,7 @@ import type { Pojo } from '@svc/db';
 import { assertRole, type KernelChecked, NotFoundError, ServiceUnavailableError, systemRandom } from '@svc/http-kit';
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { type FeedDatabase, FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker, windowPages } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { vtimezone } from '../ics.js';
@@ -30,18 +31,25 @@ export interface CalendarFeedServiceOptions {
   cacheBytes?: number;
   /** The current plans' dinners, from @svc/planner; left out: the feed shows events only. */
   dinners?: PlannedDinners;
-  /** Render on a worker thread (true unless given; false renders on this thread, in slices). */
+  /** Render off this thread (true unless given; false renders on this thread, in slices). */
   renderInWorker?: boolean;
   /**
-   * The database `events` reads (its URL and connection options): the rendering thread then reads
-   * the window itself over a connection of its own, and no row of it reaches this thread. Without
-   * it the window is read here and handed to the rendering thread page by page.
+   * The database `events` reads (its URL and connection options): the rendering then runs in a
+   * process of its own that reads the window itself over a connection of its own, and no row of
+   * it reaches this process. Without it the window is read here and handed to a worker thread page
+   * by page.
    */
   database?: FeedDatabase;
-  /** Longest a rendering on the worker may take before it is stopped (503, `Retry-After`); 60 s unless given. */
+  /** Longest a rendering may take before it is stopped (503, `Retry-After`); 60 s unless given. */
   renderTimeoutMs?: number;
-  /** The rendering thread's nice value (Linux, 1–19: below the event loop's priority); unset: the event loop's. */
+  /** The rendering's nice value (Linux, 1–19: below the event loop's priority); unset: the event loop's. */
   renderNice?: number;
+  /**
+   * Renderings at once on this instance (2 unless given); more wait their turn. Each is a process
+   * of its own of up to ~100 MB for the largest household, so many households' feeds asked for at
+   * once must not start one each.
+   */
+  rendersAtOnce?: number;
 }
 
 /** A feed ready to answer: its validator now, its text when asked for. */
@@ -91,6 +99,7 @@ export class CalendarFeedService {
   private readonly renderTimeoutMs: number;
   private readonly database: FeedDatabase | undefined;
   private readonly renderNice: number | undefined;
+  private readonly renderSlots: LimitFunction;
 
   constructor(options: CalendarFeedServiceOptions) {
     this.feeds = options.feeds;
@@ -109,6 +118,7 @@ export class CalendarFeedService {
     this.renderTimeoutMs = options.renderTimeoutMs ?? 60_000;
     this.database = options.database;
     this.renderNice = options.renderNice;
+    this.renderSlots = pLimit(options.rendersAtOnce ?? 2);
   }
 
   private urlOf(token: string): string {
@@ -221,7 +231,7 @@ export class CalendarFeedService {
       ? { ...feed, window: { database: this.database, householdId, from, to, pageSize: WINDOW_PAGE } }
       : { ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) };
     try {
-      return await renderInWorker(input, { timeoutMs: this.renderTimeoutMs, nice: this.renderNice });
+      return await this.renderSlots(() => renderInWorker(input, { timeoutMs: this.renderTimeoutMs, nice: this.renderNice }));
     } catch (err) {
       if (err instanceof FeedRenderTimeout) throw new ServiceUnavailableError('The calendar could not be made in time; try again later');
       throw err;

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { FeedProcessMessage, FeedWindow, FeedWorkerData } from './feed-render.js';
+import { renderCompressed, windowPages } from './feed-render.js';
+
+/**
+ * The calendar feed's rendering process (see `renderInProcess`): started with an IPC channel, it
+ * takes one message (the feed's input and the window to read), reads the window itself over a
+ * connection of its own, renders and compresses it, answers `{ done }` or `{ error }` and ends.
+ * It ends too when the service that started it is gone (the channel closes).
+ */
+process.once('message', (data: FeedWorkerData & { window: FeedWindow }) => {
+  const { window, nice, ...feed } = data;
+  if (nice) lowerEveryThread(nice);
+  render(feed, window).then(
+    (done) => answer({ done }, 0),
+    (err: unknown) => answer({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 1),
+  );
+});
+process.on('disconnect', () => process.exit(0));
+
+async function render(feed: Omit<FeedWorkerData, 'window' | 'nice'>, window: FeedWindow) {
+  const [{ createKnex }, { ObjectionMealEventStore }] = await Promise.all([import('@svc/db'), import('./store/index.js')]);
+  // One connection, no page cache: each page is read once, rendered, and let go.
+  const knex = createKnex(window.database.url, { ...window.database.options, poolMax: 1 });
+  try {
+    const store = new ObjectionMealEventStore(knex, { pageCacheBytes: 0 });
+    return await renderCompressed({ ...feed, pages: windowPages(store, window.householdId, window.from, window.to, window.pageSize) });
+  } finally {
+    await knex.destroy();
+  }
+}
+
+function answer(message: FeedProcessMessage, code: number): void {
+  process.send!(message, () => process.exit(code));
+}
+
+/**
+ * Every thread of this process to the nice value `nice` (Linux: setpriority by thread id, the
+ * threads in /proc/self/task); threads started later inherit it from the thread that starts them.
+ * Elsewhere nothing.
+ */
+function lowerEveryThread(nice: number): void {
+  let tids: string[];
+  try {
+    tids = fs.readdirSync('/proc/self/task');
+  } catch {
+    return; // not Linux, or /proc not mounted: the process keeps its priority
+  }
+  for (const tid of tids) {
+    try {
+      os.setPriority(Number(tid), nice);
+    } catch {
+      // A thread gone meanwhile.
+    }
+  }
+}

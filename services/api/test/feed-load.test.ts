@@ -29,7 +29,7 @@ const WALL_CLOCK_ASSERTED = process.env.HEALTHZ_WALL_CLOCK === 'assert';
 
 /**
  * The host's CPU time so far in clock ticks summed over its CPUs (/proc/stat): busy, in all, and
- * `ours`, what the processes `pids` spent (/proc/<pid>/stat's utime and stime, every thread);
+ * `ours`, what the processes `pids` and their ended children spent (/proc/<pid>/stat, every thread);
  * undefined where there is no /proc.
  */
 function hostCpu(pids: number[]): { busy: number; all: number; ours: number } | undefined {
@@ -39,10 +39,11 @@ function hostCpu(pids: number[]): { busy: number; all: number; ours: number } | 
     const all = ticks.reduce((a, b) => a + b, 0);
     let ours = 0;
     for (const pid of pids) {
-      // The fields after the command name (in parentheses): utime is [11], stime [12].
+      // The fields after the command name (in parentheses): utime is [11], stime [12]; cutime [13]
+      // and cstime [14], its children's that ended (the service's rendering processes).
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ours += Number(fields[11]) + Number(fields[12]);
+      ours += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     }
     return { busy: all - ticks[3]! - ticks[4]!, all, ours };
   } catch {

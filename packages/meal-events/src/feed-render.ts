@@ -180,7 +180,9 @@ export async function renderInProcess(
     const outcome = await new Promise<FeedProcessMessage | Error>((resolve) => {
       child.once('message', (m: FeedProcessMessage) => resolve(m));
       child.once('error', resolve);
-      child.once('exit', (code, signal) => resolve(new Error(`calendar feed process exited with ${signal ?? code}`)));
+      // 'close', not 'exit': it comes once the channel is read to its end, so an answer sent just
+      // before the process ended is never taken for a silent end.
+      child.once('close', (code, signal) => resolve(new Error(`calendar feed process ended with ${signal ?? code}`)));
       child.send({ ...input, nice: options.nice } satisfies FeedWorkerData);
     });
     if (timedOut) throw new FeedRenderTimeout(options.timeoutMs!);

@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import type { FeedProcessMessage, FeedWindow, FeedWorkerData } from './feed-render.js';
-import { renderCompressed, windowPages } from './feed-render.js';
+import { lowerPriority, renderCompressed, windowPages } from './feed-render.js';
 
 /**
  * The calendar feed's rendering process (see `renderInProcess`): started with an IPC channel, it
@@ -11,7 +9,7 @@ import { renderCompressed, windowPages } from './feed-render.js';
  */
 process.once('message', (data: FeedWorkerData & { window: FeedWindow }) => {
   const { window, nice, ...feed } = data;
-  if (nice) lowerEveryThread(nice);
+  if (nice) lowerPriority(nice, 'process');
   render(feed, window).then(
     (done) => answer({ done }, 0),
     (err: unknown) => answer({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) }, 1),
@@ -33,25 +31,4 @@ async function render(feed: Omit<FeedWorkerData, 'window' | 'nice'>, window: Fee
 
 function answer(message: FeedProcessMessage, code: number): void {
   process.send!(message, () => process.exit(code));
-}
-
-/**
- * Every thread of this process to the nice value `nice` (Linux: setpriority by thread id, the
- * threads in /proc/self/task); threads started later inherit it from the thread that starts them.
- * Elsewhere nothing.
- */
-function lowerEveryThread(nice: number): void {
-  let tids: string[];
-  try {
-    tids = fs.readdirSync('/proc/self/task');
-  } catch {
-    return; // not Linux, or /proc not mounted: the process keeps its priority
-  }
-  for (const tid of tids) {
-    try {
-      os.setPriority(Number(tid), nice);
-    } catch {
-      // A thread gone meanwhile.
-    }
-  }
 }

@@ -1,5 +1,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createGzip } from 'node:zlib';
@@ -67,10 +69,31 @@ export type FeedWorkerData = Omit<FeedStreamInput, 'pages'> & { window?: FeedWin
 /** Messages from the worker: a page taken (send the next), the result, or what went wrong. */
 export type FeedWorkerMessage = { took: true } | { done: RenderedFeed } | { error: string };
 
+/**
+ * The calendar rendering's threads to the nice value `nice` (Linux: setpriority by thread id):
+ * the calling thread (`/proc/thread-self`), or every thread of the process (`/proc/self/task`;
+ * threads started later inherit it from the thread that starts them). Elsewhere nothing.
+ */
+export function lowerPriority(nice: number, which: 'thread' | 'process'): void {
+  let tids: string[];
+  try {
+    tids = which === 'thread' ? [fs.readlinkSync('/proc/thread-self').split('/').pop()!] : fs.readdirSync('/proc/self/task');
+  } catch {
+    return; // not Linux, or /proc not mounted: the priority stays the event loop's
+  }
+  for (const tid of tids) {
+    try {
+      os.setPriority(Number(tid), nice);
+    } catch {
+      // A thread gone meanwhile.
+    }
+  }
+}
+
 /** The rendering process's one message: the result, or what went wrong. */
 export type FeedProcessMessage = { done: RenderedFeed } | { error: string };
 
-/** A rendering stopped after its time (`renderInWorker`'s `timeoutMs`). */
+/** A rendering stopped after its time (`renderInWorker`'s and `renderInProcess`'s `timeoutMs`). */
 export class FeedRenderTimeout extends Error {
   constructor(readonly timeoutMs: number) {
     super(`The calendar feed was not rendered within ${timeoutMs} ms`);
@@ -83,19 +106,14 @@ const WORKER_URL = new URL(SOURCES ? './feed-worker.ts' : './feed-worker.js', im
 const PROCESS_PATH = fileURLToPath(new URL(SOURCES ? './feed-process.ts' : './feed-process.js', import.meta.url));
 
 /**
- * `renderCompressed` off this thread: rendering the largest household's feed makes seconds of
- * work and tens of MB of garbage, which there hold neither this thread's event loop nor its heap's
- * collections. With a `window`, in a process of its own (`renderInProcess`), which reads the events
- * itself, so no row reaches this thread; with `pages`, on a worker thread, handed the pages one at
- * a time, the next read while the worker renders one (at most two pages on their way). `nice`
- * (Linux, 1–19) lowers the rendering's CPU priority, so that on a busy host the event loop runs
- * first and the rendering takes what is left.
+ * `renderCompressed` on a worker thread, handed the pages read here one at a time, the next read
+ * while the worker renders one (at most two pages on their way): rendering the largest household's
+ * feed makes seconds of work and tens of MB of garbage, which there hold neither this thread's
+ * event loop nor its heap's collections. (A rendering that reads its window itself runs in a
+ * process of its own: `renderInProcess`.) `nice` (Linux, 1–19) lowers the rendering's CPU
+ * priority, so that on a busy host the event loop runs first and the rendering takes what is left.
  */
-export async function renderInWorker(
-  input: FeedStreamInput | (Omit<FeedStreamInput, 'pages'> & { window: FeedWindow }),
-  options: { timeoutMs?: number; nice?: number } = {},
-): Promise<RenderedFeed> {
-  if ('window' in input) return renderInProcess(input, options);
+export async function renderInWorker(input: FeedStreamInput, options: { timeoutMs?: number; nice?: number } = {}): Promise<RenderedFeed> {
   const { pages, ...data } = input;
   const worker = new Worker(WORKER_URL, { workerData: { ...data, nice: options.nice } satisfies FeedWorkerData });
   // A rendering that outlasts its time is stopped (the thread ends), so no feed costs without bound.

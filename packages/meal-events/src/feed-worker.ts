@@ -1,7 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { type FeedWorkerData, type FeedWorkerMessage, renderCompressed } from './feed-render.js';
+import { type FeedWorkerData, type FeedWorkerMessage, lowerPriority, renderCompressed } from './feed-render.js';
 import type { CalendarEvent } from './store/index.js';
 
 /**
@@ -10,16 +8,8 @@ import type { CalendarEvent } from './store/index.js';
  */
 const port = parentPort!;
 const { nice, ...data } = workerData as FeedWorkerData;
-if (nice) lowerThisThread(nice);
+if (nice) lowerPriority(nice, 'thread');
 
-/** This thread's nice value to `nice` (Linux: setpriority with the thread's id, /proc/thread-self's last part); elsewhere nothing. */
-function lowerThisThread(value: number): void {
-  try {
-    os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), value);
-  } catch {
-    // Not Linux, or /proc not mounted: the thread keeps the event loop's priority.
-  }
-}
 const queue: (CalendarEvent[] | null)[] = [];
 let wake: (() => void) | undefined;
 port.on('message', (page: CalendarEvent[] | null) => {

@@ -13,6 +13,7 @@ import request from 'supertest';
 import { foldLines } from '../src/ics.js';
 import {
   CalendarFeedService,
+  type CalendarFeedServiceOptions,
   createRouter,
   HOUSEHOLD_BOUNDS,
   MealEventsService,
@@ -58,6 +59,9 @@ function fetchRaw(
   });
 }
 
+/** The token of a feed URL's path (`/calendar/<token>.ics`). */
+const tokenOf = (path: string) => path.slice('/calendar/'.length, -'.ics'.length);
+
 /** This process's children running feed-process (Linux: /proc), by pid. */
 function renderers(): string[] | undefined {
   if (!fs.existsSync('/proc/self/stat')) return undefined;
@@ -70,6 +74,22 @@ function renderers(): string[] | undefined {
       return false;
     }
   });
+}
+
+/** Runs `work` while watching `renderers()` every 10 ms: its result, the processes seen, the most at once. */
+async function watchingRenderers<T>(work: () => Promise<T>): Promise<{ result: T; seen: number; most: number }> {
+  const seen = new Set<string>();
+  let most = 0;
+  const watching = setInterval(() => {
+    const now = renderers() ?? [];
+    for (const pid of now) seen.add(pid);
+    most = Math.max(most, now.length);
+  }, 10);
+  try {
+    return { result: await work(), seen: seen.size, most };
+  } finally {
+    clearInterval(watching);
+  }
 }
 
 describe('calendar feed under load, planned dinners, line folding', () => {
@@ -96,16 +116,7 @@ describe('calendar feed under load, planned dinners, line folding', () => {
       if (!page?.after) firstPages++;
       return window(h, from, to, page);
     };
-    calendar = new CalendarFeedService({
-      feeds: new ObjectionCalendarFeedStore(db.knex),
-      events: store,
-      clock,
-      access,
-      profiles: access.profiles,
-      publicBaseUrl: 'https://meals.example.com',
-      tokenSecret: 'test calendar secret',
-      dinners,
-    });
+    calendar = calendarWith({ dinners });
   });
   after(() => db.destroy());
 
@@ -116,6 +127,31 @@ describe('calendar feed under load, planned dinners, line folding', () => {
     });
     return buildTestApp({ routers: [createRouter({ service, calendar }), health] });
   }
+
+  /** A calendar service on this file's store, clock and access, with `options` over the defaults. */
+  const calendarWith = (options: Partial<CalendarFeedServiceOptions> = {}) =>
+    new CalendarFeedService({
+      feeds: new ObjectionCalendarFeedStore(db.knex),
+      events: store,
+      clock,
+      access,
+      profiles: access.profiles,
+      publicBaseUrl: 'https://meals.example.com',
+      tokenSecret: 'test calendar secret',
+      ...options,
+    });
+
+  /** The events service on this file's store, clock and access. */
+  const eventsService = () =>
+    new MealEventsService({
+      store,
+      clock,
+      access,
+      memberIds: access.memberIds,
+      cursorSecret: 's',
+      series: new SeriesStore(db.knex),
+      profiles: access.profiles,
+    });
 
   it('folds exactly as ical-generator does, without its cost', () => {
     const samples = [
@@ -140,17 +176,7 @@ describe('calendar feed under load, planned dinners, line folding', () => {
   it('shows the current plans’ dinners (one VEVENT each, the dish’s name, the serving time in the zone, an hour); a change of plans is a new ETag', async () => {
     const h = randomUUID();
     access.set(h, owner, 'Owner');
-    const app = appWith(
-      new MealEventsService({
-        store,
-        clock,
-        access,
-        memberIds: access.memberIds,
-        cursorSecret: 's',
-        series: new SeriesStore(db.knex),
-        profiles: access.profiles,
-      }),
-    );
+    const app = appWith(eventsService());
     const { url } = await calendar.create({ userId: owner }, h);
     const path = new URL(url).pathname;
     const planId = randomUUID();
@@ -181,30 +207,13 @@ describe('calendar feed under load, planned dinners, line folding', () => {
       .expect(200);
     expect(changed.text).to.include('SUMMARY:Pizza').and.not.include('Taco');
     // Without a PlannedDinners the feed has its events only.
-    const plain = new CalendarFeedService({
-      feeds: new ObjectionCalendarFeedStore(db.knex),
-      events: store,
-      clock,
-      access,
-      profiles: access.profiles,
-      publicBaseUrl: 'https://meals.example.com',
-      tokenSecret: 'test calendar secret',
-    });
-    const token = path.slice('/calendar/'.length, -'.ics'.length);
-    expect(await (await plain.ics(token)).body()).to.not.include('BEGIN:VEVENT');
+    const plain = calendarWith();
+    expect(await (await plain.ics(tokenOf(path))).body()).to.not.include('BEGIN:VEVENT');
   });
 
   it('the largest household the bounds allow, its feed fetched ten times at once: rendered once, in slices (the event loop is never held), /healthz answers meanwhile', async function () {
     this.timeout(600_000);
-    const service = new MealEventsService({
-      store,
-      clock,
-      access,
-      memberIds: access.memberIds,
-      cursorSecret: 's',
-      series: new SeriesStore(db.knex),
-      profiles: access.profiles,
-    });
+    const service = eventsService();
     const app = appWith(service);
     // The audit's load case within the bounds: daily series with the longest notes (one line: all of it is the SUMMARY) and the most participants, with the longest names.
     const body = (over: Record<string, unknown>) => ({
@@ -270,20 +279,8 @@ describe('calendar feed under load, planned dinners, line folding', () => {
       expect(health.length).to.be.greaterThan(0);
 
       // The worker reading the window itself over a connection of its own (what the host does): the same text, no page read here.
-      const reading = new CalendarFeedService({
-        feeds: new ObjectionCalendarFeedStore(db.knex),
-        events: store,
-        clock,
-        access,
-        profiles: access.profiles,
-        publicBaseUrl: 'https://meals.example.com',
-        tokenSecret: 'test calendar secret',
-        dinners,
-        database: { url: db.url },
-        renderNice: 19,
-      });
-      const token = path.slice('/calendar/'.length, -'.ics'.length);
-      expect(await (await reading.ics(token)).body()).to.equal(text);
+      const reading = calendarWith({ dinners, database: { url: db.url }, renderNice: 19 });
+      expect(await (await reading.ics(tokenOf(path))).body()).to.equal(text);
       expect(firstPages, 'pages read on this thread').to.equal(1);
 
       // Unchanged: a 304 without rendering, and a plain repeat from the cache.
@@ -299,25 +296,8 @@ describe('calendar feed under load, planned dinners, line folding', () => {
 
   it('a rendering that outlasts its time is stopped: 503 service_unavailable with Retry-After, the worker gone', async function () {
     if (!largestPath) this.skip();
-    const hasty = new CalendarFeedService({
-      feeds: new ObjectionCalendarFeedStore(db.knex),
-      events: store,
-      clock,
-      access,
-      profiles: access.profiles,
-      publicBaseUrl: 'https://meals.example.com',
-      tokenSecret: 'test calendar secret',
-      renderTimeoutMs: 1,
-    });
-    const service = new MealEventsService({
-      store,
-      clock,
-      access,
-      memberIds: access.memberIds,
-      cursorSecret: 's',
-      series: new SeriesStore(db.knex),
-      profiles: access.profiles,
-    });
+    const hasty = calendarWith({ renderTimeoutMs: 1 });
+    const service = eventsService();
     const app = buildTestApp({ routers: [createRouter({ service, calendar: hasty })] });
     const res = await request(app).get(largestPath).expect(503);
     expect(res.body.code).to.equal('service_unavailable');
@@ -326,45 +306,16 @@ describe('calendar feed under load, planned dinners, line folding', () => {
 
   it('a rendering that reads its window itself runs in a process of its own; past its time it is killed: 503, the process gone', async function () {
     if (!largestPath) this.skip();
-    const calendar = (renderTimeoutMs: number) =>
-      new CalendarFeedService({
-        feeds: new ObjectionCalendarFeedStore(db.knex),
-        events: store,
-        clock,
-        access,
-        profiles: access.profiles,
-        publicBaseUrl: 'https://meals.example.com',
-        tokenSecret: 'test calendar secret',
-        database: { url: db.url },
-        renderTimeoutMs,
-      });
-    const service = new MealEventsService({
-      store,
-      clock,
-      access,
-      memberIds: access.memberIds,
-      cursorSecret: 's',
-      series: new SeriesStore(db.knex),
-      profiles: access.profiles,
-    });
-    const token = largestPath.slice('/calendar/'.length, -'.ics'.length);
+    const service = eventsService();
     // In time: the process renders, and is gone once it answered.
-    const seen = new Set<string>();
-    const watching = setInterval(() => {
-      for (const pid of renderers() ?? []) seen.add(pid);
-    }, 20);
-    try {
-      const text = await (await calendar(60_000).ics(token)).body();
-      expect(text.match(/BEGIN:VEVENT/g)).to.have.length(HOUSEHOLD_BOUNDS.liveEvents);
-    } finally {
-      clearInterval(watching);
-    }
+    const inTime = await watchingRenderers(async () => (await calendarWith({ database: { url: db.url } }).ics(tokenOf(largestPath))).body());
+    expect(inTime.result.match(/BEGIN:VEVENT/g)).to.have.length(HOUSEHOLD_BOUNDS.liveEvents);
     if (renderers()) {
-      expect(seen.size, 'a rendering process was seen').to.equal(1);
+      expect(inTime.seen, 'a rendering process was seen').to.equal(1);
       expect(renderers(), 'none left').to.deep.equal([]);
     }
     // Past its time: killed, 503 with Retry-After, none left.
-    const app = buildTestApp({ routers: [createRouter({ service, calendar: calendar(50) })] });
+    const app = buildTestApp({ routers: [createRouter({ service, calendar: calendarWith({ database: { url: db.url }, renderTimeoutMs: 50 }) })] });
     const res = await request(app).get(largestPath).expect(503);
     expect(res.body.code).to.equal('service_unavailable');
     expect(res.headers['retry-after']).to.equal('5');
@@ -373,39 +324,17 @@ describe('calendar feed under load, planned dinners, line folding', () => {
 
   it('renders at most rendersAtOnce feeds at once: four households asked at once with one slot render one after another', async function () {
     if (!renderers()) this.skip(); // the processes are counted in /proc
-    const calendar = new CalendarFeedService({
-      feeds: new ObjectionCalendarFeedStore(db.knex),
-      events: store,
-      clock,
-      access,
-      profiles: access.profiles,
-      publicBaseUrl: 'https://meals.example.com',
-      tokenSecret: 'test calendar secret',
-      database: { url: db.url },
-      rendersAtOnce: 1,
-    });
+    const oneSlot = calendarWith({ database: { url: db.url }, rendersAtOnce: 1 });
     const tokens: string[] = [];
     for (let i = 0; i < 4; i++) {
       const h = randomUUID();
       const owner = randomUUID();
       access.set(h, owner, 'Owner');
-      const feed = await calendar.create({ userId: owner }, h);
-      tokens.push(new URL(feed.url).pathname.slice('/calendar/'.length, -'.ics'.length));
+      tokens.push(tokenOf(new URL((await oneSlot.create({ userId: owner }, h)).url).pathname));
     }
-    let most = 0;
-    const seen = new Set<string>();
-    const watching = setInterval(() => {
-      const now = renderers() ?? [];
-      for (const pid of now) seen.add(pid);
-      most = Math.max(most, now.length);
-    }, 10);
-    try {
-      const texts = await Promise.all(tokens.map(async (t) => (await calendar.ics(t)).body()));
-      for (const text of texts) expect(text).to.include('BEGIN:VCALENDAR');
-    } finally {
-      clearInterval(watching);
-    }
-    expect(seen.size, 'renderings seen').to.be.at.least(2);
+    const { result: texts, seen, most } = await watchingRenderers(() => Promise.all(tokens.map(async (t) => (await oneSlot.ics(t)).body())));
+    for (const text of texts) expect(text).to.include('BEGIN:VCALENDAR');
+    expect(seen, 'renderings seen').to.be.at.least(2);
     expect(most, 'renderings at once').to.equal(1);
   });
 });

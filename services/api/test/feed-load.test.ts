@@ -18,11 +18,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * once. Held in every run: the longest the service's own work held its event loop (CPU time
  * between two ticks of 5 ms), which no busy neighbour adds to. The slowest /healthz answer as a
  * prober of its own sees it (wall clock) is printed with how busy the host was; it is asserted
- * only where HEALTHZ_WALL_CLOCK=assert says the host is kept for it. A test never holds a timing
- * the host's scheduler decides: on a shared host the slowest answer follows the service's longest
- * garbage collection waiting for V8's helper threads (nice 19), and a round's average idle time
- * hides the burst that made it (CI failed at 84.9 ms with half a core idle on average; the numbers
- * and why: docs/decisions.md, issue 47).
+ * only where HEALTHZ_WALL_CLOCK=assert says the host is kept for it: a test does not hold a
+ * timing the host's scheduler decides (why: docs/decisions.md, issue 47).
  */
 const HEALTHZ_MS = 50;
 const WALL_CLOCK_ASSERTED = process.env.HEALTHZ_WALL_CLOCK === 'assert';

@@ -6,7 +6,7 @@ import { assertRole, type KernelChecked, NotFoundError, ServiceUnavailableError,
 import { LRUCache } from 'lru-cache';
 import { DateTime } from 'luxon';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { type FeedDatabase, FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInWorker, windowPages } from '../feed-render.js';
+import { type FeedDatabase, FeedRenderTimeout, type RenderedFeed, renderCompressed, renderInProcess, renderInWorker, windowPages } from '../feed-render.js';
 import { FEED_TOKEN_BYTES, FeedTokenSealer, feedTokenHash, isFeedTokenForm } from '../feed-token.js';
 import { vtimezone } from '../ics.js';
 import type { CalendarFeed } from '../schemas.js';
@@ -227,11 +227,14 @@ export class CalendarFeedService {
     // the window's first instant, so the same version gives the same text.
     const feed = { zone, uidHost: this.uidHost, dinners: inWindow, dinnerStamp: new Date(`${from}T00:00:00Z`) };
     if (!this.inWorker) return renderCompressed({ ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) });
-    const input = this.database
-      ? { ...feed, window: { database: this.database, householdId, from, to, pageSize: WINDOW_PAGE } }
-      : { ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) };
+    const options = { timeoutMs: this.renderTimeoutMs, nice: this.renderNice };
+    const database = this.database;
     try {
-      return await this.renderSlots(() => renderInWorker(input, { timeoutMs: this.renderTimeoutMs, nice: this.renderNice }));
+      return await this.renderSlots(() =>
+        database
+          ? renderInProcess({ ...feed, window: { database, householdId, from, to, pageSize: WINDOW_PAGE } }, options)
+          : renderInWorker({ ...feed, pages: windowPages(this.events, householdId, from, to, WINDOW_PAGE) }, options),
+      );
     } catch (err) {
       if (err instanceof FeedRenderTimeout) throw new ServiceUnavailableError('The calendar could not be made in time; try again later');
       throw err;

@@ -304,6 +304,13 @@ export class MealEventsService {
   /** PUT of a single event, or of an occurrence with scope=this. */
   private async replaceThis(householdId: string, eventId: string, values: MealEventValues): Promise<MealEvent> {
     const reminderAt = await this.reminderOf(householdId, values);
+    // An event of no series, with no member named: ONE statement (it says too whether the event is
+    // there). An occurrence takes the transaction below, which locks its series first.
+    if (!named(values)) {
+      const single = await this.bounded(this.store.replaceSingle(householdId, eventId, values, this.clock.now(), reminderAt, this.bounds));
+      if (single === 'absent') throw notFoundEvent();
+      if (single !== 'occurrence') return single;
+    }
     // One transaction: the replacement, an occurrence's exception and the reminder are kept together or not at all.
     // A date moved into the window the bound counts is held to it by the UPDATE's own trigger.
     return this.bounded(

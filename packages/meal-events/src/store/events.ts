@@ -127,6 +127,20 @@ export interface MealEventStore {
     reminderAt?: Date | null,
     bounds?: HouseholdBounds,
   ): Promise<MealEvent | undefined>;
+  /**
+   * `replace` of an event that belongs to no series, in ONE statement outside any transaction (the
+   * PUT of a single event): `absent` when the household has no such event, `occurrence` (nothing
+   * written) when it is an occurrence of a series, which the service replaces in a transaction
+   * that locks the series first.
+   */
+  replaceSingle(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    reminderAt: Date | null,
+    bounds?: HouseholdBounds,
+  ): Promise<MealEvent | 'absent' | 'occurrence'>;
   /** Every member id the event's participants name, as `memberId` or as `formerMemberId`; undefined when the household has no such event. */
   participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined>;
   /**
@@ -346,9 +360,51 @@ export class ObjectionMealEventStore implements MealEventStore {
   ): Promise<MealEvent | undefined> {
     const updatedAt = now.toISOString();
     // One statement: the update itself says whether the event was there, and hands back createdAt.
-    // The sequence grows in the same statement, so parallel replacements each count.
-    // The participants keep the links of departed members that the client cannot send back (see MealEventStore.replace).
-    const rows = await this.mine(householdId, id, trx)
+    const rows = await this.replacement(this.mine(householdId, id, trx), values, updatedAt, reminderAt, bounds).returning(['createdAt', 'seriesId']);
+    const row = rows[0];
+    if (!row) return undefined;
+    return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt, seriesId: row.seriesId ?? null }).toApi();
+  }
+
+  async replaceSingle(
+    householdId: string,
+    id: string,
+    values: MealEventValues,
+    now: Date,
+    reminderAt: Date | null,
+    bounds?: HouseholdBounds,
+  ): Promise<MealEvent | 'absent' | 'occurrence'> {
+    const updatedAt = now.toISOString();
+    // The update of a single event (under its row lock PostgreSQL checks again that it is one),
+    // and in the same statement whether the household has the event at all.
+    const update = this.replacement(this.mine(householdId, id).whereNull('seriesId'), values, updatedAt, reminderAt, bounds)
+      .returning(['createdAt'])
+      .toKnexQuery();
+    const present = this.mine(householdId, id).select(objection.raw('1')).toKnexQuery();
+    const { rows } = await this.Event.knex().raw('with replaced as (?) select (select created_at from replaced) as created, exists (?) as present', [
+      update,
+      present,
+    ]);
+    const row = rows[0] as { created: Date | string | null; present: boolean };
+    if (row.created === null) return row.present ? 'occurrence' : 'absent';
+    const createdAt = row.created instanceof Date ? row.created.toISOString() : row.created;
+    return this.Event.fromJson({ id, householdId, ...values, createdAt, updatedAt, seriesId: null }).toApi();
+  }
+
+  /**
+   * The replacement's UPDATE of the events `query` finds. The sequence grows in the same statement,
+   * so parallel replacements each count; the participants keep the links of departed members that
+   * the client cannot send back (see MealEventStore.replace); a moved date may grow the household:
+   * its triggers hold the service's bounds.
+   */
+  private replacement(
+    query: objection.QueryBuilder<MealEventModel>,
+    values: MealEventValues,
+    updatedAt: string,
+    reminderAt: Date | null,
+    bounds?: HouseholdBounds,
+  ) {
+    return query
       .patch({
         ...values,
         participants: objection.raw(CARRY_FORMER_MEMBERS, [JSON.stringify(values.participants), 'participants']) as unknown as StoredParticipant[],
@@ -356,12 +412,7 @@ export class ObjectionMealEventStore implements MealEventStore {
         reminderAt: reminderAt?.toISOString() ?? null,
         sequence: objection.raw('?? + 1', ['sequence']) as unknown as number,
       })
-      // A moved date may grow the household: its triggers hold the service's bounds.
-      .whereRaw(SET_BOUNDS, [boundsSetting(bounds)])
-      .returning(['createdAt', 'seriesId']);
-    const row = rows[0];
-    if (!row) return undefined;
-    return this.Event.fromJson({ id, householdId, ...values, createdAt: row.createdAt, updatedAt, seriesId: row.seriesId ?? null }).toApi();
+      .whereRaw(SET_BOUNDS, [boundsSetting(bounds)]);
   }
 
   async participantLinks(householdId: string, id: string, trx?: Knex.Transaction): Promise<Set<string> | undefined> {

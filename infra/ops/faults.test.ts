@@ -367,17 +367,18 @@ describe('ops: three instances behind nginx, faults of PostgreSQL, Redis, SMTP a
   it('Redis hung, then down: sign-ins go on under a per-instance in-memory limit with one warning per instance each time; back, the limit is shared again', async () => {
     const warned = () => instances.map((i) => i.lines('redis unavailable').length);
     const back = () => instances.map((i) => i.lines('redis back').length);
-    // Hung: commands time out (500 ms), the 5 s PING notices.
+    // Hung: commands time out (500 ms) and sign-ins go on under the in-memory limit; the first
+    // command sent to the hung Redis ends its connection (nothing received in 1 s): one warning.
     redis.freeze();
+    const during = new Client(instances[0]!.url);
+    const logins = await Promise.all(instances.map((i) => during.call('POST', '/api/v1/auth/login', { email: users[0]!.email, password: PASSWORD }, i.url)));
+    expect(logins.map((r) => r.status)).to.deep.equal([200, 200, 200]);
     await until(
       'a warning from every instance (hung)',
       () => warned().every((n) => n === 1),
       30_000,
       () => instances.map((i) => i.tail(3)).join('\n'),
     );
-    const during = new Client(instances[0]!.url);
-    const logins = await Promise.all(instances.map((i) => during.call('POST', '/api/v1/auth/login', { email: users[0]!.email, password: PASSWORD }, i.url)));
-    expect(logins.map((r) => r.status)).to.deep.equal([200, 200, 200]);
     await redis.restore();
     await until('every instance back on Redis (after the hang)', () => back().every((n) => n === 1), 30_000);
     // Down: connections refused.

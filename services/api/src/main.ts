@@ -1,3 +1,4 @@
+import diagnostics from 'node:diagnostics_channel';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -121,14 +122,17 @@ async function main(): Promise<void> {
       quick ? 1000 : config.shutdownTimeoutSeconds * 1000,
     );
     force.unref();
-    // Keep-alive sockets are closed as soon as they are idle (at once, or when their request has
-    // been answered), so they cannot hold the close open for the keep-alive timeout.
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
-      const sweeper = setInterval(() => server.closeIdleConnections(), 100);
-      sweeper.unref();
-    });
+    // Keep-alive sockets are closed as soon as they are idle: those idle now by `close()` itself,
+    // and each one still answering a request once its answer is sent (Node's own
+    // `http.server.response.finish` channel tells; a request begun before the drain may not carry
+    // `Connection: close`), so none holds the close open for the keep-alive timeout.
+    const answered = (message: unknown) => {
+      const { server: of } = message as { server?: unknown };
+      if (of === server) setImmediate(() => server.closeIdleConnections());
+    };
+    diagnostics.subscribe('http.server.response.finish', answered);
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    diagnostics.unsubscribe('http.server.response.finish', answered);
     await service.close();
     metricsServer?.close();
     await knex.destroy();

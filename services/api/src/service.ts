@@ -156,10 +156,14 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   logMigrations(logger, await runMigrations(knex, allMigrations));
   // A command Redis does not answer within 500 ms fails (a hung Redis must not hang sign-ins); any
   // failure sends the rate limits to their in-memory insurance limiter (per instance) until Redis
-  // answers again. One warning when it goes, one line when it is back, not one per reconnect.
+  // answers again. A connection that receives nothing for 1 s while a command waits is dead
+  // (ioredis' `socketTimeout`): ioredis drops it, says so ('error') and reconnects, and 'ready'
+  // says Redis answers again, so a hung Redis is noticed by the first command sent to it, and its
+  // return by ioredis' own reconnection, with no probe of ours. One warning when it goes, one line
+  // when it is back, not one per reconnect.
   // ioredis is loaded only when REDIS_URL is set (an instance without it never holds the client (its resident memory: docs/benchmarks.md, "What the bench settled").
   const redis: Redis | undefined = config.redisUrl
-    ? new (await import('ioredis')).Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500 })
+    ? new (await import('ioredis')).Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, socketTimeout: 1000 })
     : undefined;
   let redisDown = false;
   const redisFailed = (err: Error) => {
@@ -174,10 +178,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
   };
   redis?.on('error', redisFailed);
   redis?.on('ready', redisAnswered);
-  // A Redis that hangs raises no 'error' (the connection stays open; commands time out): a PING
-  // every 5 s notices, and notices its return.
-  const redisProbe = redis ? setInterval(() => redis.ping().then(redisAnswered, redisFailed), 5000) : undefined;
-  redisProbe?.unref();
 
   // The one way to do work later: every instance runs it (no leader); its metrics join this instance's.
   const jobQueue = new jobs.JobQueue({ knex, clock, logger: logger.child({ component: 'jobs' }), registry: deps.metrics?.registry });
@@ -492,7 +492,6 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
       await solverPool?.destroy(); // the solver's worker threads
       await Promise.all(Object.values(pushProviders).map((p) => p.close())); // APNs' HTTP/2 session
       await accountsService.close(); // housekeeping, the mail transport and the hashing threads
-      clearInterval(redisProbe);
       redis?.disconnect();
     },
   };

@@ -146,6 +146,14 @@ describe('package boundaries', () => {
     expect(found).to.deep.equal([]);
   });
 
+  it("no source runs an interval timer of its own: periodic work is a pg-boss schedule, and the rest follows events or a library's own timers", () => {
+    const roots = [packages, path.resolve(packages, '..', 'services')];
+    const sources = roots.flatMap((r) => fs.readdirSync(r).map((p) => path.join(r, p, 'src'))).flatMap((d) => files(d, SKIPPED));
+    expect(sources.length).to.be.greaterThan(100);
+    const found = sources.filter((f) => /\bsetInterval\s*\(/.test(code(f))).map((f) => path.relative(packages, f));
+    expect(found).to.deep.equal([]);
+  });
+
   it("every domain package's index.ts has the same sections, in the same order, each from its own module", () => {
     // Section → the module it exports (the last, "Also of this package", holds the package's own extras).
     const SECTIONS: [string, RegExp][] = [

@@ -267,6 +267,47 @@ describe('the service process', function () {
     }
   });
 
+  it('a keep-alive request begun before Ctrl-C (its answer keeps the connection open) does not hold the stop: its connection is closed once it is answered, exit 0', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-proc-ka-'));
+    const s = await start({ DATABASE_URL: db.url, DATA_DIR: dataDir });
+    try {
+      await waitReady(s);
+      const net = await import('node:net');
+      const socket = net.connect(s.port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (d) => {
+        received += d;
+      });
+      socket.on('error', () => {});
+      const closed = new Promise((r) => socket.once('close', r));
+      await new Promise((r) => socket.once('connect', r));
+      // The headers before the signal: Node answers `100 Continue` as it hands the request to the
+      // pipeline, which then runs (no drain yet, so no `Connection: close`); the body parser waits.
+      const body = JSON.stringify({ email: 'nobody@example.test', password: 'not the password' });
+      const continued = new Promise<void>((resolve) => {
+        const check = () => (received.includes('100 Continue') ? resolve() : socket.once('data', check));
+        check();
+      });
+      socket.write(
+        `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      await continued;
+      s.child.kill('SIGINT');
+      await waitForOutput(s, '"msg":"closing"');
+      socket.write(body);
+      await closed;
+      const answer = received.slice(received.lastIndexOf('HTTP/1.1 '));
+      expect(answer).to.match(/^HTTP\/1\.1 401 /);
+      expect(answer.toLowerCase(), 'answered as a keep-alive connection').to.not.contain('connection: close');
+      // Held open, the connection would have kept the close waiting until the 1 s limit (exit 1).
+      expect(await s.exited).to.equal(0);
+      expect(s.output()).to.contain('"msg":"stopped"');
+    } finally {
+      s.child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('serves Prometheus metrics on METRICS_PORT, not on the API port', async () => {
     const metricsPort = await freePort();
     const s = await start({ DATABASE_URL: db.url, METRICS_PORT: String(metricsPort), INSTANCE_ID: 'metrics-1' });

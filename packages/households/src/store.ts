@@ -1,6 +1,6 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
 import { isPgError, objection, PG, standaloneRead } from '@svc/db';
-import { isUuid, NotAllowedError, preparedQuery } from '@svc/http-kit';
+import { isUuid, loadStandalone, NotAllowedError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from './formats.js';
@@ -220,14 +220,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async get(householdId: string, trx?: Knex.Transaction, loaded?: objection.Pojo): Promise<HouseholdResponse> {
     let row: objection.Pojo | null | undefined = loaded;
-    if (!row && isUuid(householdId))
-      row = (
-        await preparedQuery<{ value: objection.Pojo | null }>(trx ?? this.knex, {
-          name: HOUSEHOLD.name,
-          text: HOUSEHOLD.text,
-          values: HOUSEHOLD.values({ household: householdId }),
-        })
-      )[0]?.value;
+    if (!row && isUuid(householdId)) row = await loadStandalone<objection.Pojo>(trx ?? this.knex, HOUSEHOLD, { household: householdId });
     if (!row) throw householdNotFound();
     return this.Household.fromDatabaseJson(row).toApi();
   }

@@ -1,4 +1,5 @@
-import { isUuid } from '@svc/http-kit';
+import { standaloneRead } from '@svc/db';
+import { isUuid, loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
 import {
@@ -14,6 +15,7 @@ import {
   UnaskedMailCountModel,
   WaitlistModel,
 } from './models/index.js';
+import { identitiesRead, sessionsRead } from './reads.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
 
 /** What a person's own operations need to know of the account row. */
@@ -71,6 +73,15 @@ function toPerson(row: AccountModel): PersonAccount {
   return { id: row.id, email: row.email, emailNormalized: row.emailNormalized, displayName: row.displayName, hasPassword: row.passwordHash !== null };
 }
 
+/**
+ * GET /me/sessions and GET /me/logins' identities when the kernel lent nothing (a bearer path, the
+ * data export, a transaction): the same declared reads as statements of their own, so each has one
+ * SQL however it is loaded. The identities without the second factors' summary (`identitiesRead()`:
+ * the rows alone, which is what the store answers).
+ */
+const SESSIONS = standaloneRead(sessionsRead);
+const IDENTITIES = standaloneRead(identitiesRead());
+
 /** PersonStore on Objection: the models bound to the knex the host hands in. */
 export class ObjectionPersonStore implements PersonStore {
   private readonly Account: typeof AccountModel;
@@ -105,20 +116,9 @@ export class ObjectionPersonStore implements PersonStore {
   }
 
   async liveSessions(accountId: string, currentSid: string | undefined, now: Date, loaded?: Pojo[]): Promise<SessionResponse[]> {
-    if (loaded) return loaded.map((row) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
-    const rows = await this.Session.query()
-      .select('accountSessions.*')
-      .joinRelated('account', { alias: 'accounts' })
-      .where('accountSessions.accountId', accountId)
-      .where('accountSessions.expire', '>', now)
-      // A session whose stamp is not the account's current one fails its next request (logout,
-      // password change elsewhere): it is over, so it is not listed.
-      .whereRaw("account_sessions.sess->>'stamp' = accounts.security_stamp")
-      .orderBy([
-        { column: 'accountSessions.createdAt', order: 'desc' },
-        { column: 'accountSessions.publicId', order: 'asc' },
-      ]);
-    return rows.map((row) => row.toApi(currentSid !== undefined && row.sid === currentSid));
+    // `current` compares each row's sid with `currentSid` in the statement: the sid never leaves it.
+    const rows = loaded ?? (await loadStandalone<Pojo[]>(this.knex, SESSIONS, { account: accountId, now, session: currentSid })) ?? [];
+    return rows.map((row) => this.Session.fromDatabaseJson(row).toApi(row.current === true));
   }
 
   async deleteSession(accountId: string, publicId: string): Promise<string | undefined> {
@@ -131,11 +131,9 @@ export class ObjectionPersonStore implements PersonStore {
   }
 
   async identities(accountId: string, trx?: Knex.Transaction, loaded?: Pojo[]): Promise<LinkedIdentity[]> {
-    if (loaded) return loaded.map((row) => this.Identity.fromDatabaseJson(row).toApi());
-    const rows = await this.Identity.query(trx)
-      .where({ accountId })
-      .orderBy([{ column: 'createdAt' }, { column: 'id' }]);
-    return rows.map((row) => row.toApi());
+    // Inside `trx` when given (unlinking counts them under the account row's lock).
+    const rows = loaded ?? (await loadStandalone<Pojo[]>(trx ?? this.knex, IDENTITIES, { account: accountId })) ?? [];
+    return rows.map((row) => this.Identity.fromDatabaseJson(row).toApi());
   }
 
   async unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }> {

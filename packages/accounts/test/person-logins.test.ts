@@ -1,6 +1,9 @@
+import { compileValue, type Pojo } from '@svc/db';
+import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { linksIn } from '@svc/test-support';
 import { expect } from 'chai';
 import request from 'supertest';
+import { identitiesRead, ObjectionPersonStore } from '../src/index.js';
 import { createWorld, mailsTo, PASSWORD, signedUp, type World } from './helpers.js';
 
 describe('a person’s sign-in methods: GET /me/logins, DELETE /me/logins/{provider}', () => {
@@ -39,6 +42,40 @@ describe('a person’s sign-in methods: GET /me/logins, DELETE /me/logins/{provi
       totp: false,
       passkeys: 0,
     });
+  });
+
+  it('the store answers without the kernel (one statement: the same declared read, inside the caller’s transaction when given) what it answers from the loaded rows', async () => {
+    const { userId } = await signedUp(w, 'ada@example.test');
+    const other = await signedUp(w, 'bob@example.test');
+    await link(userId, 'apple', null, '2026-11-22T10:00:00.123456Z');
+    await link(userId, 'google', 'ada@gmail.test', '2026-11-22T09:30:00.000Z');
+    await link(other.userId, 'google', 'bob@gmail.test', '2026-11-22T09:00:00.000Z');
+    const store = new ObjectionPersonStore(w.db.knex);
+    /** What the read kernel loads of `identitiesRead()` (no second factors lent: the rows alone) for the account. */
+    const lent = async (): Promise<Pojo[]> => {
+      const b = { account: 'p.account', household: 'null', arg: 'null', known: 'null' };
+      const { rows } = await w.db.knex.raw(`select ${compileValue(identitiesRead(), b)} as v from (select ?::uuid as account) p`, [userId]);
+      return rows[0].v;
+    };
+    const ctx = newRequestContext('test');
+    const own = await runWithContext(ctx, () => store.identities(userId));
+    expect(ctx.db.queries).to.equal(1);
+    expect(own).to.deep.equal([
+      { provider: 'google', email: 'ada@gmail.test', linkedAt: '2026-11-22T09:30:00.000Z' },
+      { provider: 'apple', email: null, linkedAt: '2026-11-22T10:00:00.123Z' },
+    ]);
+    expect(await store.identities(userId, undefined, await lent())).to.deep.equal(own);
+    // Given a transaction, it reads in it: what the transaction wrote and has not committed.
+    const trx = await w.db.knex.transaction();
+    try {
+      await trx('account_identities').delete().where({ accountId: userId, provider: 'apple' });
+      expect((await store.identities(userId, trx)).map((i) => i.provider)).to.deep.equal(['google']);
+      expect((await store.identities(userId)).map((i) => i.provider)).to.deep.equal(['google', 'apple']);
+    } finally {
+      await trx.rollback();
+    }
+    expect(await store.identities(userId)).to.deep.equal(own);
+    expect(await store.identities(other.userId)).to.deep.equal([{ provider: 'google', email: 'bob@gmail.test', linkedAt: '2026-11-22T09:00:00.000Z' }]);
   });
 
   it('unlinks a provider (any case), and mails the account holder a notice without a secret', async () => {

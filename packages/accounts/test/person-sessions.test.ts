@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
+import { compileValue, type Pojo } from '@svc/db';
+import { newRequestContext, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
 import { AccountSessionStore } from '../src/AccountSessionStore.js';
+import { ObjectionPersonStore, sessionsRead } from '../src/index.js';
 import { SESSION_TTL_MS } from '../src/sessions.js';
 import { createWorld, dbQueries, login, PASSWORD, sessionCookie, signedUp, type World } from './helpers.js';
 
@@ -227,6 +231,62 @@ describe('a person’s sessions: GET /me/sessions, DELETE /me/sessions/{id}, DEL
     const items = (await agent.get('/api/v1/me/sessions')).body.items as { id: string; current: boolean }[];
     expect(dbQueries(await agent.delete(`/api/v1/me/sessions/${items.find((s) => !s.current)!.id}`))).to.equal(2);
     expect(dbQueries(await agent.delete('/api/v1/me/sessions'))).to.equal(2);
+  });
+
+  it('the store answers without the kernel (one statement: the same declared read, the session being read bound) what it answers from the loaded rows', async () => {
+    const { userId } = await signedUp(w, 'ada@example.test');
+    const other = await signedUp(w, 'bob@example.test');
+    const { securityStamp } = await w.db.knex('accounts').where({ id: userId }).first();
+    const now = w.clock.now();
+    const row = (sid: string, o: { createdAt?: string | null; expire?: string; stamp?: string; accountId?: string; method?: string | null } = {}) => ({
+      sid,
+      sess: JSON.stringify({ accountId: o.accountId ?? userId, stamp: o.stamp ?? securityStamp }),
+      expire: o.expire ?? '2026-12-01T00:00:00.000Z',
+      accountId: o.accountId ?? userId,
+      publicId: randomUUID(),
+      createdAt: o.createdAt === undefined ? '2026-11-20T08:00:00.123456Z' : o.createdAt,
+      lastSeenAt: null,
+      userAgent: `agent of ${sid}`,
+      method: o.method === undefined ? 'google' : o.method,
+    });
+    await w.db.knex('account_sessions').insert([
+      row('same-time-1'),
+      row('same-time-2'),
+      // Written before the columns existed: its times fall back to the expiry, its method to password.
+      row('old-row', { createdAt: null, method: null, expire: '2026-11-30T00:00:00.5Z' }),
+      row('expired', { expire: now.toISOString() }),
+      row('old-stamp', { stamp: 'a stamp of before' }),
+      row('bobs', { accountId: other.userId }),
+    ]);
+    const store = new ObjectionPersonStore(w.db.knex);
+    /** What the read kernel loads of `sessionsRead` for the account, read by session `sid`, at `now`. */
+    const lent = async (sid: string | null): Promise<Pojo[]> => {
+      const b = { account: 'p.account', household: 'null', arg: 'null', known: 'null', session: 'p.sid', now: 'p.now' };
+      const { rows } = await w.db.knex.raw(
+        `select ${compileValue(sessionsRead, b)} as v from (select ?::uuid as account, ?::text as sid, ?::timestamptz as now) p`,
+        [userId, sid, now],
+      );
+      return rows[0].v;
+    };
+    for (const sid of [undefined, 'same-time-2', 'old-row', 'expired', 'bobs']) {
+      const ctx = newRequestContext('test');
+      const own = await runWithContext(ctx, () => store.liveSessions(userId, sid, now));
+      expect(ctx.db.queries, String(sid)).to.equal(1);
+      expect(await store.liveSessions(userId, sid, now, await lent(sid ?? null)), String(sid)).to.deep.equal(own);
+      // Unexpired, holding the account's stamp, the account's own: by sign-in time, newest first (a
+      // row without one first, as PostgreSQL orders nulls in a descending order), then by handle.
+      const live = (await w.db.knex('account_sessions').whereIn('sid', ['same-time-1', 'same-time-2', 'old-row']).select('sid', 'publicId')) as {
+        sid: string;
+        publicId: string;
+      }[];
+      const sameTime = live.filter((r) => r.sid !== 'old-row').sort((a, b) => (a.publicId < b.publicId ? -1 : 1));
+      const signedUpRow = own.find((s) => !live.some((r) => r.publicId === s.id));
+      expect(own.map((s) => s.id)).to.deep.equal([live.find((r) => r.sid === 'old-row')!.publicId, signedUpRow?.id, ...sameTime.map((r) => r.publicId)]);
+      expect(own.filter((s) => s.current).map((s) => s.id)).to.deep.equal(live.filter((r) => r.sid === sid).map((r) => r.publicId));
+    }
+    const listed = await store.liveSessions(userId, undefined, now);
+    expect(listed[0]).to.include({ createdAt: '2026-11-30T00:00:00.500Z', lastSeenAt: '2026-11-30T00:00:00.500Z', method: 'password', current: false });
+    expect(listed[2]).to.include({ createdAt: '2026-11-20T08:00:00.123Z', lastSeenAt: '2026-11-20T08:00:00.123Z', method: 'google' });
   });
 
   it('needs a session (401) for every one of them', async () => {

@@ -244,10 +244,13 @@ export class ReadKernel implements DeclaredReads {
 export interface StandaloneRead {
   /** The statement's name (prepared once per connection). */
   readonly name: string;
-  /** Its text: `$1` the household (uuid), `$2` the path's argument (text), `$3` the account (uuid), `$4` the clock (timestamptz); one row, `value`. */
+  /**
+   * Its text: `$1` the household (uuid), `$2` the path's argument (text), `$3` the account (uuid), `$4` the clock (timestamptz),
+   * `$5` the session being read (text: a `session` field is true for the row of that id); one row, `value`.
+   */
   readonly text: string;
-  /** The values of its parameters (missing keys bound as null). */
-  values(keys: { household?: string; arg?: string; account?: string; now?: Date }): unknown[];
+  /** The values of its parameters (missing keys bound as null: without `session`, every `session` field is false). */
+  values(keys: { household?: string; arg?: string; account?: string; now?: Date; session?: string }): unknown[];
 }
 
 /**
@@ -257,10 +260,10 @@ export interface StandaloneRead {
  * one SQL however it is loaded. Without the membership guard: the caller's check stands in for it.
  */
 export function standaloneRead(read: ReadDeclaration): StandaloneRead {
-  const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', now: 'kb.now' };
+  const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', session: 'kb.session', now: 'kb.now' };
   return {
     name: `kernel_${read.name}`,
-    text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now) kb`,
-    values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null],
+    text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now, $5::text as session) kb`,
+    values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null, k.session ?? null],
   };
 }

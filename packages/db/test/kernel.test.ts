@@ -232,6 +232,18 @@ describe('the read kernel (ReadKernel of @svc/db)', () => {
     expect(() => declareRead({ name: 'k_bad', model: Session, scope: { account: 'personId' }, fields: [{ name: 'current', session: 'sid; --' }] })).to.throw();
   });
 
+  it('marks the session being read in a statement of its own too (standaloneRead with `session`), by the clock it is given', async () => {
+    const sessions = standaloneRead(mySessionsRead);
+    const run = async (keys: Parameters<typeof sessions.values>[0]) =>
+      (await db.knex.raw(sessions.text.replace(/\$(\d)/g, '?'), sessions.values(keys) as never[])).rows[0].value;
+    // The answer the kernel composes with the session principal, for the same account, session and clock.
+    expect(await run({ account: ALICE, now: NOW, session: 's2' })).to.deep.equal((await load('s2', '/me/sessions', sessionPrincipal))?.read_value);
+    // No session given: no row is the one being read (as for a principal that is no session).
+    expect(await run({ account: ALICE, now: NOW })).to.deep.equal((await load(ALICE, '/me/sessions'))?.read_value);
+    // Without a clock nothing is unexpired.
+    expect(await run({ account: ALICE, session: 's2' })).to.deep.equal([]);
+  });
+
   it("lends other packages' fields of the caller's account to an account read: a field and a count, 0 when there are none", async () => {
     expect((await load(ALICE, '/me/notes'))?.read_value).to.deep.equal({ rows: [{ title: 'Pinned' }], notes: 2, stamp: 'a2' });
     expect((await load(BOB, '/me/notes'))?.read_value).to.deep.equal({ rows: [{ title: 'b' }], notes: 2, stamp: 'b1' });

@@ -1,6 +1,6 @@
 import type { PlannableDish } from '@svc/contracts';
 import { type Pojo, standaloneRead } from '@svc/db';
-import { preparedQuery } from '@svc/http-kit';
+import { loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { DishPosition } from './cursor.js';
 import { DishModel } from './models/index.js';
@@ -114,15 +114,7 @@ export class ObjectionDishStore implements DishStore {
   }
 
   async get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined> {
-    const row =
-      loaded ??
-      (
-        await preparedQuery<{ value: Pojo | null }>(this.Dish.knex(), {
-          name: DISH.name,
-          text: DISH.text,
-          values: DISH.values({ household: householdId, arg: dishId }),
-        })
-      )[0]?.value;
+    const row = loaded ?? (await loadStandalone<Pojo>(this.Dish.knex(), DISH, { household: householdId, arg: dishId }));
     return row ? this.Dish.fromDatabaseJson(row).toApi() : undefined;
   }
 

@@ -11,7 +11,7 @@ export { changeSources, jobSources, migrate, migrations, queues, relations } fro
 export * from './models/index.js';
 
 // Declared reads (the host's read kernel loads them with the caller), the membership guard, lent fields.
-export { householdCountryLink, householdRead, memberRead, membership, membershipsRead, membersRead } from './reads.js';
+export { householdCountryLink, householdRead, type ListedMember, memberRead, membership, membershipsRead, membersRead } from './reads.js';
 
 // The router.
 export { createRouter, type RouterOptions } from './router.js';

@@ -365,14 +365,13 @@ export class HouseholdsService {
   /**
    * GET /households/{id}/members: any member; the Owner first, then in the order they joined.
    * `loaded`: the rows of `membersRead` the read kernel loaded with the caller (it checked the
-   * membership), each with its account's display name: named as `named` names them.
+   * membership), each with its account's display name: named as `named` names them. Without it,
+   * `membersOf`.
    */
   async listMembers(caller: Caller, householdId: string, loaded?: KernelChecked<ListedMember[]>): Promise<MemberResponse[]> {
-    if (Array.isArray(loaded)) {
-      return loaded.map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
-    }
+    if (Array.isArray(loaded)) return loaded.map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
     await this.access.roleOf(caller, householdId);
-    return this.named(await this.store.members(householdId));
+    return this.membersOf(householdId);
   }
 
   /** Members by id as their item of GET …/members answers each (an If-Match's current state); any member. */
@@ -543,7 +542,17 @@ export class HouseholdsService {
   /** A household's settings and members, as GET answers them (no access check: the export asks only for the person's own). */
   private async exportHousehold(householdId: string): Promise<{ household: HouseholdResponse; members: MemberResponse[] }> {
     const household = await this.store.get(householdId);
-    return { household, members: await this.named(await this.store.members(householdId)) };
+    return { household, members: await this.membersOf(householdId) };
+  }
+
+  /**
+   * The members as GET …/members answers them (no access check): its declared read as a statement
+   * of its own, so the list has one SQL however it is loaded; only a host that lent no display name
+   * (no `membersRead`) has the rows named through the directory.
+   */
+  private async membersOf(householdId: string): Promise<MemberResponse[]> {
+    if (!this.membersRead) return this.named(await this.store.members(householdId));
+    return (await this.store.listedMembers(householdId, this.membersRead)).map((r) => this.namedAs(r, r.accountDisplayName ?? undefined));
   }
 
   // ---- helpers ----

@@ -1,6 +1,6 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
-import { isPgError, objection, PG, standaloneRead } from '@svc/db';
-import { isUuid, NotAllowedError, preparedQuery } from '@svc/http-kit';
+import { isPgError, objection, PG, type ReadDeclaration, type StandaloneRead, standaloneRead } from '@svc/db';
+import { isUuid, loadStandalone, NotAllowedError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
 import type { DryGoodsMeasure, MeasurementSystem, PantryWeight } from './formats.js';
@@ -15,7 +15,7 @@ import {
   type MemberRow,
 } from './models/index.js';
 import { ObjectionOnboardingStore, type OnboardingStore } from './onboarding-store.js';
-import { householdRead } from './reads.js';
+import { householdRead, type ListedMember } from './reads.js';
 import type { HouseholdResponse } from './schemas.js';
 import { householdNotFound } from './store-errors.js';
 
@@ -128,6 +128,12 @@ export interface HouseholdStore {
   updateAsOwner(userId: string, householdId: string, changes: HouseholdChanges, at: Date, trx?: Knex.Transaction): Promise<HouseholdResponse | undefined>;
   /** The members: the Owner first, then in the order they joined. */
   members(householdId: string, trx?: Knex.Transaction): Promise<MemberRow[]>;
+  /**
+   * GET …/members' declared read (the service's `membersRead`) as a statement of its own, for a
+   * request the kernel did not load it for: the members with their accounts' display names, one SQL
+   * for the read however it is loaded.
+   */
+  listedMembers(householdId: string, read: ReadDeclaration<ListedMember[]>): Promise<ListedMember[]>;
   /** The household's member ids, their rows locked FOR KEY SHARE until `trx` ends (a removal waits for it). */
   lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]>;
   /** Records that an account left or was removed (refuses or caps older codes; found again by an account deletion). */
@@ -177,6 +183,8 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   private readonly Departure: typeof HouseholdDepartureModel;
   private readonly InviteCode: typeof IntakeInviteCodeModel;
   private readonly Redemption: typeof IntakeCodeRedemptionModel;
+  /** `listedMembers`' statements, compiled once per declaration. */
+  private readonly statements = new WeakMap<ReadDeclaration<ListedMember[]>, StandaloneRead>();
 
   constructor(knex: Knex, options: { onboardingLockTimeoutMs?: number } = {}) {
     this.knex = knex;
@@ -220,14 +228,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
 
   async get(householdId: string, trx?: Knex.Transaction, loaded?: objection.Pojo): Promise<HouseholdResponse> {
     let row: objection.Pojo | null | undefined = loaded;
-    if (!row && isUuid(householdId))
-      row = (
-        await preparedQuery<{ value: objection.Pojo | null }>(trx ?? this.knex, {
-          name: HOUSEHOLD.name,
-          text: HOUSEHOLD.text,
-          values: HOUSEHOLD.values({ household: householdId }),
-        })
-      )[0]?.value;
+    if (!row && isUuid(householdId)) row = await loadStandalone<objection.Pojo>(trx ?? this.knex, HOUSEHOLD, { household: householdId });
     if (!row) throw householdNotFound();
     return this.Household.fromDatabaseJson(row).toApi();
   }
@@ -317,6 +318,15 @@ export class ObjectionHouseholdStore implements HouseholdStore {
       .where({ householdId })
       .orderByRaw("(role = 'Owner') desc, created_at, id");
     return rows.map((r) => r.toRow());
+  }
+
+  async listedMembers(householdId: string, read: ReadDeclaration<ListedMember[]>): Promise<ListedMember[]> {
+    let statement = this.statements.get(read);
+    if (!statement) {
+      statement = standaloneRead(read);
+      this.statements.set(read, statement);
+    }
+    return (await loadStandalone<ListedMember[]>(this.knex, statement, { household: householdId })) ?? [];
   }
 
   async lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]> {

@@ -1,10 +1,15 @@
-import { compileRead } from '@svc/db';
-import { newRequestContext, runWithContext } from '@svc/http-kit';
+import { BaseModel, compileRead, compileValue, declareLink } from '@svc/db';
+import { createLogger, type KernelChecked, newRequestContext, runWithContext } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
 import { TIME_ZONE_IDS } from '../src/formats.js';
-import { membershipsRead, ObjectionHouseholdStore } from '../src/index.js';
-import { createHousehold, family, OSLO, useHarness } from './helpers.js';
+import { CreditLedger, HouseholdsService, type ListedMember, membershipsRead, ObjectionHouseholdStore } from '../src/index.js';
+import { createHousehold, defaultConfig, family, OSLO, useHarness } from './helpers.js';
+
+/** An accounts table of the test's own: the display names another package lends (`accountName`). */
+class TestAccountName extends BaseModel {
+  static override tableName = 'test_account_names';
+}
 
 const ALL_FIELDS = [
   'id',
@@ -450,6 +455,59 @@ describe('households: create, read, update', () => {
         (e: unknown) => e,
       );
       expect((missing as { code: string }).code).to.equal('not_found');
+    });
+
+    it('GET …/members without the kernel runs membersRead as a statement of its own: what the kernel loads, and what the directory names', async () => {
+      const { owner, adult, junior, household } = await family(h);
+      // A member without an account keeps its own name; an account the directory no longer knows has none.
+      await h.db
+        .knex('householdMembers')
+        .insert({ householdId: household.id, userId: null, displayName: 'Bestemor', role: 'Junior', createdAt: h.clock.now() });
+      h.accounts.names.delete(junior);
+      await h.db.knex.raw('create table test_account_names (id uuid primary key, display_name text not null)');
+      try {
+        await h.db.knex('testAccountNames').insert([...h.accounts.names].map(([id, displayName]) => ({ id, displayName })));
+        const { aiTurnsPerMonth, ...config } = defaultConfig;
+        const named = new HouseholdsService({
+          store: new ObjectionHouseholdStore(h.db.knex),
+          ledger: new CreditLedger(h.db.knex, h.clock, aiTurnsPerMonth),
+          clock: h.clock,
+          accounts: h.accounts,
+          accountName: declareLink({ model: TestAccountName, key: 'id', field: 'displayName' }),
+          logger: createLogger({ level: 'silent' }),
+          config,
+        });
+        const read = named.membersRead!;
+        const { rows } = await h.db.knex.raw(`select ${compileValue(read, { account: 'null', household: '?::uuid', arg: 'null', known: 'null' })} as v`, [
+          household.id,
+        ]);
+        const loaded = await named.listMembers({ userId: adult }, household.id, rows[0].v as KernelChecked<ListedMember[]>);
+        expect(loaded.map((m) => [m.displayName, m.role])).to.deep.equal([
+          ['Olga', 'Owner'],
+          ['Arne', 'Adult'],
+          ['Former member', 'Junior'],
+          ['Bestemor', 'Junior'],
+        ]);
+
+        const profileCalls = h.accounts.profileCalls;
+        const ctx = newRequestContext('trace');
+        const own = await runWithContext(ctx, () => named.listMembers({ userId: adult }, household.id));
+        // The caller's role (a caller without memberships: looked up), then the read itself; the directory is not asked.
+        expect(ctx.db.queries).to.equal(2);
+        expect(h.accounts.profileCalls).to.equal(profileCalls);
+        expect(own).to.deep.equal(loaded);
+        // A host that lends no display name: the rows named through the directory, the same answer.
+        expect(await h.households.listMembers({ userId: owner }, household.id)).to.deep.equal(loaded);
+        expect((await request(h.app).get(`/api/v1/households/${household.id}/members`).set('X-Test-User', junior)).body).to.deep.equal(loaded);
+        // A non-member is refused before the read runs.
+        const err = await named.listMembers({ userId: h.accounts.user('Ute') }, household.id).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect((err as { code: string }).code).to.equal('not_found');
+      } finally {
+        await h.db.knex.raw('drop table test_account_names');
+      }
     });
 
     it('access.roleOf takes the role from the memberships the caller carries, and queries for a caller without them', async () => {

@@ -90,6 +90,42 @@ export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement,
   }
 }
 
+/** The keys a declared read is bound by as a statement of its own (`StandaloneRead.values` of `@svc/db`); a key left out is null. */
+export interface StandaloneKeys {
+  /** The household (uuid) of a household read. */
+  household?: string;
+  /** The path's other parameter. */
+  arg?: string;
+  /** The account (uuid) of an account read. */
+  account?: string;
+  /** The clock rows are unexpired by. */
+  now?: Date;
+  /** The session being read: a `session` field is true for its row. */
+  session?: string;
+}
+
+/** A declared read as a statement of its own, as `standaloneRead` of `@svc/db` makes it: one row, its answer in `value`. */
+export interface StandaloneStatement {
+  /** The statement's name (prepared once per connection). */
+  readonly name: string;
+  /** Its text: one row, the answer in its column `value`. */
+  readonly text: string;
+  /** The values of its parameters for `keys`. */
+  values(keys: StandaloneKeys): unknown[];
+}
+
+/**
+ * What a declared read answers for `keys` when the read kernel did not lend it (a transaction, a
+ * path the kernel does not serve): its own compiled SQL run as a prepared statement on `knex` (or
+ * the transaction given as `knex`), so a read has one SQL however it is loaded. `T` is what the read
+ * loads (its `ReadDeclaration<T>`); null when the statement answers no value (a single read without
+ * its row).
+ */
+export async function loadStandalone<T>(knex: Knex, statement: StandaloneStatement, keys: StandaloneKeys): Promise<T | null> {
+  const [row] = await preparedQuery<{ value: T | null }>(knex, { name: statement.name, text: statement.text, values: statement.values(keys) });
+  return row?.value ?? null;
+}
+
 /** The statements a PreparedBatch runs. */
 export interface PreparedBatchOptions<K> {
   /**

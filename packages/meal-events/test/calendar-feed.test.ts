@@ -230,7 +230,7 @@ describe('calendar feed', () => {
           ),
         );
         expect(refused.answer).to.equal(403);
-        // Nothing loaded: the store reads for itself.
+        // Nothing loaded: the store runs the same declared read as a statement of its own.
         const itself = await readAs(() => store.get(oslo));
         expect(itself.statements).to.equal(1);
 

@@ -1,5 +1,5 @@
 import { type Pojo, type ReadDeclaration, standaloneRead, VersionedAnswers } from '@svc/db';
-import { preparedQuery } from '@svc/http-kit';
+import { loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealRuleModel } from './models/index.js';
 import { canonicalPayload } from './payload.js';
@@ -97,15 +97,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     // Unchanged since this instance made its answer: the one it holds (unless it went since).
     const held = lent && !lent.value && this.answers.get(householdId, lent.version);
     if (held) return held;
-    const read = lent?.value
-      ? lent
-      : (
-          await preparedQuery<{ value: { version: string; value?: Pojo[] } }>(trx ?? this.Rule.knex(), {
-            name: RULES.name,
-            text: RULES.text,
-            values: RULES.values({ household: householdId }),
-          })
-        )[0]!.value;
+    // A list version's value is never null (the version is '0' for a household that has none).
+    const read = lent?.value ? lent : (await loadStandalone<{ version: string; value?: Pojo[] }>(trx ?? this.Rule.knex(), RULES, { household: householdId }))!;
     const rules = (read.value ?? []).map((row) => this.Rule.fromDatabaseJson(row).toApi());
     return trx ? rules : this.remember(householdId, read.version, rules);
   }
@@ -148,12 +141,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
       statement = standaloneRead(read);
       this.statements.set(read, statement);
     }
-    const [row] = await preparedQuery<{ value: { rows: unknown[]; country: string | null } }>(this.Rule.knex(), {
-      name: statement.name,
-      text: statement.text,
-      values: statement.values({ household: householdId }),
-    });
-    return row!.value;
+    // `{ rows, country }` whatever the household holds (never null).
+    return (await loadStandalone<{ rows: unknown[]; country: string | null }>(this.Rule.knex(), statement, { household: householdId }))!;
   }
 
   async hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean> {

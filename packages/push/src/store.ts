@@ -1,6 +1,9 @@
+import { standaloneRead } from '@svc/db';
+import { loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
 import { PushDeviceModel, tokenHash } from './models/index.js';
+import { deviceRead, devicesRead } from './reads.js';
 import type { DeviceSwitches, PushDevice, PushKind, PushPlatform } from './schemas.js';
 
 /** A registration as the store writes it: the provider already defaulted. */
@@ -25,7 +28,8 @@ export interface PushStore {
   /**
    * The caller's phone of `token`. `loaded`: the row of the declared read `deviceRead`, when the
    * kernel loaded it with the caller (`loadedRead(req, read)` of the route): made into the answer by the model
-   * as a queried row is, without a statement of its own.
+   * as a queried row is, without a statement of its own. Without it, the same declared read is run as
+   * a statement of its own.
    */
   get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined>;
   setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined>;
@@ -45,6 +49,14 @@ export interface PushStore {
  * person's lock and counts, so a registration is one statement and a refused one writes nothing.
  */
 const OVER_BOUND = 'PUBND';
+
+/**
+ * GET /me/devices and GET /me/devices/{token} when the kernel lent nothing (a bearer path, a token
+ * it does not read ahead): the same declared reads as statements of their own, so a device has one
+ * SQL however it is loaded.
+ */
+const DEVICE = standaloneRead(deviceRead);
+const DEVICES = standaloneRead(devicesRead);
 
 /** PushStore on Objection: PushDeviceModel bound to the knex the host hands in. */
 export class ObjectionPushStore implements PushStore {
@@ -110,8 +122,8 @@ export class ObjectionPushStore implements PushStore {
   }
 
   async get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined> {
-    if (loaded) return this.Device.fromDatabaseJson(loaded).toApi();
-    return (await this.mine(userId, token).first())?.toApi();
+    const row = loaded ?? (await loadStandalone<Pojo>(this.Device.knex(), DEVICE, { account: userId, arg: token }));
+    return row ? this.Device.fromDatabaseJson(row).toApi() : undefined;
   }
 
   async setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined> {
@@ -137,12 +149,8 @@ export class ObjectionPushStore implements PushStore {
   }
 
   async list(userId: string, loaded?: Pojo[]): Promise<PushDevice[]> {
-    if (loaded) return loaded.map((row) => this.Device.fromDatabaseJson(row).toApi());
-    // The token breaks ties, so two phones registered in the same millisecond keep one order.
-    const rows = await this.Device.query()
-      .where({ userId })
-      .orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'token' }]);
-    return rows.map((row) => row.toApi());
+    const rows = loaded ?? (await loadStandalone<Pojo[]>(this.Device.knex(), DEVICES, { account: userId })) ?? [];
+    return rows.map((row) => this.Device.fromDatabaseJson(row).toApi());
   }
 
   async removeAll(userId: string, trx?: Knex.Transaction): Promise<number> {

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { ManualClock } from '@svc/http-kit';
+import { compileValue, type Pojo, type ReadDeclaration } from '@svc/db';
+import { ManualClock, newRequestContext, runWithContext } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
 import type { Express } from 'express';
 import request from 'supertest';
-import { createRouter, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
+import { createRouter, deviceRead, devicesRead, migrations, ObjectionPushStore, type PushKind, PushService } from '../src/index.js';
 import { DEVICES_PER_PERSON } from '../src/service.js';
 
 describe('push devices: /api/v1/me/devices', () => {
@@ -441,6 +442,56 @@ describe('push devices: /api/v1/me/devices', () => {
       expect(await service.list(ada)).to.deep.equal([]);
       expect((await service.list(bo)).map((d) => d.token)).to.deep.equal(['b1']);
       await get('a1').expect(404);
+    });
+  });
+
+  describe('the declared reads, loaded with the caller or not', () => {
+    /** What the read kernel loads of `read` for `account` (and the path's `arg`). */
+    const lent = async <T>(read: ReadDeclaration<T>, account: string, arg: string | null = null): Promise<T> => {
+      const { rows } = await db.knex.raw(
+        `select ${compileValue(read, { account: 'p.account', household: 'null', arg: 'p.arg', known: 'null' })} as v from (select ?::uuid as account, ?::text as arg) p`,
+        [account, arg],
+      );
+      return rows[0].v;
+    };
+    /** `read` in a request, and the statements it ran. */
+    const readAs = async <T>(read: () => Promise<T>) => {
+      const ctx = newRequestContext('test');
+      const answer = await runWithContext(ctx, read);
+      return { answer, statements: ctx.db.queries };
+    };
+
+    it('the store answers without them (one statement of their own) exactly what it answers from them (none)', async () => {
+      const store = new ObjectionPushStore(db.knex);
+      await put({ token: fcm, platform: 'android' }).expect(200);
+      clock.advance(1000);
+      await put({ token: b64, platform: 'ios', provider: 'apns' }).expect(200);
+      await patch(b64, { listChanges: false, householdNews: true, runDone: true, quietHours: { start: '22:00', end: '07:00' } }).expect(200);
+      clock.advance(1000);
+      // Registered in the same millisecond: the token breaks the tie.
+      await put({ token: 'tie-b', platform: 'ios' }).expect(200);
+      await put({ token: 'tie-a', platform: 'ios' }).expect(200);
+      await put({ token: 'bos', platform: 'ios' }, bo).expect(200);
+      // A last-seen time between milliseconds is cut as pg's driver cuts it.
+      await db.knex('pushDevices').where({ token: fcm }).update({ lastSeenAt: '2026-11-22 09:00:00.123456+00' });
+
+      for (const token of [fcm, b64, 'bos', 'unknown']) {
+        const own = await readAs(() => store.get(ada, token));
+        expect(own.statements, token).to.equal(1);
+        const value = await lent<Pojo | null>(deviceRead, ada, token);
+        const fromLent = await readAs(() => store.get(ada, token, value ?? undefined));
+        expect(fromLent.answer, token).to.deep.equal(own.answer);
+        if (value) expect(fromLent.statements, token).to.equal(0);
+      }
+      expect((await store.get(ada, fcm))?.lastSeenAt).to.equal('2026-11-22T09:00:00.123Z');
+      expect(await store.get(ada, 'bos')).to.equal(undefined);
+
+      const own = await readAs(() => store.list(ada));
+      expect(own.statements).to.equal(1);
+      expect(own.answer.map((d) => d.token)).to.deep.equal(['tie-a', 'tie-b', b64, fcm]);
+      const fromLent = await readAs(async () => store.list(ada, await lent(devicesRead, ada)));
+      expect(fromLent.answer).to.deep.equal(own.answer);
+      expect(await store.list(randomUUID())).to.deep.equal([]);
     });
   });
 

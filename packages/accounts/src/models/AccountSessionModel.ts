@@ -21,7 +21,7 @@ export class AccountSessionModel extends BaseModel {
     lastSeenAt: { type: ['string', 'null'], format: 'date-time' },
     method: { type: ['string', 'null'] },
   });
-  /** The store lists an account's live sessions against the account's current security stamp (a join). */
+  /** The session's account, whose current security stamp a live session holds (`sessionsRead` matches it). */
   static override relationMappings = () => ({
     account: {
       relation: objection.Model.BelongsToOneRelation,

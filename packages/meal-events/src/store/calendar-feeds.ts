@@ -1,6 +1,8 @@
-import type { Pojo } from '@svc/db';
+import { type Pojo, standaloneRead } from '@svc/db';
+import { loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { CalendarFeedModel } from '../models/index.js';
+import { calendarFeedRead } from '../reads.js';
 
 /** A household's feed as stored: never the token itself. */
 export interface StoredCalendarFeed {
@@ -26,6 +28,9 @@ function plain(row: CalendarFeedModel): StoredCalendarFeed {
   return { householdId: row.householdId, tokenHash: row.tokenHash, sealedToken: row.sealedToken, createdAt: row.createdAt };
 }
 
+/** GET …/calendar-feed when the kernel lent nothing: the same declared read as a statement of its own (`false`: no feed). */
+const FEED = standaloneRead(calendarFeedRead);
+
 /** CalendarFeedStore on Objection: CalendarFeedModel bound to the knex the host hands in. */
 export class ObjectionCalendarFeedStore implements CalendarFeedStore {
   private readonly Feed: typeof CalendarFeedModel;
@@ -46,10 +51,8 @@ export class ObjectionCalendarFeedStore implements CalendarFeedStore {
   }
 
   async get(householdId: string, loaded?: Pojo | false): Promise<StoredCalendarFeed | undefined> {
-    if (loaded === false) return undefined;
-    if (loaded) return plain(this.Feed.fromDatabaseJson(loaded));
-    const row = await this.Feed.query().findById(householdId);
-    return row && plain(row);
+    const row = loaded ?? (await loadStandalone<Pojo | false>(this.Feed.knex(), FEED, { household: householdId }));
+    return row ? plain(this.Feed.fromDatabaseJson(row)) : undefined;
   }
 
   async findByTokenHash(tokenHash: Buffer): Promise<StoredCalendarFeed | undefined> {

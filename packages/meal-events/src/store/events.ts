@@ -1,5 +1,5 @@
 import { objection, type Pojo, standaloneRead, VersionedAnswers } from '@svc/db';
-import { type PreparedStatement, preparedQuery } from '@svc/http-kit';
+import { loadStandalone, type PreparedStatement, preparedQuery } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { MealEventListVersionModel, MealEventModel } from '../models/index.js';
 import { eventRead } from '../reads.js';
@@ -316,15 +316,7 @@ export class ObjectionMealEventStore implements MealEventStore {
   }
 
   async get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined> {
-    const row =
-      loaded ??
-      (
-        await preparedQuery<{ value: Pojo | null }>(this.Event.knex(), {
-          name: EVENT.name,
-          text: EVENT.text,
-          values: EVENT.values({ household: householdId, arg: id }),
-        })
-      )[0]?.value;
+    const row = loaded ?? (await loadStandalone<Pojo>(this.Event.knex(), EVENT, { household: householdId, arg: id }));
     return row ? this.Event.fromDatabaseJson(row).toApi() : undefined;
   }
 

@@ -138,18 +138,25 @@ export interface LentRead {
   value: unknown;
 }
 
+/** A read the kernel serves for GETs of a path. */
+interface ServedRead {
+  read: ReadDeclaration;
+  household: boolean;
+  match: (path: string) => Record<string, string> | undefined;
+  held?: (household: string) => string | undefined;
+  /** The path's last segment in lower case when it is literal (not a parameter). */
+  last?: string;
+}
+
 /**
  * The reads the routes serve, by path: `match` finds the read for a GET's path and checks its keys;
  * `compose` makes the statement of a principal query with that read. Made by the host from its
  * routes' `read` (each route path names one read).
  */
 export class ReadKernel implements DeclaredReads {
-  private readonly reads: {
-    read: ReadDeclaration;
-    household: boolean;
-    match: (path: string) => Record<string, string> | undefined;
-    held?: (household: string) => string | undefined;
-  }[] = [];
+  private readonly reads: ServedRead[] = [];
+  /** The reads by their path's number of segments, in the order they were added: `match` runs the host's matcher only on these. */
+  private readonly bySegments = new Map<number, ServedRead[]>();
   private readonly byName = new Map<string, ReadDeclaration>();
 
   constructor(
@@ -180,7 +187,12 @@ export class ReadKernel implements DeclaredReads {
     if (params !== (household ? 1 : 0) + (read.arg ? 1 : 0)) throw new Error(`declared read ${read.name}: ${path} has not the parameters the read keys on`);
     if (household && !this.options.membership) throw new Error(`declared read ${read.name}: a household read needs the membership declaration`);
     this.byName.set(read.name, read);
-    this.reads.push({ read, household, match: this.options.matcher(path), held });
+    const shape = shapeOf(path);
+    const entry = { read, household, match: this.options.matcher(path), held, last: /^\{[A-Za-z0-9_]+\}$/.test(shape.last) ? undefined : shape.last };
+    this.reads.push(entry);
+    const same = this.bySegments.get(shape.segments) ?? [];
+    same.push(entry);
+    this.bySegments.set(shape.segments, same);
   }
 
   get size(): number {
@@ -189,7 +201,12 @@ export class ReadKernel implements DeclaredReads {
 
   /** The read for a GET of `path`, when its keys have the declared formats (else none: the route reads itself). */
   match(path: string): ReadRequest | undefined {
-    for (const r of this.reads) {
+    // A path matches a pattern of as many segments only (a parameter is one non-empty segment), and
+    // one whose last segment is literal only when it is that literal, letter case aside (the host's
+    // matcher decides, on these alone).
+    const shape = shapeOf(path);
+    for (const r of this.bySegments.get(shape.segments) ?? []) {
+      if (r.last !== undefined && r.last !== shape.last) continue;
       const params = r.match(path);
       if (!params) continue;
       const values = Object.values(params);
@@ -238,6 +255,24 @@ export class ReadKernel implements DeclaredReads {
   values(requests: readonly (ReadRequest | undefined)[]): unknown[] {
     return [requests.map((r) => r?.household ?? null), requests.map((r) => r?.arg ?? null), requests.map((r) => r?.known ?? null)];
   }
+}
+
+/**
+ * A path's number of segments and its last segment in lower case, one trailing slash aside (the
+ * host's router allows one): what `match` sorts the reads by before any pattern is tried.
+ */
+function shapeOf(path: string): { segments: number; last: string } {
+  let end = path.length;
+  if (end > 1 && path.charCodeAt(end - 1) === 47) end--;
+  let segments = 0;
+  let lastStart = 0;
+  for (let i = 0; i < end; i++) {
+    if (path.charCodeAt(i) === 47) {
+      segments++;
+      lastStart = i + 1;
+    }
+  }
+  return { segments, last: path.slice(lastStart, end).toLowerCase() };
 }
 
 /** A declared read as a statement of its own (`standaloneRead`). */

@@ -257,6 +257,39 @@ describe('the read kernel (ReadKernel of @svc/db)', () => {
     expect(() => declareLink({ model: Note, key: 'authorId', field: 'id', aggregate: 'sum' as 'count' })).to.throw();
   });
 
+  it('matches a path as the host matches it, trying only the patterns of as many segments (and the same literal last segment)', () => {
+    // A host that matches as Express does: letter case aside, one trailing slash allowed.
+    const tried: string[] = [];
+    const k = new ReadKernel({
+      membership,
+      matcher: (pattern) => {
+        const re = new RegExp(`^${pattern.replace(/\{[A-Za-z]+\}/g, '([^/]+)')}/?$`, 'i');
+        return (p) => {
+          tried.push(pattern);
+          const m = re.exec(p);
+          return m ? Object.fromEntries(m.slice(1).map((v, i) => [`p${i}`, v])) : undefined;
+        };
+      },
+    });
+    k.add(notesRead, '/h/{householdId}/notes/latest');
+    k.add(noteRead, '/h/{householdId}/notes/{noteId}');
+    k.add(notesRead, '/h/{householdId}/notes');
+    k.add(mySessionsRead, '/me/sessions');
+    const found = (path: string) => {
+      tried.length = 0;
+      const r = k.match(path);
+      return { read: r?.read.name, arg: r?.arg, tried: [...tried] };
+    };
+    expect(found(`/h/${H1}/notes/latest`)).to.deep.equal({ read: 'k_notes', arg: undefined, tried: ['/h/{householdId}/notes/latest'] });
+    expect(found(`/h/${H1}/NOTES/Latest/`).read, 'letter case and a trailing slash, as the host allows').to.equal('k_notes');
+    expect(found(`/h/${H1}/notes/${N1}`)).to.deep.equal({ read: 'k_note', arg: N1, tried: ['/h/{householdId}/notes/{noteId}'] });
+    expect(found(`/h/${H1}/notes`)).to.deep.equal({ read: 'k_notes', arg: undefined, tried: ['/h/{householdId}/notes'] });
+    expect(found(`/h/${H1}/notes/`).read).to.equal('k_notes');
+    expect(found('/me/sessions').tried).to.deep.equal(['/me/sessions']);
+    expect(found(`/h/${H1}/notes/${N1}/more`)).to.deep.equal({ read: undefined, arg: undefined, tried: [] });
+    expect(found(`/h/${H1}/notes//`).read, 'two trailing slashes: no pattern of as many segments').to.equal(undefined);
+  });
+
   it('matches only keys of the declared formats, and refuses declarations it cannot compile safely', () => {
     expect(kernel.match(`/h/not-a-uuid/notes/${N1}`)).to.equal(undefined);
     expect(kernel.match(`/h/${H1}/notes/nope`)).to.equal(undefined);

@@ -188,7 +188,7 @@ export class ReadKernel implements DeclaredReads {
     if (household && !this.options.membership) throw new Error(`declared read ${read.name}: a household read needs the membership declaration`);
     this.byName.set(read.name, read);
     const shape = shapeOf(path);
-    const entry = { read, household, match: this.options.matcher(path), held, last: /^\{[A-Za-z0-9_]+\}$/.test(shape.last) ? undefined : shape.last };
+    const entry = { read, household, match: this.options.matcher(path), held, last: shape.last.includes('{') ? undefined : shape.last };
     this.reads.push(entry);
     const same = this.bySegments.get(shape.segments) ?? [];
     same.push(entry);

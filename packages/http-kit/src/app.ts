@@ -233,6 +233,21 @@ export function pathsPattern(paths: readonly string[]): RegExp {
   return new RegExp(`^(?:${alternatives(root)})/?$`, 'i');
 }
 
+/** A path's number of segments and its last segment in lower case, one trailing slash aside (Express allows one). */
+function pathShape(path: string): { segments: number; last: string } {
+  let end = path.length;
+  if (end > 1 && path.charCodeAt(end - 1) === 47) end--;
+  let segments = 0;
+  let lastStart = 0;
+  for (let i = 0; i < end; i++) {
+    if (path.charCodeAt(i) === 47) {
+      segments++;
+      lastStart = i + 1;
+    }
+  }
+  return { segments, last: path.slice(lastStart, end).toLowerCase() };
+}
+
 interface RouteTable {
   size: number;
   /** The first route declared for this method (HEAD: GET's) whose path matches, with its decoded params. */
@@ -269,19 +284,27 @@ export function pathMatcher(path: string): (requestPath: string) => Record<strin
  * A param that does not decode is left to Express's router, which answers it.
  */
 function routeTable(api: ApiRouter): RouteTable {
-  const byMethod = new Map<string, { chain: RequestHandler[]; match: ReturnType<typeof expressMatcher> }[]>();
+  // By method, then by the path's number of segments: a path matches only a pattern of as many (a
+  // param is one non-empty segment), and one whose last segment is literal only when it is that
+  // literal, letter case aside; path-to-regexp decides on these alone.
+  const byMethod = new Map<string, Map<number, { chain: RequestHandler[]; match: ReturnType<typeof expressMatcher>; last?: string }[]>>();
   for (const { operation, chain } of api.routes) {
     const method = operation.method.toUpperCase();
-    const list = byMethod.get(method) ?? [];
-    list.push({ chain, match: expressMatcher(operation.path) });
-    byMethod.set(method, list);
+    const bySegments = byMethod.get(method) ?? new Map();
+    const shape = pathShape(operation.path);
+    const list = bySegments.get(shape.segments) ?? [];
+    list.push({ chain, match: expressMatcher(operation.path), last: shape.last.includes('{') ? undefined : shape.last });
+    bySegments.set(shape.segments, list);
+    byMethod.set(method, bySegments);
   }
   return {
     size: api.routes.length,
     find(method, path) {
-      const list = byMethod.get(method === 'HEAD' ? 'GET' : method);
-      if (!list) return undefined;
-      for (const route of list) {
+      const bySegments = byMethod.get(method === 'HEAD' ? 'GET' : method);
+      if (!bySegments) return undefined;
+      const shape = pathShape(path);
+      for (const route of bySegments.get(shape.segments) ?? []) {
+        if (route.last !== undefined && route.last !== shape.last) continue;
         let found: ReturnType<typeof route.match>;
         try {
           found = route.match(path);

@@ -194,6 +194,34 @@ describe('pipeline shortcuts: precomputed headers, routers entered only for thei
     expect(bareEntered).to.equal(1);
   });
 
+  it('the route table answers the first route declared that matches, as Express would, a literal last segment and a parameter alike', async () => {
+    const ok = { 200: { description: 'ok' } };
+    const api = new ApiRouter();
+    api.route({ method: 'get', path: '/api/v1/x/latest', operationId: 'latest', summary: 'latest', responses: ok }, (_req, res) => {
+      res.json({ route: 'latest' });
+    });
+    api.route({ method: 'get', path: '/api/v1/x/{id}', operationId: 'one', summary: 'one', responses: ok }, (req, res) => {
+      res.json({ route: 'one', id: req.params.id });
+    });
+    api.route({ method: 'get', path: '/api/v1/x/{id}/y', operationId: 'y', summary: 'y', responses: ok }, (req, res) => {
+      res.json({ route: 'y', id: req.params.id });
+    });
+    const reversed = new ApiRouter();
+    reversed.route({ method: 'get', path: '/api/v1/z/{id}', operationId: 'zOne', summary: 'z one', responses: ok }, (req, res) => {
+      res.json({ route: 'one', id: req.params.id });
+    });
+    reversed.route({ method: 'get', path: '/api/v1/z/latest', operationId: 'zLatest', summary: 'z latest', responses: ok }, (_req, res) => {
+      res.json({ route: 'latest' });
+    });
+    const server = app([api, reversed]);
+    expect((await request(server).get('/api/v1/x/latest')).body).to.deep.equal({ route: 'latest' });
+    expect((await request(server).get('/api/v1/X/LATEST/')).body).to.deep.equal({ route: 'latest' });
+    expect((await request(server).get('/api/v1/x/7')).body).to.deep.equal({ route: 'one', id: '7' });
+    expect((await request(server).get('/api/v1/x/7/Y')).body).to.deep.equal({ route: 'y', id: '7' });
+    expect((await request(server).get('/api/v1/x/7/z')).status).to.equal(404);
+    expect((await request(server).get('/api/v1/z/latest')).body, 'declared first, the parameter wins').to.deep.equal({ route: 'one', id: 'latest' });
+  });
+
   it('a declared route is answered from the route table without Express walking the router; what the table cannot answer goes to Express as before', async () => {
     const api = new ApiRouter();
     api.route(

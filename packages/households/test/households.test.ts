@@ -460,6 +460,8 @@ describe('households: create, read, update', () => {
     it('GET …/members without the kernel runs membersRead as a statement of its own: what the kernel loads, and what the directory names', async () => {
       const { owner, adult, junior, household } = await family(h);
       // A member without an account keeps its own name; an account the directory no longer knows has none.
+      // It joins a second after the Junior (the same instant would leave their order to their ids).
+      h.clock.advanceSeconds(1);
       await h.db
         .knex('householdMembers')
         .insert({ householdId: household.id, userId: null, displayName: 'Bestemor', role: 'Junior', createdAt: h.clock.now() });

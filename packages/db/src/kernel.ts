@@ -154,7 +154,7 @@ interface ServedRead {
  * routes' `read` (each route path names one read).
  */
 export class ReadKernel implements DeclaredReads {
-  private readonly reads: ServedRead[] = [];
+  private served = 0;
   /** The reads by their path's number of segments, in the order they were added: `match` runs the host's matcher only on these. */
   private readonly bySegments = new Map<number, ServedRead[]>();
   private readonly byName = new Map<string, ReadDeclaration>();
@@ -189,14 +189,14 @@ export class ReadKernel implements DeclaredReads {
     this.byName.set(read.name, read);
     const shape = shapeOf(path);
     const entry = { read, household, match: this.options.matcher(path), held, last: shape.last.includes('{') ? undefined : shape.last };
-    this.reads.push(entry);
+    this.served++;
     const same = this.bySegments.get(shape.segments) ?? [];
     same.push(entry);
     this.bySegments.set(shape.segments, same);
   }
 
   get size(): number {
-    return this.reads.length;
+    return this.served;
   }
 
   /** The read for a GET of `path`, when its keys have the declared formats (else none: the route reads itself). */
@@ -295,10 +295,18 @@ export interface StandaloneRead {
  * one SQL however it is loaded. Without the membership guard: the caller's check stands in for it.
  */
 export function standaloneRead(read: ReadDeclaration): StandaloneRead {
-  const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', session: 'kb.session', now: 'kb.now' };
-  return {
-    name: `kernel_${read.name}`,
-    text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now, $5::text as session) kb`,
-    values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null, k.session ?? null],
-  };
+  let statement = standalone.get(read);
+  if (!statement) {
+    const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', session: 'kb.session', now: 'kb.now' };
+    statement = {
+      name: `kernel_${read.name}`,
+      text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now, $5::text as session) kb`,
+      values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null, k.session ?? null],
+    };
+    standalone.set(read, statement);
+  }
+  return statement;
 }
+
+/** `standaloneRead`'s statements, compiled once per declaration (a read a host makes at start-up, say). */
+const standalone = new WeakMap<ReadDeclaration, StandaloneRead>();

@@ -1,5 +1,5 @@
 import type { HouseholdProfile, HouseholdRole, Membership } from '@svc/contracts';
-import { isPgError, objection, PG, type ReadDeclaration, type StandaloneRead, standaloneRead } from '@svc/db';
+import { isPgError, objection, PG, type ReadDeclaration, standaloneRead } from '@svc/db';
 import { isUuid, loadStandalone, NotAllowedError } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import { openPlan } from './CreditLedger.js';
@@ -183,8 +183,6 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   private readonly Departure: typeof HouseholdDepartureModel;
   private readonly InviteCode: typeof IntakeInviteCodeModel;
   private readonly Redemption: typeof IntakeCodeRedemptionModel;
-  /** `listedMembers`' statements, compiled once per declaration. */
-  private readonly statements = new WeakMap<ReadDeclaration<ListedMember[]>, StandaloneRead>();
 
   constructor(knex: Knex, options: { onboardingLockTimeoutMs?: number } = {}) {
     this.knex = knex;
@@ -321,12 +319,7 @@ export class ObjectionHouseholdStore implements HouseholdStore {
   }
 
   async listedMembers(householdId: string, read: ReadDeclaration<ListedMember[]>): Promise<ListedMember[]> {
-    let statement = this.statements.get(read);
-    if (!statement) {
-      statement = standaloneRead(read);
-      this.statements.set(read, statement);
-    }
-    return (await loadStandalone<ListedMember[]>(this.knex, statement, { household: householdId })) ?? [];
+    return (await loadStandalone<ListedMember[]>(this.knex, standaloneRead(read), { household: householdId })) ?? [];
   }
 
   async lockMemberIds(householdId: string, trx: Knex.Transaction): Promise<string[]> {

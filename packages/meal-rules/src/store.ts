@@ -66,8 +66,6 @@ export class ObjectionMealRuleStore implements MealRuleStore {
   private readonly Rule: typeof MealRuleModel;
   /** GET …/rules answers by household, each with the rules version it was made from. */
   private readonly answers: VersionedAnswers<MealRule[]>;
-  /** `defaults`' statements, compiled once per declaration. */
-  private readonly statements = new WeakMap<ReadDeclaration<{ rows: unknown[]; country: string | null }>, ReturnType<typeof standaloneRead>>();
 
   constructor(knex: Knex, options: ObjectionMealRuleStoreOptions = {}) {
     this.Rule = MealRuleModel.bindKnex(knex);
@@ -136,13 +134,8 @@ export class ObjectionMealRuleStore implements MealRuleStore {
     householdId: string,
     read: ReadDeclaration<{ rows: unknown[]; country: string | null }>,
   ): Promise<{ rows: unknown[]; country: string | null }> {
-    let statement = this.statements.get(read);
-    if (!statement) {
-      statement = standaloneRead(read);
-      this.statements.set(read, statement);
-    }
     // `{ rows, country }` whatever the household holds (never null).
-    return (await loadStandalone<{ rows: unknown[]; country: string | null }>(this.Rule.knex(), statement, { household: householdId }))!;
+    return (await loadStandalone<{ rows: unknown[]; country: string | null }>(this.Rule.knex(), standaloneRead(read), { household: householdId }))!;
   }
 
   async hasKind(householdId: string, kind: MealRuleKind, trx?: Knex.Transaction): Promise<boolean> {

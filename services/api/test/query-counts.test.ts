@@ -50,8 +50,8 @@ const BUDGET: Record<string, number> = {
   'GET /api/v1/households/{id}/changes (nothing new)': 1,
   // A series (issue 33): at most 2 round trips more than a single event (the household's zone; the series and its year of occurrences are one INSERT).
   'POST /api/v1/households/{id}/events (weekly series of a year)': 4,
-  // A single event's PUT is one UPDATE that also says whether the event is there (it was 5: BEGIN,
-  // the occurrence check, UPDATE, COMMIT); an occurrence's takes the transaction that locks its series.
+  // A single event's PUT is one UPDATE that also says whether the event is there; an occurrence's
+  // takes the transaction that locks its series.
   'PUT /api/v1/households/{id}/events/{id}': 2,
   'PUT /api/v1/households/{id}/events/{id} (no such event)': 2,
   // Issue 47's bound of devices a person is held by the upsert's own trigger (the person's lock, then the count).

@@ -377,10 +377,9 @@ export class ObjectionMealEventStore implements MealEventStore {
       update,
       present,
     ]);
-    const row = rows[0] as { created: Date | string | null; present: boolean };
+    const row = rows[0] as { created: Date | null; present: boolean };
     if (row.created === null) return row.present ? 'occurrence' : 'absent';
-    const createdAt = row.created instanceof Date ? row.created.toISOString() : row.created;
-    return this.Event.fromJson({ id, householdId, ...values, createdAt, updatedAt, seriesId: null }).toApi();
+    return this.Event.fromJson({ id, householdId, ...values, createdAt: row.created.toISOString(), updatedAt, seriesId: null }).toApi();
   }
 
   /**

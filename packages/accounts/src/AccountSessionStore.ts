@@ -1,8 +1,6 @@
 import { AsyncResource } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import type { Clock, Membership } from '@svc/contracts';
-import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
-import { PreparedBatch } from '@svc/http-kit';
+import { type PrincipalReader, type PrincipalRow, type ReadingRequest, RequestReads } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { AccountSummary } from './me.js';
 import { sameSecret } from './tokens.js';
@@ -47,14 +45,12 @@ export interface NewSessionRow {
   replaces?: string;
 }
 
-/** What `load` answers: the session's data, and its account when it is signed in (and valid). */
+/** What `loadSession` answers: the session's data, and its account when it is signed in (and valid). */
 export interface LoadedSessionRow {
   sess: SessionData;
   account?: AccountSummary;
   /** The account's memberships, when the host's kernel loads them with the principal (its `memberships` column). */
   memberships?: Membership[];
-  /** The declared read's value (null: none), when one was asked for (`DeclaredReads`). */
-  read?: unknown;
 }
 
 /** What `loadToken` answers: the token's account, id and scopes. */
@@ -63,8 +59,6 @@ export interface LoadedTokenRow {
   scopes: string[];
   account: AccountSummary;
   memberships?: Membership[];
-  /** The declared read's value (null: none), when one was asked for. */
-  read?: unknown;
 }
 
 /**
@@ -88,7 +82,7 @@ export interface PrincipalSource {
 }
 
 /** A row of the session statement (pg's own snake_case names: it does not go through knex). */
-interface SessionRow {
+export interface SessionRow {
   sess?: unknown;
   /** A token's row (`loadToken`): its id and scopes. */
   token_id?: string;
@@ -102,8 +96,6 @@ interface SessionRow {
   email_confirmed: boolean;
   has_password: boolean;
   security_stamp: string | null;
-  memberships?: Membership[] | null;
-  read_value?: unknown;
 }
 
 export interface AccountSessionStoreOptions {
@@ -117,12 +109,12 @@ export interface AccountSessionStoreOptions {
    */
   maxAgeMs?: number;
   /**
-   * The host's read kernel: every statement of this store is its principal query, composed by the
-   * kernel with the principal reads (the caller's memberships, in the `memberships` column) and the
-   * declared read a request asks for. The kernel alone knows their tables. Without it the session
-   * statement reads no memberships and GET /me asks MembershipsProvider.
+   * The host's read kernel, which runs this store's principal statements (`RequestReads` of
+   * `@svc/http-kit`): with them the principal reads (the caller's memberships, in the `memberships`
+   * column) and, on a GET, the route's declared read, which it hands to the route itself. Without
+   * it the statements run alone: no memberships (GET /me asks MembershipsProvider), no read.
    */
-  reads?: DeclaredReads;
+  requestReads?: RequestReads;
   /**
    * Personal access tokens as a second kind of principal: their part of the statement (see
    * PrincipalSource), used by `loadToken` in place of the session's. Without it `loadToken` finds nothing.
@@ -132,16 +124,41 @@ export interface AccountSessionStoreOptions {
   onTouchError?(err: unknown): void;
 }
 
-/** The name follows the text: pg refuses one name for two different texts on a connection. */
-function statementName(source: string, text: string): string {
-  return `accounts_${source}_${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
-}
-
 /** A session's absolute lifetime when the store is given none (SESSION_MAX_AGE_DAYS' default). */
 const DEFAULT_MAX_AGE_MS = 90 * 24 * 3600_000;
 
 /** `last_seen_at` is written at most this often per session. */
 export const LAST_SEEN_GRANULARITY_MS = 60_000;
+
+/** A session row's JSON (pg parses a json column; a text one is parsed here). */
+function sessionData(row: SessionRow): SessionData {
+  return (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
+}
+
+/**
+ * A session row's data when it is a signed-in principal: its account is there and its stamp is the
+ * account's (else it was deleted, or the stamp rotated since: the session is over).
+ */
+function signedIn(row: SessionRow): SessionData | undefined {
+  const sess = sessionData(row);
+  if (!sess.accountId || !row.id || sess.accountId !== row.id || !row.security_stamp || typeof sess.stamp !== 'string') return undefined;
+  return sameSecret(sess.stamp, row.security_stamp) ? sess : undefined;
+}
+
+/** The account and memberships of a principal's row. */
+function loaded(r: PrincipalRow<SessionRow>): { account: AccountSummary; memberships?: Membership[] } {
+  return {
+    account: {
+      id: r.id!,
+      email: r.email,
+      emailNormalized: r.email_normalized,
+      displayName: r.display_name,
+      emailConfirmed: r.email_confirmed,
+      hasPassword: r.has_password,
+    },
+    memberships: r.memberships ?? undefined,
+  };
+}
 
 /**
  * The session table: every read is ONE prepared statement (`loadSession`, `loadToken`) that also
@@ -158,39 +175,30 @@ export class AccountSessionStore {
   private readonly background = new AsyncResource('session-last-seen');
   private readonly touching = new Set<Promise<void>>();
 
-  /**
-   * The session statement of every request, built once and named so each connection parses and plans
-   * it once, as a batch (PreparedBatch): the sessions asked for in one turn of the event loop are
-   * read by one run of it, each request getting only its own row.
-   */
-  private readonly batch: PreparedBatch<{ sid: string }, SessionRow>;
-  /** Each principal's statement alone (by its source's name), as the kernel composes it with a declared read. */
-  private readonly principals = new Map<string, { text: string; sessionColumn?: string }>();
-  /** One batch per principal source and declared read, made on its first use. */
-  private readonly readBatches = new Map<string, PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>>();
+  /** The session's principal statement, run by the host's read kernel (with the memberships and a GET's declared read). */
+  private readonly sessions: PrincipalReader<SessionRow>;
   /** The same, for a personal access token (`options.tokens`): `loadToken`. */
-  private readonly tokenBatch?: PreparedBatch<{ sid: string }, SessionRow>;
+  private readonly tokens?: PrincipalReader<SessionRow>;
   /** Sessions whose lastSeenAt write is under way: later requests of the same session skip theirs. */
   private readonly touchPending = new Set<string>();
 
   constructor(options: AccountSessionStoreOptions) {
     this.o = options;
+    const kernel = options.requestReads ?? new RequestReads({ knex: options.knex, clock: options.clock });
     // `q` holds the batch: the credentials (a session id, or a token's hash), numbered from 1. The
     // credential's own part (`source`) joins its row and the account `a`; the rest of the statement
-    // is the same for either.
-    const statement = (source: PrincipalSource) => {
-      const text = `${source.with ?? ''}select q.batch_index::int as batch_index, ${source.columns}, a.id, a.email, a.email_normalized, a.display_name,
+    // is the same for either. This store judges the rows; the kernel runs the statement.
+    const principal = (source: PrincipalSource, accepts: (row: SessionRow) => boolean) =>
+      kernel.principal<SessionRow>({
+        name: source.name,
+        text: `${source.with ?? ''}select q.batch_index::int as batch_index, ${source.columns}, a.id, a.email, a.email_normalized, a.display_name,
               a.email_confirmed, a.password_hash is not null as has_password, a.security_stamp
          from unnest($1::text[]) with ordinality as q(sid, batch_index)
-         ${source.join}`;
-      this.principals.set(source.name, { text, sessionColumn: source.sessionColumn });
-      // The kernel adds the principal reads (the memberships).
-      const composed = options.reads?.compose({ text, accountColumn: 'id', sessionColumn: source.sessionColumn }) ?? text;
-      const name = statementName(source.name, composed);
-      return new PreparedBatch<{ sid: string }, SessionRow>(options.knex, {
-        statement: (keys) => ({ name, text: composed, values: [keys.map((k) => k.sid), options.clock.now()] }),
+         ${source.join}`,
+        accountColumn: 'id',
+        sessionColumn: source.sessionColumn,
+        accepts,
       });
-    };
     const session: PrincipalSource = {
       name: 'session',
       columns: `s.sess, s.sid as session_id, s.last_seen_at > $2::timestamptz - interval '${LAST_SEEN_GRANULARITY_MS} milliseconds' as seen_recently`,
@@ -200,79 +208,36 @@ export class AccountSessionStore {
               and coalesce(s.created_at, s.expire - interval '${Math.trunc(options.ttlMs / 1000)} seconds') > $2::timestamptz - interval '${Math.trunc((options.maxAgeMs ?? DEFAULT_MAX_AGE_MS) / 1000)} seconds'
          left join accounts a on a.id = (s.sess->>'accountId')::uuid`,
     };
-    this.batch = statement(session);
+    this.sessions = principal(session, (row) => signedIn(row) !== undefined);
     // The same statement with a personal access token in place of the session (one round trip either way).
-    this.tokenBatch = options.tokens ? statement(options.tokens) : undefined;
+    this.tokens = options.tokens ? principal(options.tokens, (row) => Boolean(row.id && row.token_id)) : undefined;
   }
 
   /**
    * The session `sid` with its account (and, when the host's kernel composes them in, the
-   * account's memberships and the value of the declared read `read` when asked) in ONE prepared
-   * statement, run once for the sessions asked for in the same turn of the event loop (each gets
-   * only its own row); null when there is no such live session, the
-   * account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
+   * account's memberships) in ONE prepared statement, run once for the sessions asked for in the
+   * same turn of the event loop (each gets only its own row); on a GET the same statement loads the
+   * route's declared read, which the kernel hands to `req`'s route. Null when there is no such live
+   * session, the account is gone, or its stamp moved on. Schedules the lastSeenAt write when one is due.
    */
-  async loadSession(sid: string, read?: DeclaredReadRequest): Promise<LoadedSessionRow | null> {
-    const { row, loaded } = await this.loadPrincipal(this.batch, 'session', sid, read);
+  async loadSession(sid: string, req?: ReadingRequest): Promise<LoadedSessionRow | null> {
+    const row = await this.sessions.load(sid, req);
     if (!row) return null;
-    const sess = (typeof row.sess === 'string' ? JSON.parse(row.sess) : row.sess) as SessionData;
+    const sess = sessionData(row);
     if (!sess.accountId) return { sess };
-    // Account deleted, or its stamp rotated since this session signed in: the session is over.
-    if (!row.id || !row.security_stamp || typeof sess.stamp !== 'string' || !sameSecret(sess.stamp, row.security_stamp)) return null;
+    if (!signedIn(row)) return null;
     if (row.seen_recently !== true) this.touchLater(sid);
     return { sess, ...loaded(row) };
   }
 
   /**
-   * One principal's row (a session's or a token's, by `key`) from the statement that also loads
-   * what the request asked for: the declared read `read`, else nothing more; `loaded` answers the
-   * account, memberships and loaded value of such a row.
-   */
-  private async loadPrincipal(batch: PreparedBatch<{ sid: string }, SessionRow>, source: string, key: string, read: DeclaredReadRequest | undefined) {
-    const declared = read ? this.readBatch(source, read) : undefined;
-    const row = await (declared ? declared.load({ sid: key, read: read! }) : batch.load({ sid: key }));
-    const loaded = (r: SessionRow) => ({
-      account: {
-        id: r.id!,
-        email: r.email,
-        emailNormalized: r.email_normalized,
-        displayName: r.display_name,
-        emailConfirmed: r.email_confirmed,
-        hasPassword: r.has_password,
-      },
-      memberships: r.memberships ?? undefined,
-      ...(declared ? { read: r.read_value ?? null } : {}),
-    });
-    return { row, loaded };
-  }
-
-  /** The session statement with a declared read, as the kernel composes it (one prepared statement per read). */
-  private readBatch(source: string, read: DeclaredReadRequest): PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow> | undefined {
-    const kernel = this.o.reads;
-    if (!kernel) return undefined;
-    const key = `${source}:${read.read.name}`;
-    let batch = this.readBatches.get(key);
-    const principal = this.principals.get(source);
-    if (!principal) return undefined;
-    if (!batch) {
-      const text = kernel.compose({ text: principal.text, accountColumn: 'id', sessionColumn: principal.sessionColumn }, read);
-      const name = statementName(source, text);
-      batch = new PreparedBatch<{ sid: string; read: DeclaredReadRequest }, SessionRow>(this.o.knex, {
-        statement: (keys) => ({ name, text, values: [keys.map((k) => k.sid), this.o.clock.now(), ...kernel.values(keys.map((k) => k.read))] }),
-      });
-      this.readBatches.set(key, batch);
-    }
-    return batch;
-  }
-
-  /**
    * The principal of a personal access token (by its keyed hash) in the same ONE statement as a
-   * session's, with the same memberships and declared read: its account, id and scopes; null when
+   * session's, with the same memberships and (on a GET, handed to `req`'s route) declared read: its account, id and scopes; null when
    * no live token has that hash (unknown, revoked, expired, or its account is gone).
    */
-  async loadToken(hash: string, read?: DeclaredReadRequest): Promise<LoadedTokenRow | null> {
-    if (!this.tokenBatch || !this.o.tokens) return null;
-    const { row, loaded } = await this.loadPrincipal(this.tokenBatch, this.o.tokens.name, hash, read);
+  async loadToken(hash: string, req?: ReadingRequest): Promise<LoadedTokenRow | null> {
+    if (!this.tokens) return null;
+    const row = await this.tokens.load(hash, req);
     if (!row?.id || !row.token_id) return null;
     // lastUsedAt: the token's own conditional write, at most once a minute, as a session's lastSeenAt.
     const touch = this.o.tokens?.touch;

@@ -1,6 +1,5 @@
 import type { AccountDeletionStep, Clock, MembershipsProvider, PersonalDataSources, RandomBytes } from '@svc/contracts';
-import type { DeclaredReads } from '@svc/db';
-import type { Logger, RateLimitOptions } from '@svc/http-kit';
+import type { Logger, RateLimitOptions, RequestReads } from '@svc/http-kit';
 import type { JobQueue } from '@svc/jobs';
 import type { Knex } from 'knex';
 import type { Transporter } from 'nodemailer';
@@ -90,10 +89,11 @@ export interface AccountServiceOptions {
   /** From households: GET /me lists these. */
   memberships: MembershipsProvider;
   /**
-   * The host's read kernel (`ReadKernel` of `@svc/db`): the declared reads of the routes, composed with the
-   * session statement by the kernel (this package never sees their tables).
+   * The host's read kernel (`RequestReads` of `@svc/http-kit` over the `ReadKernel` of `@svc/db`):
+   * it runs the session's and the token's statements, with the caller's memberships and a GET's
+   * declared read (this package never sees the read's tables nor its value).
    */
-  reads?: DeclaredReads;
+  requestReads?: RequestReads;
   /**
    * The second factors' summary as fields lent to GET /me/logins' declared read (from
    * @svc/sign-in-factors: `secondFactorLinks`), so the page is one statement with the session;

@@ -143,7 +143,7 @@ export class AccountService {
       secret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       maxAgeMs: (config.sessionMaxAgeDays ?? SESSION_MAX_AGE_DAYS) * 24 * 3600_000,
-      reads: options.reads,
+      requestReads: options.requestReads,
       tokenKey,
       tokenLimit: new RateLimit({
         keyPrefix: 'token',

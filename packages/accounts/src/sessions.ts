@@ -1,7 +1,6 @@
 import { type Clock, type RandomBytes, SESSION_COOKIE } from '@svc/contracts';
-import type { DeclaredReadRequest, DeclaredReads } from '@svc/db';
 import { isPgError, PG } from '@svc/db';
-import { AuthenticationError, type Logger, type RateLimit } from '@svc/http-kit';
+import { AuthenticationError, type Logger, type RateLimit, type RequestReads } from '@svc/http-kit';
 import * as cookieModule from 'cookie';
 import signature from 'cookie-signature';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -40,8 +39,12 @@ export interface SessionsOptions {
   maxAgeMs: number;
   /** Where a failed background lastSeenAt write is reported. */
   logger?: Logger;
-  /** The host's read kernel: a GET of a route that serves a declared read loads it with the session, in the same statement. */
-  reads?: DeclaredReads;
+  /**
+   * The host's read kernel, which runs the session's and the token's statements: with them the
+   * caller's memberships and, on a GET of a route that serves a declared read, that read, handed to
+   * the route by the kernel.
+   */
+  requestReads?: RequestReads;
   /**
    * The key of personal access tokens' keyed hash. With it, a request carrying `Authorization:
    * Bearer` is judged by that token alone (the cookie is not read): its principal comes from the
@@ -89,8 +92,6 @@ export interface Sessions {
   store: AccountSessionStore;
 }
 
-/** Methods that never change a session: their requests may load the route's declared read with it. */
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /** Signed cookie values remembered as verified, and renewals remembered as made (each a few hundred kB at most). */
 const VERIFIED_MAX = 10_000;
 
@@ -118,7 +119,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     clock: o.clock,
     ttlMs: SESSION_TTL_MS,
     maxAgeMs: o.maxAgeMs,
-    reads: o.reads,
+    requestReads: o.requestReads,
     tokens: o.tokenKey ? accessTokenPrincipal : undefined,
     onTouchError: (err) => o.logger?.warn({ err: { message: (err as Error).message } }, 'session lastSeenAt not written'),
   });
@@ -196,21 +197,14 @@ export function createSessions(o: SessionsOptions): Sessions {
     if (sid === false) return next();
     const h: Held = { sid };
     held.set(req, h);
-    const read = SAFE_METHODS.has(req.method) && o.reads?.size ? o.reads.match(req.path) : undefined;
-    store.loadSession(sid, read).then((found) => {
+    store.loadSession(sid, req).then((found) => {
       if (!found?.account || found.sess.accountId !== found.account.id) return next();
       h.sess = found.sess;
       h.account = found.account;
       req.principal = { userId: found.account.id, sessionId: sid, memberships: found.memberships };
-      lend(req, read, found.read);
       if (o.clock.now().getTime() - Date.parse(found.sess.renewedAt ?? '') < SESSION_RENEW_AFTER_MS) return next();
       renew(res, h as Held & { sess: SessionData }).then(() => next(), next);
     }, next);
-  };
-
-  /** The declared read's value goes to the route that names it (ApiRouter hands it on; the route takes it with `loadedRead(req, read)`). */
-  const lend = (req: Request, read: DeclaredReadRequest | undefined, value: unknown) => {
-    if (read && value !== undefined && value !== null) req.lent = { name: read.read.name, value };
   };
 
   const refused = () => new AuthenticationError('unauthenticated', 'The access token is unknown, revoked, expired or malformed');
@@ -225,14 +219,12 @@ export function createSessions(o: SessionsOptions): Sessions {
   const byToken = (req: Request, res: Response, next: NextFunction, token: string | false) => {
     if (token === false || !o.tokenKey) throw refused();
     const hash = accessTokenHash(o.tokenKey, token);
-    // A declared read as for a session (an account read's route answers 403 to a token before its handler).
-    const read = SAFE_METHODS.has(req.method) && o.reads?.size ? o.reads.match(req.path) : undefined;
     const limit = o.tokenLimit;
     const limited = limit?.consume(hash).then(
       (state) => ({ state }),
       (err: unknown) => ({ err }),
     );
-    Promise.all([store.loadToken(hash, read), limited]).then(([found, taken]) => {
+    Promise.all([store.loadToken(hash, req), limited]).then(([found, taken]) => {
       if (!found) return next(refused());
       if (limit && taken) {
         if ('err' in taken) return next(taken.err);
@@ -241,7 +233,6 @@ export function createSessions(o: SessionsOptions): Sessions {
       }
       tokenAccounts.set(req, found.account);
       req.principal = { userId: found.account.id, tokenId: found.tokenId, scopes: found.scopes, memberships: found.memberships };
-      lend(req, read, found.read);
       next();
     }, next);
   };

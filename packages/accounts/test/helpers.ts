@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Membership } from '@svc/contracts';
 import { type ReadDeclaration, ReadKernel } from '@svc/db';
-import { ApiRouter, type Logger, ManualClock, pathMatcher, principalOf } from '@svc/http-kit';
+import { ApiRouter, type Logger, ManualClock, pathMatcher, principalOf, RequestReads } from '@svc/http-kit';
 import * as jobs from '@svc/jobs';
 import { buildTestApp, createTestDatabase, linksIn, type ReceivedMail, SmtpReceiver, type TestDatabase } from '@svc/test-support';
 import type { Express } from 'express';
@@ -107,10 +107,10 @@ export async function createWorld(options: { config?: Partial<AccountsConfig>; o
     queues.push(jobQueue);
     // The host's read kernel (as services/api makes it, without the other packages' reads): this
     // package's declared reads (GET /me/sessions, /me/logins) load with the session, in one statement.
-    const kernel = serviceOptions.reads ? undefined : new ReadKernel({ matcher: pathMatcher });
+    const kernel = serviceOptions.requestReads ? undefined : new ReadKernel({ matcher: pathMatcher });
     const service = new AccountService({
       store,
-      reads: kernel,
+      requestReads: kernel && new RequestReads({ knex: db.knex, clock, kernel }),
       knex: db.knex,
       jobs: jobQueue,
       clock,

@@ -1,4 +1,5 @@
 import type { DeclaredReads } from '@svc/db';
+import { RequestReads } from '@svc/http-kit';
 import { expect } from 'chai';
 import request from 'supertest';
 import { createWorld, dbQueries, login, PASSWORD, sessionCookie, signedUp, type World } from './helpers.js';
@@ -164,7 +165,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     };
 
     it('answers GET /me in ONE query, with the memberships the statement loaded, and writes nothing', async () => {
-      const { app } = w.another({}, { reads });
+      const { app } = w.another({}, { requestReads: new RequestReads({ knex: w.db.knex, clock: w.clock, kernel: reads }) });
       const agent = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'one@example.test', password: PASSWORD, displayName: 'One' })).status).to.equal(200);
       const before = await w.db.knex('account_sessions').select('sid', 'expire', w.db.knex.raw('sess::text as sess'));
@@ -181,7 +182,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     });
 
     it('renews on the first read past a day (the row written, the cookie re-sent, the read still lent), then reads in one query again', async () => {
-      const { app } = w.another({}, { reads });
+      const { app } = w.another({}, { requestReads: new RequestReads({ knex: w.db.knex, clock: w.clock, kernel: reads }) });
       const agent = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'renew@example.test', password: PASSWORD, displayName: 'R' })).status).to.equal(200);
       const [row0] = await w.db.knex('account_sessions').select('expire');
@@ -198,7 +199,7 @@ describe('sessions: cookie, security stamp, renewal, CSRF', () => {
     });
 
     it('a stamp rotated elsewhere ends the session on its next GET', async () => {
-      const { app } = w.another({}, { reads });
+      const { app } = w.another({}, { requestReads: new RequestReads({ knex: w.db.knex, clock: w.clock, kernel: reads }) });
       const agent = request.agent(app);
       const other = request.agent(app);
       expect((await agent.post('/api/v1/auth/register').send({ email: 'stamp@example.test', password: PASSWORD, displayName: 'S' })).status).to.equal(200);

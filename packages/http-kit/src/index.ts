@@ -49,6 +49,7 @@ export {
 export { buildOpenApiDocument, idempotent, type OpenApiBuild } from './openapi.js';
 export { isDatabaseUnavailable, type Problem, type ProblemAnswer, toProblem } from './problem.js';
 export * from './rate-limit.js';
+export { type PrincipalLookup, PrincipalReader, type PrincipalRow, type ReadingRequest, RequestReads } from './request-reads.js';
 export * from './roles.js';
 export { createHttpServer, type HttpServerOptions } from './server.js';
 export { newTraceId } from './trace.js';

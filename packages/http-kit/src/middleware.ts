@@ -502,7 +502,7 @@ declare global {
       principal?: Principal;
       /** An input error set aside until the route has checked the session (deferInputError). */
       inputError?: unknown;
-      /** A declared read loaded with the principal, for the route that names it (set by the host's principal lookup). */
+      /** A declared read loaded with the principal, for the route that names it (set by the kernel's RequestReads). */
       lent?: { name: string; value: unknown };
       /** The declared read the route names (OperationSpec.read), when it was loaded with the principal: take it with `loadedRead(req, read)`. */
       loadedRead?: { name: string; value: unknown };

@@ -17,6 +17,7 @@ import {
   PgIdempotencyStore,
   pathMatcher,
   RateLimit,
+  RequestReads,
   systemClock,
   systemRandom,
 } from '@svc/http-kit';
@@ -377,8 +378,9 @@ export async function buildService(deps: ServiceDeps): Promise<Service> {
     random,
     logger,
     memberships: householdsApi.memberships,
-    // Every declared read of the routes, composed by the kernel with the session's statement.
-    reads,
+    // The kernel runs the session's and the token's statements, each with the caller's memberships
+    // and a GET's declared read, which it hands to the route (accounts sees neither).
+    requestReads: new RequestReads({ knex, clock, kernel: reads }),
     // GET /me/logins: the second factors' summary lent to accounts' read (one statement with the session).
     secondFactorLinks: signInFactors.secondFactorLinks,
     deletionSteps,

@@ -141,6 +141,8 @@ describe('package boundaries', () => {
         if (/\b(?:currentContext\(\)|runWithContext\()[^;]*\.(?!db\b|steps\b|traceId\b|startedAt\b|inFlight\b)\w+\s*=/.test(text))
           found.push(`${path.relative(packages, file)}: writes the request context`);
         if (/\b(?:rememberMemberships|knownRole)\b/.test(text)) found.push(`${path.relative(packages, file)}: memberships through the request context`);
+        // The declared read reaches its route from the kernel (http-kit's RequestReads), never through the package that owns the credential.
+        if (/\.(?:lent|loadedRead)\s*=[^=]/.test(text)) found.push(`${path.relative(packages, file)}: hands a declared read to the route`);
       }
     }
     expect(found).to.deep.equal([]);

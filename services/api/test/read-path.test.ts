@@ -6,6 +6,7 @@
  */
 import * as accounts from '@svc/accounts';
 import { SESSION_COOKIE } from '@svc/contracts';
+import type { ReadingRequest } from '@svc/http-kit';
 import * as mealEvents from '@svc/meal-events';
 import * as mealRules from '@svc/meal-rules';
 import * as push from '@svc/push';
@@ -634,14 +635,16 @@ describe('the authenticated read path', () => {
       statements++;
       return acquire();
     };
-    const householdRead = h.service.readKernel.match(`/api/v1/households/${household.id}`);
-    expect(householdRead?.read.name).to.equal('households_household');
+    // What the kernel needs of a request: a GET of the household's path (its declared read).
+    const householdGet = () => ({ method: 'GET', path: `/api/v1/households/${household.id}` }) as ReadingRequest;
+    expect(h.service.readKernel.match(householdGet().path)?.read.name).to.equal('households_household');
+    const [aheadReq, strangerReq] = [householdGet(), householdGet()];
     try {
       const [me, other, ahead, strangerAhead, unknown, signedOut, again] = await Promise.all([
         store.loadSession(sids.owner),
         store.loadSession(sids.stranger),
-        store.loadSession(sids.owner, householdRead),
-        store.loadSession(sids.stranger, householdRead),
+        store.loadSession(sids.owner, aheadReq),
+        store.loadSession(sids.stranger, strangerReq),
         store.loadSession('no-such-session'),
         store.loadSession(sids.gone),
         store.loadSession(sids.owner),
@@ -650,17 +653,19 @@ describe('the authenticated read path', () => {
       expect(statements).to.equal(2);
       expect(me?.account?.displayName).to.equal('Owner of the batch');
       expect(me?.memberships?.map((m) => m.householdId)).to.deep.equal([household.id]);
-      expect(me).to.not.have.property('read');
       expect(again?.account).to.deep.equal(me?.account);
       expect(again?.account).to.not.equal(me?.account);
       expect(other?.account?.displayName).to.equal('Stranger');
       expect(other?.memberships).to.deep.equal([]);
       expect(ahead?.account?.displayName).to.equal('Owner of the batch');
-      // The household's declared read loads its row.
-      expect((ahead?.read as { name?: string } | undefined)?.name).to.equal('Batched');
+      // The household's declared read loads its row, handed by the kernel to the request (accounts' answer never carries it).
+      expect(ahead).to.not.have.property('read');
+      expect(ahead).to.not.have.property('read_value');
+      expect(aheadReq.lent?.name).to.equal('households_household');
+      expect((aheadReq.lent?.value as { name?: string } | undefined)?.name).to.equal('Batched');
       // Not a member: the same statement loads the stranger nothing.
       expect(strangerAhead?.account?.displayName).to.equal('Stranger');
-      expect(strangerAhead?.read).to.equal(null);
+      expect(strangerReq.lent).to.equal(undefined);
       expect(unknown).to.equal(null);
       expect(signedOut).to.equal(null);
     } finally {

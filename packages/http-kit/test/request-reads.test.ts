@@ -91,7 +91,7 @@ describe('RequestReads: the kernel runs each principal statement with its reads'
     expect(ctx.db.queries).to.equal(1);
     expect(row).to.include({ account_id: ALICE, revoked: false });
     expect(row?.memberships).to.deep.equal([{ householdId: H }]);
-    expect(row?.read_value).to.equal(undefined);
+    expect((row as { read_value?: unknown } | undefined)?.read_value).to.equal(undefined);
     expect(req.lent).to.deep.equal({ name: 'test_notes', value: [{ text: 'a' }, { text: 'b' }] });
   });
 

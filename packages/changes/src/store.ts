@@ -27,7 +27,11 @@ export interface ChangeRow {
  * read kernel lends it). The feed writes no SQL naming the owner's table: `@svc/db`'s compiler does.
  */
 export interface ChangeValueRead {
-  /** One row of the household: household scope, `arg` the resource id (uuid), or none for the household itself. */
+  /**
+   * One row of the household: household scope, `arg` the resource id (uuid), or none for the
+   * household itself. A read whose absence its GET answers (`absentIsAnswer`) is compiled here
+   * without it: the value of a row gone since its upsert is null.
+   */
   readonly read: ReadDeclaration;
   /** The row (as the read kernel would lend it to the GET) made into the GET's answer. */
   answer(row: unknown): unknown;
@@ -162,11 +166,12 @@ function pageStatement(values: Partial<ChangeValueReads>): Omit<PreparedStatemen
       v.read.version ||
       v.read.withHousehold ||
       v.read.withAccount ||
-      v.read.absentIsAnswer ||
       (v.read.arg && v.read.arg.format !== 'uuid')
     )
       throw new Error(`changes: the value read of ${resource} (${v.read.name}) must read one row of the household by its uuid`);
-    return `when '${resource}' then ${compileRead(v.read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
+    // A row gone since its upsert has no value (null), whatever its GET answers for an absent row.
+    const read = v.read.absentIsAnswer ? { ...v.read, absentIsAnswer: false } : v.read;
+    return `when '${resource}' then ${compileRead(read, { account: 'null', household: '$1::uuid', arg: 'c.resource_id', known: 'null' }, i)}`;
   });
   // `since` and `limit` as init plans: their values never reach the planner, so the prepared statement's
   // one generic plan (the same index-only range scan) is used instead of planning every page again.

@@ -241,6 +241,19 @@ describe('changes store and triggers', () => {
     expect((await store.page(other, ofOther.last, 10)).rows, 'migrated down: nothing recorded').to.deep.equal([]);
   });
 
+  it("takes a read whose absence is its GET's answer, and reads its values as any other's", async () => {
+    const absentIsAnswer = declareRead({ ...VALUES.event.read, name: 'test_item_or_none', absentIsAnswer: true });
+    const valued = new ChangesStore(db.knex, { household: VALUES.household, event: { ...VALUES.event, read: absentIsAnswer } });
+    const h = randomUUID();
+    const x = randomUUID();
+    await db.knex('test_households').insert({ id: h, name: 'Absent is an answer' });
+    await db.knex('test_items').insert({ id: x, household_id: h, note: 'here' });
+    expect((await valued.page(h, '0', 10)).rows.map((r) => [r.resource, r.id, r.value])).to.deep.equal([
+      ['household', h, { id: h, name: 'Absent is an answer', kind: 'household' }],
+      ['event', x, { id: x, note: 'here', kind: 'item' }],
+    ]);
+  });
+
   it('refuses a value read that is not one row of the household by its uuid', () => {
     const list = declareRead({
       name: 'test_items',

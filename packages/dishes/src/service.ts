@@ -140,9 +140,12 @@ export class DishesService {
     return { items: page.items, nextCursor: page.last ? this.codec.encode(householdId, { after: page.last, category, q }) : null };
   }
 
-  /** One dish; any member. `loaded`: the row of `dishRead` the read kernel loaded with the caller (it checked the membership). */
-  async get(caller: Caller, householdId: string, dishId: string, loaded?: KernelChecked<Pojo>): Promise<Dish> {
-    if (!loaded) await this.access.roleOf(caller, householdId);
+  /**
+   * One dish; any member. `loaded`: the row of `dishRead` the read kernel loaded with the caller (it
+   * checked the membership; `false`: the household has no such dish).
+   */
+  async get(caller: Caller, householdId: string, dishId: string, loaded?: KernelChecked<Pojo | false>): Promise<Dish> {
+    if (loaded === undefined) await this.access.roleOf(caller, householdId);
     return (await this.store.get(householdId, dishId, loaded)) ?? Promise.reject(notFoundDish());
   }
 

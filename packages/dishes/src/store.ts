@@ -41,8 +41,8 @@ export interface DishPageRows {
 export interface DishStore {
   /** One page, by name key then id. */
   page(householdId: string, request: DishPageRequest): Promise<DishPageRows>;
-  /** One dish; `loaded`: its row as the read kernel lent it with the caller (`dishRead`). */
-  get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined>;
+  /** One dish; `loaded`: its row as the read kernel lent it with the caller (`dishRead`; `false`: none). */
+  get(householdId: string, dishId: string, loaded?: Pojo | false): Promise<Dish | undefined>;
   /**
    * Adds a dish unless the household already has `DISH_LIMITS.perHousehold` (undefined then,
    * nothing written). Parallel creations of one household are counted one after another (by the
@@ -113,8 +113,8 @@ export class ObjectionDishStore implements DishStore {
     return { items: shown.map((r) => r.toApi()), last: more && lastRow ? { nameKey: lastRow.nameKey, id: lastRow.id } : null };
   }
 
-  async get(householdId: string, dishId: string, loaded?: Pojo): Promise<Dish | undefined> {
-    const row = loaded ?? (await loadStandalone<Pojo>(this.Dish.knex(), DISH, { household: householdId, arg: dishId }));
+  async get(householdId: string, dishId: string, loaded?: Pojo | false): Promise<Dish | undefined> {
+    const row = loaded ?? (await loadStandalone<Pojo | false>(this.Dish.knex(), DISH, { household: householdId, arg: dishId }));
     return row ? this.Dish.fromDatabaseJson(row).toApi() : undefined;
   }
 

@@ -2,13 +2,17 @@ import { declareRead, type Pojo, type ReadDeclaration } from '@svc/db';
 import { CalendarFeedModel, MealEventListVersionModel, MealEventModel } from './models/index.js';
 import { MealEventSchema } from './schemas.js';
 
-/** GET /households/{householdId}/events/{eventId}: one event of the household (MealEventResponse, shaped by the model). */
-export const eventRead: ReadDeclaration<Pojo> = declareRead({
+/**
+ * GET /households/{householdId}/events/{eventId}: one event of the household (MealEventResponse,
+ * shaped by the model); `false` when the household has no such event (a member's 404 without a statement of its own).
+ */
+export const eventRead: ReadDeclaration<Pojo | false> = declareRead({
   name: 'meal_events_event',
   model: MealEventModel,
   scope: { household: 'householdId' },
   arg: { column: 'id', format: 'uuid' },
   fields: Object.keys(MealEventSchema.properties),
+  absentIsAnswer: true,
 });
 
 /**

@@ -14,11 +14,15 @@ export const devicesRead: ReadDeclaration<Pojo[]> = declareRead({
   list: { orderBy: [{ column: 'createdAt', order: 'desc' }, { column: 'token' }] },
 });
 
-/** GET /me/devices/{token}: one of the caller's phones, found by its token's hash, then the token itself. */
-export const deviceRead: ReadDeclaration<Pojo> = declareRead({
+/**
+ * GET /me/devices/{token}: one of the caller's phones, found by its token's hash, then the token
+ * itself; `false` when the caller has no such phone (the 404 needs no statement of its own).
+ */
+export const deviceRead: ReadDeclaration<Pojo | false> = declareRead({
   name: 'push_device',
   model: PushDeviceModel,
   scope: { account: 'userId' },
   arg: { column: 'token', format: 'text', sha256Column: 'tokenHash' },
   fields,
+  absentIsAnswer: true,
 });

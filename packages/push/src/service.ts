@@ -54,8 +54,8 @@ export class PushService {
     return device;
   }
 
-  /** One of the caller's phones; `loaded`: the rows of `deviceRead` loaded with the caller (`loadedRead(req, deviceRead)`), if any. */
-  async get(userId: string, token: string, loaded?: KernelChecked<Pojo>): Promise<PushDevice> {
+  /** One of the caller's phones; `loaded`: the row of `deviceRead` loaded with the caller (`loadedRead(req, deviceRead)`; `false`: none), if any. */
+  async get(userId: string, token: string, loaded?: KernelChecked<Pojo | false>): Promise<PushDevice> {
     return (await this.store.get(userId, token, loaded)) ?? Promise.reject(notMine());
   }
 

@@ -27,11 +27,11 @@ export interface PushStore {
   register(userId: string, device: RegisterDevice, now: Date, maxDevices?: number): Promise<PushDevice | undefined>;
   /**
    * The caller's phone of `token`. `loaded`: the row of the declared read `deviceRead`, when the
-   * kernel loaded it with the caller (`loadedRead(req, read)` of the route): made into the answer by the model
+   * kernel loaded it with the caller (`loadedRead(req, read)` of the route; `false`: none): made into the answer by the model
    * as a queried row is, without a statement of its own. Without it, the same declared read is run as
    * a statement of its own.
    */
-  get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined>;
+  get(userId: string, token: string, loaded?: Pojo | false): Promise<PushDevice | undefined>;
   setSwitches(userId: string, token: string, switches: DeviceSwitches, now: Date): Promise<PushDevice | undefined>;
   /** Hard delete; false when the token is not the caller's. */
   remove(userId: string, token: string): Promise<boolean>;
@@ -121,8 +121,8 @@ export class ObjectionPushStore implements PushStore {
     return this.Device.fromDatabaseJson(rows[0]).toApi();
   }
 
-  async get(userId: string, token: string, loaded?: Pojo): Promise<PushDevice | undefined> {
-    const row = loaded ?? (await loadStandalone<Pojo>(this.Device.knex(), DEVICE, { account: userId, arg: token }));
+  async get(userId: string, token: string, loaded?: Pojo | false): Promise<PushDevice | undefined> {
+    const row = loaded ?? (await loadStandalone<Pojo | false>(this.Device.knex(), DEVICE, { account: userId, arg: token }));
     return row ? this.Device.fromDatabaseJson(row).toApi() : undefined;
   }
 

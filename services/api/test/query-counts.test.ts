@@ -53,14 +53,20 @@ const BUDGET: Record<string, number> = {
   // A single event's PUT is one UPDATE that also says whether the event is there; an occurrence's
   // takes the transaction that locks its series.
   'PUT /api/v1/households/{id}/events/{id}': 2,
+  'GET /api/v1/households/{id}/events/{id}': 1,
+  // A member's 404: the event's declared read answers its absence with the session (`absentIsAnswer`).
+  'GET /api/v1/households/{id}/events/{id} (no such event)': 1,
   'PUT /api/v1/households/{id}/events/{id} (no such event)': 2,
   // Issue 47's bound of devices a person is held by the upsert's own trigger (the person's lock, then the count).
   'PUT /api/v1/me/devices': 2,
+  'GET /api/v1/me/devices/{token}': 1,
+  "GET /api/v1/me/devices/{token} (not the caller's)": 1,
   // The session (with the caller's roles), then the INSERT, whose trigger holds the 2,000 bound (the household's lock, then the count).
   'POST /api/v1/households/{id}/dishes': 2,
   // The session (with the caller's roles), then the page (one row more than asked, no count).
   'GET /api/v1/households/{id}/dishes': 2,
   'GET /api/v1/households/{id}/dishes/{id}': 1,
+  'GET /api/v1/households/{id}/dishes/{id} (no such dish)': 1,
   'PUT /api/v1/households/{id}/dishes/{id}': 2,
   // The library's answer was made when the module loaded.
   'GET /api/v1/starter-dishes': 1,
@@ -172,10 +178,13 @@ describe('SQL statements per operation', function () {
     const put = await agent.post(`${hh}/events`).send(single);
     await measure('PUT /api/v1/households/{id}/events/{id}', () => agent.put(`${hh}/events/${put.body.id}`).send({ ...single, notes: 'moved' }), 200);
     await measure('PUT /api/v1/households/{id}/events/{id} (no such event)', () => agent.put(`${hh}/events/${randomUUID()}`).send(single), 404);
+    await measure('GET /api/v1/households/{id}/events/{id}', () => agent.get(`${hh}/events/${put.body.id}`), 200);
+    await measure('GET /api/v1/households/{id}/events/{id} (no such event)', () => agent.get(`${hh}/events/${randomUUID()}`), 404);
     const dishBody = { name: 'Fish cakes', category: 'Fish', activeMinutes: 25, priceClass: 'Cheap', tags: ['classic'], madeAgain: false };
     const dish = await measure('POST /api/v1/households/{id}/dishes', () => agent.post(`${hh}/dishes`).send(dishBody), 201);
     await measure('GET /api/v1/households/{id}/dishes', () => agent.get(`${hh}/dishes`), 200);
     await measure('GET /api/v1/households/{id}/dishes/{id}', () => agent.get(`${hh}/dishes/${dish.body.id}`), 200);
+    await measure('GET /api/v1/households/{id}/dishes/{id} (no such dish)', () => agent.get(`${hh}/dishes/${randomUUID()}`), 404);
     await measure('PUT /api/v1/households/{id}/dishes/{id}', () => agent.put(`${hh}/dishes/${dish.body.id}`).send({ ...dishBody, madeAgain: true }), 200);
     await measure('GET /api/v1/starter-dishes', () => agent.get('/api/v1/starter-dishes'), 200);
     const changes = await measure('GET /api/v1/households/{id}/changes', () => agent.get(`${hh}/changes`), 200);
@@ -203,6 +212,8 @@ describe('SQL statements per operation', function () {
     );
     expect(series.body.seriesId).to.be.a('string');
     await measure('PUT /api/v1/me/devices', () => agent.put('/api/v1/me/devices').send({ token: 'count-token', platform: 'ios' }), 200);
+    await measure('GET /api/v1/me/devices/{token}', () => agent.get('/api/v1/me/devices/count-token'), 200);
+    await measure("GET /api/v1/me/devices/{token} (not the caller's)", () => agent.get('/api/v1/me/devices/no-such-token'), 404);
     await measure('GET /api/v1/time-zones', () => agent.get('/api/v1/time-zones'), 200);
     for (const [name, n] of Object.entries(measured)) expect(n, name).to.be.at.most(BUDGET[name]!);
   });

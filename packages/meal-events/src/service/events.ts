@@ -214,10 +214,11 @@ export class MealEventsService {
 
   /**
    * One event; any member. `loaded`: the row of `eventRead` the read kernel loaded with the caller
-   * (it checked the membership), made into the answer by the model without a statement.
+   * (it checked the membership; `false`: the household has no such event), made into the answer by
+   * the model without a statement.
    */
-  async get(caller: Caller, householdId: string, eventId: string, loaded?: KernelChecked<Pojo>): Promise<MealEvent> {
-    if (!loaded) await this.access.roleOf(caller, householdId);
+  async get(caller: Caller, householdId: string, eventId: string, loaded?: KernelChecked<Pojo | false>): Promise<MealEvent> {
+    if (loaded === undefined) await this.access.roleOf(caller, householdId);
     return (await this.store.get(householdId, eventId, loaded)) ?? Promise.reject(notFoundEvent());
   }
 

@@ -92,9 +92,9 @@ export interface MealEventStore {
   walkPage(householdId: string, request: PageRequest): Promise<EventPage>;
   /**
    * One event of the household; undefined when it has none. `loaded`: the row of `eventRead` as the
-   * read kernel loaded it, made into the answer by the model without a statement.
+   * read kernel loaded it (`false`: none), made into the answer by the model without a statement.
    */
-  get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined>;
+  get(householdId: string, id: string, loaded?: Pojo | false): Promise<MealEvent | undefined>;
   /** Runs `work` in one transaction: everything it writes is kept, or nothing. */
   transaction<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T>;
   /**
@@ -315,8 +315,8 @@ export class ObjectionMealEventStore implements MealEventStore {
     return page;
   }
 
-  async get(householdId: string, id: string, loaded?: Pojo): Promise<MealEvent | undefined> {
-    const row = loaded ?? (await loadStandalone<Pojo>(this.Event.knex(), EVENT, { household: householdId, arg: id }));
+  async get(householdId: string, id: string, loaded?: Pojo | false): Promise<MealEvent | undefined> {
+    const row = loaded ?? (await loadStandalone<Pojo | false>(this.Event.knex(), EVENT, { household: householdId, arg: id }));
     return row ? this.Event.fromDatabaseJson(row).toApi() : undefined;
   }
 

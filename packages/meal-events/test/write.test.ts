@@ -221,6 +221,15 @@ describe('meal event writes (POST, PUT, DELETE)', () => {
     expect((await del(id).expect(404)).body.code).to.equal('not_found');
   });
 
+  it('ten parallel DELETEs of one event: one 204, nine 404; an occurrence beside it stays', async () => {
+    const { id } = (await post(body()).expect(201)).body;
+    const kept = (await post(body({ date: '2026-11-29' })).expect(201)).body;
+    const statuses = (await Promise.all(Array.from({ length: 10 }, () => del(id)))).map((r) => r.status);
+    expect(statuses.filter((s) => s === 204)).to.have.length(1);
+    expect(statuses.filter((s) => s === 404)).to.have.length(9);
+    expect((await list()).body.items.map((e: { id: string }) => e.id)).to.deep.equal([kept.id]);
+  });
+
   it('answers 404 for an unknown event on PUT and DELETE', async () => {
     expect((await put(randomUUID(), body()).expect(404)).body.code).to.equal('not_found');
     expect((await del(randomUUID()).expect(404)).body.code).to.equal('not_found');

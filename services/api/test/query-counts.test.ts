@@ -54,6 +54,9 @@ const BUDGET: Record<string, number> = {
   // takes the transaction that locks its series.
   'PUT /api/v1/households/{id}/events/{id}': 2,
   'GET /api/v1/households/{id}/events/{id}': 1,
+  // A single event's DELETE, as its PUT: one statement that also says whether the event is there.
+  'DELETE /api/v1/households/{id}/events/{id}': 2,
+  'DELETE /api/v1/households/{id}/events/{id} (no such event)': 2,
   // A member's 404: the event's declared read answers its absence with the session (`absentIsAnswer`).
   'GET /api/v1/households/{id}/events/{id} (no such event)': 1,
   'PUT /api/v1/households/{id}/events/{id} (no such event)': 2,
@@ -180,6 +183,8 @@ describe('SQL statements per operation', function () {
     await measure('PUT /api/v1/households/{id}/events/{id} (no such event)', () => agent.put(`${hh}/events/${randomUUID()}`).send(single), 404);
     await measure('GET /api/v1/households/{id}/events/{id}', () => agent.get(`${hh}/events/${put.body.id}`), 200);
     await measure('GET /api/v1/households/{id}/events/{id} (no such event)', () => agent.get(`${hh}/events/${randomUUID()}`), 404);
+    await measure('DELETE /api/v1/households/{id}/events/{id}', () => agent.delete(`${hh}/events/${put.body.id}`), 204);
+    await measure('DELETE /api/v1/households/{id}/events/{id} (no such event)', () => agent.delete(`${hh}/events/${randomUUID()}`), 404);
     const dishBody = { name: 'Fish cakes', category: 'Fish', activeMinutes: 25, priceClass: 'Cheap', tags: ['classic'], madeAgain: false };
     const dish = await measure('POST /api/v1/households/{id}/dishes', () => agent.post(`${hh}/dishes`).send(dishBody), 201);
     await measure('GET /api/v1/households/{id}/dishes', () => agent.get(`${hh}/dishes`), 200);

@@ -471,6 +471,11 @@ export class MealEventsService {
    */
   async remove(caller: Caller, householdId: string, eventId: string, scope: EventScope = 'this'): Promise<void> {
     assertRole(await this.access.roleOf(caller, householdId), ADULT_ROLES);
+    // An event of no series goes in one statement, whatever the scope (it has no following ones);
+    // an occurrence takes the transaction below, which locks its series first.
+    const single = await this.store.removeSingle(householdId, eventId);
+    if (single === 'removed') return;
+    if (single === 'absent') throw notFoundEvent();
     const now = this.clock.now();
     if (scope === 'this') {
       // The deletion and an occurrence's exception in one transaction: both or neither.

@@ -159,6 +159,13 @@ export interface MealEventStore {
   /** Hard delete; undefined when the household has no such event, else its series and original date (null for a single event). */
   remove(householdId: string, id: string, trx?: Knex.Transaction): Promise<RemovedEvent | undefined>;
   /**
+   * `remove` of an event that belongs to no series, in ONE statement outside any transaction (the
+   * DELETE of a single event): `removed`; `absent` when the household has no such event;
+   * `occurrence` (nothing deleted) when it is an occurrence of a series, which the service removes
+   * in a transaction that locks the series first.
+   */
+  removeSingle(householdId: string, id: string): Promise<'removed' | 'absent' | 'occurrence'>;
+  /**
    * Every event dated `from` to `to` (inclusive, YYYY-MM-DD), in list order, with its sequence: the
    * calendar feed's window. With `page`, only up to `limit` of them after the position `after`
    * (the feed reads a large window a page at a time, so no one turn of the event loop makes
@@ -476,6 +483,19 @@ export class ObjectionMealEventStore implements MealEventStore {
       .returning(['seriesId', objection.raw(`to_char(original_date, 'YYYY-MM-DD') as "originalDate"`) as unknown as string])) as unknown as RemovedEvent[];
     const row = rows[0];
     return row && { seriesId: row.seriesId ?? null, originalDate: row.originalDate ?? null };
+  }
+
+  async removeSingle(householdId: string, id: string): Promise<'removed' | 'absent' | 'occurrence'> {
+    // The deletion of a single event (under its row lock PostgreSQL checks again that it is one),
+    // and in the same statement (its snapshot from before the deletion) whether the household has the event at all.
+    const removal = this.mine(householdId, id).whereNull('seriesId').delete().returning('id').toKnexQuery();
+    const present = this.mine(householdId, id).select(objection.raw('1')).toKnexQuery();
+    const { rows } = await this.Event.knex().raw('with removed as (?) select exists (select 1 from removed) as removed, exists (?) as present', [
+      removal,
+      present,
+    ]);
+    const row = rows[0] as { removed: boolean; present: boolean };
+    return row.removed ? 'removed' : row.present ? 'occurrence' : 'absent';
   }
 
   async calendarWindow(householdId: string, from: string, to: string, page?: { after: EventPosition | null; limit: number }): Promise<CalendarEvent[]> {

@@ -115,12 +115,13 @@ export class PersonService {
   /**
    * `loaded`: the caller's account as the session read loaded it (it has `hasPassword`), so only
    * the identities are read; `lent`: the rows of `identitiesRead` the kernel loaded with the caller
-   * (`loadedRead(req, identitiesRead)`), if any. The second factors' summary is @svc/sign-in-factors' own read, asked
-   * through its gate (a statement of its own: no package's SQL runs inside another's statement).
+   * (`loadedRead(req, identitiesRead)`), if any, else the same read as a statement of its own. The
+   * second factors' summary comes with it when @svc/sign-in-factors lends its fields
+   * (`secondFactorLinks`); without them it is asked through the gate.
    */
   async logins(userId: string, loaded?: { id: string; hasPassword: boolean }, lent?: KernelChecked<LoadedIdentities>): Promise<LoginsResponse> {
     const hasPassword = loaded?.id === userId ? loaded.hasPassword : (await this.account(userId)).hasPassword;
-    const read: LoadedIdentities | undefined = lent;
+    const read: LoadedIdentities | undefined = lent ?? (this.o.secondFactorLinks ? await this.o.store.loadIdentities(userId, this.identitiesRead) : undefined);
     const lentFactors = read && !Array.isArray(read) ? read : undefined;
     const factors = lentFactors
       ? { totp: lentFactors.totpConfirmedAt != null, passkeys: lentFactors.passkeys }

@@ -1,4 +1,4 @@
-import { standaloneRead } from '@svc/db';
+import { type ReadDeclaration, standaloneRead } from '@svc/db';
 import { isUuid, loadStandalone } from '@svc/http-kit';
 import type { Knex } from 'knex';
 import type { Pojo } from 'objection';
@@ -15,7 +15,7 @@ import {
   UnaskedMailCountModel,
   WaitlistModel,
 } from './models/index.js';
-import { identitiesRead, sessionsRead } from './reads.js';
+import { identitiesRead, type LoadedIdentities, sessionsRead } from './reads.js';
 import type { ExportedAccount, LinkedIdentity, SessionResponse } from './schemas.js';
 
 /** What a person's own operations need to know of the account row. */
@@ -49,6 +49,12 @@ export interface PersonStore {
   deleteOtherSessions(accountId: string, keepSid: string): Promise<number>;
   /** The account's linked identities, oldest link first; `loaded`: the rows of `identitiesRead`, as for `liveSessions`. */
   identities(accountId: string, trx?: Knex.Transaction, loaded?: Pojo[]): Promise<LinkedIdentity[]>;
+  /**
+   * What GET /me/logins' declared read `read` (`identitiesRead(links)`) loads for the account, as a
+   * statement of its own (the kernel lent nothing): with the second factors' links, their summary
+   * too, in the same statement.
+   */
+  loadIdentities(accountId: string, read: ReadDeclaration<LoadedIdentities>): Promise<LoadedIdentities>;
   /**
    * Unlinks the provider's identity, remembers it as unlinked from this account (a sign-in with it
    * never links it back by its address alone), and ends every session signed in through that
@@ -134,6 +140,10 @@ export class ObjectionPersonStore implements PersonStore {
     // Inside `trx` when given (unlinking counts them under the account row's lock).
     const rows = loaded ?? (await loadStandalone<Pojo[]>(trx ?? this.knex, IDENTITIES, { account: accountId })) ?? [];
     return rows.map((row) => this.Identity.fromDatabaseJson(row).toApi());
+  }
+
+  async loadIdentities(accountId: string, read: ReadDeclaration<LoadedIdentities>): Promise<LoadedIdentities> {
+    return (await loadStandalone<LoadedIdentities>(this.knex, standaloneRead(read), { account: accountId })) ?? [];
   }
 
   async unlink(accountId: string, provider: string, now: Date, trx: Knex.Transaction): Promise<{ unlinked: boolean; endedSessions: string[] }> {

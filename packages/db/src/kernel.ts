@@ -13,6 +13,7 @@
  * wraps it as a derived table and adds its own parameters after `$2`; the principal never sees a
  * domain table, the domain read never sees a principal column but the account id.
  */
+import { createHash } from 'node:crypto';
 import { isoTimestampSql } from './model.js';
 import type { DeclaredReads, MembershipDeclaration, PrincipalQuery, ReadDeclaration } from './reads.js';
 
@@ -298,9 +299,11 @@ export function standaloneRead(read: ReadDeclaration): StandaloneRead {
   let statement = standalone.get(read);
   if (!statement) {
     const b: ReadBindings = { household: 'kb.household', arg: 'kb.arg', account: 'kb.account', known: 'null::text', session: 'kb.session', now: 'kb.now' };
+    const text = `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now, $5::text as session) kb`;
     statement = {
-      name: `kernel_${read.name}`,
-      text: `select ${compileValue(read, b)} as value from (select $1::uuid as household, $2::text as arg, $3::uuid as account, $4::timestamptz as now, $5::text as session) kb`,
+      // Named after its text too: two declarations of one name (a read with and without lent fields) are two statements.
+      name: `kernel_${read.name}_${createHash('sha256').update(text).digest('hex').slice(0, 12)}`,
+      text,
       values: (k) => [k.household ?? null, k.arg ?? null, k.account ?? null, k.now ?? null, k.session ?? null],
     };
     standalone.set(read, statement);

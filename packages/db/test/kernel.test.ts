@@ -204,8 +204,13 @@ describe('the read kernel (ReadKernel of @svc/db)', () => {
         { noteId: '00000000-0000-4000-8000-0000000000f3', title: 'c' },
       ],
     });
-    // The same text every time (prepared once per connection), named after the read.
+    // The same text every time (prepared once per connection), named after the read and its text:
+    // another declaration of the same name (fewer fields, say) is another statement.
     expect(standaloneRead(notesRead)).to.include({ name: notes.name, text: notes.text });
+    expect(notes.name).to.match(new RegExp(`^kernel_${notesRead.name}_[0-9a-f]{12}$`));
+    const fewer = standaloneRead(declareRead({ ...notesRead, fields: notesRead.fields.slice(0, 1) }));
+    expect(fewer.text).to.not.equal(notes.text);
+    expect(fewer.name).to.not.equal(notes.name);
   });
 
   it('marks the session being read, and leaves out rows expired by the statement clock or not matching a linked field', async () => {

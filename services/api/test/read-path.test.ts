@@ -343,6 +343,15 @@ describe('the authenticated read path', () => {
     expect(queries(on)).to.equal(1);
     expect(on.body).to.deep.include({ totp: true, passkeys: 2 });
     expect(on.body).to.deep.include(await factorsStore.summary(userId));
+    // Without the kernel's value: the session, then the same declared read (the identities with the
+    // second factors' summary) as one statement of its own, never a second path.
+    const cookie = (await person.get('/api/v1/me')).request.cookies as unknown as string;
+    const unlent = await request(await h.unlent())
+      .get('/api/v1/me/logins')
+      .set('Cookie', cookie)
+      .set('X-Diagnostics', '1');
+    expect(unlent.body).to.deep.equal(on.body);
+    expect(queries(unlent)).to.equal(2);
     await h.db.knex('passkeys').whereIn('account_id', [userId, otherId]).delete();
     await h.db.knex('mfa_totp').where({ account_id: userId }).delete();
 

@@ -9,6 +9,7 @@ import * as personSessionsAndExports from '../migrations/20261125120000_person_s
 import * as unlinkedIdentities from '../migrations/20261127090000_unlinked_identities_and_mail_recipients.js';
 import * as personalAccessTokens from '../migrations/20261127200000_personal_access_tokens.js';
 import * as sessionMethodPasskey from '../migrations/20261127210000_session_method_passkey.js';
+import { MailOutboxModel } from './models/index.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_accounts`. */
 export const migrations: MigrationSet = {
@@ -71,7 +72,7 @@ export const queues: MigrationSet = {
  * work whether it wrote a mail or not. Mail waiting when this is installed gets its job too.
  */
 export const jobSources: readonly JobSource[] = [
-  { table: 'mail_outbox', queue: MAIL_QUEUE, payload: { id: 'id' }, countFrom: 'created_at', backfillWhenNull: ['sent_at', 'gave_up_at'] },
+  { model: MailOutboxModel, queue: MAIL_QUEUE, payload: { id: 'id' }, countFrom: 'createdAt', backfillWhenNull: ['sentAt', 'gaveUpAt'] },
 ];
 
 /** Brings this package's tables up to date (dependencies' tables must already be there). */

@@ -1,5 +1,5 @@
 import type { ChangeResource, ChangeSource } from '@svc/contracts';
-import type { Migration, MigrationSet, ReadDeclaration } from '@svc/db';
+import { columnOf, type Migration, type MigrationSet, type ReadDeclaration } from '@svc/db';
 import { createQueueMigration } from '@svc/jobs';
 import type { Knex } from 'knex';
 
@@ -125,9 +125,11 @@ export const migrations: MigrationSet = {
 const IDENT = /^[a-z_][a-z0-9_]*$/;
 
 function sourceMigration(source: ChangeSource): Migration {
-  for (const name of [source.table, source.idColumn, source.householdColumn])
-    if (!IDENT.test(name)) throw new Error(`changes: ${JSON.stringify(name)} is not a plain SQL name`);
-  const { resource, table, idColumn: id, householdColumn: household } = source;
+  const { resource } = source;
+  const table = source.model.tableName;
+  if (!IDENT.test(table)) throw new Error(`changes: ${JSON.stringify(table)} is not a plain SQL name`);
+  const id = columnOf(source.id ?? 'id');
+  const household = columnOf(source.household);
   const fn = `household_changes_of_${table}`;
   // The households table itself: its deletion takes its feed with it. The cascades to its rows may
   // run after this trigger, so the counter stays as a tombstone that refuses their records until
@@ -187,11 +189,6 @@ function sourceMigration(source: ChangeSource): Migration {
  */
 export function sourceMigrations(sources: readonly ChangeSource[]): MigrationSet {
   return { name: 'changes_sources', migrations: sources.map(sourceMigration) };
-}
-
-/** A model property's column, as the read kernel names it (snake case). */
-function columnOf(property: string): string {
-  return property.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
 }
 
 function linkMigration(

@@ -34,8 +34,8 @@ const VALUES: { household: ChangeValueRead; event: ChangeValueRead } = {
 
 /** Stand-ins for the owning packages' tables: a household table and a table of its items. */
 const SOURCES: ChangeSource[] = [
-  { resource: 'household', table: 'test_households', idColumn: 'id', householdColumn: 'id' },
-  { resource: 'event', table: 'test_items', idColumn: 'id', householdColumn: 'household_id' },
+  { resource: 'household', model: TestHouseholdModel, household: 'id' },
+  { resource: 'event', model: TestItemModel, household: 'householdId' },
 ];
 
 describe('changes store and triggers', () => {

@@ -356,12 +356,12 @@ export type ChangeResource = 'household' | 'member' | 'rule' | 'event' | 'dish' 
  */
 export interface ChangeSource {
   resource: ChangeResource;
-  /** The table (`meal_events`). */
-  table: string;
-  /** Its uuid primary key column (`id`). */
-  idColumn: string;
-  /** The column holding the household's id (`household_id`; `id` for the households table itself). */
-  householdColumn: string;
+  /** The model whose table holds the rows (its `tableName`), as a declared read names it. */
+  model: { readonly tableName: string };
+  /** The property of its uuid primary key (default `id`). */
+  id?: string;
+  /** The property holding the household's id (`householdId`; `id` for the households table itself). */
+  household: string;
 }
 
 /** The meal categories of the contract (`MealCategory`). */

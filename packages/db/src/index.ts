@@ -36,6 +36,7 @@ export {
   type Transaction,
 } from './model.js';
 export {
+  columnOf,
   type DeclaredReadRequest,
   type DeclaredReads,
   declareLink,

@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { isoTimestampSql } from './model.js';
-import type { DeclaredReads, MembershipDeclaration, PrincipalQuery, ReadDeclaration } from './reads.js';
+import { columnOf, type DeclaredReads, type MembershipDeclaration, type PrincipalQuery, type ReadDeclaration } from './reads.js';
 
 export type { MembershipDeclaration, PrincipalQuery, ReadDeclaration };
 
@@ -25,7 +25,7 @@ export const READ_ARG_MAX = 4096;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function column(property: string): string {
-  return `"${property.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`)}"`;
+  return `"${columnOf(property)}"`;
 }
 
 function table(model: ReadDeclaration['model']): string {

@@ -132,6 +132,16 @@ export interface MembershipDeclaration {
 const NAME = /^[a-z][a-z_]*$/;
 const PROPERTY = /^[a-z][A-Za-z0-9]*$/;
 
+/**
+ * A model property's column (snake case: `householdId` → `household_id`), as BaseModel maps it:
+ * how every declaration (a read, a change source, a job source) names a column by its property.
+ * Throws for anything but a plain property name.
+ */
+export function columnOf(property: string): string {
+  if (!PROPERTY.test(property)) throw new Error(`${JSON.stringify(property)} is not a model property`);
+  return property.replace(/[A-Z]/g, (m) => `_${m.toLowerCase()}`);
+}
+
 /** Checks a declaration once, where it is made (a mistake fails at start-up, not on a request). */
 export function declareRead<const D extends ReadDeclaration>(read: D): D {
   if (!NAME.test(read.name)) throw new Error(`declared read ${read.name}: a name of [a-z_]`);

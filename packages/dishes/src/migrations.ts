@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as createDishes from '../migrations/20261202100000_create_dishes.js';
 import * as dishesBound from '../migrations/20261202130000_dishes_per_household_bound.js';
 import * as dishesHouseholdFk from '../migrations/relations/20261202100100_dishes_household_fk.js';
+import { DishModel } from './models/index.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_dishes`. */
 export const migrations: MigrationSet = {
@@ -31,4 +32,4 @@ export async function migrate(knex: Knex): Promise<string[]> {
 }
 
 /** The dishes as resources of the changes feed (@svc/changes records their writes). */
-export const changeSources: readonly ChangeSource[] = [{ resource: 'dish', table: 'dishes', idColumn: 'id', householdColumn: 'household_id' }];
+export const changeSources: readonly ChangeSource[] = [{ resource: 'dish', model: DishModel, household: 'householdId' }];

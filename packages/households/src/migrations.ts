@@ -13,6 +13,7 @@ import * as renamedBy from '../migrations/20261128100000_household_renamed_by.js
 import * as accountFks from '../migrations/relations/20261125110000_households_account_fks.js';
 import * as departuresFk from '../migrations/relations/20261127100000_household_departures_account_fk.js';
 import * as renamedByFk from '../migrations/relations/20261128100000_households_renamed_by_fk.js';
+import { HouseholdMemberModel, HouseholdModel } from './models/index.js';
 
 /** This package's migrations, in the order they run; the history lives in `knex_migrations_households`. */
 export const migrations: MigrationSet = {
@@ -50,8 +51,8 @@ export async function migrate(knex: Knex): Promise<string[]> {
 
 /** The households' rows as resources of the changes feed (@svc/changes records their writes). */
 export const changeSources: readonly ChangeSource[] = [
-  { resource: 'household', table: 'households', idColumn: 'id', householdColumn: 'id' },
-  { resource: 'member', table: 'household_members', idColumn: 'id', householdColumn: 'household_id' },
+  { resource: 'household', model: HouseholdModel, household: 'id' },
+  { resource: 'member', model: HouseholdMemberModel, household: 'householdId' },
 ];
 
 /** The queue of a rename's news (@svc/jobs): one job per renamed household, made by the renaming statement itself (`jobSources`). */
@@ -78,11 +79,11 @@ export const queues: MigrationSet = {
  */
 export const jobSources: readonly JobSource[] = [
   {
-    table: 'households',
+    model: HouseholdModel,
     queue: RENAME_QUEUE,
-    payload: { h: 'id', a: 'renamed_by' },
-    countFrom: 'updated_at',
-    whenNotNull: 'renamed_by',
+    payload: { h: 'id', a: 'renamedBy' },
+    countFrom: 'updatedAt',
+    whenNotNull: 'renamedBy',
     onUpdateOf: ['name'],
     // A household is updated a row at a time and mostly not renamed: a PATCH of its settings does no trigger work.
     rowLevelUpdate: true,

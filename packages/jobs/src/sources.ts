@@ -1,43 +1,44 @@
-import type { Migration, MigrationSet } from '@svc/db';
+import { columnOf, type Migration, type MigrationSet } from '@svc/db';
 import type { Knex } from 'knex';
 import { JOBS_SCHEMA } from './migrations.js';
 
 /**
- * A declared enqueue-on-write: "a row written to my table `table` enqueues a job on `queue`".
+ * A declared enqueue-on-write: "a row written to my model's table enqueues a job on `queue`",
+ * named by the model and its properties as a declared read is.
  * The owning package declares it as data (next to its migrations, as `changeSources` are declared
  * for @svc/changes); @svc/jobs, the one owner of pg-boss's SQL, turns it into a statement-level
  * trigger (`sourceMigrations`) whose INSERT into pg-boss's job table runs inside the writing
  * statement: the job exists exactly when the row does, with no statement of its own.
  */
 export interface JobSource {
-  /** The table (`mail_outbox`): a plain SQL name. */
-  table: string;
+  /** The model whose table enqueues (its `tableName`), as a declared read names it. */
+  model: { readonly tableName: string };
   /** The queue (created by the owning package's `createQueueMigration`, before this runs). */
   queue: string;
-  /** The job's data: each key is filled with the value of the row's column named (`{ id: 'id' }`). */
+  /** The job's data: each key is filled with the value of the row's property named (`{ id: 'id' }`). */
   payload: Readonly<Record<string, string>>;
   /**
-   * A `timestamptz` column: the job is due at its value (pg-boss's `start_after`) and the day's
+   * A `timestamptz` property: the job is due at its value (pg-boss's `start_after`) and the day's
    * limit counts from it. None: due at once, counted from the database's `now()`.
    */
-  dueColumn?: string;
+  due?: string;
   /**
-   * Without `dueColumn`: a `timestamptz` column holding the service's time of the write (its
-   * injected clock); the job is due at once and the day's limit counts from this value.
+   * Without `due`: a `timestamptz` property holding the service's time of the write (its injected
+   * clock); the job is due at once and the day's limit counts from this value.
    */
   countFrom?: string;
-  /** Only rows where this column is not null enqueue a job. */
+  /** Only rows where this property is not null enqueue a job. */
   whenNotNull?: string;
   /**
-   * Only rows whose `dueColumn` is later than this column's value: a `timestamptz` the writer sets
-   * to the service's time of the write (its injected clock), so "still ahead when written" is
-   * judged by the service's clock, not the database's.
+   * Only rows whose `due` is later than this property's value: a `timestamptz` the writer sets to
+   * the service's time of the write (its injected clock), so "still ahead when written" is judged
+   * by the service's clock, not the database's.
    */
   onlyAfter?: string;
-  /** Also on UPDATE: a row whose value of one of these columns changed enqueues a job (joined to its old row by `idColumn`). */
+  /** Also on UPDATE: a row whose value of one of these properties changed enqueues a job (joined to its old row by `id`). */
   onUpdateOf?: readonly string[];
-  /** The primary key column, for `onUpdateOf` (default `id`). */
-  idColumn?: string;
+  /** The primary key's property, for `onUpdateOf` (default `id`). */
+  id?: string;
   /**
    * With `onUpdateOf`: the UPDATE trigger is a row trigger whose WHEN compares the columns, so an
    * UPDATE that changes none of them does no work at all (no transition rows kept, no function
@@ -50,9 +51,44 @@ export interface JobSource {
   onInsert?: boolean;
   /**
    * Rows already in the table when the trigger is installed enqueue a job too (those passing the
-   * other conditions) when these columns are null (e.g. mail not yet sent nor given up).
+   * other conditions) when these properties are null (e.g. mail not yet sent nor given up).
    */
   backfillWhenNull?: readonly string[];
+}
+
+/** A JobSource in its table's own names: what the triggers are written in. */
+interface ColumnSource {
+  table: string;
+  queue: string;
+  payload: Readonly<Record<string, string>>;
+  dueColumn?: string;
+  countFrom?: string;
+  whenNotNull?: string;
+  onlyAfter?: string;
+  onUpdateOf?: readonly string[];
+  idColumn: string;
+  rowLevelUpdate?: boolean;
+  onInsert?: boolean;
+  backfillWhenNull?: readonly string[];
+}
+
+/** The declaration's properties as their columns (`columnOf` of @svc/db: the read kernel's names). */
+function columnsOf(source: JobSource): ColumnSource {
+  const c = (property: string | undefined) => (property === undefined ? undefined : columnOf(property));
+  return {
+    table: ident(source.model.tableName),
+    queue: source.queue,
+    payload: Object.fromEntries(Object.entries(source.payload).map(([key, property]) => [key, columnOf(property)])),
+    dueColumn: c(source.due),
+    countFrom: c(source.countFrom),
+    whenNotNull: c(source.whenNotNull),
+    onlyAfter: c(source.onlyAfter),
+    onUpdateOf: source.onUpdateOf?.map(columnOf),
+    idColumn: columnOf(source.id ?? 'id'),
+    rowLevelUpdate: source.rowLevelUpdate,
+    onInsert: source.onInsert,
+    backfillWhenNull: source.backfillWhenNull?.map(columnOf),
+  };
 }
 
 const IDENT = /^[a-z_][a-z0-9_]*$/;
@@ -74,7 +110,7 @@ function literal(text: string): string {
  * test "a job made by a declared trigger is fetched and completed by pg-boss" runs it through
  * pg-boss's own fetch and complete).
  */
-function insertSql(source: JobSource, rows: string, extraWhere: string): string {
+function insertSql(source: ColumnSource, rows: string, extraWhere: string): string {
   const s = JOBS_SCHEMA;
   const payload = Object.entries(source.payload)
     .map(([key, column]) => `${literal(key)}, r.${ident(column)}`)
@@ -103,14 +139,15 @@ function insertSql(source: JobSource, rows: string, extraWhere: string): string 
     on conflict do nothing`;
 }
 
-function triggerName(source: JobSource): string {
+function triggerName(source: ColumnSource): string {
   return `jobs_enqueue_${ident(source.table)}_${source.queue.replace(/[^a-z0-9]+/g, '_')}`;
 }
 
-function sourceMigration(source: JobSource): Migration {
+function sourceMigration(declared: JobSource): Migration {
+  const source = columnsOf(declared);
   const fn = triggerName(source);
-  const table = ident(source.table);
-  const id = ident(source.idColumn ?? 'id');
+  const table = source.table;
+  const id = ident(source.idColumn);
   const changed = (source.onUpdateOf ?? []).map((c) => `r.${ident(c)} is distinct from o.${ident(c)}`).join(' or ');
   if (source.rowLevelUpdate) return rowLevelMigration(source, fn, table);
   return {
@@ -151,7 +188,7 @@ function sourceMigration(source: JobSource): Migration {
  * DISTINCT FROM new.c OR …)`, its function inserting the job of the one row (`new`); the INSERT
  * trigger, unless `onInsert` is false, is the statement trigger as for every source.
  */
-function rowLevelMigration(source: JobSource, fn: string, table: string): Migration {
+function rowLevelMigration(source: ColumnSource, fn: string, table: string): Migration {
   const columns = source.onUpdateOf ?? [];
   if (!columns.length) throw new Error(`jobs: ${table}: rowLevelUpdate needs onUpdateOf`);
   const when = columns.map((c) => `old.${ident(c)} is distinct from new.${ident(c)}`).join(' or ');

@@ -34,10 +34,13 @@ const testTable: MigrationSet = {
     },
   ],
 };
-const testSource: JobSource = { table: 'jobs_test_rows', queue: QUEUE, payload: { n: 'n' }, dueColumn: 'due', whenNotNull: 'gate', onUpdateOf: ['gate'] };
+/** The test tables' models: a job source names its table and columns by a model and its properties, as a declared read does. */
+const TestRow = { tableName: 'jobs_test_rows' };
+const TestRowRow = { tableName: 'jobs_test_row_rows' };
+const testSource: JobSource = { model: TestRow, queue: QUEUE, payload: { n: 'n' }, due: 'due', whenNotNull: 'gate', onUpdateOf: ['gate'] };
 // The same on a row trigger: only an UPDATE that changes the gate runs anything; inserts never enqueue.
 const rowSource: JobSource = {
-  table: 'jobs_test_row_rows',
+  model: TestRowRow,
   queue: QUEUE,
   payload: { n: 'n' },
   whenNotNull: 'gate',

@@ -13,6 +13,7 @@ import * as mealEventsBounds from '../migrations/20261202130000_meal_events_boun
 import * as mealEventsHouseholdFk from '../migrations/relations/20261125100000_meal_events_household_fk.js';
 import * as calendarFeedsHouseholdFk from '../migrations/relations/20261125120200_calendar_feeds_household_fk.js';
 import * as mealEventSeriesHouseholdFk from '../migrations/relations/20261127190100_meal_event_series_household_fk.js';
+import { MealEventModel } from './models/index.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_events`. */
 export const migrations: MigrationSet = {
@@ -62,7 +63,7 @@ export async function migrate(knex: Knex): Promise<string[]> {
 }
 
 /** The events as resources of the changes feed (@svc/changes records their writes). */
-export const changeSources: readonly ChangeSource[] = [{ resource: 'event', table: 'meal_events', idColumn: 'id', householdColumn: 'household_id' }];
+export const changeSources: readonly ChangeSource[] = [{ resource: 'event', model: MealEventModel, household: 'householdId' }];
 
 /**
  * Writes of this package that enqueue work by themselves (@svc/jobs installs the triggers, after
@@ -74,12 +75,12 @@ export const changeSources: readonly ChangeSource[] = [{ resource: 'event', tabl
  */
 export const jobSources: readonly JobSource[] = [
   {
-    table: 'meal_events',
+    model: MealEventModel,
     queue: 'meal-events-reminders',
-    payload: { h: 'household_id', e: 'id', at: 'reminder_at' },
-    dueColumn: 'reminder_at',
-    whenNotNull: 'reminder_at',
-    onlyAfter: 'updated_at',
-    onUpdateOf: ['reminder_at'],
+    payload: { h: 'householdId', e: 'id', at: 'reminderAt' },
+    due: 'reminderAt',
+    whenNotNull: 'reminderAt',
+    onlyAfter: 'updatedAt',
+    onUpdateOf: ['reminderAt'],
   },
 ];

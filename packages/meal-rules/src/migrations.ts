@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
 import * as createMealRules from '../migrations/20261122100000_create_meal_rules.js';
 import * as mealRuleListVersions from '../migrations/20261126110000_meal_rule_list_versions.js';
 import * as mealRulesHouseholdFk from '../migrations/relations/20261125110000_meal_rules_household_fk.js';
+import { MealRuleModel } from './models/index.js';
 
 /** This package's own tables, in the order they run; the history lives in `knex_migrations_meal_rules`. */
 export const migrations: MigrationSet = {
@@ -31,4 +32,4 @@ export async function migrate(knex: Knex): Promise<string[]> {
 }
 
 /** The rules as resources of the changes feed (@svc/changes records their writes). */
-export const changeSources: readonly ChangeSource[] = [{ resource: 'rule', table: 'meal_rules', idColumn: 'id', householdColumn: 'household_id' }];
+export const changeSources: readonly ChangeSource[] = [{ resource: 'rule', model: MealRuleModel, household: 'householdId' }];

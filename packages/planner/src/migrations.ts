@@ -5,6 +5,7 @@ import { createQueueMigration } from '@svc/jobs';
 import type { Knex } from 'knex';
 import * as createPlans from '../migrations/20261202100000_create_plans.js';
 import * as plansHouseholdFk from '../migrations/relations/20261202100100_plans_household_fk.js';
+import { PlanModel } from './models/index.js';
 
 /** The job queue of plan runs (one job per run). */
 export const PLAN_RUN_QUEUE = 'planner-run';
@@ -42,4 +43,4 @@ export async function migrate(knex: Knex): Promise<string[]> {
 }
 
 /** The plans as resources of the changes feed (@svc/changes records their writes). */
-export const changeSources: readonly ChangeSource[] = [{ resource: 'plan', table: 'plans', idColumn: 'id', householdColumn: 'household_id' }];
+export const changeSources: readonly ChangeSource[] = [{ resource: 'plan', model: PlanModel, household: 'householdId' }];

@@ -33,7 +33,14 @@ export {
   type KeyOwner,
   PgIdempotencyStore,
 } from './idempotency.js';
-export * from './knex-timing.js';
+export {
+  instrumentKnex,
+  loadStandalone,
+  type PreparedStatement,
+  preparedQuery,
+  type StandaloneKeys,
+  type StandaloneStatement,
+} from './knex-timing.js';
 export { createLogger, type LogFormat, type Logger } from './logger.js';
 export * from './metrics.js';
 export {

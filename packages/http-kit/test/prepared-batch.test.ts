@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createKnex } from '../../db/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { ApiRouter, instrumentKnex, PreparedBatch, type PreparedStatement } from '../src/index.js';
+import { ApiRouter, instrumentKnex, type PreparedStatement } from '../src/index.js';
+// Internal to http-kit (the kernel's RequestReads runs it): tested here through its module.
+import { PreparedBatch } from '../src/knex-timing.js';
 import { app } from './helpers.js';
 
 interface Row {

@@ -1,6 +1,7 @@
 /**
  * Sizes a person can hold (issue 43): no source file of the repository is over 600 lines, but data
- * and word lists. Import circles are kept out by biome's `noImportCycles` (biome.json).
+ * and word lists; no package README over 150 lines, and docs/benchmarks.md at most 300. Import
+ * circles are kept out by biome's `noImportCycles` (biome.json).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,5 +42,16 @@ describe('source sizes', () => {
       .filter(({ n }) => n > MAX_LINES)
       .map(({ f, n }) => `${f}: ${n} lines`);
     expect(over).to.deep.equal([]);
+  });
+
+  it('has docs a newcomer can read through: each package README at most 150 lines, docs/benchmarks.md at most 300', () => {
+    const readmes = fs
+      .readdirSync(path.join(root, 'packages'))
+      .map((p) => path.join('packages', p, 'README.md'))
+      .filter((f) => fs.existsSync(path.join(root, f)));
+    expect(readmes.length).to.be.above(10);
+    const over = readmes.map((f) => ({ f, n: lineCount(path.join(root, f)) })).filter(({ n }) => n > 150);
+    expect(over.map(({ f, n }) => `${f}: ${n} lines`)).to.deep.equal([]);
+    expect(lineCount(path.join(root, 'docs', 'benchmarks.md'))).to.be.at.most(300);
   });
 });

@@ -161,9 +161,10 @@ function loaded(r: PrincipalRow<SessionRow>): { account: AccountSummary; members
 }
 
 /**
- * The session table: every read is ONE prepared statement (`loadSession`, `loadToken`) that also
- * loads the account, its security stamp and, when the host composed them in, its memberships and
- * the request's declared read; a session is refused when the account is gone or its stamp moved on
+ * The session table: every read is ONE prepared statement (`loadSession`, `loadToken`), this
+ * store's principal lookup run by the host's kernel, that also loads the account, its security
+ * stamp and, with the kernel, its memberships and the request's declared read (which the kernel
+ * hands to the route, never to this store); a session is refused when the account is gone or its stamp moved on
  * (logout, password change, change of address elsewhere). Writes happen only at sign-in
  * (`insert`), at the daily renewal and a restamp (`renew`), and at sign-out (`destroy`); expiry is
  * written and compared with the injected clock, never the database's or Date.now().

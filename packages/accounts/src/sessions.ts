@@ -198,7 +198,7 @@ export function createSessions(o: SessionsOptions): Sessions {
     const h: Held = { sid };
     held.set(req, h);
     store.loadSession(sid, req).then((found) => {
-      if (!found?.account || found.sess.accountId !== found.account.id) return next();
+      if (!found?.account) return next();
       h.sess = found.sess;
       h.account = found.account;
       req.principal = { userId: found.account.id, sessionId: sid, memberships: found.memberships };

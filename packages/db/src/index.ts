@@ -7,7 +7,17 @@
  * HTTP and no domain.
  */
 export { type EmbeddedDatabase, freePort, runningEmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres.js';
-export { compileRead, compileValue, type LentRead, type ReadBindings, ReadKernel, type ReadRequest, type StandaloneRead, standaloneRead } from './kernel.js';
+export {
+  compileRead,
+  compileValue,
+  type LentRead,
+  pathShape,
+  type ReadBindings,
+  ReadKernel,
+  type ReadRequest,
+  type StandaloneRead,
+  standaloneRead,
+} from './kernel.js';
 export {
   createKnex,
   type DbLogger,

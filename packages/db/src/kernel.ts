@@ -188,7 +188,7 @@ export class ReadKernel implements DeclaredReads {
     if (params !== (household ? 1 : 0) + (read.arg ? 1 : 0)) throw new Error(`declared read ${read.name}: ${path} has not the parameters the read keys on`);
     if (household && !this.options.membership) throw new Error(`declared read ${read.name}: a household read needs the membership declaration`);
     this.byName.set(read.name, read);
-    const shape = shapeOf(path);
+    const shape = pathShape(path);
     const entry = { read, household, match: this.options.matcher(path), held, last: shape.last.includes('{') ? undefined : shape.last };
     this.served++;
     const same = this.bySegments.get(shape.segments) ?? [];
@@ -205,7 +205,7 @@ export class ReadKernel implements DeclaredReads {
     // A path matches a pattern of as many segments only (a parameter is one non-empty segment), and
     // one whose last segment is literal only when it is that literal, letter case aside (the host's
     // matcher decides, on these alone).
-    const shape = shapeOf(path);
+    const shape = pathShape(path);
     for (const r of this.bySegments.get(shape.segments) ?? []) {
       if (r.last !== undefined && r.last !== shape.last) continue;
       const params = r.match(path);
@@ -260,9 +260,10 @@ export class ReadKernel implements DeclaredReads {
 
 /**
  * A path's number of segments and its last segment in lower case, one trailing slash aside (the
- * host's router allows one): what `match` sorts the reads by before any pattern is tried.
+ * host's router allows one): what `match` sorts the reads by before any pattern is tried, and
+ * http-kit's route table its routes.
  */
-function shapeOf(path: string): { segments: number; last: string } {
+export function pathShape(path: string): { segments: number; last: string } {
   let end = path.length;
   if (end > 1 && path.charCodeAt(end - 1) === 47) end--;
   let segments = 0;

@@ -1,4 +1,5 @@
 import { SESSION_COOKIE } from '@svc/contracts';
+import { pathShape } from '@svc/db';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import helmet from 'helmet';
 import { match } from 'path-to-regexp';
@@ -231,21 +232,6 @@ export function pathsPattern(paths: readonly string[]): RegExp {
   };
   const alternatives = (node: SegmentNode): string => [...node.next].map(([key, child]) => segment(key) + after(child)).join('|');
   return new RegExp(`^(?:${alternatives(root)})/?$`, 'i');
-}
-
-/** A path's number of segments and its last segment in lower case, one trailing slash aside (Express allows one). */
-function pathShape(path: string): { segments: number; last: string } {
-  let end = path.length;
-  if (end > 1 && path.charCodeAt(end - 1) === 47) end--;
-  let segments = 0;
-  let lastStart = 0;
-  for (let i = 0; i < end; i++) {
-    if (path.charCodeAt(i) === 47) {
-      segments++;
-      lastStart = i + 1;
-    }
-  }
-  return { segments, last: path.slice(lastStart, end).toLowerCase() };
 }
 
 interface RouteTable {

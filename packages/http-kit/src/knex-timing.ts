@@ -82,7 +82,17 @@ export async function preparedQuery<R>(knex: Knex, statement: PreparedStatement,
     // Behind a transaction-mode pooler (createKnex's `transactionPooling`) the statement goes
     // unnamed: a named one is prepared on one server connection and missing on the next.
     const name = (knex.client.config as { transactionPooling?: boolean }).transactionPooling ? undefined : statement.name;
-    return (await runQuery(connection, { name, text: statement.text, values: statement.values })) as R[];
+    let rows: unknown[];
+    try {
+      rows = await runQuery(connection, { name, text: statement.text, values: statement.values });
+    } catch (err) {
+      // Reported as knex reports its own queries' outcomes (its public events), so what listens to
+      // them — @svc/db's outage log, "database not answering" — hears these statements too.
+      knex.emit('query-error', err, { sql: statement.text });
+      throw err;
+    }
+    knex.emit('query-response', rows, { sql: statement.text });
+    return rows as R[];
   } finally {
     await client.releaseConnection(connection);
     const ms = performance.now() - started;

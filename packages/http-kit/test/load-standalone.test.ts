@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { BaseModel, declareRead, standaloneRead } from '../../db/src/index.js';
 import { createTestDatabase, type TestDatabase } from '../../test-support/src/index.js';
-import { loadStandalone, newRequestContext, runWithContext } from '../src/index.js';
+import { loadStandalone, newRequestContext, preparedQuery, runWithContext } from '../src/index.js';
 
 class Thing extends BaseModel {
   static override tableName = 'standalone_things';
@@ -52,6 +52,20 @@ describe('loadStandalone: a declared read the kernel did not lend, as a statemen
     expect(await loadStandalone(db.knex, standaloneRead(thingRead), { household: H, arg: other })).to.equal(null);
     expect(await loadStandalone(db.knex, standaloneRead(thingOrNone), { household: H, arg: other })).to.equal(false);
     expect(await loadStandalone(db.knex, standaloneRead(thingsRead), { household: other })).to.deep.equal([]);
+  });
+
+  it("reports its outcome through knex's own query events, as knex's queries do (the outage log listens to them)", async () => {
+    const heard: string[] = [];
+    const onResponse = () => heard.push('response');
+    const onError = (err: Error) => heard.push(`error: ${err.message}`);
+    db.knex.on('query-response', onResponse).on('query-error', onError);
+    try {
+      await preparedQuery(db.knex, { name: 'test_events_ok', text: 'select 1 as one', values: [] });
+      await preparedQuery(db.knex, { name: 'test_events_bad', text: 'select 1/0 as none', values: [] }).catch(() => undefined);
+    } finally {
+      db.knex.off('query-response', onResponse).off('query-error', onError);
+    }
+    expect(heard).to.deep.equal(['response', 'error: division by zero']);
   });
 
   it('runs inside the transaction it is given', async () => {

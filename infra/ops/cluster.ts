@@ -22,7 +22,7 @@ export const MAIN = path.join(ROOT, 'services/api/dist/src/main.js');
  * bench (services/api/src/heap.ts) carry the same; infra/test/runtime-flags.test.ts holds them equal.
  */
 export const SERVICE_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
-export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+export const SERVICE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** Polls `check` until it answers something truthy; fails with `what` (and `detail()`) at the deadline. */
 export async function until<T>(what: string, check: () => T | Promise<T>, timeoutMs = 30_000, detail: () => string = () => ''): Promise<NonNullable<T>> {

@@ -24,4 +24,13 @@ describe('how the service is started (node flags and environment)', () => {
       for (const [name, value] of Object.entries(SERVICE_ENV)) expect(run![1]).to.include(`${name}=\${${name}:-${value}}`);
     });
   }
+
+  it("the image's ENV sets that environment and its CMD runs node with those flags", () => {
+    const dockerfile = fs.readFileSync(path.join(ROOT, 'infra/Dockerfile'), 'utf8');
+    // The final stage's ENV (the last one): its continued lines.
+    const env = [...dockerfile.matchAll(/^ENV ((?:.*\\\n)*.*)$/gm)].at(-1)?.[1] ?? '';
+    for (const [name, value] of Object.entries(SERVICE_ENV)) expect(env, name).to.match(new RegExp(`(^|\\s)${name}=${value}(\\s|$)`));
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(cmd ?? '[]')).to.deep.equal(['node', ...SERVICE_NODE_FLAGS, 'services/api/dist/src/main.js']);
+  });
 });

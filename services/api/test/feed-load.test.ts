@@ -179,6 +179,7 @@ describe('the largest household’s calendar feed on a service process of its ow
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '',
           MALLOC_ARENA_MAX: '2',
+          MALLOC_MMAP_THRESHOLD_: '131072',
           NODE_ENV: 'production',
           DATABASE_URL: db.url,
           DATA_DIR: dataDir,

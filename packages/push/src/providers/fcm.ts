@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Clock } from '@svc/contracts';
 import { GiveUp, RetryLater } from '@svc/jobs';
-import { JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
 import { collapseId, type PushMessage, type PushProvider, retryAfterMs, type SendOutcome } from './types.js';
 
 /** The token endpoint google-auth-library signs for and calls; FCM_TOKEN_URL replaces it (staging, tests). */
@@ -38,12 +38,14 @@ function stringValues(data: Record<string, unknown>): Record<string, string> {
 /**
  * FCM HTTP v1 (`POST {url}/v1/projects/{projectId}/messages:send`) with an OAuth 2 access token
  * from the service account (google-auth-library's JWT client: cached, renewed five minutes before
- * it expires). UNREGISTERED or 404: the token is gone. 429, 5xx, a time-out or no connection:
+ * it expires; the library is loaded with the first send, so an instance that never pushes through
+ * FCM never holds it: about 2.5 MB of heap). UNREGISTERED or 404: the token is gone. 429, 5xx, a time-out or no connection:
  * retried (`Retry-After` honoured). 401: the access token is dropped and the send retried.
  */
 export class FcmProvider implements PushProvider {
   readonly name = 'fcm';
-  private jwt: JWT;
+  /** The access-token client, made with the first send (and again after a 401). */
+  private jwt: Promise<JWT> | undefined;
   private readonly endpoint: string;
   private readonly timeoutMs: number;
   private readonly transport: typeof http | typeof https;
@@ -60,11 +62,11 @@ export class FcmProvider implements PushProvider {
     const connections = options.connections ?? 64;
     const agentOptions = { keepAlive: true, maxSockets: connections, maxFreeSockets: connections };
     this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
-    this.jwt = this.client();
   }
 
-  private client(): JWT {
+  private async client(): Promise<JWT> {
     const { credentials, tokenUrl } = this.options;
+    const { JWT } = await import('google-auth-library');
     const jwt = new JWT({ email: credentials.client_email, key: credentials.private_key, keyId: credentials.private_key_id, scopes: [FCM_SCOPE] });
     // The library calls Google's endpoint by a fixed URL; FCM_TOKEN_URL points it elsewhere.
     if (tokenUrl !== GOOGLE_TOKEN_URL) {
@@ -81,7 +83,12 @@ export class FcmProvider implements PushProvider {
   async send(message: PushMessage, signal?: AbortSignal): Promise<SendOutcome> {
     let accessToken: string | null | undefined;
     try {
-      accessToken = (await this.jwt.getAccessToken()).token;
+      // A client that could not be made is made again by the next send.
+      this.jwt ??= this.client().catch((err: unknown) => {
+        this.jwt = undefined;
+        throw err;
+      });
+      accessToken = (await (await this.jwt).getAccessToken()).token;
     } catch (err) {
       throw new RetryLater(`fcm: no access token (${(err as Error).message.slice(0, 200)})`);
     }
@@ -114,7 +121,7 @@ export class FcmProvider implements PushProvider {
     if (res.status === 404 || errorCode === 'UNREGISTERED') return 'gone';
     if (res.status === 429 || res.status >= 500) throw new RetryLater(`fcm answered ${res.status}`, retryAfterMs(res.retryAfter, this.options.clock.now()));
     if (res.status === 401) {
-      this.jwt = this.client(); // a revoked or stale access token: the next send asks for a new one
+      this.jwt = undefined; // a revoked or stale access token: the next send asks for a new one
       throw new RetryLater('fcm answered 401');
     }
     throw new GiveUp(`fcm answered ${res.status} ${errorCode ?? answer.error?.status ?? ''}`.trim());

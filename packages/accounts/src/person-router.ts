@@ -35,6 +35,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
         'Each `id` is a handle for ending that session; it is neither the session id nor the cookie value. Sessions that already ended (logout elsewhere, expiry) are not listed.',
       auth: true,
       read: sessionsRead,
+      compiledResponse: true,
       responses: { 200: { description: 'the sessions', schema: SessionListResponseSchema } },
     },
     async (req, res) => {
@@ -84,6 +85,7 @@ export function addPersonRoutes(api: ApiRouter, options: PersonRoutesOptions): A
       summary: 'How the caller can sign in: a password, and the linked Google and Apple identities',
       auth: true,
       read: person.identitiesRead,
+      compiledResponse: true,
       responses: { 200: { description: 'the sign-in methods', schema: LoginsResponseSchema } },
     },
     async (req, res) => {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import fastJsonModule from 'fast-json-stringify';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
@@ -327,11 +328,24 @@ function compileSerializers(responses: Record<number, ResponseSpec>): Map<number
 
 const expressJson = express.response.json;
 
+/**
+ * Outside production (every test), each compiled answer is checked against JSON.stringify's: a
+ * value the schema types otherwise (a null where it says string, a number as text) would be
+ * coerced by the serializer without a word, so it fails the request (500) instead, naming the route.
+ */
+const CHECK_COMPILED = process.env.NODE_ENV !== 'production';
+
 /** `res.json` for routes with compiled serializers: the compiled one for the status (sent with `sendJsonText`), else Express's own. */
 function compiledJson(this: Response, body: unknown): Response {
   const serialize = (this.locals.serializers as Map<number, (doc: unknown) => string>).get(this.statusCode);
   if (!serialize) return expressJson.call(this, body);
-  return sendJsonText(this, serialize(body));
+  const text = serialize(body);
+  if (CHECK_COMPILED && !isDeepStrictEqual(JSON.parse(text), JSON.parse(JSON.stringify(body) ?? 'null'))) {
+    throw new Error(
+      `${String(this.locals.route)}: the compiled serializer's answer differs from JSON.stringify's (the value does not fit its response schema)`,
+    );
+  }
+  return sendJsonText(this, text);
 }
 
 /**

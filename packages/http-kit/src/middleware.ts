@@ -226,7 +226,9 @@ export function jsonBody(options: { limit?: string | number; formRoutes?: FormRo
     }),
   );
   const formParser = keepContext(express.urlencoded({ extended: false, limit, parameterLimit: 100, type: FORM_CONTENT_TYPE }));
-  const isFormRoute = (req: Request): boolean => formKeys.size > 0 && formKeys.has(`${req.method} ${req.path}`) && Boolean(req.is(FORM_CONTENT_TYPE));
+  // A request without a Content-Type (every GET) is no form post: its path is not even looked at.
+  const isFormRoute = (req: Request): boolean =>
+    formKeys.size > 0 && req.headers['content-type'] !== undefined && formKeys.has(`${req.method} ${req.path}`) && Boolean(req.is(FORM_CONTENT_TYPE));
   const requireJson: RequestHandler = (req, _res, next) => {
     if (
       STATE_CHANGING.has(req.method) &&

@@ -90,6 +90,20 @@ describe('compiled response serializers (compiledResponse)', () => {
       res.status(418).json({ not: 'a page' });
     },
   );
+  api.route(
+    {
+      method: 'get',
+      path: '/api/v1/misfit',
+      operationId: 'misfit',
+      summary: 'misfit',
+      compiledResponse: true,
+      responses: { 200: { description: 'page', schema: Page } },
+    },
+    (_req, res) => {
+      // `id` is a string by the schema: the serializer would write "" for null.
+      res.json({ items: [{ ...(bodies[1] as { items: object[] }).items[1], id: null }], next: null, total: null });
+    },
+  );
   const server = app([api]);
 
   it('writes exactly what JSON.stringify writes, fields the schema does not name included', async () => {
@@ -108,6 +122,12 @@ describe('compiled response serializers (compiledResponse)', () => {
     expect(res.headers['content-type']).to.equal('application/json; charset=utf-8');
     expect(Number(res.headers['content-length'])).to.equal(Buffer.byteLength(JSON.stringify(bodies[1])));
     expect(res.text ?? '').to.equal('');
+  });
+
+  it('fails an answer the schema would coerce (outside production), instead of writing another value', async () => {
+    const res = await request(server).get('/api/v1/misfit');
+    expect(res.status).to.equal(500);
+    expect(res.text).to.not.include('"id":""');
   });
 
   it('leaves a status without a compiled serializer to Express', async () => {

@@ -75,6 +75,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       description:
         'Every device registered to the caller, the latest registration to this account first (`lastSeenAt` tells when each was last seen). Empty `items` when there are none.',
       auth: true,
+      compiledResponse: true,
       responses: { 200: { description: "The caller's devices", schema: PushDeviceListSchema } },
       read: devicesRead,
     },
@@ -91,6 +92,7 @@ export function createRouter(options: RouterOptions): ApiRouter {
       summary: "One of the caller's phones",
       auth: true,
       params: TokenParams,
+      compiledResponse: true,
       responses: { 200: { description: 'The device', schema: PushDeviceSchema } },
       errorCodes: { 404: ['not_found'] },
       read: deviceRead,

@@ -10,6 +10,7 @@ import { freePort } from '@svc/db';
 import { HOUSEHOLD_BOUNDS } from '@svc/meal-events';
 import { createTestDatabase, type TestDatabase } from '@svc/test-support';
 import { expect } from 'chai';
+import { SERVICE_ENV, SERVICE_NODE_FLAGS } from '../src/heap.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -170,7 +171,7 @@ describe('the largest household’s calendar feed on a service process of its ow
         ...(process.env.FEED_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.FEED_PROF}`] : []),
         '--import',
         './test/loop-probe.mjs',
-        '--max-semi-space-size=8',
+        ...SERVICE_NODE_FLAGS,
         'dist/src/main.js',
       ],
       {
@@ -178,8 +179,7 @@ describe('the largest household’s calendar feed on a service process of its ow
         env: {
           PATH: process.env.PATH ?? '',
           HOME: process.env.HOME ?? '',
-          MALLOC_ARENA_MAX: '2',
-          MALLOC_MMAP_THRESHOLD_: '131072',
+          ...SERVICE_ENV,
           NODE_ENV: 'production',
           DATABASE_URL: db.url,
           DATA_DIR: dataDir,

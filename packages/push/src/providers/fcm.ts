@@ -39,8 +39,9 @@ function stringValues(data: Record<string, unknown>): Record<string, string> {
  * FCM HTTP v1 (`POST {url}/v1/projects/{projectId}/messages:send`) with an OAuth 2 access token
  * from the service account (google-auth-library's JWT client: cached, renewed five minutes before
  * it expires; the library is loaded with the first send, so an instance that never pushes through
- * FCM never holds it: about 2.5 MB of heap). UNREGISTERED or 404: the token is gone. 429, 5xx, a time-out or no connection:
- * retried (`Retry-After` honoured). 401: the access token is dropped and the send retried.
+ * FCM never holds it: docs/benchmarks.md, "What the bench settled"). UNREGISTERED or 404: the token
+ * is gone. 429, 5xx, a time-out or no connection: retried (`Retry-After` honoured). 401: the
+ * access token is dropped and the send retried.
  */
 export class FcmProvider implements PushProvider {
   readonly name = 'fcm';
@@ -83,11 +84,14 @@ export class FcmProvider implements PushProvider {
   async send(message: PushMessage, signal?: AbortSignal): Promise<SendOutcome> {
     let accessToken: string | null | undefined;
     try {
-      // A client that could not be made is made again by the next send.
-      this.jwt ??= this.client().catch((err: unknown) => {
-        this.jwt = undefined;
-        throw err;
-      });
+      if (!this.jwt) {
+        const made = this.client();
+        this.jwt = made;
+        // A client that could not be made is made again by the next send (unless one was made since).
+        made.catch(() => {
+          if (this.jwt === made) this.jwt = undefined;
+        });
+      }
       accessToken = (await (await this.jwt).getAccessToken()).token;
     } catch (err) {
       throw new RetryLater(`fcm: no access token (${(err as Error).message.slice(0, 200)})`);

@@ -42,6 +42,11 @@ export interface RoundResult {
   clientCpuMsPerRequest: number;
   /** CPU of every PostgreSQL process per answered request. */
   postgresCpuMsPerRequest: number;
+  /**
+   * Reads only: GET /me's req/s measured right before and right after this round (their mean), the
+   * reference the read's targets compare it with (see `runScenarios`).
+   */
+  meBeside?: number;
 }
 
 /** The sessions a scenario sends: its own, else the bench account's on its process (none for the constant anchors). */
@@ -159,10 +164,22 @@ export async function runScenarios(fleet: Fleet, scenarios: Scenario[], seeded: 
         const from = Math.floor((i * phase.length) / opts.rounds);
         return [...phase.slice(from), ...phase.slice(0, from)];
       };
+      // The reads' targets are ratios to GET /me, and this VM's speed drifts by up to 40 % within
+      // minutes (every scenario of a round at once): a read measured at one end of a round and GET
+      // /me at the other compare two machines. So in the reads phase GET /me also runs, shorter,
+      // between every two scenarios, and each round of a read carries the mean of the GET /me right
+      // before and right after it (`meBeside`): its ratio is measured at one speed.
+      const me = settles ? undefined : phase.find((s) => s.id === 'me');
+      const probe = async () => (me ? (await round(me, appFor[me.app], Math.max(2, Math.round(opts.seconds / 2)))).rps : Number.NaN);
       for (let i = 0; i < opts.rounds; i++) {
+        let before = await probe();
         for (const s of runOrder(i)) {
-          results.get(s.id)!.rounds.push(await round(s, appFor[s.app], opts.seconds));
-          log(`round ${i + 1}/${opts.rounds} ${s.id}: ${Math.round(results.get(s.id)!.rounds.at(-1)!.rps)} req/s`);
+          const result = await round(s, appFor[s.app], opts.seconds);
+          const after = await probe();
+          if (me) result.meBeside = (before + after) / 2;
+          before = after;
+          results.get(s.id)!.rounds.push(result);
+          log(`round ${i + 1}/${opts.rounds} ${s.id}: ${Math.round(result.rps)} req/s${me ? ` (GET /me beside it ${Math.round(result.meBeside!)})` : ''}`);
         }
         if (settles) await settle();
       }
@@ -185,6 +202,8 @@ export async function runScenarios(fleet: Fleet, scenarios: Scenario[], seeded: 
       cpuMsPerRequest: median(r.rounds.map((x) => x.cpuMsPerRequest)),
       clientCpuMsPerRequest: median(r.rounds.map((x) => x.clientCpuMsPerRequest)),
       postgresCpuMsPerRequest: median(r.rounds.map((x) => x.postgresCpuMsPerRequest)),
+      /** req/s as a share of GET /me's beside it, the median of the rounds (NaN: not measured beside GET /me). */
+      ofMeBeside: median(r.rounds.map((x) => (x.meBeside === undefined ? Number.NaN : x.rps / x.meBeside))),
       rounds: r.rounds,
     };
   });
